@@ -1,0 +1,88 @@
+/**
+ * The bridge's configuration: one zod schema over environment variables and CLI flags, parsed once at
+ * start. Flags win over the environment. A bad value fails fast with the name of the variable (or flag)
+ * that carried it.
+ */
+import { isIP } from 'node:net';
+import path from 'node:path';
+import { z } from 'zod';
+
+const port = z.coerce.number().int().min(0).max(65535);
+const bool = z
+  .union([z.boolean(), z.enum(['1', '0', 'true', 'false', 'yes', 'no'])])
+  .transform((v) => v === true || v === '1' || v === 'true' || v === 'yes');
+
+/** Each key: [environment variable, schema]. The flag of the same key (camelCase) overrides it. */
+const fields = {
+  host: ['DEVICEBRIDGE_HOST', z.string().min(1).default('127.0.0.1')],
+  port: ['DEVICEBRIDGE_PORT', port.default(7100)],
+  dataDir: ['DEVICEBRIDGE_DATA_DIR', z.string().min(1).default('./var')],
+  tokensFile: ['DEVICEBRIDGE_TOKENS_FILE', z.string().min(1).optional()],
+  publicUrl: ['DEVICEBRIDGE_PUBLIC_URL', z.url({ protocol: /^https?$/ }).optional()],
+  maxUploadBytes: ['DEVICEBRIDGE_MAX_UPLOAD_BYTES', z.coerce.number().int().positive().default(64 * 1024 * 1024)],
+  logLevel: [
+    'LOG_LEVEL',
+    z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
+  ],
+  s3Bucket: ['S3_BUCKET', z.string().min(3).max(63).optional()],
+  s3Prefix: ['S3_PREFIX', z.string().default('')],
+  s3Endpoint: ['S3_ENDPOINT', z.url().optional()],
+  s3Region: ['S3_REGION', z.string().min(1).default('us-east-1')],
+  s3ForcePathStyle: ['S3_FORCE_PATH_STYLE', bool.default(false)],
+  s3PresignSeconds: ['S3_PRESIGN_SECONDS', z.coerce.number().int().min(0).max(604800).default(0)],
+  s3PublicBaseUrl: ['S3_PUBLIC_BASE_URL', z.url().optional()],
+  adbServer: ['ADB_SERVER', z.string().regex(/^[^\s:]+:\d{1,5}$/, 'expected host:port').optional()],
+  adbPort: ['DEVICEBRIDGE_ADB_PORT', port.default(5137)],
+  adbPath: ['DEVICEBRIDGE_ADB_PATH', z.string().min(1).default('adb')],
+  redisUrl: ['REDIS_URL', z.string().regex(/^rediss?:\/\//, 'expected redis:// or rediss:// URL').optional()],
+  simulate: ['DEVICEBRIDGE_SIMULATE', z.coerce.number().int().min(0).max(64).default(0)],
+} as const;
+
+type Fields = typeof fields;
+export type Config = { -readonly [K in keyof Fields]: z.output<Fields[K][1]> };
+export type ConfigKey = keyof Fields;
+export type ConfigFlags = Partial<{ [K in keyof Fields]: unknown }>;
+
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    message: string,
+  ) {
+    super(`invalid configuration: ${variable}: ${message}`);
+    this.name = 'ConfigError';
+  }
+}
+
+function flagName(key: string): string {
+  return `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+}
+
+/** Parse env + flags once. Throws `ConfigError` naming the first bad variable or flag. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: ConfigFlags = {}): Config {
+  const out: Record<string, unknown> = {};
+  for (const [key, [envName, schema]] of Object.entries(fields) as [string, readonly [string, z.ZodType]][]) {
+    const fromFlag = flags[key as ConfigKey];
+    const raw = fromFlag !== undefined ? fromFlag : env[envName] === '' ? undefined : env[envName];
+    const source = fromFlag !== undefined ? flagName(key) : envName;
+    const parsed = schema.safeParse(raw);
+    if (!parsed.success) {
+      throw new ConfigError(source, parsed.error.issues[0]?.message ?? 'invalid value');
+    }
+    out[key] = parsed.data;
+  }
+  const config = out as Config;
+  config.dataDir = path.resolve(config.dataDir);
+  if (config.s3PresignSeconds > 0 && config.s3Bucket === undefined) {
+    throw new ConfigError('S3_PRESIGN_SECONDS', 'requires S3_BUCKET');
+  }
+  return config;
+}
+
+export function isLoopbackHost(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
+  if (h === 'localhost' || h.endsWith('.localhost')) return true;
+  if (isIP(h) === 4) return h.startsWith('127.');
+  if (h === '::1' || h === '0:0:0:0:0:0:0:1') return true;
+  if (h.startsWith('::ffff:')) return h.slice(7).startsWith('127.');
+  return false;
+}

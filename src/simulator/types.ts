@@ -1,0 +1,83 @@
+/**
+ * Contract between the simulator's adbd/shell layer (src/simulator/*) and the emulated on-device
+ * helpers (src/simulator/helper/*). The shell layer owns devices, packages, the file system and
+ * faults; the helper layer implements `am instrument` for installed helper APKs.
+ */
+import type { Duplex } from 'node:stream';
+
+/** Output side of one shell command. `stdout`/`stderr` accept text (UTF-8) or bytes. */
+export interface ShellIO {
+  stdout(data: string | Uint8Array): void;
+  stderr(data: string | Uint8Array): void;
+  /** Aborted when the host closes the stream (e.g. `adb shell` killed) or the device goes offline. */
+  signal: AbortSignal;
+}
+
+export interface Instrumentation {
+  /** Fully qualified class name, e.g. `com.callstack.agentdevice.snapshothelper.SnapshotInstrumentation`. */
+  name: string;
+  targetPackage: string;
+}
+
+export interface InstalledPackage {
+  packageName: string;
+  versionCode: number;
+  versionName: string;
+  /** Path of the installed APK inside the device, as `pm path` prints it (without `package:`). */
+  apkPath: string;
+  sha256: string;
+  testOnly: boolean;
+  /** sha256 (lower-case hex) of the signer certificate, or null when unsigned. */
+  signerSha256: string | null;
+  instrumentations: Instrumentation[];
+}
+
+/** Fault knobs (all optional; absent = no fault). Parsed from `--fault SPEC` by the shell layer. */
+export interface Faults {
+  /** Drop the device's TCP connection after this many bytes sent to the host. */
+  dropAfterBytes?: number;
+  /** Fixed latency added before each message the device sends. */
+  latencyMs?: number;
+  /** Cap on bytes per second the device sends. */
+  bandwidthBytesPerSec?: number;
+  /** Snapshot helper output faults on chunk `index` (0-based). */
+  chunk?: { action: 'drop' | 'duplicate' | 'corrupt'; index: number };
+  /** The helper process crashes (`INSTRUMENTATION_RESULT: shortMsg=Process crashed.`). */
+  helperCrash?: boolean;
+  /** The helper never answers (hangs until the caller gives up). */
+  helperTimeout?: boolean;
+  /** Every install fails with this code, e.g. `INSTALL_FAILED_INSUFFICIENT_STORAGE`. */
+  installFailure?: string;
+  /** The device goes offline this many ms after it connected. */
+  offlineAfterMs?: number;
+  /** The device answers CNXN with AUTH and never accepts: `unauthorized` in `adb devices`. */
+  unauthorized?: boolean;
+}
+
+export interface DeviceListener {
+  close(): void;
+}
+
+/** What the helper emulation may see and do on its device. */
+export interface SimDevice {
+  readonly serial: string;
+  /** `ro.build.version.sdk` etc. */
+  getprop(key: string): string | undefined;
+  findPackage(packageName: string): InstalledPackage | undefined;
+  /** Find the package declaring instrumentation `component` (`pkg/.Class` or `pkg/full.Class`). */
+  findInstrumentation(component: string): { pkg: InstalledPackage; instrumentation: Instrumentation } | undefined;
+  /** Listen inside the device; reachable by the host through `tcp:PORT` or `localabstract:NAME`. */
+  listen(address: { tcp: number } | { abstract: string }, onConnection: (socket: Duplex) => void): DeviceListener;
+  /** The current UI as uiautomator XML (from `--ui FILE`, `--nodes N` or the built-in screen). */
+  uiXml(): string;
+  /** Display size in pixels, as `wm size` prints it. */
+  displaySize(): { width: number; height: number };
+  /** Record an injected input event (gestures, `input tap`), for tests to inspect. */
+  recordInput(event: Record<string, unknown>): void;
+  readonly faults: Faults;
+  /** Seeded PRNG in [0, 1), so shuffled bundle keys are reproducible per device. */
+  random(): number;
+}
+
+/** A shell command implementation: argv excludes the command name; resolves to the exit code. */
+export type ShellCommand = (argv: string[], io: ShellIO, device: SimDevice) => Promise<number>;
