@@ -81,3 +81,54 @@ export interface SimDevice {
 
 /** A shell command implementation: argv excludes the command name; resolves to the exit code. */
 export type ShellCommand = (argv: string[], io: ShellIO, device: SimDevice) => Promise<number>;
+
+export interface FileStat {
+  type: 'file' | 'dir';
+  size: number;
+  /** Full st_mode as adb's sync protocol expects it (e.g. 0o100644 for a file, 0o40755 for a dir). */
+  mode: number;
+  mtimeSec: number;
+}
+
+/** The device's in-memory file system (what `sync:` and the shell see). Paths are absolute. */
+export interface SimFileSystem {
+  stat(path: string): FileStat | undefined;
+  readFile(path: string): Uint8Array | undefined;
+  /** Throws an Error whose message is what Android would print (e.g. `Read-only file system`). */
+  writeFile(path: string, data: Uint8Array, options?: { mode?: number; mtimeSec?: number }): void;
+  list(path: string): Array<{ name: string; stat: FileStat }> | undefined;
+  mkdirp(path: string): void;
+  remove(path: string): boolean;
+}
+
+/**
+ * One emulated Android device behind the adbd wire protocol: the shell interpreter, file system,
+ * package manager and in-device listeners. Built by `createSimAndroid` (src/simulator/android/index.ts);
+ * the adbd layer (src/simulator/adbd/) only moves bytes to and from it.
+ */
+export interface SimAndroid {
+  readonly device: SimDevice;
+  readonly fs: SimFileSystem;
+  /** Run a shell command line (`shell:`, `shell,v2,...:`, `exec:`); stdin is the host's input. */
+  run(commandLine: string, io: ShellIO, stdin: AsyncIterable<Uint8Array>): Promise<number>;
+  /** Run an argv without shell parsing (`abb_exec:package\0install\0...` becomes `['cmd','package','install',...]`). */
+  runArgv(argv: string[], io: ShellIO, stdin: AsyncIterable<Uint8Array>): Promise<number>;
+  /** Connect to a listener inside the device; undefined means connection refused. */
+  connect(address: { tcp: number } | { abstract: string }): Duplex | undefined;
+  /** `ro.product.name`, `ro.product.model`, `ro.product.device` for the CNXN banner. */
+  bannerProps(): Record<string, string>;
+  /** Stop everything running inside the device (helper sessions, listeners). */
+  shutdown(): void;
+}
+
+export interface SimAndroidOptions {
+  serial: string;
+  /** uiautomator XML shown on screen; default: the built-in screen. */
+  uiXml?: string;
+  /** Generate a large UI tree with this many nodes instead (benchmarks). */
+  nodes?: number;
+  seed?: number;
+  faults?: Faults;
+  /** Extra or overriding system properties. */
+  props?: Record<string, string>;
+}
