@@ -1,0 +1,34 @@
+/** Public API of the release-manifest model (pure: no I/O). */
+export { apkUrlProblem, isAllowedApkUrl, MAX_APK_URL_LENGTH } from './apk-url.ts';
+export { describeValue, sanitizeForTerminal } from './describe-value.ts';
+export {
+  assertInstallArgs,
+  formatFieldErrors,
+  INSTALL_FLAGS,
+  type InstallFlag,
+  MAX_INSTALL_ARGS,
+  parseInstallArgsString,
+  validateInstallArgs,
+} from './install-args.ts';
+export { isJavaComponent, isJavaPackageName, resolveComponent } from './java-names.ts';
+export {
+  HELPER_NAME_RE,
+  type HelperManifest,
+  HelperManifestSchema,
+  isHelperName,
+  isSafeAssetName,
+  isSafeFileName,
+  isSafeToken,
+  MAX_SDK_LEVEL,
+  MAX_VERSION_CODE,
+  type ManifestValidation,
+  MIN_SDK_LEVEL,
+  SAFE_FILE_NAME_RE,
+  SAFE_TOKEN_RE,
+  SNAPSHOT_HELPER_NAME,
+  SNAPSHOT_OUTPUT_FORMAT,
+  SNAPSHOT_STATUS_PROTOCOL,
+  validateManifest,
+} from './schema.ts';
+export { compareSemver, isSemver, MAX_SEMVER_LENGTH, parseSemver, SEMVER_RE, type Semver } from './semver.ts';
+export { normalizeSha256, SHA256_RE } from './sha256.ts';
