@@ -4,7 +4,9 @@ import { isBridgeError } from '../errors.ts';
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, ExitCode, UsageError } from './exit.ts';
 
 /** Every command module exports one `registerX(program)`; add new ones here. */
-const registrations: Array<() => Promise<(program: Command) => void>> = [];
+const registrations: Array<() => Promise<(program: Command) => void>> = [
+  () => import('./manifest.ts').then((m) => m.registerManifest),
+];
 
 export function buildProgram(): Command {
   const program = new Command('devicebridge')
@@ -37,7 +39,9 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`devicebridge: ${err.code}: ${err.message}\n`);
       return EXIT_FAILURE;
     }
-    process.stderr.write(`devicebridge: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.stderr.write(
+      `devicebridge: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
+    );
     return EXIT_FAILURE;
   }
 }

@@ -19,6 +19,7 @@ export {
   isSafeAssetName,
   isSafeFileName,
   isSafeToken,
+  KNOWN_MANIFEST_FIELDS,
   MAX_SDK_LEVEL,
   MAX_VERSION_CODE,
   type ManifestValidation,

@@ -188,6 +188,9 @@ const FIELDS: readonly FieldSpec[] = [
   },
 ];
 
+/** Every field this module knows and validates; any other key is kept but never trusted. */
+export const KNOWN_MANIFEST_FIELDS: readonly string[] = FIELDS.map((f) => f.key);
+
 /** The fields whose value is fixed for the snapshot helper (checked instead of the token rule). */
 const SNAPSHOT_FIXED: Readonly<Record<string, string>> = {
   outputFormat: SNAPSHOT_OUTPUT_FORMAT,

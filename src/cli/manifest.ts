@@ -1,0 +1,120 @@
+/**
+ * `devicebridge manifest validate FILE|- [--json]` — validate a helper release manifest.
+ *
+ * Exit codes: 0 valid; 1 invalid manifest — including a file that is not UTF-8 or not JSON (reported
+ * as one error with path "" and the parser's message) or larger than 1 MiB; 2 usage error (missing
+ * argument, unknown option, unreadable file). With `--json`, stdout carries exactly one JSON object
+ * `{"valid", "errors": [{"path","message"}], "manifest": <normalised manifest or null>}` whenever the
+ * exit code is 0 or 1; usage errors print only to stderr. Without `--json`, a human summary.
+ */
+import type { Command } from 'commander';
+import type { FieldError } from '../errors.ts';
+import { ExitCode, UsageError } from './exit.ts';
+
+/** A manifest is a few hundred bytes; anything past this is refused as invalid without parsing. */
+export const MAX_MANIFEST_BYTES = 1024 * 1024;
+
+interface ValidateOptions {
+  json?: boolean;
+}
+
+export function registerManifest(program: Command): void {
+  const manifest = program.command('manifest').description('Helper release manifests');
+  manifest
+    .command('validate')
+    .description(
+      'Validate a helper release manifest. Exit 0 valid, 1 invalid (incl. bad JSON), 2 usage error',
+    )
+    .argument('<file>', 'manifest JSON file, or - to read standard input')
+    .option('--json', 'print exactly one JSON object {valid, errors, manifest} on stdout')
+    .action(async (file: string, options: ValidateOptions) => {
+      await validateCommand(file, options);
+    });
+}
+
+async function validateCommand(file: string, options: ValidateOptions): Promise<void> {
+  const { KNOWN_MANIFEST_FIELDS, sanitizeForTerminal, validateManifest } = await import(
+    '../manifest/index.ts'
+  );
+  const bytes = await readInput(file);
+  let errors: FieldError[];
+  let manifest: Record<string, unknown> | null = null;
+  const parsed = parseManifestBytes(bytes);
+  if ('error' in parsed) {
+    errors = [parsed.error];
+  } else {
+    const result = validateManifest(parsed.value);
+    errors = result.errors;
+    manifest = result.manifest;
+  }
+  const valid = errors.length === 0;
+
+  if (options.json === true) {
+    process.stdout.write(`${JSON.stringify({ valid, errors, manifest })}\n`);
+  } else if (manifest !== null) {
+    const lines = [`valid: ${sanitizeForTerminal(`${manifest['name']} ${manifest['version']}`)}`];
+    const unknown = Object.keys(manifest).filter((k) => !KNOWN_MANIFEST_FIELDS.includes(k));
+    if (unknown.length > 0) {
+      lines.push(`note: unknown fields kept but not trusted: ${sanitizeForTerminal(unknown.join(', '))}`);
+    }
+    process.stdout.write(`${lines.join('\n')}\n`);
+  } else {
+    const lines = [`invalid: ${errors.length} problem${errors.length === 1 ? '' : 's'}`];
+    for (const e of errors)
+      lines.push(sanitizeForTerminal(`${e.path === '' ? '(document)' : e.path}: ${e.message}`));
+    process.stdout.write(`${lines.join('\n')}\n`);
+  }
+  if (!valid) throw new ExitCode(1);
+}
+
+/** Bytes of FILE (or stdin for `-`), at most MAX_MANIFEST_BYTES + 1. Unreadable input is a usage error. */
+async function readInput(file: string): Promise<Buffer> {
+  if (file === '-') {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    for await (const chunk of process.stdin) {
+      const buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk));
+      chunks.push(buf);
+      total += buf.length;
+      if (total > MAX_MANIFEST_BYTES) break;
+    }
+    return Buffer.concat(chunks).subarray(0, MAX_MANIFEST_BYTES + 1);
+  }
+  const { open } = await import('node:fs/promises');
+  try {
+    const handle = await open(file, 'r');
+    try {
+      const buf = Buffer.alloc(MAX_MANIFEST_BYTES + 1);
+      let length = 0;
+      while (length < buf.length) {
+        const { bytesRead } = await handle.read(buf, length, buf.length - length, null);
+        if (bytesRead === 0) break;
+        length += bytesRead;
+      }
+      return buf.subarray(0, length);
+    } finally {
+      await handle.close();
+    }
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new UsageError(`cannot read ${JSON.stringify(file)}: ${code ?? (err as Error).message}`);
+  }
+}
+
+/** Decode (UTF-8, a leading BOM is dropped) and parse JSON; failures become one error at path "". */
+export function parseManifestBytes(bytes: Uint8Array): { value: unknown } | { error: FieldError } {
+  if (bytes.length > MAX_MANIFEST_BYTES) {
+    return { error: { path: '', message: `manifest is larger than ${MAX_MANIFEST_BYTES} bytes` } };
+  }
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    return { error: { path: '', message: 'manifest is not valid UTF-8' } };
+  }
+  try {
+    return { value: JSON.parse(text) as unknown };
+  } catch (err) {
+    return { error: { path: '', message: `manifest is not valid JSON: ${(err as Error).message}` } };
+  }
+}
