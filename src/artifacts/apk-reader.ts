@@ -1,0 +1,83 @@
+/**
+ * APK metadata: package, versions, SDK levels, test-only/debuggable flags, instrumentations and
+ * signer certificate digests. `parseApkInfo` is the pure parser (bytes in); `readApkInfo` also
+ * accepts a file path and only adds the read.
+ *
+ * The signer digests are what the APK *claims*; signatures are not verified here (the device's
+ * package manager verifies them on install). Corrupted or truncated input always yields
+ * `BridgeError('INVALID_ARGUMENT', 'not a valid APK: <reason>')`.
+ */
+import { readFile } from 'node:fs/promises';
+import { BridgeError, isBridgeError } from '../errors.ts';
+import { parseBinaryManifest } from './apk-manifest.ts';
+import { signerCertSha256s } from './apk-signing.ts';
+import { extractZipEntry, findZipEntry, invalidApk, readZipDirectory } from './apk-zip.ts';
+
+export interface ApkInstrumentation {
+  /** Fully qualified class name (`.Foo` in the manifest is resolved against the package). */
+  name: string;
+  targetPackage: string;
+}
+
+export interface ApkInfo {
+  packageName: string;
+  /** android:versionCode (0 when absent, as on Android). */
+  versionCode: number;
+  versionName: string | null;
+  /** null when absent or a preview codename. */
+  minSdk: number | null;
+  targetSdk: number | null;
+  testOnly: boolean;
+  debuggable: boolean;
+  instrumentations: ApkInstrumentation[];
+  /**
+   * sha256 (lower hex) of each signer's certificate DER, as `apksigner verify --print-certs` prints
+   * "certificate SHA-256 digest". From the v2 signature scheme block if present, else v3, else the
+   * v1 META-INF PKCS#7 files; [] when unsigned.
+   */
+  signerCertSha256: string[];
+}
+
+/** Largest AndroidManifest.xml we decode; real ones are a few hundred KB at most. */
+const MAX_MANIFEST_BYTES = 8 << 20;
+
+export function parseApkInfo(bytes: Uint8Array): ApkInfo {
+  try {
+    const directory = readZipDirectory(bytes);
+    const entry = findZipEntry(directory, 'AndroidManifest.xml');
+    if (entry === undefined) throw invalidApk('no AndroidManifest.xml entry');
+    const manifest = parseBinaryManifest(extractZipEntry(bytes, directory, entry, MAX_MANIFEST_BYTES));
+    return { ...manifest, signerCertSha256: signerCertSha256s(bytes, directory) };
+  } catch (error) {
+    if (isBridgeError(error)) throw error;
+    // Defence in depth: no parser error of any other kind may escape.
+    throw invalidApk((error as Error)?.message ?? String(error), error);
+  }
+}
+
+export async function readApkInfo(source: string | Uint8Array): Promise<ApkInfo> {
+  if (typeof source !== 'string') return parseApkInfo(source);
+  let bytes: Uint8Array;
+  try {
+    bytes = await readFile(source);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') throw new BridgeError('NOT_FOUND', `APK not found: ${source}`, { cause: error });
+    if (code === 'EISDIR') throw invalidApk(`${source} is a directory`, error);
+    throw new BridgeError('INTERNAL', `cannot read APK ${source}: ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
+  return parseApkInfo(bytes);
+}
+
+/**
+ * True when both APKs are signed by the same signer set (Android's update rule for APKs without
+ * key rotation). Unsigned APKs match nothing.
+ */
+export function apkSignerMatches(a: ApkInfo, b: ApkInfo): boolean {
+  if (a.signerCertSha256.length === 0 || b.signerCertSha256.length === 0) return false;
+  const left = new Set(a.signerCertSha256.map((digest) => digest.toLowerCase()));
+  const right = new Set(b.signerCertSha256.map((digest) => digest.toLowerCase()));
+  return left.size === right.size && [...left].every((digest) => right.has(digest));
+}
