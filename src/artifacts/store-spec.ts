@@ -97,6 +97,9 @@ export function parseStoreSpec(spec: string): StoreSpec {
     const bucketProblem = bucketNameProblem(bucket);
     if (bucketProblem !== null) throw invalidSpec(spec, bucketProblem);
     if (/[?#]/.test(rawPrefix)) throw invalidSpec(spec, "prefix must not contain '?' or '#'");
+    if (rawPrefix.startsWith('/') || rawPrefix.includes('//')) {
+      throw invalidSpec(spec, "contains an empty prefix segment ('//')");
+    }
     const withoutSlash = rawPrefix.endsWith('/') ? rawPrefix.slice(0, -1) : rawPrefix;
     if (withoutSlash !== '') {
       try {
@@ -104,8 +107,6 @@ export function parseStoreSpec(spec: string): StoreSpec {
       } catch (err) {
         throw invalidSpec(spec, err instanceof BridgeError ? `prefix: ${err.message}` : 'invalid prefix');
       }
-    } else if (rawPrefix === '/') {
-      throw invalidSpec(spec, "contains an empty prefix segment ('//')");
     }
     return { kind: 's3', bucket, prefix: withoutSlash === '' ? '' : `${withoutSlash}/` };
   }
