@@ -5,6 +5,8 @@ import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, ExitCode, UsageError } from './exit.
 
 /** Every command module exports one `registerX(program)`; add new ones here. */
 const registrations: Array<() => Promise<(program: Command) => void>> = [
+  () => import('./serve.ts').then((m) => m.registerServe),
+  () => import('./release.ts').then((m) => m.registerRelease),
   () => import('./manifest.ts').then((m) => m.registerManifest),
 ];
 
@@ -12,6 +14,7 @@ export function buildProgram(): Command {
   const program = new Command('devicebridge')
     .description('Provider-neutral bridge between device farms and Android devices')
     .version('0.1.0')
+    .enablePositionalOptions()
     .exitOverride()
     .showHelpAfterError('(run with --help for usage)');
   return program;

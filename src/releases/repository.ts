@@ -1,0 +1,91 @@
+/**
+ * Read side of published releases over an ArtifactStore (see layout.ts). Every manifest read back
+ * from a store is validated again: a store is outside input too.
+ */
+import type { ArtifactStore } from '../artifacts/store.ts';
+import { BridgeError } from '../errors.ts';
+import { compareSemver, type HelperManifest, validateManifest } from '../manifest/index.ts';
+import { helpersPrefix, latestKey, manifestKey, versionPrefix } from './layout.ts';
+
+export interface HelperSummary {
+  name: string;
+  latest: string | null;
+  versions: string[];
+}
+
+export class ReleaseRepository {
+  readonly #store: ArtifactStore;
+
+  constructor(store: ArtifactStore) {
+    this.#store = store;
+  }
+
+  get store(): ArtifactStore {
+    return this.#store;
+  }
+
+  /** The manifest of one version, or null when that version was never published. */
+  async getManifest(name: string, version: string): Promise<HelperManifest | null> {
+    const bytes = await this.#store.get(manifestKey(name, version));
+    if (bytes === null) return null;
+    return parseStoredManifest(bytes, `${name} ${version}`);
+  }
+
+  /** The version the `latest` pointer names, or null when nothing was published. */
+  async getLatestVersion(name: string): Promise<string | null> {
+    const bytes = await this.#store.get(latestKey(name));
+    if (bytes === null) return null;
+    try {
+      const pointer = JSON.parse(bytes.toString('utf8')) as { version?: unknown };
+      if (typeof pointer.version === 'string') return pointer.version;
+    } catch {
+      // fall through
+    }
+    throw new BridgeError('INTERNAL', `latest pointer of ${name} is corrupt`);
+  }
+
+  async getLatestManifest(name: string): Promise<HelperManifest | null> {
+    const version = await this.getLatestVersion(name);
+    return version === null ? null : this.getManifest(name, version);
+  }
+
+  async listVersions(name: string): Promise<string[]> {
+    const prefix = versionPrefix(name);
+    const versions = new Set<string>();
+    for (const key of await this.#store.list(prefix)) {
+      const rest = key.slice(prefix.length);
+      const slash = rest.indexOf('/');
+      if (slash > 0 && rest.slice(slash + 1) === 'manifest.json') versions.add(rest.slice(0, slash));
+    }
+    return [...versions].sort(compareSemver);
+  }
+
+  async listHelpers(): Promise<HelperSummary[]> {
+    const names = new Set<string>();
+    for (const key of await this.#store.list(helpersPrefix)) {
+      const name = key.slice(helpersPrefix.length).split('/')[0];
+      if (name) names.add(name);
+    }
+    const out: HelperSummary[] = [];
+    for (const name of [...names].sort()) {
+      out.push({ name, latest: await this.getLatestVersion(name), versions: await this.listVersions(name) });
+    }
+    return out;
+  }
+}
+
+export function parseStoredManifest(bytes: Buffer, what: string): HelperManifest {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(bytes.toString('utf8'));
+  } catch {
+    throw new BridgeError('INTERNAL', `stored manifest of ${what} is not valid JSON`);
+  }
+  const verdict = validateManifest(raw);
+  if (!verdict.valid) {
+    throw new BridgeError('INTERNAL', `stored manifest of ${what} is invalid`, {
+      details: { errors: verdict.errors },
+    });
+  }
+  return verdict.manifest;
+}

@@ -1,0 +1,63 @@
+/** The Hono app: middleware, routes and the OpenAPI document. Services come in; nothing is global. */
+import { OpenAPIHono } from '@hono/zod-openapi';
+import { bodyLimit } from 'hono/body-limit';
+import { BridgeError } from '../errors.ts';
+import type { AppEnv, Services } from './env.ts';
+import { authenticate } from './middleware/auth.ts';
+import { notFound, onError, validationHook } from './middleware/errors.ts';
+import { requestId } from './middleware/request-id.ts';
+import { registerArtifacts } from './routes/artifacts.ts';
+import { registerHealth } from './routes/health.ts';
+import { registerHelpers } from './routes/helpers.ts';
+import { registerManifests } from './routes/manifests.ts';
+import { registerReleases } from './routes/releases.ts';
+
+export function createApp(services: Services): OpenAPIHono<AppEnv> {
+  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook as never });
+
+  app.use('*', async (c, next) => {
+    c.set('services', services);
+    await next();
+  });
+  app.use('*', requestId());
+  app.use('*', async (c, next) => {
+    const started = performance.now();
+    await next();
+    const route = c.req.routePath ?? 'unknown';
+    const labels = { method: c.req.method, route };
+    services.metrics.httpRequests.inc({ ...labels, status: String(c.res.status) });
+    services.metrics.httpDuration.observe(labels, (performance.now() - started) / 1000);
+  });
+  app.use('*', authenticate());
+  app.use(
+    '/v1/manifests/validate',
+    bodyLimit({
+      maxSize: 256 * 1024,
+      onError: () => {
+        throw new BridgeError('PAYLOAD_TOO_LARGE', 'a manifest is at most 262144 bytes');
+      },
+    }),
+  );
+
+  registerHealth(app);
+  registerHelpers(app);
+  registerArtifacts(app);
+  registerManifests(app);
+  registerReleases(app);
+
+  app.doc31('/v1/openapi.json', {
+    openapi: '3.1.0',
+    info: {
+      title: 'Device Bridge',
+      version: '1',
+      description:
+        'Release manifests and artifacts for on-device helpers, device leases and helper operations. ' +
+        'Errors are {"error":{code,message,requestId,retryable,details?}}.',
+    },
+  });
+  app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
+
+  app.notFound(notFound);
+  app.onError(onError);
+  return app;
+}

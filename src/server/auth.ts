@@ -1,0 +1,118 @@
+/**
+ * Bearer-token authentication. Tokens are configured as sha256 hashes (never the token itself) in
+ * a JSON file: `[{"name","tenant","role":"admin"|"client","sha256":"<hex of the token>"}]`.
+ * With no tokens configured the bridge is loopback-only and every loopback caller is an admin.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import { isLoopbackHost } from '../config.ts';
+import { BridgeError } from '../errors.ts';
+
+export type Role = 'admin' | 'client';
+
+export interface Principal {
+  name: string;
+  tenant: string;
+  role: Role;
+}
+
+const TokenEntrySchema = z
+  .object({
+    name: z.string().min(1).max(128),
+    tenant: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, 'tenant must match [A-Za-z0-9._-]{1,64}'),
+    role: z.enum(['admin', 'client']),
+    sha256: z
+      .string()
+      .trim()
+      .regex(/^[0-9a-fA-F]{64}$/, 'sha256 must be 64 hex characters (the sha256 of the token)')
+      .transform((s) => s.toLowerCase()),
+  })
+  .strict();
+
+const TokensFileSchema = z.array(TokenEntrySchema);
+
+export function hashToken(token: string): string {
+  return createHash('sha256').update(token, 'utf8').digest('hex');
+}
+
+export class Authenticator {
+  readonly #entries: Array<Principal & { digest: Buffer }>;
+
+  constructor(entries: Array<Principal & { sha256: string }>) {
+    this.#entries = entries.map((e) => ({
+      name: e.name,
+      tenant: e.tenant,
+      role: e.role,
+      digest: Buffer.from(e.sha256, 'hex'),
+    }));
+  }
+
+  /** Parse a tokens file's JSON text; errors name the entry index and field. */
+  static fromJson(text: string, source = 'tokens file'): Authenticator {
+    let raw: unknown;
+    try {
+      raw = JSON.parse(text);
+    } catch (err) {
+      throw new BridgeError('INVALID_ARGUMENT', `${source}: not valid JSON: ${(err as Error).message}`);
+    }
+    const parsed = TokensFileSchema.safeParse(raw);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const where = issue?.path.length ? `[${issue.path.join('].')}` : '';
+      throw new BridgeError('INVALID_ARGUMENT', `${source}${where}: ${issue?.message ?? 'invalid'}`);
+    }
+    const seen = new Set<string>();
+    for (const [i, e] of parsed.data.entries()) {
+      if (seen.has(e.sha256))
+        throw new BridgeError('INVALID_ARGUMENT', `${source}[${i}]: duplicate token hash`);
+      seen.add(e.sha256);
+    }
+    return new Authenticator(parsed.data);
+  }
+
+  static fromFile(path: string | undefined): Authenticator {
+    if (path === undefined) return new Authenticator([]);
+    let text: string;
+    try {
+      text = readFileSync(path, 'utf8');
+    } catch (err) {
+      throw new BridgeError(
+        'INVALID_ARGUMENT',
+        `DEVICEBRIDGE_TOKENS_FILE: cannot read ${path}: ${(err as Error).message}`,
+      );
+    }
+    return Authenticator.fromJson(text, 'DEVICEBRIDGE_TOKENS_FILE');
+  }
+
+  get enabled(): boolean {
+    return this.#entries.length > 0;
+  }
+
+  /**
+   * Resolve the caller. `authorization` is the raw header; `remoteAddress` the peer address when
+   * known. Returns null for an anonymous caller (no header) when tokens are configured.
+   */
+  authenticate(authorization: string | undefined, remoteAddress: string | undefined): Principal | null {
+    if (!this.enabled) {
+      if (remoteAddress !== undefined && !isLoopbackHost(remoteAddress)) {
+        throw new BridgeError(
+          'UNAUTHENTICATED',
+          'no tokens are configured: only loopback callers are served',
+        );
+      }
+      return { name: 'loopback', tenant: 'local', role: 'admin' };
+    }
+    if (authorization === undefined || authorization === '') return null;
+    const match = /^Bearer ([\x21-\x7e]{1,512})$/.exec(authorization);
+    if (!match) throw new BridgeError('UNAUTHENTICATED', 'Authorization header must be "Bearer <token>"');
+    const digest = createHash('sha256').update(match[1]!, 'utf8').digest();
+    let found: Principal | null = null;
+    // Compare against every entry in constant time per entry; do not stop early.
+    for (const e of this.#entries) {
+      if (timingSafeEqual(digest, e.digest)) found = { name: e.name, tenant: e.tenant, role: e.role };
+    }
+    if (found === null) throw new BridgeError('UNAUTHENTICATED', 'unknown token');
+    return found;
+  }
+}

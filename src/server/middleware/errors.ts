@@ -1,0 +1,78 @@
+/**
+ * The HTTP edge of errors: one envelope `{"error":{code,message,requestId,retryable,details?}}`,
+ * one `onError`, one validation hook turning zod failures into 400s that name the field.
+ */
+import type { Context, ErrorHandler, NotFoundHandler } from 'hono';
+import { HTTPException } from 'hono/http-exception';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import type { ZodError } from 'zod';
+import { BridgeError, type ErrorCode, type FieldError } from '../../errors.ts';
+import type { AppEnv } from '../env.ts';
+
+export function errorBody(c: Context<AppEnv>, err: BridgeError) {
+  return {
+    error: {
+      code: err.code,
+      message: err.message,
+      requestId: c.get('requestId') ?? 'unknown',
+      retryable: err.retryable,
+      ...(err.details === undefined ? {} : { details: err.details }),
+    },
+  };
+}
+
+export function errorResponse(c: Context<AppEnv>, err: BridgeError): Response {
+  return c.json(errorBody(c, err), err.status as ContentfulStatusCode);
+}
+
+const HTTP_STATUS_CODES: Record<number, ErrorCode> = {
+  400: 'INVALID_ARGUMENT',
+  401: 'UNAUTHENTICATED',
+  403: 'PERMISSION_DENIED',
+  404: 'NOT_FOUND',
+  409: 'CONFLICT',
+  413: 'PAYLOAD_TOO_LARGE',
+  415: 'INVALID_ARGUMENT',
+  503: 'UNAVAILABLE',
+  504: 'TIMEOUT',
+};
+
+export const onError: ErrorHandler<AppEnv> = (err, c) => {
+  if (err instanceof BridgeError) {
+    if (err.status >= 500)
+      c.var.logger?.error({ err: { code: err.code, message: err.message } }, 'request failed');
+    return errorResponse(c, err);
+  }
+  if (err instanceof HTTPException) {
+    const code = HTTP_STATUS_CODES[err.status] ?? 'INTERNAL';
+    return errorResponse(c, new BridgeError(code, err.message || code));
+  }
+  c.var.logger?.error({ err }, 'unhandled error');
+  return errorResponse(c, new BridgeError('INTERNAL', 'internal error'));
+};
+
+export const notFound: NotFoundHandler<AppEnv> = (c) =>
+  errorResponse(
+    c,
+    new BridgeError('NOT_FOUND', `no route for ${c.req.method} ${new URL(c.req.url).pathname}`),
+  );
+
+export function zodFieldErrors(error: ZodError, prefix = ''): FieldError[] {
+  return error.issues.map((issue) => ({
+    path: [prefix, ...issue.path.map(String)].filter((s) => s !== '').join('.'),
+    message: issue.message,
+  }));
+}
+
+/** `defaultHook` of OpenAPIHono: a failed request validation becomes a 400 naming each field. */
+export function validationHook(
+  result: { success: true } | { success: false; error: ZodError; target?: string },
+  c: Context<AppEnv>,
+): Response | undefined {
+  if (result.success) return undefined;
+  const errors = zodFieldErrors(result.error, result.target === 'param' ? '' : '');
+  const first = errors[0];
+  const where = result.target ? `${result.target} ` : '';
+  const message = first ? `invalid ${where}${first.path || 'value'}: ${first.message}` : 'invalid request';
+  return errorResponse(c, new BridgeError('INVALID_ARGUMENT', message, { details: { errors } }));
+}

@@ -1,0 +1,70 @@
+import { Readable } from 'node:stream';
+import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import { BridgeError } from '../../errors.ts';
+import { artifactKey } from '../../releases/layout.ts';
+import type { AppEnv } from '../env.ts';
+import { parseRange } from '../range.ts';
+import { errorResponses, Sha256Param } from '../schemas.ts';
+import { etagMatches } from './helpers.ts';
+
+const APK_TYPE = 'application/vnd.android.package-archive';
+
+export function registerArtifacts(app: OpenAPIHono<AppEnv>): void {
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/v1/artifacts/{sha256}',
+      summary: 'Artifact bytes by sha256 (GET and HEAD; single byte ranges; strong ETag)',
+      request: { params: z.object({ sha256: Sha256Param }) },
+      responses: {
+        200: {
+          description: 'the artifact',
+          content: { [APK_TYPE]: { schema: z.string().openapi({ format: 'binary' }) } },
+        },
+        206: { description: 'a byte range of the artifact' },
+        304: { description: 'not modified' },
+        416: { description: 'range not satisfiable' },
+        ...errorResponses(400, 404),
+      },
+    }),
+    async (c) => {
+      const { sha256 } = c.req.valid('param');
+      const store = c.var.services.store;
+      const key = artifactKey(sha256);
+      const info = await store.stat(key);
+      if (info === null) throw new BridgeError('NOT_FOUND', `no artifact with sha256 ${sha256}`);
+      const etag = `"${sha256}"`;
+      const headers: Record<string, string> = {
+        'Content-Type': APK_TYPE,
+        ETag: etag,
+        'Accept-Ranges': 'bytes',
+        'Cache-Control': 'public, max-age=31536000, immutable',
+        'Last-Modified': info.lastModified.toUTCString(),
+      };
+      if (etagMatches(c.req.header('if-none-match'), etag)) return c.body(null, 304, headers) as never;
+
+      // If-Range with a different validator means: send the whole thing.
+      const ifRange = c.req.header('if-range');
+      const range =
+        ifRange !== undefined && ifRange !== etag
+          ? { kind: 'full' as const }
+          : parseRange(c.req.header('range'), info.size);
+      if (range.kind === 'unsatisfiable') {
+        return c.body(null, 416, { ...headers, 'Content-Range': `bytes */${info.size}` }) as never;
+      }
+      const isHead = c.req.method === 'HEAD';
+      const start = range.kind === 'partial' ? range.start : 0;
+      const end = range.kind === 'partial' ? range.end : info.size - 1;
+      const length = info.size === 0 ? 0 : end - start + 1;
+      headers['Content-Length'] = String(length);
+      const status = range.kind === 'partial' ? 206 : 200;
+      if (range.kind === 'partial') headers['Content-Range'] = `bytes ${start}-${end}/${info.size}`;
+      if (isHead || length === 0) return c.body(null, status, headers) as never;
+
+      const opened = await store.openRead(key, range.kind === 'partial' ? { start, end } : undefined);
+      if (opened === null) throw new BridgeError('NOT_FOUND', `no artifact with sha256 ${sha256}`);
+      const body = Readable.toWeb(Readable.from(opened.stream)) as ReadableStream<Uint8Array>;
+      return c.body(body, status, headers) as never;
+    },
+  );
+}

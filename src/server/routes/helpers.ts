@@ -1,0 +1,107 @@
+import { createHash } from 'node:crypto';
+import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import { BridgeError } from '../../errors.ts';
+import type { HelperManifest } from '../../manifest/index.ts';
+import { artifactKey } from '../../releases/layout.ts';
+import type { AppEnv } from '../env.ts';
+import { errorResponses, HelperNameParam, ManifestSchema, VersionParam } from '../schemas.ts';
+
+const HelperList = z
+  .object({
+    helpers: z.array(
+      z.object({ name: z.string(), latest: z.string().nullable(), versions: z.array(z.string()) }),
+    ),
+  })
+  .openapi('HelperList');
+
+/** Presigned URLs are reused for half their lifetime so a manifest's ETag stays stable meanwhile. */
+const presignMemo = new WeakMap<object, Map<string, { url: string; until: number }>>();
+
+async function resolveApkUrl(c: Context<AppEnv>, manifest: HelperManifest): Promise<string | null> {
+  if (manifest.apkUrl !== null) return manifest.apkUrl;
+  const { store, config } = c.var.services;
+  if (store.kind === 's3') {
+    let memo = presignMemo.get(store);
+    if (!memo) {
+      memo = new Map();
+      presignMemo.set(store, memo);
+    }
+    const hit = memo.get(manifest.sha256);
+    if (hit && hit.until > Date.now()) return hit.url;
+    const url = await store.downloadUrl(artifactKey(manifest.sha256));
+    if (url !== null) {
+      memo.set(manifest.sha256, { url, until: Date.now() + (config.s3PresignSeconds * 1000) / 2 });
+      return url;
+    }
+  }
+  const base = (config.publicUrl ?? new URL(c.req.url).origin).replace(/\/+$/, '');
+  return `${base}/v1/artifacts/${manifest.sha256}`;
+}
+
+/** Serve a manifest with a strong ETag over the exact body and `If-None-Match` → 304. */
+async function sendManifest(c: Context<AppEnv>, manifest: HelperManifest, cacheControl: string) {
+  const served = { ...manifest, apkUrl: await resolveApkUrl(c, manifest) };
+  const body = JSON.stringify(served);
+  const etag = `"${createHash('sha256').update(body).digest('hex').slice(0, 32)}"`;
+  c.header('ETag', etag);
+  c.header('Cache-Control', cacheControl);
+  if (etagMatches(c.req.header('if-none-match'), etag)) return c.body(null, 304);
+  return c.body(body, 200, { 'Content-Type': 'application/json' });
+}
+
+export function etagMatches(header: string | undefined, etag: string): boolean {
+  if (header === undefined) return false;
+  if (header.trim() === '*') return true;
+  return header.split(',').some((t) => t.trim().replace(/^W\//, '') === etag);
+}
+
+const manifestResponses = {
+  200: { description: 'the release manifest', content: { 'application/json': { schema: ManifestSchema } } },
+  304: { description: 'not modified (If-None-Match matched the ETag)' },
+  ...errorResponses(400, 404),
+};
+
+export function registerHelpers(app: OpenAPIHono<AppEnv>): void {
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/v1/helpers',
+      summary: 'List helpers and their published versions',
+      responses: { 200: { description: 'helpers', content: { 'application/json': { schema: HelperList } } } },
+    }),
+    async (c) => c.json({ helpers: await c.var.services.releases.listHelpers() }, 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/v1/helpers/{name}/manifest',
+      summary: 'The latest release manifest of a helper',
+      request: { params: z.object({ name: HelperNameParam }) },
+      responses: manifestResponses,
+    }),
+    async (c) => {
+      const { name } = c.req.valid('param');
+      const manifest = await c.var.services.releases.getLatestManifest(name);
+      if (manifest === null) throw new BridgeError('NOT_FOUND', `helper ${name} has no published release`);
+      return sendManifest(c, manifest, 'public, max-age=60, must-revalidate') as never;
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/v1/helpers/{name}/versions/{version}/manifest',
+      summary: 'The release manifest of one helper version (immutable)',
+      request: { params: z.object({ name: HelperNameParam, version: VersionParam }) },
+      responses: manifestResponses,
+    }),
+    async (c) => {
+      const { name, version } = c.req.valid('param');
+      const manifest = await c.var.services.releases.getManifest(name, version);
+      if (manifest === null) throw new BridgeError('NOT_FOUND', `helper ${name} has no release ${version}`);
+      return sendManifest(c, manifest, 'public, max-age=300') as never;
+    },
+  );
+}

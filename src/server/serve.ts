@@ -1,0 +1,54 @@
+/** Start the HTTP service on a real socket, with graceful shutdown. */
+import type { AddressInfo } from 'node:net';
+import { serve as nodeServe, type ServerType } from '@hono/node-server';
+import { type Config, ConfigError, isLoopbackHost } from '../config.ts';
+import { createApp } from './app.ts';
+import type { Services } from './env.ts';
+import { buildServices } from './services.ts';
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  services: Services;
+  close(): Promise<void>;
+}
+
+/** Refuse a non-loopback bind when no tokens are configured: anonymous admin must stay local. */
+export function assertBindAllowed(config: Config, tokensEnabled: boolean): void {
+  if (!tokensEnabled && !isLoopbackHost(config.host)) {
+    throw new ConfigError(
+      'DEVICEBRIDGE_HOST',
+      `refusing to bind ${config.host} without tokens: set DEVICEBRIDGE_TOKENS_FILE or bind 127.0.0.1`,
+    );
+  }
+}
+
+export async function startServer(config: Config, overrides: Partial<Services> = {}): Promise<RunningServer> {
+  const services = buildServices(config, overrides);
+  assertBindAllowed(config, services.auth.enabled);
+  const app = createApp(services);
+  const server: ServerType = await new Promise((resolve, reject) => {
+    const s = nodeServe({ fetch: app.fetch, hostname: config.host, port: config.port }, () => resolve(s));
+    s.once('error', reject);
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const url = `http://${host}:${address.port}`;
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    port: address.port,
+    services,
+    close() {
+      closing ??= (async () => {
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          // Idle keep-alive sockets would hold close() open; in-flight requests finish first.
+          (server as unknown as { closeIdleConnections?: () => void }).closeIdleConnections?.();
+        });
+        await services.store.close();
+      })();
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,30 @@
+import path from 'node:path';
+import { openArtifactStore, storeSpecFromConfig } from '../artifacts/open-store.ts';
+import type { ArtifactStore } from '../artifacts/store.ts';
+import type { Config } from '../config.ts';
+import { createLogger, type Logger } from '../observability/logger.ts';
+import { createMetrics } from '../observability/metrics.ts';
+import { ReleaseRepository } from '../releases/repository.ts';
+import { Authenticator } from './auth.ts';
+import type { Services } from './env.ts';
+
+/** The artifact store the configuration names: S3 when S3_BUCKET is set, else `<dataDir>/artifacts`. */
+export function storeFromConfig(config: Config): ArtifactStore {
+  return openArtifactStore(storeSpecFromConfig(config), config);
+}
+
+export function buildServices(
+  config: Config,
+  overrides: Partial<Services> & { logger?: Logger } = {},
+): Services {
+  const store = overrides.store ?? storeFromConfig(config);
+  return {
+    config,
+    store,
+    releases: overrides.releases ?? new ReleaseRepository(store),
+    auth: overrides.auth ?? Authenticator.fromFile(config.tokensFile),
+    logger: overrides.logger ?? createLogger(config.logLevel),
+    metrics: overrides.metrics ?? createMetrics({ defaults: true }),
+    tmpDir: overrides.tmpDir ?? path.join(config.dataDir, 'tmp'),
+  };
+}
