@@ -1,0 +1,133 @@
+/** Small shell utilities: echo, true, false, sh, id, whoami, uname, sleep. */
+import type { CommandFn } from '../context.ts';
+
+/** mksh's `echo`: `-n` drops the newline, `-e` interprets backslash escapes, `-E` does not. */
+export const echo: CommandFn = async (argv, ctx) => {
+  let newline = true;
+  let escapes = false;
+  let i = 0;
+  for (; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    if (!/^-[neE]+$/.test(arg)) break;
+    for (const flag of arg.slice(1)) {
+      if (flag === 'n') newline = false;
+      else if (flag === 'e') escapes = true;
+      else escapes = false;
+    }
+  }
+  let text = argv.slice(i).join(' ');
+  if (escapes) {
+    const cut = text.indexOf('\\c');
+    if (cut >= 0) {
+      text = text.slice(0, cut);
+      newline = false;
+    }
+    text = interpretEscapes(text);
+  }
+  ctx.io.stdout(newline ? `${text}\n` : text);
+  return 0;
+};
+
+export function interpretEscapes(text: string): string {
+  const map: Record<string, string> = {
+    n: '\n',
+    t: '\t',
+    r: '\r',
+    a: '\x07',
+    b: '\b',
+    f: '\f',
+    v: '\v',
+    '\\': '\\',
+    e: '\x1b',
+  };
+  return text.replace(/\\(0[0-7]{0,3}|[ntrabfve\\])/g, (_m, code: string) =>
+    code.startsWith('0') ? String.fromCharCode(Number.parseInt(code, 8) || 0) : (map[code] ?? ''),
+  );
+}
+
+export const trueCommand: CommandFn = async () => 0;
+export const falseCommand: CommandFn = async () => 1;
+
+/** `sh -c SCRIPT`; `sh` with no script runs stdin as a script. */
+export const sh: CommandFn = async (argv, ctx) => {
+  if (argv[0] === '-c') {
+    const script = argv[1];
+    if (script === undefined) {
+      ctx.io.stderr('/system/bin/sh: -c: option requires an argument\n');
+      return 1;
+    }
+    return ctx.runScript(script);
+  }
+  const file = argv[0];
+  if (file !== undefined) {
+    try {
+      return await ctx.runScript(new TextDecoder().decode(ctx.android.fs.read(file)), file);
+    } catch {
+      ctx.io.stderr(`/system/bin/sh: ${file}: No such file or directory\n`);
+      return 127;
+    }
+  }
+  return ctx.runScript(new TextDecoder().decode(await ctx.stdin.readAll()));
+};
+
+const SHELL_GROUPS =
+  '2000(shell),1004(input),1007(log),1011(adb),1015(sdcard_rw),1028(sdcard_r),1078(ext_data_rw),1079(ext_obb_rw),3001(net_bt_admin),3002(net_bt),3003(inet),3006(net_bw_stats),3009(readproc),3011(uhid),3012(readtracefs)';
+
+export const id: CommandFn = async (argv, ctx) => {
+  if (argv.includes('-u')) ctx.io.stdout(argv.includes('-n') ? 'shell\n' : '2000\n');
+  else if (argv.includes('-g')) ctx.io.stdout(argv.includes('-n') ? 'shell\n' : '2000\n');
+  else ctx.io.stdout(`uid=2000(shell) gid=2000(shell) groups=${SHELL_GROUPS} context=u:r:shell:s0\n`);
+  return 0;
+};
+
+export const whoami: CommandFn = async (_argv, ctx) => {
+  ctx.io.stdout('shell\n');
+  return 0;
+};
+
+const KERNEL_RELEASE = '6.1.23-android14-4-00257-g7e35917775b8-ab9964412';
+const KERNEL_VERSION = '#1 SMP PREEMPT Mon Apr 17 20:50:58 UTC 2023';
+
+/** toybox `uname [-asnrvm]`. */
+export const uname: CommandFn = async (argv, ctx) => {
+  const fields = {
+    s: 'Linux',
+    n: 'localhost',
+    r: KERNEL_RELEASE,
+    v: KERNEL_VERSION,
+    m: 'x86_64',
+    o: 'Toybox',
+  };
+  const flags = new Set(argv.filter((a) => a.startsWith('-')).flatMap((a) => [...a.slice(1)]));
+  const bad = [...flags].find((f) => !'asnrvmop'.includes(f));
+  if (bad !== undefined) {
+    ctx.io.stderr(`uname: Unknown option '${bad}' (see "uname --help")\n`);
+    return 1;
+  }
+  if (flags.size === 0) flags.add('s');
+  if (flags.has('a')) for (const f of 'snrvmo') flags.add(f);
+  const out: string[] = [];
+  for (const f of 'snrvmpo') {
+    if (!flags.has(f)) continue;
+    out.push(f === 'p' ? 'unknown' : fields[f as keyof typeof fields]);
+  }
+  ctx.io.stdout(`${out.join(' ')}\n`);
+  return 0;
+};
+
+/** `sleep SECONDS` (fractions allowed); aborted with the shell. */
+export const sleep: CommandFn = async (argv, ctx) => {
+  const seconds = Number(argv[0]);
+  if (argv[0] === undefined || !Number.isFinite(seconds) || seconds < 0) {
+    ctx.io.stderr(`sleep: invalid number '${argv[0] ?? ''}'\n`);
+    return 1;
+  }
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, seconds * 1000);
+    ctx.io.signal.addEventListener('abort', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+  return 0;
+};

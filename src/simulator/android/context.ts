@@ -1,0 +1,36 @@
+/** What a shell command implementation gets to work with. */
+import type { ShellIO } from '../types.ts';
+import type { SimDeviceImpl } from './device.ts';
+import type { MemoryFileSystem } from './fs.ts';
+import type { PackageManager } from './package-manager.ts';
+import type { SettingsStore } from './settings.ts';
+import type { StdinReader } from './shell/stdin.ts';
+
+/** The emulated Android system behind one device's shell. */
+export interface AndroidRuntime {
+  readonly device: SimDeviceImpl;
+  readonly fs: MemoryFileSystem;
+  readonly packages: PackageManager;
+  readonly settings: SettingsStore;
+}
+
+export interface CommandContext {
+  readonly io: ShellIO;
+  readonly stdin: StdinReader;
+  /** Exported variables plus `VAR=value` prefixes of this command. */
+  readonly env: ReadonlyMap<string, string>;
+  /** Working directory (absolute). */
+  readonly cwd: string;
+  readonly android: AndroidRuntime;
+  /** Run a nested script (`sh -c`), sharing this context's I/O. */
+  runScript(source: string, argv0?: string): Promise<number>;
+}
+
+/** A command: argv excludes the command name; resolves to the exit status. */
+export type CommandFn = (argv: string[], ctx: CommandContext) => Promise<number>;
+
+/** Resolve a path argument against the command's working directory. */
+export function resolvePath(ctx: CommandContext, path: string): string {
+  if (path.startsWith('/')) return path;
+  return `${ctx.cwd === '/' ? '' : ctx.cwd}/${path}`;
+}

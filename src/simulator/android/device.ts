@@ -1,0 +1,209 @@
+/**
+ * `SimDevice`: what the helper emulation sees of its device — properties, packages, in-device
+ * listeners (`tcp:PORT` / `localabstract:NAME`), the UI, recorded input and the fault knobs.
+ */
+import { Duplex } from 'node:stream';
+import { builtinScreenXml, generateUiXml } from '../helper/index.ts';
+import type { DeviceListener, Faults, InstalledPackage, Instrumentation, SimDevice } from '../types.ts';
+
+export type ListenAddress = { tcp: number } | { abstract: string };
+
+export interface SimDeviceOptions {
+  serial: string;
+  props: Record<string, string>;
+  faults: Faults;
+  seed: number;
+  uiXml?: string;
+  nodes?: number;
+  packages: (packageName: string) => InstalledPackage | undefined;
+  allPackages: () => Iterable<InstalledPackage>;
+}
+
+export function addressKey(address: ListenAddress): string {
+  return 'tcp' in address ? `tcp:${address.tcp}` : `localabstract:${address.abstract}`;
+}
+
+interface ListenerEntry {
+  onConnection: (socket: Duplex) => void;
+  sockets: Set<Duplex>;
+}
+
+export class SimDeviceImpl implements SimDevice {
+  readonly serial: string;
+  readonly faults: Faults;
+  readonly #props: Record<string, string>;
+  readonly #options: SimDeviceOptions;
+  readonly #listeners = new Map<string, ListenerEntry>();
+  readonly #inputEvents: Array<Record<string, unknown>> = [];
+  readonly #random: () => number;
+  #uiXml: string | undefined;
+
+  constructor(options: SimDeviceOptions) {
+    this.serial = options.serial;
+    this.faults = options.faults;
+    this.#props = options.props;
+    this.#options = options;
+    this.#random = mulberry32(options.seed);
+  }
+
+  getprop(key: string): string | undefined {
+    return this.#props[key];
+  }
+
+  /** All properties (sorted by key), for `getprop` without arguments. */
+  allProps(): Array<[string, string]> {
+    return Object.entries(this.#props).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  }
+
+  findPackage(packageName: string): InstalledPackage | undefined {
+    return this.#options.packages(packageName);
+  }
+
+  findInstrumentation(
+    component: string,
+  ): { pkg: InstalledPackage; instrumentation: Instrumentation } | undefined {
+    const slash = component.indexOf('/');
+    if (slash <= 0 || slash === component.length - 1) return undefined;
+    const packageName = component.slice(0, slash);
+    const cls = component.slice(slash + 1);
+    const className = cls.startsWith('.') ? `${packageName}${cls}` : cls;
+    const pkg = this.findPackage(packageName);
+    const own = pkg?.instrumentations.find((i) => i.name === className);
+    if (pkg !== undefined && own !== undefined) return { pkg, instrumentation: own };
+    return undefined;
+  }
+
+  listen(address: ListenAddress, onConnection: (socket: Duplex) => void): DeviceListener {
+    const key = addressKey(address);
+    if (this.#listeners.has(key)) throw new Error(`bind ${key}: Address already in use`);
+    const entry: ListenerEntry = { onConnection, sockets: new Set() };
+    this.#listeners.set(key, entry);
+    return {
+      close: () => {
+        if (this.#listeners.get(key) === entry) this.#listeners.delete(key);
+      },
+    };
+  }
+
+  /** Connect from the host side; undefined when nothing listens (connection refused). */
+  connect(address: ListenAddress): Duplex | undefined {
+    const entry = this.#listeners.get(addressKey(address));
+    if (entry === undefined) return undefined;
+    const [host, device] = duplexPair();
+    entry.sockets.add(device);
+    device.once('close', () => entry.sockets.delete(device));
+    queueMicrotask(() => entry.onConnection(device));
+    return host;
+  }
+
+  /** Addresses currently listened on (`tcp:PORT`, `localabstract:NAME`). */
+  listening(): string[] {
+    return [...this.#listeners.keys()];
+  }
+
+  uiXml(): string {
+    if (this.#uiXml === undefined) {
+      const { uiXml, nodes, seed } = this.#options;
+      this.#uiXml =
+        uiXml ?? (nodes !== undefined && nodes > 0 ? generateUiXml(nodes, seed) : builtinScreenXml());
+    }
+    return this.#uiXml;
+  }
+
+  displaySize(): { width: number; height: number } {
+    return { width: 1080, height: 2400 };
+  }
+
+  recordInput(event: Record<string, unknown>): void {
+    this.#inputEvents.push({ ...event });
+  }
+
+  /** Input events recorded so far (oldest first), for tests. */
+  inputEvents(): Array<Record<string, unknown>> {
+    return this.#inputEvents.map((e) => ({ ...e }));
+  }
+
+  random(): number {
+    return this.#random();
+  }
+
+  /** Close every in-device listener and the connections they accepted. */
+  shutdown(): void {
+    for (const entry of this.#listeners.values()) {
+      for (const socket of entry.sockets) socket.destroy();
+    }
+    this.#listeners.clear();
+  }
+}
+
+/** Seeded PRNG in [0, 1). */
+export function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** FNV-1a 32-bit hash of a string (default seed from the serial). */
+export function hashString(value: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < value.length; i++) {
+    h ^= value.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h >>> 0;
+}
+
+/**
+ * Two connected in-process duplex streams: bytes written to one are read from the other, `end()`
+ * on one is EOF on the other, `destroy()` on one ends the other. Backpressure is honoured: a write
+ * completes once the peer's reader has room.
+ */
+export function duplexPair(): [Duplex, Duplex] {
+  const sides: Duplex[] = [];
+  const waiting: Array<(() => void) | undefined> = [undefined, undefined];
+  const ended = [false, false];
+  const make = (index: 0 | 1): Duplex => {
+    const peerIndex = index === 0 ? 1 : 0;
+    const deliverEof = (): void => {
+      const peer = sides[peerIndex];
+      if (peer !== undefined && !ended[peerIndex] && !peer.destroyed) {
+        ended[peerIndex] = true;
+        peer.push(null);
+      }
+    };
+    return new Duplex({
+      read() {
+        const resume = waiting[index];
+        waiting[index] = undefined;
+        resume?.();
+      },
+      write(chunk: Buffer, _encoding, callback) {
+        const peer = sides[peerIndex];
+        if (peer === undefined || peer.destroyed || ended[peerIndex]) {
+          callback();
+          return;
+        }
+        if (peer.push(chunk)) callback();
+        else waiting[peerIndex] = () => callback();
+      },
+      final(callback) {
+        deliverEof();
+        callback();
+      },
+      destroy(error, callback) {
+        deliverEof();
+        const resume = waiting[peerIndex];
+        waiting[peerIndex] = undefined;
+        resume?.();
+        callback(error);
+      },
+    });
+  };
+  sides.push(make(0), make(1));
+  return [sides[0] as Duplex, sides[1] as Duplex];
+}

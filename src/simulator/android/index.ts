@@ -1,0 +1,88 @@
+/**
+ * One emulated Android device: file system, package manager, settings, shell and in-device
+ * listeners, behind the `SimAndroid` contract the adbd layer drives.
+ */
+import type { Duplex } from 'node:stream';
+import type { ShellIO, SimAndroid, SimAndroidOptions } from '../types.ts';
+import { createCommandTable } from './commands/index.ts';
+import type { AndroidRuntime, CommandFn } from './context.ts';
+import { hashString, type ListenAddress, mulberry32, SimDeviceImpl } from './device.ts';
+import { createAndroidFileSystem, type MemoryFileSystem } from './fs.ts';
+import { PackageManager, systemPackageFiles } from './package-manager.ts';
+import { buildPropText, defaultProps } from './props.ts';
+import { SettingsStore } from './settings.ts';
+import { Shell } from './shell/interpreter.ts';
+import { StdinReader } from './shell/stdin.ts';
+
+export { SimDeviceImpl } from './device.ts';
+export type { PackageRecord } from './package-manager.ts';
+
+/** `SimAndroid` plus inspection hooks for tests and the CLI. */
+export interface SimAndroidHandle extends SimAndroid {
+  readonly device: SimDeviceImpl;
+  readonly fs: MemoryFileSystem;
+  readonly runtime: AndroidRuntime;
+  /** Input events recorded by `input ...` and the helper's gestures (oldest first). */
+  inputEvents(): Array<Record<string, unknown>>;
+}
+
+export function createSimAndroid(options: SimAndroidOptions): SimAndroidHandle {
+  const props = { ...defaultProps(options.serial), ...options.props };
+  const seed = options.seed ?? hashString(options.serial);
+  const faults = options.faults ?? {};
+  const fs = createAndroidFileSystem({
+    '/system/build.prop': buildPropText(props),
+    '/system/bin/sh': 'ELF mksh',
+    '/system/bin/toybox': 'ELF toybox',
+    ...systemPackageFiles(),
+  });
+  const pmRandom = mulberry32(seed ^ 0x5eed);
+  const packages = new PackageManager({
+    fs,
+    sdk: () => Number(props['ro.build.version.sdk'] ?? '34'),
+    random: pmRandom,
+    faults,
+  });
+  const device = new SimDeviceImpl({
+    serial: options.serial,
+    props,
+    faults,
+    seed,
+    ...(options.uiXml === undefined ? {} : { uiXml: options.uiXml }),
+    ...(options.nodes === undefined ? {} : { nodes: options.nodes }),
+    packages: (name) => packages.get(name),
+    allPackages: () => packages.list(),
+  });
+  const settings = new SettingsStore(
+    Array.from({ length: 16 }, () => Math.floor(pmRandom() * 16).toString(16)).join(''),
+  );
+  const runtime: AndroidRuntime = { device, fs, packages, settings };
+  const commands: Map<string, CommandFn> = createCommandTable();
+  const shell = (): Shell => new Shell({ android: runtime, commands });
+
+  return {
+    device,
+    fs,
+    runtime,
+    run(commandLine: string, io: ShellIO, stdin: AsyncIterable<Uint8Array>): Promise<number> {
+      return shell().run(commandLine, io, new StdinReader(stdin));
+    },
+    runArgv(argv: string[], io: ShellIO, stdin: AsyncIterable<Uint8Array>): Promise<number> {
+      return shell().runArgv(argv, io, new StdinReader(stdin));
+    },
+    connect(address: ListenAddress): Duplex | undefined {
+      return device.connect(address);
+    },
+    bannerProps(): Record<string, string> {
+      return {
+        'ro.product.name': props['ro.product.name'] ?? '',
+        'ro.product.model': props['ro.product.model'] ?? '',
+        'ro.product.device': props['ro.product.device'] ?? '',
+      };
+    },
+    shutdown(): void {
+      device.shutdown();
+    },
+    inputEvents: () => device.inputEvents(),
+  };
+}
