@@ -1,0 +1,134 @@
+/**
+ * Fault specs for `devicebridge simulate --fault SPEC` (pure). One spec is one fault:
+ *
+ *   drop-after-bytes=N        drop the TCP connection after N bytes sent to the host (k/m suffix: KiB/MiB)
+ *   latency-ms=N              add N ms before each message the device sends
+ *   bandwidth=N               cap the device's sending rate at N bytes/s (k/m suffix: KiB/MiB)
+ *   chunk=drop:I | duplicate:I | corrupt:I   snapshot helper output fault on chunk I (0-based)
+ *   helper-crash              the helper process crashes
+ *   helper-timeout            the helper never answers
+ *   install-failure=CODE      every install fails with CODE (INSTALL_FAILED_[A-Z_]+)
+ *   offline-after-ms=N        the device goes offline N ms after the host connected
+ *   unauthorized              the device answers CNXN with AUTH and never accepts the host
+ */
+import type { Faults } from './types.ts';
+
+export class FaultSpecError extends Error {
+  readonly spec: string;
+  constructor(spec: string, reason: string) {
+    super(`invalid --fault ${JSON.stringify(spec)}: ${reason}`);
+    this.name = 'FaultSpecError';
+    this.spec = spec;
+  }
+}
+
+const CHUNK_ACTIONS = ['drop', 'duplicate', 'corrupt'] as const;
+type ChunkAction = (typeof CHUNK_ACTIONS)[number];
+const INSTALL_FAILURE = /^INSTALL_FAILED_[A-Z_]+$/;
+const FLAGS = ['helper-crash', 'helper-timeout', 'unauthorized'] as const;
+const VALUED = [
+  'drop-after-bytes',
+  'latency-ms',
+  'bandwidth',
+  'chunk',
+  'install-failure',
+  'offline-after-ms',
+] as const;
+
+/** The fault names `parseFaultSpec` accepts (for help texts). */
+export const FAULT_NAMES: readonly string[] = [...VALUED, ...FLAGS];
+
+function parseCount(spec: string, text: string, allowSuffix: boolean, min: number): number {
+  const match = allowSuffix ? /^(\d{1,15})([kKmM]?)$/.exec(text) : /^(\d{1,15})$/.exec(text);
+  if (match === null) {
+    const shape = allowSuffix
+      ? 'a non-negative integer, optionally with a k or m suffix'
+      : 'a non-negative integer';
+    throw new FaultSpecError(spec, `value must be ${shape}`);
+  }
+  const suffix = (match[2] ?? '').toLowerCase();
+  const value = Number(match[1]) * (suffix === 'k' ? 1024 : suffix === 'm' ? 1024 * 1024 : 1);
+  if (!Number.isSafeInteger(value)) throw new FaultSpecError(spec, 'value is too large');
+  if (value < min) throw new FaultSpecError(spec, `value must be at least ${min}`);
+  return value;
+}
+
+/** Parse one `--fault` value; throws `FaultSpecError` naming the spec and the rule it broke. */
+export function parseFaultSpec(spec: string): Partial<Faults> {
+  const trimmed = spec.trim();
+  const eq = trimmed.indexOf('=');
+  const name = eq < 0 ? trimmed : trimmed.slice(0, eq);
+  const value = eq < 0 ? undefined : trimmed.slice(eq + 1);
+
+  if ((FLAGS as readonly string[]).includes(name)) {
+    if (value !== undefined) throw new FaultSpecError(spec, `${name} takes no value`);
+    if (name === 'helper-crash') return { helperCrash: true };
+    if (name === 'helper-timeout') return { helperTimeout: true };
+    return { unauthorized: true };
+  }
+  if (!(VALUED as readonly string[]).includes(name)) {
+    throw new FaultSpecError(
+      spec,
+      `unknown fault ${JSON.stringify(name)} (known: ${FAULT_NAMES.join(', ')})`,
+    );
+  }
+  if (value === undefined || value === '')
+    throw new FaultSpecError(spec, `${name} needs a value (${name}=...)`);
+
+  switch (name) {
+    case 'drop-after-bytes':
+      return { dropAfterBytes: parseCount(spec, value, true, 0) };
+    case 'latency-ms':
+      return { latencyMs: parseCount(spec, value, false, 0) };
+    case 'bandwidth':
+      return { bandwidthBytesPerSec: parseCount(spec, value, true, 1) };
+    case 'offline-after-ms':
+      return { offlineAfterMs: parseCount(spec, value, false, 0) };
+    case 'install-failure':
+      if (!INSTALL_FAILURE.test(value)) {
+        throw new FaultSpecError(spec, 'install-failure must match INSTALL_FAILED_[A-Z_]+');
+      }
+      return { installFailure: value };
+    default: {
+      const colon = value.indexOf(':');
+      const action = colon < 0 ? value : value.slice(0, colon);
+      if (colon < 0 || !(CHUNK_ACTIONS as readonly string[]).includes(action)) {
+        throw new FaultSpecError(spec, 'chunk must be drop:I, duplicate:I or corrupt:I');
+      }
+      const index = parseCount(spec, value.slice(colon + 1), false, 0);
+      return { chunk: { action: action as ChunkAction, index } };
+    }
+  }
+}
+
+/** Parse several specs (each `--fault` occurrence) into one `Faults`; later specs win. */
+export function parseFaultSpecs(specs: readonly string[]): Faults {
+  return mergeFaults(...specs.map(parseFaultSpec));
+}
+
+/** Merge fault sets; later ones override earlier ones key by key. Undefined values are skipped. */
+export function mergeFaults(...sets: Array<Partial<Faults> | undefined>): Faults {
+  const out: Faults = {};
+  for (const set of sets) {
+    if (set === undefined) continue;
+    for (const [key, value] of Object.entries(set) as Array<[keyof Faults, unknown]>) {
+      if (value !== undefined) (out as Record<string, unknown>)[key] = value;
+    }
+  }
+  return out;
+}
+
+/** The specs that `parseFaultSpecs` turns back into `faults` (false flags are omitted). */
+export function formatFaultSpecs(faults: Faults): string[] {
+  const out: string[] = [];
+  if (faults.dropAfterBytes !== undefined) out.push(`drop-after-bytes=${faults.dropAfterBytes}`);
+  if (faults.latencyMs !== undefined) out.push(`latency-ms=${faults.latencyMs}`);
+  if (faults.bandwidthBytesPerSec !== undefined) out.push(`bandwidth=${faults.bandwidthBytesPerSec}`);
+  if (faults.chunk !== undefined) out.push(`chunk=${faults.chunk.action}:${faults.chunk.index}`);
+  if (faults.helperCrash === true) out.push('helper-crash');
+  if (faults.helperTimeout === true) out.push('helper-timeout');
+  if (faults.installFailure !== undefined) out.push(`install-failure=${faults.installFailure}`);
+  if (faults.offlineAfterMs !== undefined) out.push(`offline-after-ms=${faults.offlineAfterMs}`);
+  if (faults.unauthorized === true) out.push('unauthorized');
+  return out;
+}
