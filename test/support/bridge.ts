@@ -1,0 +1,77 @@
+/** Test helpers: a bridge app over a temp data directory, and token files. */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { type Config, loadConfig } from '../../src/config.ts';
+import { silentLogger } from '../../src/observability/logger.ts';
+import { createMetrics } from '../../src/observability/metrics.ts';
+import { createApp } from '../../src/server/app.ts';
+import { Authenticator, hashToken } from '../../src/server/auth.ts';
+import type { Services } from '../../src/server/env.ts';
+import { buildServices } from '../../src/server/services.ts';
+
+export const ADMIN_TOKEN = 'admin-secret-token-1';
+export const CLIENT_TOKEN = 'client-secret-token-1';
+export const OTHER_TENANT_TOKEN = 'client-secret-token-2';
+
+export function testTokens(): Authenticator {
+  return new Authenticator([
+    { name: 'ops', tenant: 'acme', role: 'admin', sha256: hashToken(ADMIN_TOKEN) },
+    { name: 'ci', tenant: 'acme', role: 'client', sha256: hashToken(CLIENT_TOKEN) },
+    { name: 'other', tenant: 'globex', role: 'client', sha256: hashToken(OTHER_TENANT_TOKEN) },
+  ]);
+}
+
+export async function tempDir(
+  prefix = 'devicebridge-test-',
+): Promise<{ dir: string; cleanup(): Promise<void> }> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), prefix));
+  return { dir, cleanup: () => rm(dir, { recursive: true, force: true }) };
+}
+
+export async function writeTokensFile(dir: string): Promise<string> {
+  const file = path.join(dir, 'tokens.json');
+  await writeFile(
+    file,
+    JSON.stringify([
+      { name: 'ops', tenant: 'acme', role: 'admin', sha256: hashToken(ADMIN_TOKEN) },
+      { name: 'ci', tenant: 'acme', role: 'client', sha256: hashToken(CLIENT_TOKEN) },
+    ]),
+  );
+  return file;
+}
+
+export interface TestBridge {
+  config: Config;
+  services: Services;
+  app: ReturnType<typeof createApp>;
+  dataDir: string;
+  cleanup(): Promise<void>;
+}
+
+/** An app over a fresh data dir; `auth` defaults to no tokens (loopback admin). */
+export async function testBridge(
+  options: { auth?: Authenticator; env?: Record<string, string> } = {},
+): Promise<TestBridge> {
+  const { dir, cleanup } = await tempDir();
+  const config = loadConfig({ DEVICEBRIDGE_DATA_DIR: dir, LOG_LEVEL: 'silent', ...options.env }, {});
+  const services = buildServices(config, {
+    logger: silentLogger(),
+    metrics: createMetrics(),
+    ...(options.auth ? { auth: options.auth } : { auth: new Authenticator([]) }),
+  });
+  const app = createApp(services);
+  return {
+    config,
+    services,
+    app,
+    dataDir: dir,
+    async cleanup() {
+      await services.store.close();
+      await cleanup();
+    },
+  };
+}
+
+export const FIXTURES = path.resolve(import.meta.dirname, '../fixtures/apk');
+export const fixture = (name: string): string => path.join(FIXTURES, name);

@@ -1,0 +1,60 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { BridgeError } from '../../src/errors.ts';
+import { Authenticator, hashToken } from '../../src/server/auth.ts';
+import { ADMIN_TOKEN, CLIENT_TOKEN, testTokens } from '../support/bridge.ts';
+
+describe('Authenticator', () => {
+  it('resolves tokens by hash to their principal', () => {
+    const auth = testTokens();
+    expect(auth.authenticate(`Bearer ${ADMIN_TOKEN}`, '10.0.0.5')).toEqual({
+      name: 'ops',
+      tenant: 'acme',
+      role: 'admin',
+    });
+    expect(auth.authenticate(`Bearer ${CLIENT_TOKEN}`, undefined)).toMatchObject({ role: 'client' });
+    expect(auth.authenticate(undefined, '10.0.0.5')).toBeNull();
+    expect(() => auth.authenticate('Bearer nope', undefined)).toThrow(/unknown token/);
+    expect(() => auth.authenticate(`Basic ${ADMIN_TOKEN}`, undefined)).toThrow(/Bearer/);
+  });
+
+  it('without tokens treats loopback callers as admin and refuses others', () => {
+    const auth = new Authenticator([]);
+    expect(auth.enabled).toBe(false);
+    expect(auth.authenticate(undefined, '127.0.0.1')?.role).toBe('admin');
+    expect(auth.authenticate(undefined, '::ffff:127.0.0.1')?.role).toBe('admin');
+    expect(auth.authenticate(undefined, '::1')?.role).toBe('admin');
+    expect(() => auth.authenticate(undefined, '192.168.1.2')).toThrow(BridgeError);
+  });
+
+  it('parses a tokens file and names the bad entry', () => {
+    const good = JSON.stringify([
+      { name: 'a', tenant: 't', role: 'client', sha256: hashToken('x').toUpperCase() },
+    ]);
+    expect(Authenticator.fromJson(good).authenticate('Bearer x', undefined)?.name).toBe('a');
+    expect(() => Authenticator.fromJson('[{"name":"a","tenant":"t","role":"root","sha256":"00"}]')).toThrow(
+      /\[0\]\.role/,
+    );
+    expect(() => Authenticator.fromJson('{')).toThrow(/not valid JSON/);
+    const dup = JSON.stringify([
+      { name: 'a', tenant: 't', role: 'client', sha256: hashToken('x') },
+      { name: 'b', tenant: 't', role: 'admin', sha256: hashToken('x') },
+    ]);
+    expect(() => Authenticator.fromJson(dup)).toThrow(/\[1\]: duplicate/);
+  });
+
+  it('property: arbitrary headers never authenticate and never throw anything but BridgeError', () => {
+    const auth = testTokens();
+    fc.assert(
+      fc.property(fc.string(), (header) => {
+        try {
+          const p = auth.authenticate(header, undefined);
+          // Only the empty header is anonymous; any other accepted header must carry a real token.
+          if (p !== null) expect([`Bearer ${ADMIN_TOKEN}`, `Bearer ${CLIENT_TOKEN}`]).toContain(header);
+        } catch (err) {
+          expect(err).toBeInstanceOf(BridgeError);
+        }
+      }),
+    );
+  });
+});
