@@ -15,7 +15,7 @@ import {
   DeleteObjectCommand,
   GetObjectCommand,
   HeadObjectCommand,
-  ListObjectsV2Command,
+  ListObjectsCommand,
   PutObjectCommand,
   S3Client,
   type S3ClientConfig,
@@ -64,6 +64,8 @@ export interface S3ArtifactStoreOptions {
   multipartThresholdBytes?: number;
   /** Multipart part size (default 8 MiB, minimum 5 MiB). */
   partSizeBytes?: number;
+  /** Keys per ListObjectsV2 page (default 1000, the S3 maximum). */
+  listPageSize?: number;
   /** Parallel parts in flight (default 4). */
   queueSize?: number;
   /**
@@ -99,6 +101,7 @@ export class S3ArtifactStore implements ArtifactStore {
   readonly #threshold: number;
   readonly #partSize: number;
   readonly #queueSize: number;
+  readonly #listPageSize: number;
 
   constructor(options: S3ArtifactStoreOptions) {
     validateBucketName(options.bucket);
@@ -142,6 +145,10 @@ export class S3ArtifactStore implements ArtifactStore {
       throw new BridgeError('INVALID_ARGUMENT', 'multipartThresholdBytes must be a positive integer');
     }
     this.#queueSize = options.queueSize ?? 4;
+    this.#listPageSize = options.listPageSize ?? 1000;
+    if (!Number.isInteger(this.#listPageSize) || this.#listPageSize < 1 || this.#listPageSize > 1000) {
+      throw new BridgeError('INVALID_ARGUMENT', 'listPageSize must be an integer from 1 to 1000');
+    }
     const checksums =
       options.checksums ?? (options.endpoint === undefined ? 'when-supported' : 'when-required');
     const config: S3ClientConfig = {
@@ -173,15 +180,17 @@ export class S3ArtifactStore implements ArtifactStore {
     const where = `s3://${this.#bucket}/${this.#prefix}${key}`;
     const message = `S3 ${op} ${where} failed: ${name}${status === undefined ? '' : ` (HTTP ${status})`}`;
     const details = { op, key, ...(status === undefined ? {} : { status }), s3Error: name };
+    // The raw SDK error carries the signed request (Authorization header, presigned query); keep
+    // only its name and message as the cause so no logger can serialise them.
+    const cause = new Error(`${name}: ${err instanceof Error ? err.message : String(err)}`);
     if (status === undefined || status >= 500 || status === 429 || status === 408) {
-      return new BridgeError('UNAVAILABLE', message, { details, cause: err });
+      return new BridgeError('UNAVAILABLE', message, { details, cause });
     }
     if (status === 401 || status === 403)
-      return new BridgeError('PERMISSION_DENIED', message, { details, cause: err });
-    if (status === 404) return new BridgeError('NOT_FOUND', message, { details, cause: err });
-    if (status === 409 || status === 412)
-      return new BridgeError('CONFLICT', message, { details, cause: err });
-    return new BridgeError('INTERNAL', message, { details, cause: err });
+      return new BridgeError('PERMISSION_DENIED', message, { details, cause });
+    if (status === 404) return new BridgeError('NOT_FOUND', message, { details, cause });
+    if (status === 409 || status === 412) return new BridgeError('CONFLICT', message, { details, cause });
+    return new BridgeError('INTERNAL', message, { details, cause });
   }
 
   async put(key: string, body: Uint8Array | string, options: PutOptions = {}): Promise<ObjectInfo> {
@@ -384,24 +393,33 @@ export class S3ArtifactStore implements ArtifactStore {
     }
   }
 
+  /**
+   * Paginates with ListObjects (v1) and `Marker` = the last key seen. v2 continuation tokens would
+   * do the same job, but some S3-compatible servers cannot mint them (s3rver on Node ≥ 17 fails with
+   * a 500 because its tokens use DES, which OpenSSL 3 disables); v1 markers work everywhere.
+   */
   async list(prefix: string): Promise<string[]> {
     validatePrefix(prefix);
     const keys: string[] = [];
-    let token: string | undefined;
+    let marker: string | undefined;
     try {
-      do {
+      for (;;) {
         const out = await this.#client.send(
-          new ListObjectsV2Command({
+          new ListObjectsCommand({
             Bucket: this.#bucket,
             Prefix: `${this.#prefix}${prefix}`,
-            ...(token === undefined ? {} : { ContinuationToken: token }),
+            MaxKeys: this.#listPageSize,
+            ...(marker === undefined ? {} : { Marker: marker }),
           }),
         );
-        for (const item of out.Contents ?? []) {
+        const page = out.Contents ?? [];
+        for (const item of page) {
           if (item.Key?.startsWith(this.#prefix)) keys.push(item.Key.slice(this.#prefix.length));
         }
-        token = out.IsTruncated ? out.NextContinuationToken : undefined;
-      } while (token !== undefined);
+        const last = page.at(-1)?.Key;
+        if (!out.IsTruncated || last === undefined || last === marker) break;
+        marker = last;
+      }
     } catch (err) {
       throw this.#error('list', prefix, err);
     }

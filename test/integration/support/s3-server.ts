@@ -1,7 +1,8 @@
 /**
  * A real S3-compatible server for integration tests: s3rver on 127.0.0.1 (random port) over a temp
- * directory, with one random DNS-valid bucket. It checks SigV4 signatures (header and presigned
- * query) and presigned expiry; it ignores `If-None-Match` on PUT. Use path-style addressing.
+ * directory, with one random DNS-valid bucket. Use path-style addressing. What s3rver checks: the
+ * access key id (S3RVER) and presigned-URL expiry. What it does not: SigV4 signatures themselves
+ * (a garbled signature is accepted) and `If-None-Match: *` on PUT (it overwrites).
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -12,6 +13,7 @@ import path from 'node:path';
 
 interface S3rverInstance {
   run(): Promise<AddressInfo>;
+  httpServer?: import('node:http').Server;
   close(): Promise<void>;
 }
 type S3rverCtor = new (options: Record<string, unknown>) => S3rverInstance;
@@ -25,6 +27,8 @@ export interface S3TestServer {
   accessKeyId: string;
   secretAccessKey: string;
   region: string;
+  /** `METHOD /path?query` of every request the server received, in arrival order (test-only log). */
+  requests: string[];
   stop(): Promise<void>;
 }
 
@@ -45,8 +49,13 @@ export async function startS3Server(): Promise<S3TestServer> {
     await rm(directory, { recursive: true, force: true });
     throw err;
   }
+  const requests: string[] = [];
+  server.httpServer?.on('request', (req: import('node:http').IncomingMessage) => {
+    requests.push(`${req.method} ${req.url}`);
+  });
   let stopped = false;
   return {
+    requests,
     endpoint: `http://127.0.0.1:${address.port}`,
     bucket,
     accessKeyId: 'S3RVER',
