@@ -219,13 +219,25 @@ export class ArtifactCache {
         );
       }
       if (size > maxBytes) throw tooLarge(maxBytes, size, 'content-length');
-      return this.#store(
-        sha,
-        createReadStream(filePath, { highWaterMark: 1 << 20, signal }) as AsyncIterable<Buffer>,
-        maxBytes,
-        size,
-        progress,
-      );
+      try {
+        return await this.#store(
+          sha,
+          createReadStream(filePath, { highWaterMark: 1 << 20, signal }) as AsyncIterable<Buffer>,
+          maxBytes,
+          size,
+          progress,
+        );
+      } catch (err) {
+        if (err instanceof BridgeError) throw err;
+        if (signal.aborted) throw abortError(signal.reason);
+        throw new BridgeError(
+          'INTERNAL',
+          `cannot import ${filePath}: ${errno(err) ?? (err as Error).message}`,
+          {
+            cause: err,
+          },
+        );
+      }
     });
     return this.#checkResult(result, maxBytes, options.size);
   }
