@@ -1,8 +1,43 @@
 /** The command table of the emulated `/system/bin`. */
 import type { CommandFn } from '../context.ts';
+import { am } from './am.ts';
 import { echo, falseCommand, id, sh, sleep, trueCommand, uname, whoami } from './basic.ts';
+import { dumpsys } from './dumpsys.ts';
 import { cat, ls, md5sum, mkdir, rm, sha1sum, sha256sum, touch } from './files.ts';
 import { getprop } from './getprop.ts';
+import { input } from './input.ts';
+import { pm } from './pm.ts';
+import { settings } from './settings.ts';
+import { wm } from './wm.ts';
+
+/** Services reachable through `cmd SERVICE ...` (and `abb_exec:SERVICE`). */
+const SERVICES = new Map<string, CommandFn>([
+  ['package', pm],
+  ['settings', settings],
+  ['activity', am],
+  ['input', input],
+  ['window', wm],
+]);
+
+const cmd: CommandFn = async (argv, ctx) => {
+  const [service, ...rest] = argv;
+  if (service === undefined) {
+    ctx.io.stderr(
+      'cmd: No service specified; use -l to list all running services. Use -w to start and wait for a service.\n',
+    );
+    return 20;
+  }
+  if (service === '-l') {
+    ctx.io.stdout(`Currently running services:\n${[...SERVICES.keys()].map((s) => `  ${s}\n`).join('')}`);
+    return 0;
+  }
+  const command = SERVICES.get(service);
+  if (command === undefined) {
+    ctx.io.stderr(`cmd: Can't find service: ${service}\n`);
+    return 20;
+  }
+  return command(rest, ctx);
+};
 
 /** Commands toybox provides (reachable as `toybox NAME ...`). */
 const TOYBOX = new Map<string, CommandFn>([
@@ -40,9 +75,16 @@ const toybox: CommandFn = async (argv, ctx) => {
 export function createCommandTable(extra: Iterable<[string, CommandFn]> = []): Map<string, CommandFn> {
   return new Map<string, CommandFn>([
     ...TOYBOX,
+    ['am', am],
+    ['cmd', cmd],
+    ['dumpsys', dumpsys],
     ['getprop', getprop],
+    ['input', input],
+    ['pm', pm],
+    ['settings', settings],
     ['sh', sh],
     ['toybox', toybox],
+    ['wm', wm],
     ...extra,
   ]);
 }

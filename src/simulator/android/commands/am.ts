@@ -1,0 +1,62 @@
+/** `am instrument` (the helper emulation), `am force-stop`, `am start`, `am broadcast`. */
+import { amInstrument, forceStop } from '../../helper/index.ts';
+import type { CommandFn } from '../context.ts';
+
+function intentDescription(argv: string[]): string {
+  const parts: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    const value = argv[i + 1];
+    if (arg === '-a' && value !== undefined) parts.push(`act=${value}`);
+    else if (arg === '-d' && value !== undefined) parts.push(`dat=${value}`);
+    else if (arg === '-c' && value !== undefined) parts.push(`cat=[${value}]`);
+    else if (arg === '-n' && value !== undefined) parts.push(`cmp=${value}`);
+    else if (arg === '-p' && value !== undefined) parts.push(`pkg=${value}`);
+    else continue;
+    i++;
+  }
+  return `Intent { ${parts.join(' ')} }`;
+}
+
+export const am: CommandFn = async (argv, ctx) => {
+  const [verb, ...rest] = argv;
+  const device = ctx.android.device;
+  switch (verb) {
+    case 'instrument':
+      return amInstrument(rest, ctx.io, device);
+    case 'force-stop':
+    case 'kill': {
+      const args = rest.filter((a, i) => !a.startsWith('--') && rest[i - 1] !== '--user');
+      const pkg = args[0];
+      if (pkg === undefined) {
+        ctx.io.stderr(
+          `Exception occurred while executing '${verb}':\njava.lang.IllegalArgumentException: Argument expected after "${verb}"\n`,
+        );
+        return 255;
+      }
+      forceStop(device, pkg);
+      return 0;
+    }
+    case 'start':
+    case 'start-activity':
+      ctx.io.stdout(`Starting: ${intentDescription(rest)}\n`);
+      if (rest.includes('-W'))
+        ctx.io.stdout('Status: ok\nLaunchState: COLD\nTotalTime: 412\nWaitTime: 415\nComplete\n');
+      return 0;
+    case 'broadcast':
+      ctx.io.stdout(`Broadcasting: ${intentDescription(rest)}\nBroadcast completed: result=0\n`);
+      return 0;
+    case 'get-current-user':
+      ctx.io.stdout('0\n');
+      return 0;
+    case undefined:
+    case 'help':
+      ctx.io.stdout(
+        'Activity manager (activity) commands:\n  help\n  start [-W] [-n COMPONENT] ...\n  force-stop [--user <USER_ID>] <PACKAGE>\n  instrument [-r] [-e <NAME> <VALUE>] [-w] <COMPONENT>\n  broadcast [--user <USER_ID>] <INTENT>\n',
+      );
+      return 0;
+    default:
+      ctx.io.stderr(`Unknown command: ${verb}\n`);
+      return 255;
+  }
+};
