@@ -1,0 +1,217 @@
+/**
+ * What the emulated helper "captures" from the device's uiautomator XML: the document cut to
+ * `maxDepth`/`maxNodes` the way the real helper's traversal cuts it (preorder; a node at depth
+ * `maxDepth` keeps no children; once `maxNodes` nodes are written every later node is dropped), plus
+ * the counts it reports, and the viewport of the active application window. Pure string work: one
+ * forward scan, no DOM, and the input string itself is returned when nothing was cut.
+ */
+
+export interface CaptureResult {
+  xml: string;
+  nodeCount: number;
+  windowCount: number;
+  truncated: boolean;
+  rootPresent: boolean;
+  captureMode: 'interactive-windows' | 'active-window';
+}
+
+export interface Rect {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+/** End index (inclusive) of the tag starting at `start`, skipping `>` inside quoted attribute values. */
+function tagEnd(xml: string, start: number): number {
+  let i = start + 1;
+  let quote = 0;
+  for (; i < xml.length; i += 1) {
+    const c = xml.charCodeAt(i);
+    if (quote !== 0) {
+      if (c === quote) quote = 0;
+    } else if (c === 34 || c === 39) {
+      quote = c;
+    } else if (c === 62) {
+      return i;
+    }
+  }
+  return -1;
+}
+
+function isNodeTag(xml: string, at: number): boolean {
+  // `<node` followed by whitespace, `>` or `/`.
+  if (!xml.startsWith('node', at)) return false;
+  const c = xml.charCodeAt(at + 4);
+  return c === 32 || c === 9 || c === 10 || c === 13 || c === 62 || c === 47;
+}
+
+interface ScanHandlers {
+  /** Return false to drop the node and its subtree. */
+  open(depth: number, tagStart: number, tagEnd: number): boolean;
+}
+
+/**
+ * Walk `<node>` elements in document order. Returns the kept text (original slices) and whether
+ * anything was dropped. Comments and processing instructions are copied through.
+ */
+function scanNodes(xml: string, handlers: ScanHandlers): { xml: string; dropped: boolean } {
+  const out: string[] = [];
+  let copyFrom = 0;
+  let pos = 0;
+  let depth = -1;
+  let skipNest = 0;
+  let dropped = false;
+  for (;;) {
+    const lt = xml.indexOf('<', pos);
+    if (lt < 0) break;
+    const next = xml.charCodeAt(lt + 1);
+    if (next === 33 /* ! */) {
+      const close = xml.startsWith('<!--', lt) ? xml.indexOf('-->', lt + 4) : xml.indexOf('>', lt);
+      if (close < 0) break;
+      pos = close + (xml.startsWith('<!--', lt) ? 3 : 1);
+      continue;
+    }
+    if (next === 63 /* ? */) {
+      const close = xml.indexOf('?>', lt + 2);
+      if (close < 0) break;
+      pos = close + 2;
+      continue;
+    }
+    const end = tagEnd(xml, lt);
+    if (end < 0) break;
+    pos = end + 1;
+    if (next === 47 /* / */) {
+      if (!isNodeTag(xml, lt + 2)) continue;
+      if (skipNest > 0) {
+        skipNest -= 1;
+        if (skipNest === 0) copyFrom = end + 1;
+      } else {
+        depth -= 1;
+      }
+      continue;
+    }
+    if (!isNodeTag(xml, lt + 1)) continue;
+    const selfClosing = xml.charCodeAt(end - 1) === 47;
+    if (skipNest > 0) {
+      if (!selfClosing) skipNest += 1;
+      continue;
+    }
+    const nodeDepth = depth + 1;
+    if (handlers.open(nodeDepth, lt, end)) {
+      if (!selfClosing) depth = nodeDepth;
+      continue;
+    }
+    dropped = true;
+    out.push(xml.slice(copyFrom, lt));
+    if (selfClosing) copyFrom = end + 1;
+    else skipNest = 1;
+  }
+  if (!dropped) return { xml, dropped };
+  out.push(xml.slice(copyFrom));
+  return { xml: out.join(''), dropped };
+}
+
+let lastCapture: { xml: string; maxDepth: number; maxNodes: number; result: CaptureResult } | undefined;
+
+/** Cut `xml` to the helper's limits and count what was kept. */
+export function captureUiXml(xml: string, maxDepth: number, maxNodes: number): CaptureResult {
+  if (
+    lastCapture &&
+    lastCapture.xml === xml &&
+    lastCapture.maxDepth === maxDepth &&
+    lastCapture.maxNodes === maxNodes
+  ) {
+    return lastCapture.result;
+  }
+  let nodeCount = 0;
+  let windowCount = 0;
+  let sourceRoots = 0;
+  const cut = scanNodes(xml, {
+    open(depth) {
+      if (depth === 0) sourceRoots += 1;
+      if (nodeCount >= maxNodes || depth > maxDepth) return false;
+      nodeCount += 1;
+      if (depth === 0) windowCount += 1;
+      return true;
+    },
+  });
+  const result: CaptureResult = {
+    xml: cut.xml,
+    nodeCount,
+    windowCount,
+    truncated: cut.dropped,
+    rootPresent: sourceRoots > 0,
+    captureMode: sourceRoots > 0 ? 'interactive-windows' : 'active-window',
+  };
+  lastCapture = { xml, maxDepth, maxNodes, result };
+  return result;
+}
+
+const ATTR_RE = /\s([\w:-]+)="([^"]*)"/g;
+
+function attributes(tag: string): Map<string, string> {
+  const map = new Map<string, string>();
+  for (const m of tag.matchAll(ATTR_RE)) map.set(m[1] as string, m[2] as string);
+  return map;
+}
+
+const BOUNDS_RE = /^\[(-?\d+),(-?\d+)\]\[(-?\d+),(-?\d+)\]$/;
+
+function parseBounds(value: string | undefined): Rect | undefined {
+  const m = value === undefined ? null : BOUNDS_RE.exec(value);
+  if (!m) return undefined;
+  const [l, t, r, b] = [m[1], m[2], m[3], m[4]].map(Number) as [number, number, number, number];
+  if (r <= l || b <= t) return undefined;
+  return { x: l, y: t, width: r - l, height: b - t };
+}
+
+/** Window roots of a uiautomator document, as attribute maps. */
+export function windowRoots(xml: string): Array<Map<string, string>> {
+  const roots: Array<Map<string, string>> = [];
+  scanNodes(xml, {
+    open(depth, start, end) {
+      if (depth === 0) roots.push(attributes(xml.slice(start, end + 1)));
+      return depth === 0;
+    },
+  });
+  return roots;
+}
+
+const NON_APP_PACKAGE = /^com\.android\.systemui$|inputmethod|keyboard/i;
+
+/**
+ * The active application window's bounds, as the helper's viewport reader picks them: with window
+ * metadata, the first application window (type 1) that is active or focused, else the first
+ * application window; without it (plain uiautomator dumps), the first root that is neither system
+ * UI nor a keyboard, else the first root. Undefined when there is no root with non-empty bounds.
+ */
+export function activeViewport(xml: string): Rect | undefined {
+  const roots = windowRoots(xml);
+  const bounds = (root: Map<string, string>): Rect | undefined =>
+    parseBounds(root.get('window-bounds')) ?? parseBounds(root.get('bounds'));
+  const typed = roots.filter((r) => r.has('window-type'));
+  if (typed.length > 0) {
+    const apps = typed.filter((r) => r.get('window-type') === '1');
+    for (const r of apps) {
+      if (r.get('window-active') === 'true' || r.get('window-focused') === 'true') {
+        const b = bounds(r);
+        if (b) return b;
+      }
+    }
+    for (const r of apps) {
+      const b = bounds(r);
+      if (b) return b;
+    }
+  }
+  for (const r of roots) {
+    if (NON_APP_PACKAGE.test(r.get('package') ?? '')) continue;
+    const b = bounds(r);
+    if (b) return b;
+  }
+  for (const r of roots) {
+    const b = bounds(r);
+    if (b) return b;
+  }
+  return undefined;
+}
