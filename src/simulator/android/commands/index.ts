@@ -8,6 +8,7 @@ import { getprop } from './getprop.ts';
 import { input } from './input.ts';
 import { pm } from './pm.ts';
 import { settings } from './settings.ts';
+import { cut, grep, head, tail, wc } from './text.ts';
 import { wm } from './wm.ts';
 
 /** Services reachable through `cmd SERVICE ...` (and `abb_exec:SERVICE`). */
@@ -42,6 +43,11 @@ const cmd: CommandFn = async (argv, ctx) => {
 /** Commands toybox provides (reachable as `toybox NAME ...`). */
 const TOYBOX = new Map<string, CommandFn>([
   ['cat', cat],
+  ['cut', cut],
+  ['grep', grep],
+  ['head', head],
+  ['tail', tail],
+  ['wc', wc],
   ['echo', echo],
   ['false', falseCommand],
   ['id', id],
