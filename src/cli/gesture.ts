@@ -64,7 +64,6 @@ async function verdictOf(bytes: Uint8Array, base64: boolean) {
 
 /** Keep terminal output inert: control characters become `\uXXXX`. */
 function printable(text: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: that is the point
   return text.replace(
     /[\u0000-\u001f\u007f-\u009f]/g,
     (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
