@@ -247,7 +247,15 @@ export class Shell {
       cwd: this.#cwd,
       android: this.#android,
       runScript: (source, argv0) => {
+        // A child shell: sees only the exported environment plus this command's assignments.
         const sub = this.#fork();
+        sub.#vars.clear();
+        sub.#exported.clear();
+        for (const [key, value] of env) {
+          sub.#vars.set(key, value);
+          sub.#exported.add(key);
+        }
+        sub.#status = 0;
         if (argv0 !== undefined) sub.#argv0 = argv0;
         return sub.#runSource(source, frame);
       },
