@@ -1,7 +1,8 @@
 import { once } from 'node:events';
+import { readdirSync, readFileSync } from 'node:fs';
 import net from 'node:net';
 import type { Duplex } from 'node:stream';
-import { XMLParser } from 'fast-xml-parser';
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildPinch, buildSwipe, encodeTouchPlanBase64 } from '../../src/helpers/protocol/touch-plan.ts';
 import {
@@ -648,6 +649,30 @@ describe('persistent session', () => {
     const out = await session.done;
     expect(parseAm(out.stdout).result).toEqual({ shortMsg: 'Process crashed.' });
   });
+});
+
+describe('capture of real uiautomator dumps (test/fixtures/uiautomator)', () => {
+  const dir = new URL('../fixtures/uiautomator/', import.meta.url);
+  const files = readdirSync(dir).filter((f) => f.endsWith('.xml'));
+
+  it.each(files)(
+    '%s: passes through untouched, and cuts to half its nodes as well-formed XML',
+    async (name) => {
+      const xml = readFileSync(new URL(name, dir), 'utf8');
+      const total = countNodeElements(xml);
+      const full = parseAm((await run(fakeDevice({ xml }), ['-w', RUNNER])).stdout);
+      expect(chunkBytes(full).toString('utf8')).toBe(xml);
+      expect(full.result).toMatchObject({ nodeCount: String(total), truncated: 'false' });
+      const half = Math.floor(total / 2);
+      const cut = parseAm(
+        (await run(fakeDevice({ xml }), ['-w', '-e', 'maxNodes', String(half), RUNNER])).stdout,
+      );
+      const cutXml = chunkBytes(cut).toString('utf8');
+      expect(countNodeElements(cutXml)).toBe(half);
+      expect(cut.result).toMatchObject({ nodeCount: String(half), truncated: 'true' });
+      expect(XMLValidator.validate(cutXml)).toBe(true);
+    },
+  );
 });
 
 describe('UI sources', () => {
