@@ -1,8 +1,9 @@
 /**
  * Deterministic large uiautomator trees for benchmarks and stress tests: a feed app (toolbar, a long
  * scrollable list of cards, some with nested horizontal carousels and Compose-style wrapper chains)
- * plus a status bar window. Exactly `nodeCount` `<node>` elements; about 300 bytes per node, so
- * 5,000 nodes come to roughly 1.5 MB. Text mixes ASCII with accented, CJK, Cyrillic, Arabic and emoji
+ * plus a status bar window. Exactly `nodeCount` `<node>` elements with uiautomator's full attribute
+ * set (incl. visible-to-user and drawing-order): about 385 bytes per node, so 5,000 nodes come to
+ * about 1.9 MB (older dumps without those two attributes would be ~1.6 MB). Text mixes ASCII with accented, CJK, Cyrillic, Arabic and emoji
  * words, so UTF-8 chunk boundaries fall inside multi-byte characters.
  */
 import { type Bounds, type UiNode, writeUiXml } from './ui-xml-writer.ts';
