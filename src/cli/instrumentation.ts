@@ -1,0 +1,77 @@
+/**
+ * `devicebridge instrumentation parse [FILE|-] [--json]`: interpret raw `am instrument -w` output of
+ * the snapshot helper (a file, or stdin for `-` / no argument).
+ *
+ * --json prints exactly one JSON object on stdout:
+ *   success  {"ok":true,"mode":"snapshot"|"viewport"|"gesture"|"session","result":{...},"xml":"..."}
+ *            (`xml` for snapshots only), exit 0
+ *   failure  {"ok":false,"error":{"code":"HELPER_FAILED"|"HELPER_PROTOCOL_ERROR","message":...,
+ *            "retryable":...,"details":{...}}}, exit 1
+ * Without --json a short human summary (the XML is not printed). Usage errors (unreadable FILE,
+ * stdin is a terminal) exit 2.
+ */
+import { readFile } from 'node:fs/promises';
+import type { Command } from 'commander';
+import { interpretSnapshotResult } from '../helpers/protocol/chunks.ts';
+import { parseInstrumentationOutput } from '../helpers/protocol/instrumentation-output.ts';
+import { decodeUtf8 } from '../helpers/protocol/utf8.ts';
+import { EXIT_FAILURE, ExitCode, UsageError } from './exit.ts';
+
+/** Bytes of FILE, or of stdin for `-` / undefined. Unreadable input is a usage error. */
+export async function readInputBytes(file: string | undefined): Promise<Buffer> {
+  if (file === undefined || file === '-') {
+    if (process.stdin.isTTY) throw new UsageError('no input: give FILE or pipe data to stdin');
+    const chunks: Buffer[] = [];
+    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks);
+  }
+  try {
+    return await readFile(file);
+  } catch (err) {
+    const reason =
+      err instanceof Error && 'code' in err ? String((err as NodeJS.ErrnoException).code) : String(err);
+    throw new UsageError(`cannot read ${file}: ${reason}`);
+  }
+}
+
+/** UTF-8 text of input bytes (aligned copy first: the fast decoder wants 4-byte alignment). */
+export function inputText(bytes: Buffer): string {
+  if (bytes.byteOffset % 4 === 0) return decodeUtf8(bytes);
+  const own = Buffer.allocUnsafeSlow(bytes.length);
+  bytes.copy(own);
+  return decodeUtf8(own);
+}
+
+export function registerInstrumentation(program: Command): void {
+  const group = program
+    .command('instrumentation')
+    .description('Snapshot helper instrumentation output tools');
+  group
+    .command('parse')
+    .description('Parse raw `am instrument -w` output of the snapshot helper')
+    .argument('[file]', 'output file, or - for stdin', '-')
+    .option('--json', 'print one JSON object')
+    .action(async (file: string, opts: { json?: boolean }) => {
+      const text = inputText(await readInputBytes(file));
+      const outcome = interpretSnapshotResult(parseInstrumentationOutput(text));
+      if (opts.json) {
+        process.stdout.write(
+          `${JSON.stringify(outcome.ok ? outcome : { ok: false, error: outcome.error.toJSON() })}\n`,
+        );
+      } else if (outcome.ok) {
+        const lines = [`ok: ${outcome.mode}`];
+        for (const [key, value] of Object.entries(outcome.result)) {
+          if (key !== 'extra') lines.push(`  ${key}: ${String(value)}`);
+        }
+        if (outcome.mode === 'snapshot') lines.push(`  xml: ${Buffer.byteLength(outcome.xml)} bytes`);
+        process.stdout.write(`${lines.join('\n')}\n`);
+      } else {
+        const lines = [`${outcome.error.code}: ${outcome.error.message}`];
+        for (const [key, value] of Object.entries(outcome.error.details ?? {})) {
+          lines.push(`  ${key}: ${typeof value === 'string' ? value : JSON.stringify(value)}`);
+        }
+        process.stderr.write(`${lines.join('\n')}\n`);
+      }
+      if (!outcome.ok) throw new ExitCode(EXIT_FAILURE);
+    });
+}
