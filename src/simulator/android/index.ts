@@ -3,6 +3,7 @@
  * listeners, behind the `SimAndroid` contract the adbd layer drives.
  */
 import type { Duplex } from 'node:stream';
+import { forceStop } from '../helper/index.ts';
 import type { ShellIO, SimAndroid, SimAndroidOptions } from '../types.ts';
 import { createCommandTable } from './commands/index.ts';
 import type { AndroidRuntime, CommandFn } from './context.ts';
@@ -81,6 +82,8 @@ export function createSimAndroid(options: SimAndroidOptions): SimAndroidHandle {
       };
     },
     shutdown(): void {
+      for (const pkg of packages.list())
+        if (pkg.instrumentations.length > 0) forceStop(device, pkg.packageName);
       device.shutdown();
     },
     inputEvents: () => device.inputEvents(),
