@@ -1,0 +1,115 @@
+/**
+ * Every `adb forward` the bridge creates is recorded against its owner (a lease id or a session id)
+ * and removed when the owner ends. `reconcile` compares the ledger with the adb server's own list
+ * and removes strays the bridge created (all of them on the bridge's private adb server; on an
+ * external server only forwards this ledger ever created).
+ */
+import type { Deadline } from './deadline.ts';
+
+export interface ForwardEntry {
+  owner: string;
+  serial: string;
+  local: string;
+  remote: string;
+}
+
+/** The part of AdbClient the ledger needs (tests of code above may pass their own). */
+export interface ForwardOps {
+  forward(serial: string, local: string, remote: string, deadline?: Deadline): Promise<string>;
+  removeForward(serial: string, local: string, deadline?: Deadline): Promise<void>;
+  listForwards(deadline?: Deadline): Promise<Array<{ serial: string; local: string; remote: string }>>;
+}
+
+export interface ReleaseReport {
+  removed: ForwardEntry[];
+  failed: Array<ForwardEntry & { error: string }>;
+}
+
+const key = (serial: string, local: string) => `${serial}\u0000${local}`;
+
+export class ForwardLedger {
+  readonly #adb: ForwardOps;
+  readonly #ownsServer: boolean;
+  readonly #entries = new Map<string, ForwardEntry>();
+  /** Everything this ledger ever created, so strays on an external server can be told apart. */
+  readonly #created = new Set<string>();
+
+  constructor(adb: ForwardOps, options: { ownsServer: boolean }) {
+    this.#adb = adb;
+    this.#ownsServer = options.ownsServer;
+  }
+
+  /** Create a forward for `owner`; `local` may be `tcp:0` (the adb server picks the port). */
+  async open(
+    owner: string,
+    serial: string,
+    local: string,
+    remote: string,
+    deadline?: Deadline,
+  ): Promise<ForwardEntry> {
+    const bound = await this.#adb.forward(serial, local, remote, deadline);
+    const entry = { owner, serial, local: bound, remote };
+    this.#entries.set(key(serial, bound), entry);
+    this.#created.add(key(serial, bound));
+    return entry;
+  }
+
+  entries(owner?: string): ForwardEntry[] {
+    return [...this.#entries.values()].filter((e) => owner === undefined || e.owner === owner);
+  }
+
+  /** Remove one forward (e.g. a session closing) whatever its owner. */
+  async close(serial: string, local: string, deadline?: Deadline): Promise<void> {
+    const k = key(serial, local);
+    if (!this.#entries.has(k)) return;
+    await this.#adb.removeForward(serial, local, deadline);
+    this.#entries.delete(k);
+  }
+
+  /** Remove every forward `owner` created; failures are reported, not thrown, and stay in the ledger. */
+  async release(owner: string, deadline?: Deadline): Promise<ReleaseReport> {
+    const report: ReleaseReport = { removed: [], failed: [] };
+    for (const entry of this.entries(owner)) {
+      try {
+        await this.#adb.removeForward(entry.serial, entry.local, deadline);
+        this.#entries.delete(key(entry.serial, entry.local));
+        report.removed.push(entry);
+      } catch (err) {
+        // A forward the server no longer has is gone: that is what we wanted.
+        if (/not found|cannot remove|listener .* not found/i.test((err as Error).message)) {
+          this.#entries.delete(key(entry.serial, entry.local));
+          report.removed.push(entry);
+        } else {
+          report.failed.push({ ...entry, error: (err as Error).message });
+        }
+      }
+    }
+    return report;
+  }
+
+  /**
+   * Remove forwards on the server that no live owner holds but the bridge created; forget ledger
+   * entries the server no longer has (e.g. after an adb server restart).
+   */
+  async reconcile(deadline?: Deadline): Promise<{ removedStrays: string[]; forgotten: ForwardEntry[] }> {
+    const live = await this.#adb.listForwards(deadline);
+    const onServer = new Set(live.map((f) => key(f.serial, f.local)));
+    const removedStrays: string[] = [];
+    for (const f of live) {
+      const k = key(f.serial, f.local);
+      if (this.#entries.has(k)) continue;
+      if (this.#ownsServer || this.#created.has(k)) {
+        await this.#adb.removeForward(f.serial, f.local, deadline).catch(() => undefined);
+        removedStrays.push(`${f.serial} ${f.local} ${f.remote}`);
+      }
+    }
+    const forgotten: ForwardEntry[] = [];
+    for (const [k, entry] of this.#entries) {
+      if (!onServer.has(k)) {
+        this.#entries.delete(k);
+        forgotten.push(entry);
+      }
+    }
+    return { removedStrays, forgotten };
+  }
+}

@@ -1,0 +1,173 @@
+/**
+ * The bridge's own adb server: `adb -P <port> server nodaemon` on a private port (never the user's
+ * 5037), restarted with capped exponential backoff when it dies or is killed from outside. Emits
+ * `restarted` after a restart so tunnels can be re-connected. With `external: true` (ADB_SERVER) it
+ * only waits for that server to answer.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { EventEmitter } from 'node:events';
+import net from 'node:net';
+import { BridgeError } from '../errors.ts';
+import type { Logger } from '../observability/logger.ts';
+
+export interface AdbServerOptions {
+  host?: string;
+  port: number;
+  adbPath?: string;
+  external?: boolean;
+  logger?: Logger;
+  /** First restart delay; doubles up to `maxBackoffMs`. */
+  backoffMs?: number;
+  maxBackoffMs?: number;
+}
+
+/** Ask an adb server for its version (`host:version`); resolves the version number or rejects. */
+export function pingAdbServer(host: string, port: number, timeoutMs = 1000): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect({ host, port });
+    let buf = Buffer.alloc(0);
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(new Error('adb server did not answer'));
+    }, timeoutMs);
+    socket.on('connect', () => socket.write('000chost:version'));
+    socket.on('data', (d) => {
+      buf = Buffer.concat([buf, d]);
+      if (buf.length >= 12) {
+        clearTimeout(timer);
+        socket.destroy();
+        if (buf.subarray(0, 4).toString() !== 'OKAY')
+          return reject(new Error(`unexpected reply ${buf.subarray(0, 4)}`));
+        resolve(Number.parseInt(buf.subarray(8, 12).toString(), 16));
+      }
+    });
+    socket.on('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+  });
+}
+
+export class AdbServer extends EventEmitter {
+  readonly host: string;
+  readonly port: number;
+  readonly #adbPath: string;
+  readonly #external: boolean;
+  readonly #logger: Logger | undefined;
+  readonly #backoffMs: number;
+  readonly #maxBackoffMs: number;
+  #child: ChildProcess | undefined;
+  #stopped = false;
+  #restarts = 0;
+  #failures = 0;
+  #restartTimer: NodeJS.Timeout | undefined;
+
+  constructor(options: AdbServerOptions) {
+    super();
+    if (!options.external && options.port === 5037) {
+      throw new BridgeError(
+        'INVALID_ARGUMENT',
+        "the bridge never runs its adb server on 5037 (the user's default)",
+      );
+    }
+    this.host = options.host ?? '127.0.0.1';
+    this.port = options.port;
+    this.#adbPath = options.adbPath ?? 'adb';
+    this.#external = options.external ?? false;
+    this.#logger = options.logger;
+    this.#backoffMs = options.backoffMs ?? 250;
+    this.#maxBackoffMs = options.maxBackoffMs ?? 8000;
+  }
+
+  get restarts(): number {
+    return this.#restarts;
+  }
+
+  get pid(): number | undefined {
+    return this.#child?.pid;
+  }
+
+  async start(timeoutMs = 15_000): Promise<void> {
+    this.#stopped = false;
+    if (!this.#external) this.#spawn();
+    await this.waitUntilReady(timeoutMs);
+  }
+
+  async waitUntilReady(timeoutMs = 15_000): Promise<void> {
+    const until = Date.now() + timeoutMs;
+    let last: unknown;
+    while (Date.now() < until) {
+      try {
+        await pingAdbServer(this.host, this.port);
+        return;
+      } catch (err) {
+        last = err;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+    throw new BridgeError(
+      'UNAVAILABLE',
+      `adb server on ${this.host}:${this.port} did not answer within ${timeoutMs} ms`,
+      {
+        details: { reason: last instanceof Error ? last.message : String(last) },
+      },
+    );
+  }
+
+  #spawn(): void {
+    const child = spawn(this.#adbPath, ['-P', String(this.port), 'server', 'nodaemon'], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { ...process.env, ANDROID_ADB_SERVER_PORT: String(this.port) },
+    });
+    this.#child = child;
+    let stderr = '';
+    child.stderr?.on('data', (d: Buffer) => {
+      stderr = (stderr + d.toString()).slice(-2000);
+    });
+    child.on('error', (err) => {
+      this.#logger?.error({ err: err.message }, 'adb server failed to start');
+    });
+    child.on('exit', (code, signal) => {
+      if (this.#child === child) this.#child = undefined;
+      if (this.#stopped) return;
+      this.#failures += 1;
+      const delay = Math.min(this.#maxBackoffMs, this.#backoffMs * 2 ** Math.min(this.#failures - 1, 10));
+      this.#logger?.warn(
+        { code, signal, delayMs: delay, stderr: stderr.slice(-300) },
+        'adb server exited; restarting',
+      );
+      this.emit('exit', { code, signal });
+      this.#restartTimer = setTimeout(() => void this.#restart(), delay);
+    });
+  }
+
+  async #restart(): Promise<void> {
+    if (this.#stopped) return;
+    this.#spawn();
+    try {
+      await this.waitUntilReady(10_000);
+      this.#failures = 0;
+      this.#restarts += 1;
+      this.emit('restarted', { restarts: this.#restarts });
+    } catch (err) {
+      this.#logger?.error({ err: (err as Error).message }, 'adb server restart did not answer');
+      this.#child?.kill('SIGKILL');
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    if (this.#restartTimer) clearTimeout(this.#restartTimer);
+    const child = this.#child;
+    this.#child = undefined;
+    if (!child || child.exitCode !== null) return;
+    await new Promise<void>((resolve) => {
+      const force = setTimeout(() => child.kill('SIGKILL'), 3000);
+      child.once('exit', () => {
+        clearTimeout(force);
+        resolve();
+      });
+      child.kill('SIGTERM');
+    });
+  }
+}
