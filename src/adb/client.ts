@@ -167,14 +167,13 @@ export class AdbClient extends EventEmitter {
       socket.destroy();
       throw new BridgeError('INVALID_ARGUMENT', `shell command of ${bytes} bytes is too long`);
     }
-    const reply = (await withDeadline(
-      readExactly(socket, 4, connection),
+    socket.write(`${hex4(bytes)}${request}`);
+    const reply = await withDeadline(
+      readExactly(socket, 4),
       { timeoutMs: DEFAULT_TIMEOUT, ...deadline },
       'shell open',
       () => socket.destroy(),
-      // biome-ignore lint/suspicious/noExplicitAny: adbkit connection write signature
-    ).finally(() => {})) as unknown as Buffer;
-    void bytes;
+    );
     if (reply.toString('latin1') !== 'OKAY') {
       const rest = await readAll(socket).catch(() => Buffer.alloc(0));
       socket.destroy();
@@ -437,7 +436,7 @@ function readAll(socket: Socket): Promise<Buffer> {
   });
 }
 
-function readExactly(socket: Socket, n: number, _connection: unknown): Promise<Buffer> {
+function readExactly(socket: Socket, n: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     let buf = Buffer.alloc(0);
     const onData = (d: Buffer) => {
