@@ -122,8 +122,7 @@ export function assembleSnapshotChunks(
   for (let i = 0; i < chunkCount; i++) {
     if (slots[i] === undefined) return missing(i, chunkCount, chunks.length);
   }
-  // Own (aligned) memory: lets decodeUtf8 scan 4 bytes at a time.
-  const bytes = Buffer.allocUnsafeSlow(total);
+  const bytes = Buffer.allocUnsafe(total);
   let offset = 0;
   for (let i = 0; i < chunkCount; i++) {
     const chunk = slots[i] as Chunk;

@@ -221,8 +221,7 @@ export function parseSessionResponse(bytes: Uint8Array, expected: ExpectedRespon
     if (!isUtf8(body)) {
       return protocolError('session snapshot body is not valid UTF-8', { reason: 'invalid-utf8' });
     }
-    // Copy into own aligned memory only when large (decodeUtf8's fast path wants alignment).
-    const xml = decodeUtf8(body.byteOffset % 4 === 0 || body.length < 4096 ? body : Buffer.from(body));
+    const xml = decodeUtf8(body);
     if (!hasHierarchy(xml)) {
       return protocolError('session snapshot body has no <hierarchy ...> ... </hierarchy>', {
         reason: 'missing-hierarchy',
