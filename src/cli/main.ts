@@ -9,6 +9,8 @@ const registrations: Array<() => Promise<(program: Command) => void>> = [
   () => import('./release.ts').then((m) => m.registerRelease),
   () => import('./manifest.ts').then((m) => m.registerManifest),
   () => import('./gesture.ts').then((m) => m.registerGesture),
+  () => import('./instrumentation.ts').then((m) => m.registerInstrumentation),
+  () => import('./snapshot.ts').then((m) => m.registerSnapshot),
 ];
 
 export function buildProgram(): Command {
