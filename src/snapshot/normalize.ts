@@ -118,7 +118,7 @@ function isSpace(c: number): boolean {
 
 function isNameEnd(c: number): boolean {
   // whitespace, '/', '>', '=' or end of input (NaN)
-  return c === 32 || c === 10 || c === 13 || c === 9 || c === 47 || c === 62 || c === 61 || c !== c;
+  return c === 32 || c === 10 || c === 13 || c === 9 || c === 47 || c === 62 || c === 61 || Number.isNaN(c);
 }
 
 const NAMED: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
@@ -321,7 +321,6 @@ function emptyAttrs(): Attrs {
 class Scanner {
   readonly #xml: string;
   readonly #threshold: number;
-  #pos = 0;
   #nextAmp = -1;
   #nodes: SnapshotNode[] = [];
   // Per node ordinal: drawing order and the visible-content box [l, t, r, b] (l >= r: none);
@@ -762,7 +761,7 @@ class Scanner {
         if (xml.charCodeAt(p + 1) !== 62) throw new XmlError(p, "expected '>' after '/'");
         return p + 2;
       }
-      if (c !== c) throw new XmlError(lt, 'unterminated start tag');
+      if (Number.isNaN(c)) throw new XmlError(lt, 'unterminated start tag');
       if (!hadSpace) throw new XmlError(p, 'expected whitespace before an attribute');
       const nameStart = p;
       while (!isNameEnd(c)) c = xml.charCodeAt(++p);
