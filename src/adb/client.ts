@@ -208,7 +208,11 @@ export class AdbClient extends EventEmitter {
     if (size > limit) throw new BridgeError('PAYLOAD_TOO_LARGE', `shell output exceeded ${limit} bytes`);
     if (exitCode === null) {
       throw new BridgeError('DEVICE_OFFLINE', `shell on ${serial}: stream closed before the exit status`, {
-        details: { serial, stdoutTail: Buffer.concat(out).subarray(-200).toString() },
+        details: {
+          serial,
+          command: command.slice(0, 200),
+          stdoutTail: Buffer.concat(out).subarray(-200).toString(),
+        },
       });
     }
     return { stdout: Buffer.concat(out), stderr: Buffer.concat(err), exitCode };
@@ -252,6 +256,7 @@ export class AdbClient extends EventEmitter {
       });
       socket.once('close', done);
       socket.once('error', () => socket.destroy());
+      socket.resume();
     });
     if (options.stdin !== undefined) {
       for (let i = 0; i < options.stdin.length; i += 64 * 1024) {
@@ -442,6 +447,8 @@ function readExactly(socket: Socket, n: number): Promise<Buffer> {
     const onData = (d: Buffer) => {
       buf = Buffer.concat([buf, d]);
       if (buf.length >= n) {
+        // Pause before giving the socket back: bytes after the reply must wait for the next reader.
+        socket.pause();
         socket.off('data', onData);
         socket.off('close', onClose);
         if (buf.length > n) socket.unshift(buf.subarray(n));

@@ -33,6 +33,7 @@ export class TunnelManager extends EventEmitter {
   #tracker: { stop(): void } | undefined;
   #stopped = false;
   readonly #onRestart = () => void this.#afterServerRestart();
+  readonly #onExit = () => this.#onServerExit();
 
   constructor(options: TunnelOptions) {
     super();
@@ -46,6 +47,7 @@ export class TunnelManager extends EventEmitter {
   async start(): Promise<void> {
     this.#stopped = false;
     this.#server?.on('restarted', this.#onRestart);
+    this.#server?.on('exit', this.#onExit);
     await this.#track();
   }
 
@@ -170,21 +172,27 @@ export class TunnelManager extends EventEmitter {
     });
   }
 
+  /** The adb server died: every tunnel is offline until it is re-connected. */
+  #onServerExit(): void {
+    for (const t of this.#tunnels.values()) this.#set(t, 'offline');
+  }
+
   async #afterServerRestart(): Promise<void> {
     this.#logger?.info({ tunnels: this.#tunnels.size }, 'adb server restarted: re-connecting tunnels');
-    await this.#track();
     for (const t of this.#tunnels.values()) {
       if (t.timer) clearTimeout(t.timer);
       t.timer = undefined;
       t.attempts = 0;
       this.#set(t, 'connecting');
-      void this.#connect(t);
     }
+    await this.#track();
+    for (const t of this.#tunnels.values()) void this.#connect(t);
   }
 
   stop(): void {
     this.#stopped = true;
     this.#server?.off('restarted', this.#onRestart);
+    this.#server?.off('exit', this.#onExit);
     this.#tracker?.stop();
     this.#tracker = undefined;
     for (const t of this.#tunnels.values()) if (t.timer) clearTimeout(t.timer);

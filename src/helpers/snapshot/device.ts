@@ -1,0 +1,39 @@
+/**
+ * What the helper driver needs from a device: shell (complete and streamed), push, forwards (through
+ * the ledger) and per-device locks. Built over AdbClient for real devices.
+ */
+import type { AdbClient, ShellOptions, ShellResult, ShellStream } from '../../adb/client.ts';
+import type { Deadline } from '../../adb/deadline.ts';
+import type { DeviceLocks } from '../../adb/device-lock.ts';
+import type { ForwardEntry, ForwardLedger } from '../../adb/forward-ledger.ts';
+
+export interface HelperDevice {
+  readonly serial: string;
+  /** Host where `adb forward` listeners accept connections (the adb server's host). */
+  readonly forwardHost: string;
+  shell(command: string, options?: ShellOptions): Promise<ShellResult>;
+  shellStream(command: string, options?: ShellOptions): Promise<ShellStream>;
+  push(localPath: string, remotePath: string, deadline?: Deadline): Promise<void>;
+  openForward(owner: string, remote: string, deadline?: Deadline): Promise<ForwardEntry>;
+  closeForward(entry: ForwardEntry): Promise<void>;
+  readonly locks: DeviceLocks;
+}
+
+export function adbHelperDevice(options: {
+  client: AdbClient;
+  serial: string;
+  ledger: ForwardLedger;
+  locks: DeviceLocks;
+}): HelperDevice {
+  const { client, serial, ledger, locks } = options;
+  return {
+    serial,
+    forwardHost: client.host,
+    locks,
+    shell: (command, opts) => client.shell(serial, command, opts),
+    shellStream: (command, opts) => client.shellStream(serial, command, opts),
+    push: (local, remote, deadline) => client.push(serial, local, remote, deadline ?? {}),
+    openForward: (owner, remote, deadline) => ledger.open(owner, serial, 'tcp:0', remote, deadline),
+    closeForward: (entry) => ledger.close(entry.serial, entry.local),
+  };
+}

@@ -1,0 +1,82 @@
+/**
+ * One-shot helper runs: `am instrument -w ... RUNNER` with a command deadline above the helper's own
+ * timeout, output parsed incrementally as it streams in, then interpreted. On timeout or crash the
+ * helper is force-stopped so the next run starts clean.
+ */
+import { shellCommand } from '../../adb/shell-quote.ts';
+import { BridgeError } from '../../errors.ts';
+import type { HelperManifest } from '../../manifest/index.ts';
+import { interpretSnapshotResult, type SnapshotRunResult } from '../protocol/chunks.ts';
+import { InstrumentationOutputParser } from '../protocol/instrumentation-output.ts';
+import { buildInstrumentCommand, type CaptureOptions } from './capture-options.ts';
+import type { HelperDevice } from './device.ts';
+
+export type SuccessfulRun = Extract<SnapshotRunResult, { ok: true }>;
+
+export interface OneShotRequest {
+  mode: 'snapshot' | 'viewport' | 'gesture';
+  capture: CaptureOptions;
+  payloadBase64?: string;
+  signal?: AbortSignal;
+}
+
+/** Slack above the helper's own `timeoutMs` before the bridge gives up on the command. */
+export const COMMAND_DEADLINE_SLACK_MS = 10_000;
+
+export async function forceStop(device: HelperDevice, packageName: string): Promise<void> {
+  await device
+    .shell(shellCommand('am', 'force-stop', packageName), { timeoutMs: 10_000 })
+    .catch(() => undefined);
+}
+
+export async function runOneShot(
+  device: HelperDevice,
+  manifest: HelperManifest,
+  request: OneShotRequest,
+): Promise<SuccessfulRun> {
+  if (manifest.instrumentationRunner === undefined) {
+    throw new BridgeError('INVALID_ARGUMENT', `manifest ${manifest.name} has no instrumentationRunner`);
+  }
+  const command = buildInstrumentCommand({
+    runner: manifest.instrumentationRunner,
+    mode: request.mode,
+    capture: request.capture,
+    ...(request.payloadBase64 === undefined ? {} : { payloadBase64: request.payloadBase64 }),
+  });
+  const parser = new InstrumentationOutputParser();
+  const deadlineMs = request.capture.timeoutMs + COMMAND_DEADLINE_SLACK_MS;
+  const stream = await device.shellStream(command, {
+    timeoutMs: deadlineMs,
+    ...(request.signal ? { signal: request.signal } : {}),
+  });
+  stream.stdout.on('data', (d: Buffer) => parser.push(d));
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), deadlineMs);
+  });
+  const aborted = new Promise<'aborted'>((resolve) => {
+    if (request.signal?.aborted) resolve('aborted');
+    request.signal?.addEventListener('abort', () => resolve('aborted'), { once: true });
+  });
+  const outcome = await Promise.race([stream.exit, timedOut, aborted]);
+  clearTimeout(timer);
+  if (outcome === 'timeout' || outcome === 'aborted') {
+    stream.close();
+    await forceStop(device, manifest.packageName);
+    throw new BridgeError(
+      'TIMEOUT',
+      `helper ${request.mode} on ${device.serial} gave no result within ${deadlineMs} ms`,
+      {
+        details: { serial: device.serial, mode: request.mode, deadlineMs, forceStopped: true },
+      },
+    );
+  }
+  const result = interpretSnapshotResult(parser.end(), { mode: request.mode });
+  if (!result.ok) {
+    if (result.error.details?.['reason'] === 'crashed' || result.error.code === 'HELPER_PROTOCOL_ERROR') {
+      await forceStop(device, manifest.packageName);
+    }
+    throw result.error;
+  }
+  return result;
+}

@@ -1,0 +1,203 @@
+/**
+ * Persistent helper session: `am instrument -w -e sessionPort P ... RUNNER` held open as a shell
+ * stream, reached through `adb forward tcp:L tcp:P` (recorded in the forward ledger). Ready when a
+ * status record says `sessionReady=true`. One command per connection, each with a unique request id.
+ * Closing sends `quit`, waits briefly, force-stops the package and removes the forward.
+ */
+import { randomBytes } from 'node:crypto';
+import net from 'node:net';
+import type { ShellStream } from '../../adb/client.ts';
+import type { ForwardEntry } from '../../adb/forward-ledger.ts';
+import { BridgeError } from '../../errors.ts';
+import type { HelperManifest } from '../../manifest/index.ts';
+import { InstrumentationOutputParser } from '../protocol/instrumentation-output.ts';
+import {
+  buildSessionRequest,
+  parseSessionResponse,
+  type SessionCommand,
+  type SessionResponse,
+} from '../protocol/session-frames.ts';
+import { buildInstrumentCommand, type CaptureOptions } from './capture-options.ts';
+import type { HelperDevice } from './device.ts';
+import { forceStop } from './one-shot.ts';
+
+export type SessionSuccess = Extract<SessionResponse, { ok: true }>;
+
+export interface SessionStartOptions {
+  capture: CaptureOptions;
+  /** Owner for the forward ledger (a lease id); the session id is used when absent. */
+  owner?: string;
+  /** Device-side port; random in 20000–39999 when absent. */
+  devicePort?: number;
+  readyTimeoutMs?: number;
+}
+
+let requestCounter = 0;
+
+export class HelperSession {
+  readonly id = `session-${randomBytes(6).toString('hex')}`;
+  readonly manifest: HelperManifest;
+  readonly capture: CaptureOptions;
+  readonly #device: HelperDevice;
+  #stream: ShellStream | undefined;
+  #forward: ForwardEntry | undefined;
+  #closed = false;
+  #exited = false;
+  #exitInfo: string | undefined;
+
+  private constructor(device: HelperDevice, manifest: HelperManifest, capture: CaptureOptions) {
+    this.#device = device;
+    this.manifest = manifest;
+    this.capture = capture;
+  }
+
+  static async start(
+    device: HelperDevice,
+    manifest: HelperManifest,
+    options: SessionStartOptions,
+  ): Promise<HelperSession> {
+    const session = new HelperSession(device, manifest, options.capture);
+    try {
+      await session.#start(options);
+      return session;
+    } catch (err) {
+      await session.close().catch(() => undefined);
+      throw err;
+    }
+  }
+
+  get alive(): boolean {
+    return !this.#closed && !this.#exited;
+  }
+
+  get localPort(): number | undefined {
+    return this.#forward ? Number(this.#forward.local.slice(4)) : undefined;
+  }
+
+  async #start(options: SessionStartOptions): Promise<void> {
+    const runner = this.manifest.instrumentationRunner;
+    if (runner === undefined)
+      throw new BridgeError(
+        'INVALID_ARGUMENT',
+        `manifest ${this.manifest.name} has no instrumentationRunner`,
+      );
+    const devicePort = options.devicePort ?? 20000 + Math.floor(Math.random() * 20000);
+    this.#forward = await this.#device.openForward(options.owner ?? this.id, `tcp:${devicePort}`, {
+      timeoutMs: 10_000,
+    });
+    const command = buildInstrumentCommand({ runner, capture: this.capture, sessionPort: devicePort });
+    const stream = await this.#device.shellStream(command, { timeoutMs: 10_000 });
+    this.#stream = stream;
+    const readyTimeout = options.readyTimeoutMs ?? this.capture.timeoutMs + 10_000;
+
+    await new Promise<void>((resolve, reject) => {
+      const parser = new InstrumentationOutputParser({
+        retainStatuses: false,
+        onStatus: (status) => {
+          if (status.fields['sessionReady'] === 'true') {
+            clearTimeout(timer);
+            resolve();
+          }
+        },
+      });
+      const timer = setTimeout(() => {
+        reject(
+          new BridgeError(
+            'TIMEOUT',
+            `helper session on ${this.#device.serial} not ready within ${readyTimeout} ms`,
+          ),
+        );
+      }, readyTimeout);
+      stream.stdout.on('data', (d: Buffer) => parser.push(d));
+      void stream.exit.then(() => {
+        this.#exited = true;
+        const out = parser.end();
+        this.#exitInfo =
+          out.result['shortMsg'] ?? out.result['message'] ?? out.statuses[0]?.fields['Error'] ?? 'exited';
+        clearTimeout(timer);
+        reject(
+          new BridgeError(
+            'HELPER_FAILED',
+            `helper session on ${this.#device.serial} ended before it was ready: ${this.#exitInfo}`,
+            {
+              details: { result: out.result, failed: out.failed },
+            },
+          ),
+        );
+      });
+    });
+  }
+
+  /** Send one command on a fresh connection and parse the response. */
+  async request(
+    command: Exclude<SessionCommand, 'quit'>,
+    payloadBase64?: string,
+    timeoutMs?: number,
+  ): Promise<SessionSuccess> {
+    if (!this.alive) {
+      throw new BridgeError(
+        'HELPER_FAILED',
+        `helper session ${this.id} is not running${this.#exitInfo ? `: ${this.#exitInfo}` : ''}`,
+      );
+    }
+    return this.#send(command, payloadBase64, timeoutMs ?? this.capture.timeoutMs + 5_000);
+  }
+
+  async #send(
+    command: SessionCommand,
+    payloadBase64: string | undefined,
+    timeoutMs: number,
+  ): Promise<SessionSuccess> {
+    const requestId = `r${process.pid.toString(36)}-${(++requestCounter).toString(36)}`;
+    const line = buildSessionRequest(command, requestId, payloadBase64);
+    const port = this.localPort;
+    if (port === undefined) throw new BridgeError('HELPER_FAILED', 'session has no forward');
+    const bytes = await new Promise<Buffer>((resolve, reject) => {
+      const socket = net.connect({ host: this.#device.forwardHost, port });
+      const chunks: Buffer[] = [];
+      const timer = setTimeout(() => {
+        socket.destroy();
+        reject(
+          new BridgeError('TIMEOUT', `helper session ${command} got no response within ${timeoutMs} ms`),
+        );
+      }, timeoutMs);
+      socket.on('connect', () => socket.write(line));
+      socket.on('data', (d: Buffer) => chunks.push(d));
+      socket.on('end', () => {
+        clearTimeout(timer);
+        resolve(Buffer.concat(chunks));
+      });
+      socket.on('error', (err) => {
+        clearTimeout(timer);
+        reject(new BridgeError('HELPER_FAILED', `helper session connection failed: ${err.message}`));
+      });
+    });
+    if (bytes.length === 0) {
+      // Nothing listens behind the forward any more: the helper process is gone.
+      this.#exited = true;
+      this.#exitInfo = 'the helper closed the connection without a response';
+      throw new BridgeError('HELPER_FAILED', `helper session ${this.id}: ${this.#exitInfo}`, {
+        details: { reason: 'session-gone', command },
+      });
+    }
+    const response = parseSessionResponse(bytes, { requestId, command });
+    if (!response.ok) {
+      // A stale or garbled response means the session's state is unknown: end it.
+      if (response.error.code === 'HELPER_PROTOCOL_ERROR') void this.close();
+      throw response.error;
+    }
+    return response;
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    if (!this.#exited && this.#forward) {
+      await this.#send('quit', undefined, 2000).catch(() => undefined);
+      await Promise.race([this.#stream?.exit, new Promise((r) => setTimeout(r, 1000))]);
+    }
+    this.#stream?.close();
+    await forceStop(this.#device, this.manifest.packageName);
+    if (this.#forward) await this.#device.closeForward(this.#forward).catch(() => undefined);
+  }
+}

@@ -1,0 +1,277 @@
+/**
+ * The snapshot-helper driver end to end: the bridge's own adb server (real Debian adb), simulated
+ * devices over TCP, fixture APKs through the artifact cache. Nothing mocked.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  buildDrag,
+  buildLongPress,
+  buildPinch,
+  buildRotate,
+  buildSwipe,
+  buildTap,
+} from '../../src/helpers/protocol/touch-plan.ts';
+import { SnapshotDriver } from '../../src/helpers/snapshot/driver.ts';
+import { EnsureVerdicts } from '../../src/helpers/snapshot/ensure-helper.ts';
+import { normalizeSnapshot } from '../../src/snapshot/normalize.ts';
+import { type DeviceBed, fixtureApk, fixtureManifest, startDeviceBed } from '../support/device-bed.ts';
+
+describe('ensureHelper through the real adb server', () => {
+  let bed: DeviceBed;
+  const verdicts = new EnsureVerdicts();
+  beforeAll(async () => {
+    bed = await startDeviceBed();
+  });
+  afterAll(async () => bed?.close());
+
+  const driverFor = (file: string) => {
+    const manifest = fixtureManifest(file);
+    return new SnapshotDriver(bed.device(), manifest, {
+      verdicts,
+      apk: fixtureApk(bed.cache, file, manifest),
+    });
+  };
+
+  it('fresh device → installed; second ensure → current with one round trip', async () => {
+    const v1 = driverFor('snapshot-helper-v1.apk');
+    const first = await v1.ensure();
+    expect(first).toMatchObject({ before: 'missing', action: 'installed', installedVersionCode: null });
+    const r = await bed.client.shell(
+      bed.device().serial,
+      'pm list packages --show-versioncode com.callstack.agentdevice.snapshothelper',
+    );
+    expect(r.stdout.toString()).toContain('versionCode:1');
+    const second = await v1.ensure();
+    expect(second).toMatchObject({ before: 'current', action: 'none', roundTrips: 1 });
+  });
+
+  it('same versionCode with different bytes → mismatched → reinstalled', async () => {
+    const rebuilt = driverFor('snapshot-helper-v1-rebuilt.apk');
+    const result = await rebuilt.ensure();
+    expect(result).toMatchObject({ before: 'mismatched', action: 'reinstalled', installedVersionCode: 1 });
+    const again = await driverFor('snapshot-helper-v1-rebuilt.apk').ensure();
+    expect(again).toMatchObject({ before: 'current', action: 'none' });
+  });
+
+  it('higher versionCode → outdated → updated; different signer → uninstall and retry', async () => {
+    expect(await driverFor('snapshot-helper-v2.apk').ensure()).toMatchObject({
+      before: 'outdated',
+      action: 'updated',
+    });
+    const keyb = await driverFor('snapshot-helper-v2-keyb.apk').ensure();
+    expect(keyb).toMatchObject({ before: 'mismatched', action: 'reinstalled', uninstalledFirst: true });
+  });
+
+  it('policy never reports without installing; no uninstall when not allowed', async () => {
+    const v1 = fixtureManifest('snapshot-helper-v1.apk');
+    const never = await new SnapshotDriver(bed.device(), v1, {
+      verdicts,
+      apk: fixtureApk(bed.cache, 'snapshot-helper-v1.apk', v1),
+    }).ensure('never');
+    expect(never).toMatchObject({ before: 'mismatched', action: 'none' });
+    // v1 over v2-keyb without -d and without uninstall: a typed install failure, verbatim code kept.
+    const { ensureHelper } = await import('../../src/helpers/snapshot/ensure-helper.ts');
+    await expect(
+      ensureHelper(bed.device(), v1, verdicts, {
+        apk: fixtureApk(bed.cache, 'snapshot-helper-v1.apk', v1),
+        uninstallOnIncompatible: false,
+      }),
+    ).rejects.toMatchObject({
+      code: 'HELPER_INSTALL_FAILED',
+      details: { failureCode: 'INSTALL_FAILED_VERSION_DOWNGRADE' },
+    });
+  });
+
+  it('install failures from the device map to HELPER_INSTALL_FAILED with the code', async () => {
+    bed.sim.devices[0]!.setFaults({ installFailure: 'INSTALL_FAILED_INSUFFICIENT_STORAGE' });
+    try {
+      const m = fixtureManifest('snapshot-helper-v1.apk');
+      await expect(
+        new SnapshotDriver(bed.device(), m, {
+          verdicts,
+          apk: fixtureApk(bed.cache, 'snapshot-helper-v1.apk', m),
+        }).ensure('always'),
+      ).rejects.toMatchObject({
+        code: 'HELPER_INSTALL_FAILED',
+        retryable: true,
+        details: { failureCode: 'INSTALL_FAILED_INSUFFICIENT_STORAGE' },
+      });
+    } finally {
+      bed.sim.devices[0]!.setFaults({});
+    }
+  });
+});
+
+describe('snapshots, viewport and gestures through both transports', () => {
+  let bed: DeviceBed;
+  let driver: SnapshotDriver;
+  beforeAll(async () => {
+    bed = await startDeviceBed();
+    const manifest = fixtureManifest('snapshot-helper-v2.apk');
+    driver = new SnapshotDriver(bed.device(), manifest, {
+      verdicts: new EnsureVerdicts(),
+      apk: fixtureApk(bed.cache, 'snapshot-helper-v2.apk', manifest),
+      owner: 'lease-test',
+    });
+    await driver.ensure();
+  });
+  afterAll(async () => {
+    await driver?.close();
+    await bed?.close();
+  });
+
+  it('one-shot and session snapshots of the built-in screen agree', async () => {
+    const oneShot = await driver.snapshot({ transport: 'one-shot' });
+    expect(oneShot.transport).toBe('one-shot');
+    expect(oneShot.xml).toMatch(/^<\?xml[\s\S]*<hierarchy[\s\S]*<\/hierarchy>\s*$/);
+    const session = await driver.snapshot({ transport: 'session' });
+    expect(session.transport).toBe('session');
+    expect(session.xml).toBe(oneShot.xml);
+    expect(session.result.nodeCount).toBe(oneShot.result.nodeCount);
+    const tree = normalizeSnapshot(session.xml);
+    expect(tree.nodeCount ?? tree.nodes?.length).toBeGreaterThan(10);
+    // The session is reused and the forward is in the ledger.
+    expect(driver.sessionAlive).toBe(true);
+    expect(bed.ledger.entries('lease-test')).toHaveLength(1);
+    const auto = await driver.snapshot();
+    expect(auto.transport).toBe('session');
+  });
+
+  it('viewport on both paths', async () => {
+    const a = await driver.viewport({ transport: 'one-shot' });
+    const b = await driver.viewport({ transport: 'session' });
+    expect(a.viewport).toEqual(b.viewport);
+    expect(a.viewport.width).toBeGreaterThan(0);
+  });
+
+  it('every gesture kind is injected, through session and one-shot', async () => {
+    const android = bed.sim.devices[0]!.android as unknown as { inputEvents(): unknown[] };
+    const before = android.inputEvents().length;
+    const plans = [
+      buildTap(100, 200),
+      buildLongPress(100, 200),
+      buildSwipe({ x: 500, y: 1500 }, { x: 500, y: 500 }, 300),
+      buildDrag({ x: 100, y: 100 }, { x: 600, y: 900 }, 400),
+      buildPinch({ x: 540, y: 1200 }, 400, 100, 300),
+      buildRotate({ x: 540, y: 1200 }, 200, 0, 90, 300),
+    ];
+    for (const plan of plans) {
+      const s = await driver.gesture(plan, { transport: 'session' });
+      expect(s.result.injectedEvents).toBeGreaterThan(0);
+      const o = await driver.gesture(plan, { transport: 'one-shot' });
+      expect(o.result.kind).toBe(plan.kind);
+    }
+    expect(android.inputEvents().length - before).toBe(plans.length * 2);
+    await expect(driver.gesture({ kind: 'swipe', durationMs: 10, pointers: [] })).rejects.toMatchObject({
+      code: 'INVALID_ARGUMENT',
+    });
+  });
+
+  it('changed capture options restart the session; closing leaves no forward behind', async () => {
+    const small = await driver.snapshot({ transport: 'session', capture: { maxNodes: 5 } });
+    expect(small.result.truncated).toBe(true);
+    expect(small.result.nodeCount).toBeLessThanOrEqual(5);
+    expect(bed.ledger.entries('lease-test')).toHaveLength(1);
+    await driver.close();
+    expect(driver.sessionAlive).toBe(false);
+    expect(await bed.client.listForwards()).toEqual([]);
+    expect(bed.ledger.entries()).toEqual([]);
+  });
+});
+
+describe('faults map to typed errors and leave the device usable', () => {
+  let bed: DeviceBed;
+  let driver: SnapshotDriver;
+  beforeAll(async () => {
+    bed = await startDeviceBed();
+    const manifest = fixtureManifest('snapshot-helper-v1.apk');
+    driver = new SnapshotDriver(bed.device(), manifest, {
+      verdicts: new EnsureVerdicts(),
+      apk: fixtureApk(bed.cache, 'snapshot-helper-v1.apk', manifest),
+    });
+    await driver.ensure();
+  });
+  afterAll(async () => {
+    await driver?.close();
+    await bed?.close();
+  });
+
+  const sim = () => bed.sim.devices[0]!;
+
+  it('helper crash → HELPER_FAILED (retryable), then a clean snapshot', async () => {
+    sim().setFaults({ helperCrash: true });
+    await expect(driver.snapshot({ transport: 'one-shot' })).rejects.toMatchObject({
+      code: 'HELPER_FAILED',
+      retryable: true,
+    });
+    sim().setFaults({});
+    expect((await driver.snapshot({ transport: 'one-shot' })).xml).toContain('</hierarchy>');
+  });
+
+  it('corrupted, dropped and duplicated chunks → HELPER_PROTOCOL_ERROR naming the problem', async () => {
+    for (const action of ['corrupt', 'drop', 'duplicate'] as const) {
+      sim().setFaults({ chunk: { action, index: 1 } });
+      const err = await driver.snapshot({ transport: 'one-shot' }).catch((e: unknown) => e);
+      expect(err, action).toMatchObject({ code: 'HELPER_PROTOCOL_ERROR' });
+    }
+    sim().setFaults({});
+    expect((await driver.snapshot({ transport: 'one-shot' })).xml).toContain('</hierarchy>');
+  });
+
+  it('helper timeout → TIMEOUT after the command deadline, helper force-stopped', async () => {
+    sim().setFaults({ helperTimeout: true });
+    const started = Date.now();
+    await expect(
+      driver.snapshot({ transport: 'one-shot', capture: { timeoutMs: 200 } }),
+    ).rejects.toMatchObject({ code: 'TIMEOUT' });
+    expect(Date.now() - started).toBeLessThan(20_000);
+    sim().setFaults({});
+    expect((await driver.snapshot({ transport: 'one-shot' })).xml).toContain('</hierarchy>');
+  });
+
+  it('auto falls back to one-shot when the session cannot start', async () => {
+    sim().setFaults({ helperCrash: true });
+    const err = await driver.snapshot({ transport: 'session' }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'HELPER_FAILED' });
+    sim().setFaults({});
+    const auto = await driver.snapshot({ transport: 'auto' });
+    expect(['session', 'one-shot']).toContain(auto.transport);
+    expect(auto.xml).toContain('</hierarchy>');
+  });
+
+  it('adb server killed mid-run → restarted, tunnel reconnected, device usable', async () => {
+    const pid = bed.server.pid!;
+    const restarted = new Promise((r) => bed.server.once('restarted', r));
+    process.kill(pid, 'SIGKILL');
+    await restarted;
+    expect(bed.server.restarts).toBeGreaterThanOrEqual(1);
+    expect(await bed.tunnels.waitFor(sim().address, 'device', 15_000)).toBe(true);
+    expect((await driver.snapshot({ transport: 'one-shot' })).xml).toContain('</hierarchy>');
+  });
+});
+
+describe('a 5,000-node tree', () => {
+  let bed: DeviceBed;
+  let driver: SnapshotDriver;
+  beforeAll(async () => {
+    bed = await startDeviceBed({ nodes: 5000 });
+    const manifest = fixtureManifest('snapshot-helper-v1.apk');
+    driver = new SnapshotDriver(bed.device(), manifest, {
+      verdicts: new EnsureVerdicts(),
+      apk: fixtureApk(bed.cache, 'snapshot-helper-v1.apk', manifest),
+    });
+    await driver.ensure();
+  });
+  afterAll(async () => {
+    await driver?.close();
+    await bed?.close();
+  });
+
+  it('arrives whole through one-shot and session', async () => {
+    const a = await driver.snapshot({ transport: 'one-shot', capture: { maxNodes: 10000 } });
+    const b = await driver.snapshot({ transport: 'session', capture: { maxNodes: 10000 } });
+    expect(a.xml).toBe(b.xml);
+    expect(a.xml.match(/<node /g)?.length).toBe(5000);
+    expect(a.result.truncated).toBe(false);
+  });
+});

@@ -1,0 +1,122 @@
+/**
+ * A device test bed: simulated devices (our simulator over TCP) reached through the bridge's own real
+ * adb server on a private port, with the bridge's ADB layer on top. Nothing is mocked.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { AdbClient } from '../../src/adb/client.ts';
+import { DeviceLocks } from '../../src/adb/device-lock.ts';
+import { ForwardLedger } from '../../src/adb/forward-ledger.ts';
+import { AdbServer } from '../../src/adb/server.ts';
+import { TunnelManager } from '../../src/adb/tunnels.ts';
+import { ArtifactCache } from '../../src/artifacts/cache.ts';
+import { adbHelperDevice, type HelperDevice } from '../../src/helpers/snapshot/device.ts';
+import { type HelperManifest, validateManifest } from '../../src/manifest/index.ts';
+import { type Simulator, type SimulatorOptions, startSimulator } from '../../src/simulator/index.ts';
+import { FIXTURES, tempDir } from './bridge.ts';
+
+export interface DeviceBed {
+  sim: Simulator;
+  server: AdbServer;
+  client: AdbClient;
+  tunnels: TunnelManager;
+  ledger: ForwardLedger;
+  locks: DeviceLocks;
+  cache: ArtifactCache;
+  device(index?: number): HelperDevice;
+  close(): Promise<void>;
+}
+
+export function freePortCandidate(): number {
+  return 20000 + Math.floor(Math.random() * 20000);
+}
+
+export async function startDeviceBed(options: SimulatorOptions = {}): Promise<DeviceBed> {
+  const sim = await startSimulator({ port: 0, count: 1, ...options });
+  const tmp = await tempDir('devicebridge-bed-');
+  let server: AdbServer | undefined;
+  for (let attempt = 0; attempt < 5 && !server; attempt++) {
+    const candidate = new AdbServer({ port: freePortCandidate(), backoffMs: 100, maxBackoffMs: 1000 });
+    try {
+      await candidate.start(10_000);
+      server = candidate;
+    } catch {
+      await candidate.stop();
+    }
+  }
+  if (!server) throw new Error('could not start a private adb server');
+  const client = new AdbClient({ port: server.port });
+  const tunnels = new TunnelManager({ client, server, initialBackoffMs: 100, maxBackoffMs: 1000 });
+  await tunnels.start();
+  for (const d of sim.devices) {
+    await tunnels.add(d.address);
+    await tunnels.waitFor(d.address, 'device', 10_000);
+  }
+  const ledger = new ForwardLedger(client, { ownsServer: true });
+  const locks = new DeviceLocks();
+  const cache = new ArtifactCache(path.join(tmp.dir, 'cache'));
+  return {
+    sim,
+    server,
+    client,
+    tunnels,
+    ledger,
+    locks,
+    cache,
+    device: (index = 0) => adbHelperDevice({ client, serial: sim.devices[index]!.serial, ledger, locks }),
+    async close() {
+      tunnels.stop();
+      await server.stop();
+      await sim.close();
+      await tmp.cleanup();
+    },
+  };
+}
+
+interface FixtureEntry {
+  file: string;
+  packageName: string;
+  versionCode: number;
+  versionName: string;
+  minSdk: number;
+  targetSdk: number;
+  sha256: string;
+  sizeBytes: number;
+  instrumentations: Array<{ name: string }>;
+}
+
+const fixtures = (
+  JSON.parse(readFileSync(path.join(FIXTURES, 'FIXTURES.json'), 'utf8')) as { fixtures: FixtureEntry[] }
+).fixtures;
+
+/** A validated snapshot-helper manifest for a fixture APK (as `release publish` would write it). */
+export function fixtureManifest(file: string, installArgs = ['install', '-r', '-t']): HelperManifest {
+  const f = fixtures.find((x) => x.file === file);
+  if (!f) throw new Error(`no fixture ${file}`);
+  const verdict = validateManifest({
+    name: 'android-snapshot-helper',
+    version: f.versionName,
+    apkUrl: null,
+    sha256: f.sha256,
+    packageName: f.packageName,
+    versionCode: f.versionCode,
+    instrumentationRunner: `${f.packageName}/.SnapshotInstrumentation`,
+    minSdk: f.minSdk,
+    targetSdk: f.targetSdk,
+    outputFormat: 'uiautomator-xml',
+    statusProtocol: 'android-snapshot-helper-v1',
+    installArgs,
+    sizeBytes: f.sizeBytes,
+  });
+  if (!verdict.valid) throw new Error(JSON.stringify(verdict.errors));
+  return verdict.manifest;
+}
+
+/** The APK for a manifest, through the artifact cache (sha256-verified). */
+export function fixtureApk(
+  cache: ArtifactCache,
+  file: string,
+  manifest: HelperManifest,
+): () => Promise<string> {
+  return async () => (await cache.importFile(path.join(FIXTURES, file), manifest.sha256)).path;
+}
