@@ -8,6 +8,7 @@ const registrations: Array<() => Promise<(program: Command) => void>> = [
   () => import('./serve.ts').then((m) => m.registerServe),
   () => import('./release.ts').then((m) => m.registerRelease),
   () => import('./manifest.ts').then((m) => m.registerManifest),
+  () => import('./simulate.ts').then((m) => m.registerSimulate),
   () => import('./gesture.ts').then((m) => m.registerGesture),
   () => import('./instrumentation.ts').then((m) => m.registerInstrumentation),
   () => import('./snapshot.ts').then((m) => m.registerSnapshot),
