@@ -1,0 +1,48 @@
+/**
+ * Device registry contracts. Device state lives behind `DeviceStore` (memory by default, Redis in
+ * production) so any bridge node can answer; the node that owns a device's adb connection is
+ * recorded on it (`ownerNode`).
+ */
+
+export type DeviceState = 'online' | 'offline' | 'unauthorized' | 'quarantined';
+
+export interface DeviceProperties {
+  sdk?: number;
+  release?: string;
+  model?: string;
+  manufacturer?: string;
+  abi?: string;
+}
+
+export interface DeviceRecord {
+  /** Stable id (derived from the endpoint or serial; URL-safe). */
+  id: string;
+  /** The serial adb uses (`host:port` for tunnels). */
+  serial: string;
+  /** `host:port` for tunnels; absent for devices the adb server found by itself (USB). */
+  endpoint?: string;
+  provider?: string;
+  labels: Record<string, string>;
+  state: DeviceState;
+  /** Why it is quarantined (teardown failure, repeated health failures, admin). */
+  quarantineReason?: string;
+  properties: DeviceProperties;
+  /** Helper status by helper name: the last ensure verdict seen on this node. */
+  helpers: Record<string, { versionCode: number; sha256: string; checkedAt: number }>;
+  source: 'adb' | 'api' | 'config' | 'simulator';
+  ownerNode: string;
+  consecutiveFailures: number;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface DeviceStore {
+  list(): Promise<DeviceRecord[]>;
+  get(id: string): Promise<DeviceRecord | null>;
+  /** Create or replace. */
+  put(record: DeviceRecord): Promise<void>;
+  /** Apply a change atomically (read-modify-write); null when absent. */
+  update(id: string, change: (record: DeviceRecord) => DeviceRecord): Promise<DeviceRecord | null>;
+  delete(id: string): Promise<boolean>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,93 @@
+/**
+ * Lease contracts. A lease gives one tenant exclusive use of one device for a TTL, with a strictly
+ * increasing fencing token per device that every device operation checks. State lives behind
+ * `LeaseStore` (memory by default, Redis in production) — never only in process memory.
+ */
+
+export interface LeaseSelector {
+  deviceId?: string;
+  labels?: Record<string, string>;
+  sdkMin?: number;
+  sdkMax?: number;
+}
+
+export type LeaseState = 'active' | 'released' | 'expired';
+
+export interface Lease {
+  id: string;
+  deviceId: string;
+  tenant: string;
+  /** Name of the principal that took it. */
+  holder: string;
+  /** Strictly increasing per device across every lease ever granted on it. */
+  fencingToken: number;
+  acquiredAt: number;
+  expiresAt: number;
+  ttlSeconds: number;
+  selector: LeaseSelector;
+  state: LeaseState;
+  /** Set when released or expired. */
+  endedAt?: number;
+}
+
+export interface AcquireRequest {
+  /** Devices that match the selector and are online, in preference order. */
+  candidates: string[];
+  tenant: string;
+  holder: string;
+  ttlSeconds: number;
+  selector: LeaseSelector;
+  /**
+   * Fair queueing: the waiter's id in the FIFO queue `queueKey` (one per selector). When the queue
+   * has waiters, only its head may acquire; a request without a waiter id may acquire only when the
+   * queue is empty.
+   */
+  queueKey?: string;
+  waiterId?: string;
+}
+
+export interface TeardownRecord {
+  leaseId: string;
+  deviceId: string;
+  reason: 'released' | 'expired';
+  startedAt: number;
+  finishedAt: number;
+  /** What was done, e.g. `closed helper session`, `removed forward tcp:41234 -> tcp:20345`. */
+  actions: string[];
+  /** What failed; non-empty means the device was quarantined. */
+  failures: string[];
+  /** The bridge node that ran it. */
+  node: string;
+}
+
+export interface LeaseStore {
+  /** Atomically lease the first free candidate; null when none is free (or not our turn in the queue). */
+  acquire(request: AcquireRequest): Promise<Lease | null>;
+  get(leaseId: string): Promise<Lease | null>;
+  /** The active lease on a device, if any. */
+  leaseOfDevice(deviceId: string): Promise<Lease | null>;
+  /** Active leases (optionally of one tenant). */
+  list(filter?: { tenant?: string }): Promise<Lease[]>;
+  /**
+   * Extend an active lease to now + ttlSeconds. Throws BridgeError NOT_FOUND (unknown id),
+   * LEASE_EXPIRED (ended), CONFLICT (fencing token does not match).
+   */
+  renew(leaseId: string, fencingToken: number, ttlSeconds: number): Promise<Lease>;
+  /** End an active lease; resolves the ended lease, or null when it was not active. */
+  release(leaseId: string, fencingToken?: number): Promise<Lease | null>;
+  /** Throws unless `leaseId` is the device's active lease with exactly this fencing token. */
+  checkFence(deviceId: string, leaseId: string, fencingToken: number): Promise<Lease>;
+  /**
+   * Mark leases whose expiresAt ≤ now as expired and return them — each lease is returned by exactly
+   * one call across every process sharing the store (teardown runs exactly once).
+   */
+  claimExpired(now: number, limit?: number): Promise<Lease[]>;
+  /** FIFO queue per selector key. */
+  enqueue(queueKey: string, waiterId: string, ttlSeconds: number): Promise<void>;
+  dequeue(queueKey: string, waiterId: string): Promise<void>;
+  /** Number of live waiters (for metrics). */
+  waiting(queueKey?: string): Promise<number>;
+  recordTeardown(record: TeardownRecord): Promise<void>;
+  getTeardown(leaseId: string): Promise<TeardownRecord | null>;
+  close(): Promise<void>;
+}
