@@ -25,6 +25,9 @@ export interface SimulatorOptions {
   /** Every device answers CNXN with AUTH and never accepts: adb shows `unauthorized`. */
   requireAuth?: boolean;
   seed?: number;
+  /** adbd features advertised in the CNXN banner (default `DEVICE_FEATURES`); drop `abb_exec`/`cmd` to
+   * make adb take its older install paths. */
+  features?: readonly string[];
   /** Builds each device's Android; default `createSimAndroid` from ./android/index.ts. */
   createAndroid?: (options: SimAndroidOptions) => SimAndroid;
 }
@@ -61,12 +64,20 @@ class Device implements SimulatedDevice {
   readonly faults: Faults;
   #server: Server;
   #requireAuth: boolean;
+  #features: readonly string[] | undefined;
   #connections = new Set<AdbdConnection>();
   #held = new Set<Socket>();
   #offline = false;
   #offlineTimers = new Set<NodeJS.Timeout>();
 
-  constructor(server: Server, port: number, android: SimAndroid, faults: Faults, requireAuth: boolean) {
+  constructor(
+    server: Server,
+    port: number,
+    android: SimAndroid,
+    faults: Faults,
+    requireAuth: boolean,
+    features: readonly string[] | undefined,
+  ) {
     this.#server = server;
     this.port = port;
     this.address = `127.0.0.1:${port}`;
@@ -74,6 +85,7 @@ class Device implements SimulatedDevice {
     this.android = android;
     this.faults = faults;
     this.#requireAuth = requireAuth;
+    this.#features = features;
     server.on('connection', (socket) => this.#accept(socket));
   }
 
@@ -127,6 +139,7 @@ class Device implements SimulatedDevice {
       android: this.android,
       faults: () => this.faults,
       requireAuth: this.#requireAuth,
+      ...(this.#features === undefined ? {} : { features: this.#features }),
       onOnline: () => this.#armOffline(),
     });
     this.#connections.add(connection);
@@ -186,7 +199,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       if (options.ui !== undefined) androidOptions.uiXml = options.ui;
       if (options.nodes !== undefined) androidOptions.nodes = options.nodes;
       const android = createAndroid(androidOptions);
-      devices.push(new Device(server, port, android, faults, options.requireAuth === true));
+      devices.push(new Device(server, port, android, faults, options.requireAuth === true, options.features));
     }
   } catch (err) {
     await Promise.all(devices.map((device) => device.close()));
