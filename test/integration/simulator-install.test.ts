@@ -128,7 +128,7 @@ describe('adbkit against the simulator', () => {
       createHash('sha256').update(data).digest('hex'),
     );
     const entries = await dev.readdir('/data/local/tmp');
-    expect(entries.map((e) => e.name)).toContain('adbkit.bin');
+    expect(entries.map((e: { name: string }) => e.name)).toContain('adbkit.bin');
   });
 
   it.skipIf(missing.length > 0 || !existsSync(apk('plain-app.apk')))(
