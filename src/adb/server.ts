@@ -79,6 +79,11 @@ export class AdbServer extends EventEmitter {
     this.#maxBackoffMs = options.maxBackoffMs ?? 8000;
   }
 
+  /** True when the server is someone else's (ADB_SERVER, or one already running): never spawned, never killed. */
+  get external(): boolean {
+    return this.#external;
+  }
+
   get restarts(): number {
     return this.#restarts;
   }

@@ -12,6 +12,7 @@ const registrations: Array<() => Promise<(program: Command) => void>> = [
   () => import('./gesture.ts').then((m) => m.registerGesture),
   () => import('./instrumentation.ts').then((m) => m.registerInstrumentation),
   () => import('./snapshot.ts').then((m) => m.registerSnapshot),
+  () => import('./device.ts').then((m) => m.registerDevice),
 ];
 
 export function buildProgram(): Command {

@@ -1,0 +1,306 @@
+/**
+ * `devicebridge device ensure|snapshot|viewport|gesture --serial S [--connect host:port]
+ *  --manifest FILE|URL [--apk FILE] [--transport auto|session|one-shot] [--json]`
+ *
+ * Direct use of the helper driver without leases: uses the bridge's adb server on
+ * DEVICEBRIDGE_ADB_PORT (started if nothing answers there) or ADB_SERVER.
+ * Exit codes: 0 ok, 1 device/helper failure, 2 usage or invalid input.
+ */
+import type { Command } from 'commander';
+import { BridgeError } from '../errors.ts';
+import { EXIT_FAILURE, EXIT_USAGE, ExitCode, UsageError } from './exit.ts';
+
+interface CommonOptions {
+  serial?: string;
+  connect?: string;
+  manifest: string;
+  apk?: string;
+  transport: string;
+  json?: boolean;
+  maxDepth?: string;
+  maxNodes?: string;
+  timeoutMs?: string;
+  waitForIdleTimeoutMs?: string;
+  format?: string;
+  policy?: string;
+  duration?: string;
+}
+
+function withCommon(cmd: Command): Command {
+  return cmd
+    .option('--serial <serial>', 'adb serial of the device (default: the --connect endpoint)')
+    .option('--connect <host:port>', 'adb connect this tunnel first')
+    .requiredOption(
+      '--manifest <file|url>',
+      'release manifest of the snapshot helper (file, - or http(s) URL)',
+    )
+    .option('--apk <file>', 'local APK for a manifest whose apkUrl is null (verified by sha256)')
+    .option('--transport <transport>', 'auto | session | one-shot', 'auto')
+    .option('--max-depth <n>', 'maxDepth capture option')
+    .option('--max-nodes <n>', 'maxNodes capture option')
+    .option('--timeout-ms <n>', 'helper timeoutMs')
+    .option('--wait-for-idle-timeout-ms <n>', 'helper waitForIdleTimeoutMs')
+    .option('--json', 'print one JSON object');
+}
+
+function int(name: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d{1,9}$/.test(value))
+    throw new UsageError(`${name} must be a non-negative integer, got ${JSON.stringify(value)}`);
+  return Number(value);
+}
+
+function num(name: string, value: string | undefined): number {
+  const n = Number(value);
+  if (value === undefined || value.trim() === '' || !Number.isFinite(n))
+    throw new UsageError(`${name} must be a number`);
+  return n;
+}
+
+async function loadManifest(source: string) {
+  const { readFile } = await import('node:fs/promises');
+  const { validateManifest } = await import('../manifest/index.ts');
+  let text: string;
+  if (/^https?:\/\//.test(source)) {
+    const res = await fetch(source).catch((err: Error) => {
+      throw new UsageError(`--manifest: cannot fetch ${source}: ${err.message}`);
+    });
+    if (!res.ok) throw new UsageError(`--manifest: ${source} answered ${res.status}`);
+    text = await res.text();
+  } else {
+    try {
+      text = source === '-' ? await readStdin() : await readFile(source, 'utf8');
+    } catch (err) {
+      throw new UsageError(`--manifest: cannot read ${source}: ${(err as Error).message}`);
+    }
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (err) {
+    throw new UsageError(`--manifest: not JSON: ${(err as Error).message}`);
+  }
+  const verdict = validateManifest(raw);
+  if (!verdict.valid) {
+    throw new UsageError(
+      `--manifest is invalid: ${verdict.errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`,
+    );
+  }
+  return verdict.manifest;
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const c of process.stdin) chunks.push(c as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** Build the driver for one device, run `work`, close everything; print and map errors to exit codes. */
+async function withDriver(
+  opts: CommonOptions,
+  work: (
+    driver: import('../helpers/snapshot/driver.ts').SnapshotDriver,
+  ) => Promise<{ human: string; json: unknown }>,
+): Promise<void> {
+  const transport = opts.transport;
+  if (!['auto', 'session', 'one-shot'].includes(transport))
+    throw new UsageError('--transport must be auto, session or one-shot');
+  if (!opts.serial && !opts.connect) throw new UsageError('give --serial or --connect');
+  const manifest = await loadManifest(opts.manifest);
+  const path = await import('node:path');
+  const { loadConfig } = await import('../config.ts');
+  const { AdbRuntime } = await import('../adb/runtime.ts');
+  const { ArtifactCache } = await import('../artifacts/cache.ts');
+  const { adbHelperDevice } = await import('../helpers/snapshot/device.ts');
+  const { SnapshotDriver } = await import('../helpers/snapshot/driver.ts');
+  const { EnsureVerdicts } = await import('../helpers/snapshot/ensure-helper.ts');
+  const config = loadConfig(process.env, {});
+  const cache = new ArtifactCache(path.join(config.dataDir, 'cache', 'apk'));
+  const apk = async () => {
+    if (opts.apk) return (await cache.importFile(opts.apk, manifest.sha256)).path;
+    if (manifest.apkUrl === null) throw new UsageError('the manifest has apkUrl null: give --apk FILE');
+    return (await cache.fetch(manifest.apkUrl, manifest.sha256)).path;
+  };
+  const runtime = await AdbRuntime.start({
+    port: config.adbPort,
+    adbPath: config.adbPath,
+    reuseRunning: true,
+    ...(config.adbServer ? { external: config.adbServer } : {}),
+  });
+  let driver: InstanceType<typeof SnapshotDriver> | undefined;
+  try {
+    let serial = opts.serial;
+    if (opts.connect) {
+      const status = await runtime.tunnels.add(opts.connect);
+      if (status.state !== 'device' && !(await runtime.tunnels.waitFor(opts.connect, 'device', 10_000))) {
+        throw new BridgeError(
+          'DEVICE_OFFLINE',
+          `${opts.connect} is ${runtime.tunnels.status(opts.connect)?.state ?? 'unreachable'}`,
+        );
+      }
+      serial ??= opts.connect;
+    }
+    const device = adbHelperDevice({
+      client: runtime.client,
+      serial: serial!,
+      ledger: runtime.ledger,
+      locks: runtime.locks,
+    });
+    driver = new SnapshotDriver(device, manifest, { verdicts: new EnsureVerdicts(), apk });
+    const out = await work(driver);
+    process.stdout.write(opts.json ? `${JSON.stringify(out.json)}\n` : `${out.human}\n`);
+  } catch (err) {
+    if (!(err instanceof BridgeError)) throw err;
+    if (opts.json) process.stdout.write(`${JSON.stringify({ ok: false, error: err.toJSON() })}\n`);
+    else process.stderr.write(`devicebridge: ${err.code}: ${err.message}\n`);
+    throw new ExitCode(
+      err.code === 'INVALID_ARGUMENT' || err.code === 'INSTALL_ARGS_REJECTED' ? EXIT_USAGE : EXIT_FAILURE,
+    );
+  } finally {
+    await driver?.close().catch(() => undefined);
+    await runtime.close();
+  }
+}
+
+function capture(opts: CommonOptions) {
+  const c: Record<string, number> = {};
+  const pairs: Array<[string, string | undefined]> = [
+    ['maxDepth', opts.maxDepth],
+    ['maxNodes', opts.maxNodes],
+    ['timeoutMs', opts.timeoutMs],
+    ['waitForIdleTimeoutMs', opts.waitForIdleTimeoutMs],
+  ];
+  for (const [k, v] of pairs) {
+    const n = int(`--${k.replace(/[A-Z]/g, (m) => `-${m.toLowerCase()}`)}`, v);
+    if (n !== undefined) c[k] = n;
+  }
+  return c;
+}
+
+export function registerDevice(program: Command): void {
+  const device = program
+    .command('device')
+    .description('Drive the snapshot helper on one device directly (no lease)');
+
+  withCommon(device.command('ensure').description('Install the helper if missing, outdated or mismatched'))
+    .option('--policy <policy>', 'missing-or-outdated | always | never', 'missing-or-outdated')
+    .action(async (opts: CommonOptions) => {
+      const policy = opts.policy ?? 'missing-or-outdated';
+      if (!['missing-or-outdated', 'always', 'never'].includes(policy))
+        throw new UsageError('--policy must be missing-or-outdated, always or never');
+      await withDriver(opts, async (d) => {
+        const r = await d.ensure(policy as 'missing-or-outdated');
+        return {
+          json: { ok: true, ...r },
+          human: `${r.packageName}: ${r.before} → ${r.action === 'none' ? 'unchanged' : r.action} (versionCode ${r.versionCode})`,
+        };
+      });
+    });
+
+  withCommon(device.command('snapshot').description('Capture a UI snapshot'))
+    .option('--format <format>', 'json (normalized) | xml', 'json')
+    .action(async (opts: CommonOptions) => {
+      if (opts.format !== 'json' && opts.format !== 'xml')
+        throw new UsageError('--format must be json or xml');
+      await withDriver(opts, async (d) => {
+        await d.ensure();
+        const s = await d.snapshot({ transport: opts.transport as 'auto', capture: capture(opts) });
+        if (opts.format === 'xml')
+          return { json: { ok: true, transport: s.transport, result: s.result, xml: s.xml }, human: s.xml };
+        const { normalizeSnapshot } = await import('../snapshot/normalize.ts');
+        const tree = normalizeSnapshot(s.xml);
+        return {
+          json: { ok: true, transport: s.transport, result: s.result, snapshot: tree },
+          human: JSON.stringify(tree, null, 2),
+        };
+      });
+    });
+
+  withCommon(device.command('viewport').description('Read the interactive-window viewport')).action(
+    async (opts: CommonOptions) => {
+      await withDriver(opts, async (d) => {
+        await d.ensure();
+        const v = await d.viewport({ transport: opts.transport as 'auto', capture: capture(opts) });
+        const { x, y, width, height } = v.viewport;
+        return {
+          json: { ok: true, transport: v.transport, viewport: v.viewport },
+          human: `${width}x${height} at ${x},${y} (${v.transport})`,
+        };
+      });
+    },
+  );
+
+  withCommon(
+    device
+      .command('gesture')
+      .description(
+        'Inject a gesture: tap X Y | long-press X Y | swipe X1 Y1 X2 Y2 | drag X1 Y1 X2 Y2 | pinch CX CY FROM TO | rotate CX CY R DEG0 DEG1 | plan FILE',
+      )
+      .argument('<kind>', 'tap, long-press, swipe, drag, pinch, rotate or plan')
+      .argument('[args...]', 'coordinates, or the plan file'),
+  )
+    .option('--duration <ms>', 'gesture duration in ms')
+    .action(async (kind: string, args: string[], opts: CommonOptions) => {
+      const plan = await buildPlan(
+        kind,
+        args,
+        opts.duration === undefined ? undefined : num('--duration', opts.duration),
+      );
+      await withDriver(opts, async (d) => {
+        await d.ensure();
+        const g = await d.gesture(plan, { transport: opts.transport as 'auto', capture: capture(opts) });
+        return {
+          json: { ok: true, transport: g.transport, result: g.result },
+          human: `${g.result.kind}: ${g.result.injectedEvents} events (${g.transport})`,
+        };
+      });
+    });
+}
+
+/** Build a touch plan from CLI words (also used by lease-bound gesture commands). */
+export async function buildPlan(kind: string, args: string[], durationMs?: number): Promise<unknown> {
+  const tp = await import('../helpers/protocol/touch-plan.ts');
+  const need = (n: number) => {
+    if (args.length !== n) throw new UsageError(`${kind} takes ${n} numbers, got ${args.length}`);
+    return args.map((a, i) => num(`argument ${i + 1}`, a));
+  };
+  try {
+    switch (kind) {
+      case 'tap': {
+        const [x, y] = need(2) as [number, number];
+        return tp.buildTap(x, y);
+      }
+      case 'long-press': {
+        const [x, y] = need(2) as [number, number];
+        return tp.buildLongPress(x, y, durationMs);
+      }
+      case 'swipe':
+      case 'drag': {
+        const [x1, y1, x2, y2] = need(4) as [number, number, number, number];
+        return kind === 'swipe'
+          ? tp.buildSwipe({ x: x1, y: y1 }, { x: x2, y: y2 }, durationMs ?? 300)
+          : tp.buildDrag({ x: x1, y: y1 }, { x: x2, y: y2 }, durationMs ?? 400);
+      }
+      case 'pinch': {
+        const [cx, cy, from, to] = need(4) as [number, number, number, number];
+        return tp.buildPinch({ x: cx, y: cy }, from, to, durationMs ?? 300);
+      }
+      case 'rotate': {
+        const [cx, cy, r, a0, a1] = need(5) as [number, number, number, number, number];
+        return tp.buildRotate({ x: cx, y: cy }, r, a0, a1, durationMs ?? 300);
+      }
+      case 'plan': {
+        if (args.length !== 1) throw new UsageError('plan takes one file');
+        const { readFile } = await import('node:fs/promises');
+        return JSON.parse(await readFile(args[0]!, 'utf8'));
+      }
+      default:
+        throw new UsageError(
+          `unknown gesture ${JSON.stringify(kind)}: tap, long-press, swipe, drag, pinch, rotate or plan`,
+        );
+    }
+  } catch (err) {
+    if (err instanceof RangeError || err instanceof SyntaxError) throw new UsageError(err.message);
+    throw err;
+  }
+}
