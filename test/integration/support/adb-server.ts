@@ -180,7 +180,8 @@ export async function startAdbServer(): Promise<AdbServer> {
       async connect(address, state = 'device', timeoutMs = 10_000) {
         const result = await adb(['connect', address], { timeoutMs });
         const text = result.stdout.toString('utf8');
-        if (result.code !== 0 || /failed|unable|cannot/i.test(text)) {
+        // `failed to authenticate` is what an unauthorized device looks like; only `device` must connect.
+        if (result.code !== 0 || (state === 'device' && /failed|unable|cannot/i.test(text))) {
           throw new Error(`adb connect ${address} failed: ${text}${result.stderr}`);
         }
         await waitForState(address, state, timeoutMs);
