@@ -217,16 +217,17 @@ class FakeTransport implements StreamTransport {
 }
 
 describe('stream flow control', () => {
-  it('keeps one WRTE in flight, splits at maxdata and closes after the last OKAY', () => {
-    fc.assert(
-      fc.property(
+  it('keeps one WRTE in flight, splits at maxdata and closes after the last OKAY', async () => {
+    await fc.assert(
+      fc.asyncProperty(
         fc.array(fc.uint8Array({ minLength: 1, maxLength: 50 }), { maxLength: 10 }),
         fc.integer({ min: 1, max: 64 }),
-        (writes, maxData) => {
+        async (writes, maxData) => {
           const transport = new FakeTransport(maxData);
           const stream = new AdbStream(transport, 5, 9);
           for (const w of writes) stream.write(w);
           stream.close();
+          await Promise.resolve(); // writes of one tick are coalesced and sent from a microtask
           const received: Buffer[] = [];
           for (let guard = 0; guard < 10_000; guard++) {
             const wrtes = transport.sent.filter((m) => m.command === A_WRTE);
@@ -244,6 +245,17 @@ describe('stream flow control', () => {
         },
       ),
     );
+  });
+
+  it('coalesces writes of one tick into a single WRTE', async () => {
+    const transport = new FakeTransport(1024);
+    const stream = new AdbStream(transport, 1, 2);
+    stream.write(Buffer.from('head'));
+    stream.write(Buffer.from('body'));
+    stream.write(Buffer.from('tail'));
+    await Promise.resolve();
+    const wrtes = transport.sent.filter((m) => m.command === A_WRTE);
+    expect(wrtes.map((m) => Buffer.from(m.data).toString())).toEqual(['headbodytail']);
   });
 
   it('holds the OKAY for a WRTE until the receiver is ready', async () => {

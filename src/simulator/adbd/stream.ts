@@ -26,6 +26,7 @@ export class AdbStream {
   #queue: Uint8Array[] = [];
   #queuedBytes = 0;
   #inFlight = false;
+  #pumpScheduled = false;
   #closing = false;
   #closed = false;
   #receiver: StreamReceiver | undefined;
@@ -72,7 +73,15 @@ export class AdbStream {
     if (this.#closed || this.#closing || data.length === 0) return;
     this.#queue.push(data);
     this.#queuedBytes += data.length;
-    this.#pump();
+    // Coalesce what the service writes in one tick (a shell packet header and its data, a sync
+    // DATA header, its bytes and DONE) into one WRTE instead of one round trip each.
+    if (!this.#inFlight && !this.#pumpScheduled) {
+      this.#pumpScheduled = true;
+      queueMicrotask(() => {
+        this.#pumpScheduled = false;
+        this.#pump();
+      });
+    }
   }
 
   /** Resolves when nothing is queued beyond the one `WRTE` in flight (or the stream closed). */
@@ -85,7 +94,7 @@ export class AdbStream {
   close(): void {
     if (this.#closed || this.#closing) return;
     this.#closing = true;
-    this.#maybeFinish();
+    if (!this.#pumpScheduled) this.#maybeFinish();
   }
 
   /** Close now without flushing (connection lost or service failure). */
