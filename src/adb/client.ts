@@ -267,6 +267,35 @@ export class AdbClient extends EventEmitter {
     return { stdout, stderr, exit, close: () => socket.destroy() };
   }
 
+  /** `exec:CMD` (what `adb exec-out` uses): raw stdout bytes, no pty, no exit status. */
+  async execOut(serial: string, command: string, deadline: Deadline = {}): Promise<Buffer> {
+    let socket: Socket | undefined;
+    try {
+      const connection = await withDeadline<{ socket: unknown }>(
+        this.#client.getDevice(serial).transport(),
+        { timeoutMs: DEFAULT_TIMEOUT, ...deadline },
+        'transport',
+      );
+      const s = connection.socket as Socket;
+      socket = s;
+      const request = `exec:${command}`;
+      s.write(`${hex4(Buffer.byteLength(request))}${request}`);
+      const reply = await withDeadline(
+        readExactly(s, 4),
+        { timeoutMs: DEFAULT_TIMEOUT, ...deadline },
+        'exec open',
+        () => s.destroy(),
+      );
+      if (reply.toString('latin1') !== 'OKAY') throw new Error(`exec refused: ${reply.toString('latin1')}`);
+      const body = readAll(s);
+      s.resume();
+      return await withDeadline(body, { timeoutMs: DEFAULT_TIMEOUT, ...deadline }, 'exec', () => s.destroy());
+    } catch (err) {
+      socket?.destroy();
+      throw mapAdbError(err, { operation: 'exec', serial });
+    }
+  }
+
   /** Push a local file to the device (adbkit sync). */
   async push(
     serial: string,

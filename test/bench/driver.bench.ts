@@ -1,0 +1,198 @@
+/**
+ * Driver benchmarks over the simulator through the real adb server (one run, same machine):
+ * - snapshot-overhead: p50 of a one-shot snapshot through the bridge minus p50 of the raw transfer of
+ *   an equal-size file through the same adb server (`exec:cat`, what `adb exec-out cat` does), in ms.
+ * - session-vs-oneshot: p50/p95 of session snapshots and one-shot snapshots of the same screen.
+ */
+
+import { execFile } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { promisify } from 'node:util';
+import { AdbRuntime } from '../../src/adb/runtime.ts';
+import { ArtifactCache } from '../../src/artifacts/cache.ts';
+import { adbHelperDevice } from '../../src/helpers/snapshot/device.ts';
+import { SnapshotDriver } from '../../src/helpers/snapshot/driver.ts';
+import { EnsureVerdicts } from '../../src/helpers/snapshot/ensure-helper.ts';
+import { tempDir } from '../support/bridge.ts';
+import { startCli } from '../support/cli.ts';
+import { fixtureApk, fixtureManifest, freePortCandidate } from '../support/device-bed.ts';
+import type { BenchFigure } from './run.ts';
+
+const RUNS = Number(process.env['BENCH_DRIVER_RUNS'] ?? 40);
+/**
+ * No idle wait: the helper's idle wait is device time (the simulator sleeps ~1 ms for it); the overhead
+ * figure is about what the bridge adds on top of moving the bytes.
+ */
+const NO_IDLE = { waitForIdleTimeoutMs: 0 };
+
+function percentile(samples: number[], p: number): number {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+async function time(fn: () => Promise<unknown>): Promise<number> {
+  const t = performance.now();
+  await fn();
+  return performance.now() - t;
+}
+
+const round = (n: number) => Math.round(n * 1000) / 1000;
+
+export async function bench(): Promise<BenchFigure[]> {
+  // The simulated device runs in its own process, like a phone: the bridge's thread does only bridge work.
+  const sim = await startCli(['simulate', '--port', String(freePortCandidate()), '--json']);
+  const { address } = JSON.parse(sim.firstLine) as { address: string };
+  const runtime = await AdbRuntime.start({ port: freePortCandidate() });
+  const bed = { client: runtime.client, server: runtime.server };
+  const tmp = await tempDir('devicebridge-bench-');
+  const figures: BenchFigure[] = [];
+  try {
+    await runtime.tunnels.add(address);
+    if (!(await runtime.tunnels.waitFor(address, 'device', 10_000)))
+      throw new Error(`${address} did not come online`);
+    const manifest = fixtureManifest('snapshot-helper-v1.apk');
+    const cache = new ArtifactCache(path.join(tmp.dir, 'cache'));
+    const device = adbHelperDevice({
+      client: runtime.client,
+      serial: address,
+      ledger: runtime.ledger,
+      locks: runtime.locks,
+    });
+    const driver = new SnapshotDriver(device, manifest, {
+      verdicts: new EnsureVerdicts(),
+      apk: fixtureApk(cache, 'snapshot-helper-v1.apk', manifest),
+    });
+    await driver.ensure();
+    const serial = address;
+    const sample = await driver.snapshot({ transport: 'one-shot', capture: NO_IDLE });
+    const bytes = Buffer.from(sample.xml, 'utf8');
+    const local = path.join(tmp.dir, 'equal-size.xml');
+    await writeFile(local, bytes);
+    await bed.client.push(serial, local, '/data/local/tmp/equal-size.xml');
+
+    // Interleave the two measurements so load changes hit both alike.
+    const oneShot: number[] = [];
+    const raw: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      await driver.snapshot({ transport: 'one-shot', capture: NO_IDLE });
+      await bed.client.execOut(serial, 'cat /data/local/tmp/equal-size.xml');
+    }
+    for (let i = 0; i < RUNS; i++) {
+      oneShot.push(await time(() => driver.snapshot({ transport: 'one-shot', capture: NO_IDLE })));
+      raw.push(
+        await time(async () => {
+          const out = await bed.client.execOut(serial, 'cat /data/local/tmp/equal-size.xml');
+          if (out.length !== bytes.length)
+            throw new Error(`raw transfer returned ${out.length} of ${bytes.length} bytes`);
+        }),
+      );
+    }
+    const oneShotP50 = percentile(oneShot, 50);
+    const rawP50 = percentile(raw, 50);
+    figures.push({
+      bench: 'snapshot-overhead',
+      value: round(oneShotP50 - rawP50),
+      unit: 'ms',
+      baseline: 'exec-out-cat-p50',
+      ratio: round(oneShotP50 / rawP50),
+    });
+    figures.push({
+      bench: 'snapshot-one-shot-p50',
+      value: round(oneShotP50),
+      unit: 'ms',
+      baseline: null,
+      ratio: null,
+    });
+    figures.push({
+      bench: 'exec-out-cat-p50',
+      value: round(rawP50),
+      unit: 'ms',
+      baseline: null,
+      ratio: null,
+    });
+    figures.push({
+      bench: 'snapshot-bytes',
+      value: bytes.length,
+      unit: 'bytes',
+      baseline: null,
+      ratio: null,
+    });
+
+    // For reference: the adb CLI's own `exec-out cat` (includes starting the adb client process).
+    const cli: number[] = [];
+    const ex = promisify(execFile);
+    for (let i = 0; i < Math.min(RUNS, 15); i++) {
+      cli.push(
+        await time(() =>
+          ex(
+            'adb',
+            [
+              '-P',
+              String(bed.server.port),
+              '-s',
+              serial,
+              'exec-out',
+              'cat',
+              '/data/local/tmp/equal-size.xml',
+            ],
+            { encoding: 'buffer', maxBuffer: 64 << 20 },
+          ),
+        ),
+      );
+    }
+    figures.push({
+      bench: 'adb-cli-exec-out-cat-p50',
+      value: round(percentile(cli, 50)),
+      unit: 'ms',
+      baseline: null,
+      ratio: null,
+    });
+
+    const session: number[] = [];
+    const oneShotB: number[] = [];
+    await driver.snapshot({ transport: 'session', capture: NO_IDLE });
+    for (let i = 0; i < RUNS; i++)
+      session.push(await time(() => driver.snapshot({ transport: 'session', capture: NO_IDLE })));
+    await driver.close();
+    for (let i = 0; i < RUNS; i++)
+      oneShotB.push(await time(() => driver.snapshot({ transport: 'one-shot', capture: NO_IDLE })));
+    const sP50 = percentile(session, 50);
+    const oP50 = percentile(oneShotB, 50);
+    figures.push({
+      bench: 'session-snapshot-p50',
+      value: round(sP50),
+      unit: 'ms',
+      baseline: 'one-shot-snapshot-p50',
+      ratio: round(sP50 / oP50),
+    });
+    figures.push({
+      bench: 'session-snapshot-p95',
+      value: round(percentile(session, 95)),
+      unit: 'ms',
+      baseline: 'one-shot-snapshot-p95',
+      ratio: round(percentile(session, 95) / percentile(oneShotB, 95)),
+    });
+    figures.push({
+      bench: 'one-shot-snapshot-p50',
+      value: round(oP50),
+      unit: 'ms',
+      baseline: null,
+      ratio: null,
+    });
+    figures.push({
+      bench: 'one-shot-snapshot-p95',
+      value: round(percentile(oneShotB, 95)),
+      unit: 'ms',
+      baseline: null,
+      ratio: null,
+    });
+    await driver.close();
+  } finally {
+    await runtime.close();
+    sim.child.kill('SIGTERM');
+    await tmp.cleanup();
+  }
+  return figures;
+}
