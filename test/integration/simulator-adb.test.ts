@@ -128,6 +128,19 @@ describe('simulator through the real adb server', () => {
     expect(ls.stdout.toString()).toMatch(/^[0-9a-f]{8} 00000005 [0-9a-f]{8} listed\.txt$/m);
   });
 
+  it('feeds adb stdin to the device process (shell v2 stdin packets and exec-in)', async () => {
+    const input = Buffer.from('line one\nline two\n');
+    const cat = await shell('cat', input);
+    expect(cat.stdout.toString()).toBe(input.toString());
+    const execIn = await server.adb(['-s', device.serial, 'exec-in', 'cat > /data/local/tmp/in.txt'], {
+      input,
+    });
+    expect(execIn.code).toBe(0);
+    expect(Buffer.from(device.android.fs.readFile('/data/local/tmp/in.txt') ?? []).toString()).toBe(
+      input.toString(),
+    );
+  });
+
   it('runs many adb shell commands concurrently', async () => {
     const results = await Promise.all(Array.from({ length: 16 }, (_, i) => shell(`echo stream-${i}`)));
     results.forEach((r, i) => {
