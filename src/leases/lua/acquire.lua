@@ -1,0 +1,72 @@
+--[[
+  acquire: atomically lease the first free candidate device, honouring the selector's FIFO queue.
+
+  KEYS[1]   active zset            (member lease id, score expiresAt ms)
+  KEYS[2]   queue zset of queueKey (member waiterId, score arrival sequence)
+  KEYS[3]   queue deadline hash    (waiterId -> deadline ms)
+  KEYS[4]   the new lease's hash   (lease:<ARGV[3]>)
+  KEYS[5..] device hashes of the candidates, in preference order (fields: lease, pending, fence)
+
+  ARGV[1]   now (ms, the client's clock)
+  ARGV[2]   expiresAt (ms)
+  ARGV[3]   new lease id
+  ARGV[4]   tenant
+  ARGV[5]   holder
+  ARGV[6]   ttlSeconds
+  ARGV[7]   selector JSON
+  ARGV[8]   '1' when a queue applies (KEYS[2], KEYS[3] are meaningful), else '0'
+  ARGV[9]   waiterId ('' = none)
+  ARGV[10]  teardown grace ms (an ended lease whose teardown was never recorded stops blocking after it)
+  ARGV[11..] candidate device ids, aligned with KEYS[5..]
+
+  A device is free when its hash has no `lease`, or `pending` (ended, teardown not yet recorded) is
+  older than the grace. An active lease past expiresAt still blocks until claim-expired ends it.
+  When the queue (after dropping waiters whose deadline passed) is non-empty, only its head waiter
+  may acquire; on success that waiter leaves the queue.
+
+  Returns: the new lease as a flat field/value array (HGETALL); 0 when no candidate is free or it
+  is another waiter's turn.
+]]
+local now = tonumber(ARGV[1])
+local waiter = ARGV[9]
+
+if ARGV[8] == '1' then
+  while true do
+    local head = redis.call('ZRANGE', KEYS[2], 0, 0)[1]
+    if not head then break end
+    local deadline = tonumber(redis.call('HGET', KEYS[3], head))
+    if deadline and deadline > now then
+      if head ~= waiter then return 0 end
+      break
+    end
+    redis.call('ZREM', KEYS[2], head)
+    redis.call('HDEL', KEYS[3], head)
+  end
+end
+
+local grace = tonumber(ARGV[10])
+for i = 5, #KEYS do
+  local dev = KEYS[i]
+  local current = redis.call('HGET', dev, 'lease')
+  local free = not current
+  if not free then
+    local pending = redis.call('HGET', dev, 'pending')
+    free = pending and (tonumber(pending) + grace <= now)
+  end
+  if free then
+    local fence = redis.call('HINCRBY', dev, 'fence', 1)
+    redis.call('HSET', dev, 'lease', ARGV[3])
+    redis.call('HDEL', dev, 'pending')
+    redis.call('HSET', KEYS[4],
+      'id', ARGV[3], 'deviceId', ARGV[i + 6], 'tenant', ARGV[4], 'holder', ARGV[5],
+      'fencingToken', fence, 'acquiredAt', ARGV[1], 'expiresAt', ARGV[2], 'ttlSeconds', ARGV[6],
+      'selector', ARGV[7], 'state', 'active')
+    redis.call('ZADD', KEYS[1], ARGV[2], ARGV[3])
+    if ARGV[8] == '1' and waiter ~= '' then
+      redis.call('ZREM', KEYS[2], waiter)
+      redis.call('HDEL', KEYS[3], waiter)
+    end
+    return redis.call('HGETALL', KEYS[4])
+  end
+end
+return 0

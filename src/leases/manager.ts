@@ -1,0 +1,332 @@
+/**
+ * LeaseManager: what the HTTP routes call. Validates requests, resolves candidates through the
+ * device registry, waits fairly (FIFO per selector) for a device to free, runs teardown on release
+ * and expiry (exactly once: `claimExpired` hands each expired lease to one caller across all
+ * processes), records what teardown did and quarantines the device when any step failed — before
+ * the device is freed for the next client.
+ */
+import { randomBytes } from 'node:crypto';
+import { BridgeError, invalidArgument } from '../errors.ts';
+import { type Logger, silentLogger } from '../observability/logger.ts';
+import { queueKeyFor, validateSelector } from './selector.ts';
+import type { Lease, LeaseSelector, LeaseStore, TeardownRecord } from './types.ts';
+
+export type TeardownReason = 'released' | 'expired';
+
+export interface Candidates {
+  /** Every device the selector matches (empty → NOT_FOUND). */
+  matching: string[];
+  /** The matching devices that are online and not quarantined, in preference order. */
+  available: string[];
+}
+
+export interface LeaseManagerOptions {
+  store: LeaseStore;
+  candidates: (selector: LeaseSelector) => Promise<Candidates>;
+  /** Undo what the lease did on the device; report each action and each failure. */
+  teardown: (lease: Lease, reason: TeardownReason) => Promise<{ actions: string[]; failures: string[] }>;
+  /** Called (before the device is freed) when teardown reported failures or threw. */
+  onQuarantine?: (deviceId: string, reason: string) => Promise<void>;
+  /** This bridge node's name, written into teardown records. */
+  node: string;
+  defaultTtlSeconds?: number;
+  maxTtlSeconds?: number;
+  maxWaitSeconds?: number;
+  /** How often a waiter retries (a local release wakes it at once). */
+  pollMs?: number;
+  expiryIntervalMs?: number;
+  /** How long a waiter stays queued without refreshing (a crashed node's waiters drop out). */
+  waiterTtlSeconds?: number;
+  logger?: Logger;
+  now?: () => number;
+}
+
+export interface AcquireOptions {
+  selector: unknown;
+  ttlSeconds?: number;
+  waitSeconds?: number;
+  tenant: string;
+  holder: string;
+  /** Aborted when the client goes away: the waiter leaves the queue. */
+  signal?: AbortSignal;
+}
+
+export interface ReleaseResult {
+  lease: Lease;
+  teardown: TeardownRecord;
+}
+
+function intInRange(value: unknown, field: string, min: number, max: number): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    throw invalidArgument(`${field} must be an integer from ${min} to ${max}`, [
+      { path: field, message: `must be an integer from ${min} to ${max}` },
+    ]);
+  }
+  return value;
+}
+
+function abortError(signal: AbortSignal): unknown {
+  return signal.reason ?? new DOMException('The operation was aborted', 'AbortError');
+}
+
+export class LeaseManager {
+  readonly #store: LeaseStore;
+  readonly #candidates: LeaseManagerOptions['candidates'];
+  readonly #teardown: LeaseManagerOptions['teardown'];
+  readonly #onQuarantine: LeaseManagerOptions['onQuarantine'];
+  readonly #node: string;
+  readonly #defaultTtl: number;
+  readonly #maxTtl: number;
+  readonly #maxWait: number;
+  readonly #pollMs: number;
+  readonly #expiryIntervalMs: number;
+  readonly #waiterTtl: number;
+  readonly #log: Logger;
+  readonly #now: () => number;
+  /** Local waiters to wake when a device frees in this process. */
+  readonly #wakers = new Set<() => void>();
+  readonly #inflight = new Set<Promise<unknown>>();
+  #timer: NodeJS.Timeout | undefined;
+  #running = false;
+  #tick: Promise<void> | undefined;
+
+  constructor(options: LeaseManagerOptions) {
+    this.#store = options.store;
+    this.#candidates = options.candidates;
+    this.#teardown = options.teardown;
+    this.#onQuarantine = options.onQuarantine;
+    this.#node = options.node;
+    this.#defaultTtl = options.defaultTtlSeconds ?? 300;
+    this.#maxTtl = options.maxTtlSeconds ?? 3600;
+    this.#maxWait = options.maxWaitSeconds ?? 300;
+    this.#pollMs = options.pollMs ?? 100;
+    this.#expiryIntervalMs = options.expiryIntervalMs ?? 500;
+    this.#waiterTtl = options.waiterTtlSeconds ?? 5;
+    this.#log = options.logger ?? silentLogger();
+    this.#now = options.now ?? Date.now;
+  }
+
+  get store(): LeaseStore {
+    return this.#store;
+  }
+
+  /**
+   * Lease a device matching the selector. NOT_FOUND (details.selector) when nothing matches at all;
+   * CONFLICT (retryable) when nothing freed within waitSeconds; INVALID_ARGUMENT for bad input.
+   */
+  async acquire(options: AcquireOptions): Promise<Lease> {
+    const selector = validateSelector(options.selector);
+    const ttlSeconds = intInRange(options.ttlSeconds ?? this.#defaultTtl, 'ttlSeconds', 1, this.#maxTtl);
+    const waitSeconds = intInRange(options.waitSeconds ?? 0, 'waitSeconds', 0, this.#maxWait);
+    const { signal } = options;
+    if (signal?.aborted) throw abortError(signal);
+
+    const first = await this.#candidates(selector);
+    if (first.matching.length === 0) {
+      throw new BridgeError('NOT_FOUND', 'no device matches the selector', { details: { selector } });
+    }
+    const queueKey = queueKeyFor(selector);
+    const base = { tenant: options.tenant, holder: options.holder, ttlSeconds, selector, queueKey };
+    const now = await this.#store.acquire({ ...base, candidates: first.available });
+    if (now) return this.#handOver(now, signal);
+    if (waitSeconds === 0) throw this.#conflict(selector, 0);
+
+    const waiterId = `waiter_${randomBytes(12).toString('base64url')}`;
+    const deadline = performance.now() + waitSeconds * 1000;
+    const waiterTtl = Math.max(this.#waiterTtl, (this.#pollMs * 3) / 1000);
+    await this.#store.enqueue(queueKey, waiterId, waiterTtl);
+    let refreshedAt = performance.now();
+    try {
+      for (;;) {
+        const left = deadline - performance.now();
+        if (left <= 0) throw this.#conflict(selector, waitSeconds);
+        await this.#sleep(Math.min(this.#pollMs, left), signal);
+        if (signal?.aborted) throw abortError(signal);
+        if (performance.now() - refreshedAt > (waiterTtl * 1000) / 3) {
+          await this.#store.enqueue(queueKey, waiterId, waiterTtl);
+          refreshedAt = performance.now();
+        }
+        const { available } = await this.#candidates(selector);
+        const lease = await this.#store.acquire({ ...base, candidates: available, waiterId });
+        if (lease) return this.#handOver(lease, signal);
+      }
+    } finally {
+      // Acquire removed us on success; on every other way out leave the queue (idempotent).
+      await this.#store.dequeue(queueKey, waiterId).catch((err: unknown) => {
+        this.#log.warn({ err, queueKey }, 'lease: dequeue failed');
+      });
+    }
+  }
+
+  /** Nobody will receive a lease acquired after the client left: end it (with teardown). */
+  async #handOver(lease: Lease, signal: AbortSignal | undefined): Promise<Lease> {
+    if (signal?.aborted) {
+      await this.release(lease.id, lease.fencingToken).catch(() => undefined);
+      throw abortError(signal);
+    }
+    this.#log.info({ leaseId: lease.id, deviceId: lease.deviceId, tenant: lease.tenant }, 'lease: acquired');
+    return lease;
+  }
+
+  #conflict(selector: LeaseSelector, waitSeconds: number): BridgeError {
+    return new BridgeError('CONFLICT', `no device free within ${waitSeconds}s`, {
+      retryable: true,
+      details: { selector, waitSeconds },
+    });
+  }
+
+  #sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+    return new Promise((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        this.#wakers.delete(done);
+        signal?.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.#wakers.add(done);
+      signal?.addEventListener('abort', done, { once: true });
+    });
+  }
+
+  #wakeWaiters(): void {
+    for (const wake of [...this.#wakers]) wake();
+  }
+
+  get(leaseId: string): Promise<Lease | null> {
+    return this.#store.get(leaseId);
+  }
+
+  list(filter: { tenant?: string } = {}): Promise<Lease[]> {
+    return this.#store.list(filter);
+  }
+
+  async renew(leaseId: string, fencingToken: number, ttlSeconds?: number): Promise<Lease> {
+    const ttl = intInRange(ttlSeconds ?? this.#defaultTtl, 'ttlSeconds', 1, this.#maxTtl);
+    return this.#store.renew(leaseId, fencingToken, ttl);
+  }
+
+  /**
+   * End a lease and tear it down. NOT_FOUND for an unknown id, LEASE_EXPIRED when it already ended,
+   * CONFLICT when the fencing token is given and does not match.
+   */
+  async release(leaseId: string, fencingToken?: number): Promise<ReleaseResult> {
+    const lease = await this.#store.release(leaseId, fencingToken);
+    if (!lease) {
+      const known = await this.#store.get(leaseId);
+      if (!known) throw new BridgeError('NOT_FOUND', 'lease not found', { details: { leaseId } });
+      throw new BridgeError('LEASE_EXPIRED', `lease already ${known.state}`, {
+        details: { leaseId, state: known.state },
+      });
+    }
+    this.#log.info({ leaseId, deviceId: lease.deviceId }, 'lease: released');
+    const teardown = await this.#track(this.#runTeardown(lease, 'released'));
+    return { lease, teardown };
+  }
+
+  checkFence(deviceId: string, leaseId: string, fencingToken: number): Promise<Lease> {
+    return this.#store.checkFence(deviceId, leaseId, fencingToken);
+  }
+
+  async activeCount(): Promise<number> {
+    return (await this.#store.list()).length;
+  }
+
+  waitingCount(): Promise<number> {
+    return this.#store.waiting();
+  }
+
+  /** Start the expiry loop (idempotent). */
+  start(): void {
+    if (this.#running) return;
+    this.#running = true;
+    this.#schedule(0);
+  }
+
+  /** Stop the expiry loop and wait for running teardowns. */
+  async stop(): Promise<void> {
+    this.#running = false;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    await this.#tick;
+    await Promise.allSettled([...this.#inflight]);
+  }
+
+  #schedule(delay: number): void {
+    if (!this.#running) return;
+    this.#timer = setTimeout(() => {
+      this.#tick = this.expireOnce()
+        .then((claimed) => this.#schedule(claimed >= 100 ? 0 : this.#expiryIntervalMs))
+        .catch((err: unknown) => {
+          this.#log.error({ err }, 'lease: expiry pass failed');
+          this.#schedule(this.#expiryIntervalMs);
+        });
+    }, delay);
+  }
+
+  /** One expiry pass: claim expired leases (up to 100) and tear each down. Resolves how many. */
+  async expireOnce(): Promise<number> {
+    const claimed = await this.#store.claimExpired(this.#now(), 100);
+    await Promise.all(
+      claimed.map((lease) => {
+        this.#log.info({ leaseId: lease.id, deviceId: lease.deviceId }, 'lease: expired');
+        return this.#track(this.#runTeardown(lease, 'expired'));
+      }),
+    );
+    return claimed.length;
+  }
+
+  #track<T>(promise: Promise<T>): Promise<T> {
+    this.#inflight.add(promise);
+    const forget = (): void => {
+      this.#inflight.delete(promise);
+    };
+    promise.then(forget, forget);
+    return promise;
+  }
+
+  async #runTeardown(lease: Lease, reason: TeardownReason): Promise<TeardownRecord> {
+    const startedAt = this.#now();
+    let actions: string[] = [];
+    let failures: string[] = [];
+    try {
+      const result = await this.#teardown(lease, reason);
+      actions = [...result.actions];
+      failures = [...result.failures];
+    } catch (err) {
+      failures.push(`teardown threw: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    if (failures.length > 0 && this.#onQuarantine) {
+      try {
+        await this.#onQuarantine(
+          lease.deviceId,
+          `teardown of ${lease.id} (${reason}) failed: ${failures.join('; ')}`,
+        );
+        actions.push('quarantined device');
+      } catch (err) {
+        failures.push(`quarantine failed: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    }
+    const record: TeardownRecord = {
+      leaseId: lease.id,
+      deviceId: lease.deviceId,
+      reason,
+      startedAt,
+      finishedAt: this.#now(),
+      actions,
+      failures,
+      node: this.#node,
+    };
+    const log = { leaseId: lease.id, deviceId: lease.deviceId, reason, failures: failures.length };
+    if (failures.length > 0) this.#log.warn(log, 'lease: teardown failed, device quarantined');
+    else this.#log.info(log, 'lease: teardown done');
+    try {
+      await this.#store.recordTeardown(record);
+    } catch (err) {
+      // The device stays blocked until the store's teardown grace passes.
+      this.#log.error({ err, leaseId: lease.id }, 'lease: recording teardown failed');
+    }
+    this.#wakeWaiters();
+    return record;
+  }
+}

@@ -1,0 +1,281 @@
+/**
+ * In-process lease store: the embedded default (one bridge node, no Redis). Same semantics as the
+ * Redis store, operation for operation (both run the contract tests in test/integration/support):
+ *
+ * - A device is free when it has no lease pointer, or its pointer names an ended lease whose teardown
+ *   has not been recorded for `teardownGraceMs` (the node running teardown died). Release and expiry
+ *   keep the pointer until `recordTeardown`, so a device is never handed to the next client while
+ *   its previous lease is still being torn down (or after a failed teardown quarantined it).
+ * - An active lease past its expiresAt still blocks its device until `claimExpired` ends it (and
+ *   teardown runs); `renew` and `checkFence` refuse it as ended meanwhile.
+ * - Fencing tokens come from a per-device counter that never resets.
+ * - Ended leases and teardown records are kept for `retentionMs` (default 7 days).
+ */
+import { randomBytes } from 'node:crypto';
+import { invalidArgument } from '../errors.ts';
+import { LeaseFailure, leaseError } from './errors.ts';
+import type { AcquireRequest, Lease, LeaseStore, TeardownRecord } from './types.ts';
+
+export const DEFAULT_TEARDOWN_GRACE_MS = 120_000;
+export const DEFAULT_RETENTION_MS = 7 * 24 * 3600 * 1000;
+
+/** `lease_` + 20 URL-safe random characters (120 bits). */
+export function newLeaseId(): string {
+  return `lease_${randomBytes(15).toString('base64url')}`;
+}
+
+export function copyLease(lease: Lease): Lease {
+  return { ...lease, selector: structuredClone(lease.selector) };
+}
+
+export function checkTtl(ttlSeconds: number): void {
+  if (!Number.isFinite(ttlSeconds) || ttlSeconds <= 0) {
+    throw invalidArgument('ttlSeconds must be a positive number', [
+      { path: 'ttlSeconds', message: 'must be > 0' },
+    ]);
+  }
+}
+
+export interface StoreClockOptions {
+  /** Clock in ms since the epoch; tests inject a fake one. Default `Date.now`. */
+  now?: () => number;
+  /** How long a device stays blocked by an ended lease whose teardown was never recorded. */
+  teardownGraceMs?: number;
+  /** How long ended leases and teardown records are kept. */
+  retentionMs?: number;
+}
+
+interface DeviceSlot {
+  fence: number;
+  leaseId?: string;
+  /** Set when the pointed-to lease ended and its teardown is not yet recorded. */
+  pendingSince?: number;
+}
+
+export class MemoryLeaseStore implements LeaseStore {
+  readonly #now: () => number;
+  readonly #graceMs: number;
+  readonly #retentionMs: number;
+  readonly #devices = new Map<string, DeviceSlot>();
+  readonly #leases = new Map<string, Lease>();
+  readonly #active = new Set<string>();
+  /** Ended lease ids in the order they ended, for retention pruning. */
+  #ended: Array<{ at: number; id: string }> = [];
+  /** queueKey -> waiterId -> deadline (Map order = arrival order). */
+  readonly #queues = new Map<string, Map<string, number>>();
+  readonly #teardowns = new Map<string, { record: TeardownRecord; until: number }>();
+
+  constructor(options: StoreClockOptions = {}) {
+    this.#now = options.now ?? Date.now;
+    this.#graceMs = options.teardownGraceMs ?? DEFAULT_TEARDOWN_GRACE_MS;
+    this.#retentionMs = options.retentionMs ?? DEFAULT_RETENTION_MS;
+  }
+
+  #slot(deviceId: string): DeviceSlot {
+    let slot = this.#devices.get(deviceId);
+    if (!slot) {
+      slot = { fence: 0 };
+      this.#devices.set(deviceId, slot);
+    }
+    return slot;
+  }
+
+  #isFree(deviceId: string, now: number): boolean {
+    const slot = this.#devices.get(deviceId);
+    if (!slot || slot.leaseId === undefined) return true;
+    return slot.pendingSince !== undefined && slot.pendingSince + this.#graceMs <= now;
+  }
+
+  /** Drop waiters whose deadline passed; returns the live queue (or undefined when empty). */
+  #liveQueue(queueKey: string, now: number): Map<string, number> | undefined {
+    const queue = this.#queues.get(queueKey);
+    if (!queue) return undefined;
+    for (const [waiter, deadline] of queue) if (deadline <= now) queue.delete(waiter);
+    if (queue.size === 0) {
+      this.#queues.delete(queueKey);
+      return undefined;
+    }
+    return queue;
+  }
+
+  #end(lease: Lease, state: 'released' | 'expired', now: number): void {
+    lease.state = state;
+    lease.endedAt = now;
+    this.#active.delete(lease.id);
+    this.#ended.push({ at: now, id: lease.id });
+    const slot = this.#devices.get(lease.deviceId);
+    if (slot && slot.leaseId === lease.id) slot.pendingSince = now;
+  }
+
+  #prune(now: number): void {
+    let i = 0;
+    while (i < this.#ended.length && (this.#ended[i] as { at: number }).at + this.#retentionMs <= now) {
+      this.#leases.delete((this.#ended[i] as { id: string }).id);
+      i++;
+    }
+    if (i > 0) this.#ended = this.#ended.slice(i);
+    for (const [id, entry] of this.#teardowns) if (entry.until <= now) this.#teardowns.delete(id);
+  }
+
+  async acquire(request: AcquireRequest): Promise<Lease | null> {
+    checkTtl(request.ttlSeconds);
+    const now = this.#now();
+    const { queueKey, waiterId } = request;
+    if (queueKey !== undefined) {
+      const queue = this.#liveQueue(queueKey, now);
+      const head = queue?.keys().next().value;
+      if (head !== undefined && head !== waiterId) return null;
+    }
+    const deviceId = request.candidates.find((id) => this.#isFree(id, now));
+    if (deviceId === undefined) return null;
+    const slot = this.#slot(deviceId);
+    slot.fence += 1;
+    const lease: Lease = {
+      id: newLeaseId(),
+      deviceId,
+      tenant: request.tenant,
+      holder: request.holder,
+      fencingToken: slot.fence,
+      acquiredAt: now,
+      expiresAt: now + Math.round(request.ttlSeconds * 1000),
+      ttlSeconds: request.ttlSeconds,
+      selector: structuredClone(request.selector),
+      state: 'active',
+    };
+    slot.leaseId = lease.id;
+    delete slot.pendingSince;
+    this.#leases.set(lease.id, lease);
+    this.#active.add(lease.id);
+    if (queueKey !== undefined && waiterId !== undefined) this.#removeWaiter(queueKey, waiterId);
+    return copyLease(lease);
+  }
+
+  async get(leaseId: string): Promise<Lease | null> {
+    const lease = this.#leases.get(leaseId);
+    return lease ? copyLease(lease) : null;
+  }
+
+  async leaseOfDevice(deviceId: string): Promise<Lease | null> {
+    const id = this.#devices.get(deviceId)?.leaseId;
+    const lease = id === undefined ? undefined : this.#leases.get(id);
+    return lease && lease.state === 'active' ? copyLease(lease) : null;
+  }
+
+  async list(filter: { tenant?: string } = {}): Promise<Lease[]> {
+    const out: Lease[] = [];
+    for (const id of this.#active) {
+      const lease = this.#leases.get(id);
+      if (lease && (filter.tenant === undefined || lease.tenant === filter.tenant))
+        out.push(copyLease(lease));
+    }
+    return out.sort(byAcquired);
+  }
+
+  async renew(leaseId: string, fencingToken: number, ttlSeconds: number): Promise<Lease> {
+    checkTtl(ttlSeconds);
+    const now = this.#now();
+    const lease = this.#leases.get(leaseId);
+    if (!lease) throw leaseError(LeaseFailure.NotFound, { leaseId });
+    if (lease.state !== 'active' || lease.expiresAt <= now) throw leaseError(LeaseFailure.Ended, { leaseId });
+    if (lease.fencingToken !== fencingToken) throw leaseError(LeaseFailure.FenceMismatch, { leaseId });
+    lease.expiresAt = now + Math.round(ttlSeconds * 1000);
+    lease.ttlSeconds = ttlSeconds;
+    return copyLease(lease);
+  }
+
+  async release(leaseId: string, fencingToken?: number): Promise<Lease | null> {
+    const lease = this.#leases.get(leaseId);
+    if (lease?.state !== 'active') return null;
+    if (fencingToken !== undefined && lease.fencingToken !== fencingToken) {
+      throw leaseError(LeaseFailure.FenceMismatch, { leaseId });
+    }
+    this.#end(lease, 'released', this.#now());
+    return copyLease(lease);
+  }
+
+  async checkFence(deviceId: string, leaseId: string, fencingToken: number): Promise<Lease> {
+    const now = this.#now();
+    const lease = this.#leases.get(leaseId);
+    if (!lease) throw leaseError(LeaseFailure.NotFound, { leaseId, deviceId });
+    if (lease.deviceId !== deviceId) throw leaseError(LeaseFailure.WrongDevice, { leaseId, deviceId });
+    if (
+      lease.state !== 'active' ||
+      lease.expiresAt <= now ||
+      this.#devices.get(deviceId)?.leaseId !== leaseId
+    ) {
+      throw leaseError(LeaseFailure.Ended, { leaseId, deviceId });
+    }
+    if (lease.fencingToken !== fencingToken)
+      throw leaseError(LeaseFailure.FenceMismatch, { leaseId, deviceId });
+    return copyLease(lease);
+  }
+
+  async claimExpired(now: number, limit = 100): Promise<Lease[]> {
+    const due: Lease[] = [];
+    for (const id of this.#active) {
+      const lease = this.#leases.get(id);
+      if (lease && lease.expiresAt <= now) due.push(lease);
+    }
+    due.sort((a, b) => a.expiresAt - b.expiresAt || (a.id < b.id ? -1 : 1));
+    const claimed = due.slice(0, Math.max(0, limit));
+    for (const lease of claimed) this.#end(lease, 'expired', now);
+    this.#prune(now);
+    return claimed.map(copyLease);
+  }
+
+  async enqueue(queueKey: string, waiterId: string, ttlSeconds: number): Promise<void> {
+    checkTtl(ttlSeconds);
+    let queue = this.#queues.get(queueKey);
+    if (!queue) {
+      queue = new Map();
+      this.#queues.set(queueKey, queue);
+    }
+    // Map.set on an existing waiter keeps its place: re-enqueueing only refreshes the deadline.
+    queue.set(waiterId, this.#now() + Math.round(ttlSeconds * 1000));
+  }
+
+  async dequeue(queueKey: string, waiterId: string): Promise<void> {
+    this.#removeWaiter(queueKey, waiterId);
+  }
+
+  #removeWaiter(queueKey: string, waiterId: string): void {
+    const queue = this.#queues.get(queueKey);
+    if (!queue) return;
+    queue.delete(waiterId);
+    if (queue.size === 0) this.#queues.delete(queueKey);
+  }
+
+  async waiting(queueKey?: string): Promise<number> {
+    const now = this.#now();
+    const keys = queueKey === undefined ? [...this.#queues.keys()] : [queueKey];
+    let count = 0;
+    for (const key of keys) count += this.#liveQueue(key, now)?.size ?? 0;
+    return count;
+  }
+
+  async recordTeardown(record: TeardownRecord): Promise<void> {
+    const now = this.#now();
+    this.#teardowns.set(record.leaseId, {
+      record: { ...record, actions: [...record.actions], failures: [...record.failures] },
+      until: now + this.#retentionMs,
+    });
+    const slot = this.#devices.get(record.deviceId);
+    const lease = this.#leases.get(record.leaseId);
+    if (slot && slot.leaseId === record.leaseId && lease?.state !== 'active') {
+      delete slot.leaseId;
+      delete slot.pendingSince;
+    }
+  }
+
+  async getTeardown(leaseId: string): Promise<TeardownRecord | null> {
+    const entry = this.#teardowns.get(leaseId);
+    if (!entry || entry.until <= this.#now()) return null;
+    return { ...entry.record, actions: [...entry.record.actions], failures: [...entry.record.failures] };
+  }
+
+  async close(): Promise<void> {}
+}
+
+export function byAcquired(a: Lease, b: Lease): number {
+  return a.acquiredAt - b.acquiredAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+}

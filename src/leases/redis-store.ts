@@ -1,0 +1,269 @@
+/**
+ * Redis lease store (production; many bridge nodes share it). Same semantics as MemoryLeaseStore;
+ * every multi-key step is one Lua script in `lua/` (see their headers).
+ *
+ * Keys: `<prefix>{leases}:<kind>:<id>` — every key of one prefix starts with the same hash tag, so
+ * on Redis Cluster they all live in ONE slot. That is required for correctness: acquire touches
+ * several devices' keys plus the queue and the active set in one script, and claim-expired/release
+ * reach lease and device hashes they read from other keys. The trade-off: the lease namespace of a
+ * deployment cannot be spread over Cluster shards (lease traffic is small: a few ops per lease).
+ * The prefix must not contain `{` or `}` (it would change the tag).
+ *
+ *   dev:<deviceId>    hash  lease (current or pending-teardown lease id), pending (ended at, ms), fence (counter, never reset)
+ *   lease:<id>        hash  the lease's fields; ended leases expire after the retention (7 days)
+ *   active            zset  active lease ids by expiresAt
+ *   q:<queueKey>      zset  waiters by arrival sequence;  qd:<queueKey> hash waiter -> deadline
+ *   queues            set   queue keys that have waiters;  qseq  arrival counter
+ *   td:<leaseId>      string teardown record JSON, expires after the retention
+ *
+ * Time: the client passes `now` (ms) into every script (default Date.now, injectable for tests)
+ * rather than the scripts reading Redis TIME — so tests control expiry, at the price that bridge
+ * nodes' clocks must agree (NTP); a node whose clock is ahead expires leases early by its skew.
+ */
+import { Redis } from 'ioredis';
+import { BridgeError, invalidArgument } from '../errors.ts';
+import {
+  byAcquired,
+  checkTtl,
+  DEFAULT_RETENTION_MS,
+  DEFAULT_TEARDOWN_GRACE_MS,
+  newLeaseId,
+  type StoreClockOptions,
+} from './memory-store.ts';
+import { LeaseScripts } from './redis-scripts.ts';
+import type {
+  AcquireRequest,
+  Lease,
+  LeaseSelector,
+  LeaseState,
+  LeaseStore,
+  TeardownRecord,
+} from './types.ts';
+
+export const DEFAULT_PREFIX = 'devicebridge:';
+export const HASH_TAG = '{leases}';
+
+export interface RedisLeaseStoreOptions extends StoreClockOptions {
+  /** Connect to this URL (the store owns and closes the connection). Default REDIS_URL's usual value. */
+  url?: string;
+  /** Use this connection instead (not closed by `close()`). */
+  client?: Redis;
+  /** Key prefix, default `devicebridge:`. */
+  prefix?: string;
+}
+
+/** Parse a flat HGETALL reply into a Lease. */
+export function leaseFromReply(reply: unknown): Lease {
+  if (!Array.isArray(reply) || reply.length % 2 !== 0) {
+    throw new BridgeError('INTERNAL', 'malformed lease reply from Redis');
+  }
+  const f = new Map<string, string>();
+  for (let i = 0; i < reply.length; i += 2) f.set(String(reply[i]), String(reply[i + 1]));
+  const num = (name: string): number => {
+    const value = Number(f.get(name));
+    if (!Number.isFinite(value)) throw new BridgeError('INTERNAL', `lease field ${name} is not a number`);
+    return value;
+  };
+  const lease: Lease = {
+    id: f.get('id') ?? '',
+    deviceId: f.get('deviceId') ?? '',
+    tenant: f.get('tenant') ?? '',
+    holder: f.get('holder') ?? '',
+    fencingToken: num('fencingToken'),
+    acquiredAt: num('acquiredAt'),
+    expiresAt: num('expiresAt'),
+    ttlSeconds: num('ttlSeconds'),
+    selector: JSON.parse(f.get('selector') ?? '{}') as LeaseSelector,
+    state: (f.get('state') ?? 'expired') as LeaseState,
+  };
+  if (f.has('endedAt')) lease.endedAt = num('endedAt');
+  return lease;
+}
+
+function leasesFromReply(reply: unknown): Lease[] {
+  return Array.isArray(reply) ? reply.map(leaseFromReply) : [];
+}
+
+export class RedisLeaseStore implements LeaseStore {
+  readonly #client: Redis;
+  readonly #owned: boolean;
+  readonly #scripts: LeaseScripts;
+  readonly #base: string;
+  readonly #now: () => number;
+  readonly #graceMs: number;
+  readonly #retentionMs: number;
+
+  constructor(options: RedisLeaseStoreOptions = {}) {
+    const prefix = options.prefix ?? DEFAULT_PREFIX;
+    if (/[{}]/.test(prefix)) {
+      throw invalidArgument('Redis key prefix must not contain { or }', [
+        { path: 'prefix', message: 'must not contain { or }' },
+      ]);
+    }
+    this.#owned = options.client === undefined;
+    this.#client = options.client ?? new Redis(options.url ?? 'redis://127.0.0.1:6379');
+    this.#scripts = new LeaseScripts(this.#client);
+    this.#base = `${prefix}${HASH_TAG}:`;
+    this.#now = options.now ?? Date.now;
+    this.#graceMs = options.teardownGraceMs ?? DEFAULT_TEARDOWN_GRACE_MS;
+    this.#retentionMs = options.retentionMs ?? DEFAULT_RETENTION_MS;
+  }
+
+  /** The common start of every key (`<prefix>{leases}:`), e.g. for SCAN in tests and tooling. */
+  get keyBase(): string {
+    return this.#base;
+  }
+
+  #dev(deviceId: string): string {
+    return `${this.#base}dev:${deviceId}`;
+  }
+  #lease(leaseId: string): string {
+    return `${this.#base}lease:${leaseId}`;
+  }
+  #q(queueKey: string): string {
+    return `${this.#base}q:${queueKey}`;
+  }
+  #qd(queueKey: string): string {
+    return `${this.#base}qd:${queueKey}`;
+  }
+  get #active(): string {
+    return `${this.#base}active`;
+  }
+  get #queues(): string {
+    return `${this.#base}queues`;
+  }
+
+  async acquire(request: AcquireRequest): Promise<Lease | null> {
+    checkTtl(request.ttlSeconds);
+    if (request.candidates.length === 0) return null;
+    const now = this.#now();
+    const id = newLeaseId();
+    const queued = request.queueKey !== undefined;
+    const queueKey = request.queueKey ?? '';
+    const reply = await this.#scripts.run(
+      'acquire',
+      [
+        this.#active,
+        this.#q(queueKey),
+        this.#qd(queueKey),
+        this.#lease(id),
+        ...request.candidates.map((d) => this.#dev(d)),
+      ],
+      [
+        now,
+        now + Math.round(request.ttlSeconds * 1000),
+        id,
+        request.tenant,
+        request.holder,
+        request.ttlSeconds,
+        JSON.stringify(request.selector),
+        queued ? '1' : '0',
+        request.waiterId ?? '',
+        this.#graceMs,
+        ...request.candidates,
+      ],
+    );
+    return reply === 0 ? null : leaseFromReply(reply);
+  }
+
+  async get(leaseId: string): Promise<Lease | null> {
+    const reply = await this.#client.hgetall(this.#lease(leaseId));
+    if (Object.keys(reply).length === 0) return null;
+    return leaseFromReply(Object.entries(reply).flat());
+  }
+
+  async leaseOfDevice(deviceId: string): Promise<Lease | null> {
+    const reply = await this.#scripts.run('lease-of-device', [this.#dev(deviceId)], [this.#base]);
+    return reply === 0 ? null : leaseFromReply(reply);
+  }
+
+  async list(filter: { tenant?: string } = {}): Promise<Lease[]> {
+    const reply = await this.#scripts.run('list-active', [this.#active], [this.#base, filter.tenant ?? '']);
+    return leasesFromReply(reply).sort(byAcquired);
+  }
+
+  async renew(leaseId: string, fencingToken: number, ttlSeconds: number): Promise<Lease> {
+    checkTtl(ttlSeconds);
+    const now = this.#now();
+    const reply = await this.#scripts.run(
+      'renew',
+      [this.#lease(leaseId), this.#active],
+      [now, String(fencingToken), ttlSeconds, now + Math.round(ttlSeconds * 1000)],
+      { leaseId },
+    );
+    return leaseFromReply(reply);
+  }
+
+  async release(leaseId: string, fencingToken?: number): Promise<Lease | null> {
+    const reply = await this.#scripts.run(
+      'release',
+      [this.#lease(leaseId), this.#active],
+      [this.#now(), fencingToken === undefined ? '' : String(fencingToken), this.#retentionMs, this.#base],
+      { leaseId },
+    );
+    return reply === 0 ? null : leaseFromReply(reply);
+  }
+
+  async checkFence(deviceId: string, leaseId: string, fencingToken: number): Promise<Lease> {
+    const reply = await this.#scripts.run(
+      'check-fence',
+      [this.#lease(leaseId), this.#dev(deviceId)],
+      [deviceId, String(fencingToken), this.#now()],
+      { leaseId, deviceId },
+    );
+    return leaseFromReply(reply);
+  }
+
+  async claimExpired(now: number, limit = 100): Promise<Lease[]> {
+    const reply = await this.#scripts.run(
+      'claim-expired',
+      [this.#active],
+      [now, Math.max(0, Math.floor(limit)), this.#retentionMs, this.#base],
+    );
+    return leasesFromReply(reply);
+  }
+
+  async enqueue(queueKey: string, waiterId: string, ttlSeconds: number): Promise<void> {
+    checkTtl(ttlSeconds);
+    const ttlMs = Math.round(ttlSeconds * 1000);
+    await this.#scripts.run(
+      'enqueue',
+      [this.#q(queueKey), this.#qd(queueKey), this.#queues, `${this.#base}qseq`],
+      [waiterId, this.#now() + ttlMs, queueKey, ttlMs],
+    );
+  }
+
+  async dequeue(queueKey: string, waiterId: string): Promise<void> {
+    await this.#scripts.run(
+      'dequeue',
+      [this.#q(queueKey), this.#qd(queueKey), this.#queues],
+      [waiterId, queueKey],
+    );
+  }
+
+  async waiting(queueKey?: string): Promise<number> {
+    const reply = await this.#scripts.run(
+      'waiting',
+      [this.#queues],
+      [this.#now(), this.#base, queueKey ?? ''],
+    );
+    return Number(reply);
+  }
+
+  async recordTeardown(record: TeardownRecord): Promise<void> {
+    await this.#scripts.run(
+      'record-teardown',
+      [`${this.#base}td:${record.leaseId}`, this.#dev(record.deviceId), this.#lease(record.leaseId)],
+      [JSON.stringify(record), record.leaseId, this.#retentionMs],
+    );
+  }
+
+  async getTeardown(leaseId: string): Promise<TeardownRecord | null> {
+    const json = await this.#client.get(`${this.#base}td:${leaseId}`);
+    return json === null ? null : (JSON.parse(json) as TeardownRecord);
+  }
+
+  async close(): Promise<void> {
+    if (this.#owned && this.#client.status !== 'end') await this.#client.quit();
+  }
+}

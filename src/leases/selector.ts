@@ -1,0 +1,75 @@
+/**
+ * Lease selectors (`POST /v1/leases {selector}`): the zod schema, a validator whose errors name the
+ * field, and the canonical queue key used for fair FIFO waiting (one queue per selector). Pure.
+ */
+import { z } from 'zod';
+import { type FieldError, invalidArgument } from '../errors.ts';
+import type { LeaseSelector } from './types.ts';
+
+export const LABEL_RE = /^[A-Za-z0-9._/-]{1,63}$/;
+export const DEVICE_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
+export const MAX_LABELS = 16;
+export const MIN_SDK = 1;
+export const MAX_SDK = 100;
+
+const sdk = z
+  .number()
+  .int('must be an integer')
+  .min(MIN_SDK, `must be ≥ ${MIN_SDK}`)
+  .max(MAX_SDK, `must be ≤ ${MAX_SDK}`);
+
+export const LeaseSelectorSchema = z
+  .strictObject({
+    deviceId: z.string().regex(DEVICE_ID_RE, 'must match [A-Za-z0-9._:-]{1,128}').optional(),
+    labels: z
+      .record(
+        z.string().regex(LABEL_RE, 'label key must match [A-Za-z0-9._/-]{1,63}'),
+        z.string().regex(LABEL_RE, 'label value must match [A-Za-z0-9._/-]{1,63}'),
+      )
+      .refine((labels) => Object.keys(labels).length <= MAX_LABELS, `at most ${MAX_LABELS} labels`)
+      .optional(),
+    sdkMin: sdk.optional(),
+    sdkMax: sdk.optional(),
+  })
+  .refine((s) => s.sdkMin === undefined || s.sdkMax === undefined || s.sdkMin <= s.sdkMax, {
+    message: 'sdkMin must be ≤ sdkMax',
+    path: ['sdkMin'],
+  });
+
+/**
+ * Parse outside input into a selector. Throws BridgeError INVALID_ARGUMENT whose
+ * `details.errors[].path` names the field (`selector.labels.team`, `selector.sdkMin`).
+ */
+export function validateSelector(input: unknown): LeaseSelector {
+  const parsed = LeaseSelectorSchema.safeParse(input ?? {});
+  if (parsed.success) {
+    const out: LeaseSelector = {};
+    const s = parsed.data;
+    if (s.deviceId !== undefined) out.deviceId = s.deviceId;
+    if (s.labels !== undefined) out.labels = { ...s.labels };
+    if (s.sdkMin !== undefined) out.sdkMin = s.sdkMin;
+    if (s.sdkMax !== undefined) out.sdkMax = s.sdkMax;
+    return out;
+  }
+  const errors: FieldError[] = parsed.error.issues.map((issue) => ({
+    path: ['selector', ...issue.path.map(String)].join('.'),
+    message: issue.message,
+  }));
+  const first = errors[0];
+  throw invalidArgument(first ? `invalid ${first.path}: ${first.message}` : 'invalid selector', errors);
+}
+
+/**
+ * The canonical queue key of a selector: identical for selectors that select the same devices by
+ * the same terms, whatever the order their labels were written in, in any process. Missing labels
+ * and `labels: {}` are the same. A JSON array, so distinct selectors never share a key.
+ */
+export function queueKeyFor(selector: LeaseSelector): string {
+  const labels = Object.entries(selector.labels ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return JSON.stringify([
+    selector.deviceId ?? null,
+    labels.flat(),
+    selector.sdkMin ?? null,
+    selector.sdkMax ?? null,
+  ]);
+}
