@@ -1,0 +1,44 @@
+/**
+ * In-process device store (the embedded default). Records are copied in and out, so callers never
+ * share mutable state with the store; `update` is atomic because `change` runs synchronously.
+ */
+import { BridgeError } from '../errors.ts';
+import type { DeviceRecord, DeviceStore } from './types.ts';
+
+export class MemoryDeviceStore implements DeviceStore {
+  readonly #records = new Map<string, DeviceRecord>();
+
+  async list(): Promise<DeviceRecord[]> {
+    return [...this.#records.values()].sort((a, b) => compareIds(a.id, b.id)).map((r) => structuredClone(r));
+  }
+
+  async get(id: string): Promise<DeviceRecord | null> {
+    const record = this.#records.get(id);
+    return record ? structuredClone(record) : null;
+  }
+
+  async put(record: DeviceRecord): Promise<void> {
+    this.#records.set(record.id, structuredClone(record));
+  }
+
+  async update(id: string, change: (record: DeviceRecord) => DeviceRecord): Promise<DeviceRecord | null> {
+    const current = this.#records.get(id);
+    if (!current) return null;
+    const next = change(structuredClone(current));
+    if (next.id !== id)
+      throw new BridgeError('INTERNAL', `update of device ${id} must not change its id (got ${next.id})`);
+    this.#records.set(id, structuredClone(next));
+    return structuredClone(next);
+  }
+
+  async delete(id: string): Promise<boolean> {
+    return this.#records.delete(id);
+  }
+
+  async close(): Promise<void> {}
+}
+
+/** Stable order for device lists: by id, code-unit order. */
+export function compareIds(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

@@ -1,0 +1,691 @@
+/**
+ * The device registry: every device the bridge can lease, its state, properties and quarantine.
+ *
+ * Sources: tunnels registered through the API or a config file (`register`, `loadConfigFile`),
+ * simulated devices (`register` with source `simulator`), and devices the bridge's own adb server
+ * sees by itself (`discoverAdbDevices`). Records live behind `DeviceStore` so every node can
+ * answer; each record names the node that owns its adb connection (`ownerNode`), and only that node
+ * connects, probes and changes its state. Registering on a node that does not own the device
+ * only updates labels/provider (ownership takeover is the scale-out work, not done here).
+ *
+ * Health (`start`/`stop`): every `healthIntervalMs` each owned record is checked against the adb
+ * server's device list (tunnels are re-added when this node does not track them yet, e.g. after a
+ * restart) and online ones get a cheap `echo ok` probe. Offline or a failed probe is a failure;
+ * `unauthorized` is a state, not a failure (it needs a human, not a retry). After
+ * `quarantineAfterFailures` consecutive failures the device is quarantined with a reason and stays
+ * so until `clearQuarantine`. Tunnel `state` events update the state at once (without counting).
+ *
+ * Events: `state` {id, state, previous, reason?} on every state change; `removed` {id}.
+ */
+import { EventEmitter } from 'node:events';
+import { readFile } from 'node:fs/promises';
+import type { AdbClient } from '../adb/client.ts';
+import { shellCommand } from '../adb/shell-quote.ts';
+import type { TunnelManager } from '../adb/tunnels.ts';
+import { BridgeError, invalidArgument, isBridgeError } from '../errors.ts';
+import type { Logger } from '../observability/logger.ts';
+import type { EndpointPolicy } from './endpoint-policy.ts';
+import {
+  type DeviceSelector,
+  LABEL_PATTERN,
+  validateLabels,
+  validateProvider,
+  validateSelector,
+} from './labels.ts';
+import { deviceIdFor, devicePropertiesFrom, parseGetprop } from './properties.ts';
+import type { DeviceProperties, DeviceRecord, DeviceState, DeviceStore } from './types.ts';
+
+export type { DeviceSelector } from './labels.ts';
+
+export interface RegisterRequest {
+  endpoint: string;
+  /** Replaces the labels of an existing record; absent keeps them (new record: none). */
+  labels?: Record<string, string>;
+  /** Replaces the provider of an existing record; absent keeps it. */
+  provider?: string;
+  source?: 'api' | 'config' | 'simulator';
+}
+
+export interface DeviceRegistryOptions {
+  store: DeviceStore;
+  client: AdbClient;
+  tunnels: TunnelManager;
+  policy: EndpointPolicy;
+  /** This bridge node's name (recorded as `ownerNode`). */
+  node: string;
+  healthIntervalMs?: number;
+  quarantineAfterFailures?: number;
+  logger?: Logger;
+  /** Is the device leased now? `remove` refuses leased devices unless forced. */
+  isLeased?: (deviceId: string) => Promise<boolean>;
+  /** Deadline of the `echo ok` probe and of `getprop` (default 5000 ms). */
+  probeTimeoutMs?: number;
+  /** How long `register` waits for a new tunnel to settle (device/unauthorized) (default 3000 ms). */
+  connectWaitMs?: number;
+  /** Run `discoverAdbDevices` on every health tick (default false). */
+  autoDiscover?: boolean;
+  now?: () => number;
+}
+
+export interface StateEvent {
+  id: string;
+  state: DeviceState;
+  previous: DeviceState | undefined;
+  reason?: string;
+}
+
+export interface MatchResult {
+  /** Every record satisfying the selector, whatever its state (sorted by id). */
+  matching: string[];
+  /** The subset that is `online` now (same order). */
+  available: string[];
+}
+
+const MAX_CONFIG_ENTRIES = 10_000;
+const HEALTH_CONCURRENCY = 8;
+
+/** adb's device state → the registry's. Transitional states (connecting, authorizing) are offline. */
+export function deviceStateFromAdb(state: string | undefined): Exclude<DeviceState, 'quarantined'> {
+  if (state === 'device') return 'online';
+  if (state === 'unauthorized') return 'unauthorized';
+  return 'offline';
+}
+
+/** Does `record` satisfy `selector` (ignoring state)? An sdk bound never matches an unknown sdk. */
+export function matchesSelector(record: DeviceRecord, selector: DeviceSelector): boolean {
+  if (selector.deviceId !== undefined && record.id !== selector.deviceId) return false;
+  for (const [key, value] of Object.entries(selector.labels ?? {})) {
+    if (!Object.hasOwn(record.labels, key) || record.labels[key] !== value) return false;
+  }
+  const sdk = record.properties.sdk;
+  if (selector.sdkMin !== undefined && (sdk === undefined || sdk < selector.sdkMin)) return false;
+  if (selector.sdkMax !== undefined && (sdk === undefined || sdk > selector.sdkMax)) return false;
+  return true;
+}
+
+function message(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** Re-throw an error with `prefix` in its message (BridgeErrors keep their code and details). */
+function prefixed(err: unknown, prefix: string, extra: Record<string, unknown>): BridgeError {
+  if (isBridgeError(err)) {
+    return new BridgeError(err.code, `${prefix}: ${err.message}`, {
+      details: { ...(err.details ?? {}), ...extra },
+      retryable: err.retryable,
+      cause: err,
+    });
+  }
+  return new BridgeError('INTERNAL', `${prefix}: ${message(err)}`, { details: extra, cause: err });
+}
+
+export class DeviceRegistry extends EventEmitter {
+  readonly #store: DeviceStore;
+  readonly #client: AdbClient;
+  readonly #tunnels: TunnelManager;
+  readonly #policy: EndpointPolicy;
+  readonly #node: string;
+  readonly #interval: number;
+  readonly #threshold: number;
+  readonly #logger: Logger | undefined;
+  readonly #isLeased: ((deviceId: string) => Promise<boolean>) | undefined;
+  readonly #probeTimeout: number;
+  readonly #connectWait: number;
+  readonly #autoDiscover: boolean;
+  readonly #now: () => number;
+  #timer: NodeJS.Timeout | undefined;
+  #running = false;
+  #tick: Promise<void> | undefined;
+  readonly #onTunnelState = (event: { endpoint: string; state: string }) => {
+    this.#fromTunnel(event.endpoint, event.state).catch((err) =>
+      this.#logger?.warn({ endpoint: event.endpoint, err: message(err) }, 'device state update failed'),
+    );
+  };
+
+  constructor(options: DeviceRegistryOptions) {
+    super();
+    this.#store = options.store;
+    this.#client = options.client;
+    this.#tunnels = options.tunnels;
+    this.#policy = options.policy;
+    this.#node = options.node;
+    this.#interval = options.healthIntervalMs ?? 5000;
+    this.#threshold = options.quarantineAfterFailures ?? 5;
+    this.#logger = options.logger;
+    this.#isLeased = options.isLeased;
+    this.#probeTimeout = options.probeTimeoutMs ?? 5000;
+    this.#connectWait = options.connectWaitMs ?? 3000;
+    this.#autoDiscover = options.autoDiscover ?? false;
+    this.#now = options.now ?? Date.now;
+    if (!Number.isInteger(this.#threshold) || this.#threshold < 1) {
+      throw new BridgeError('INVALID_ARGUMENT', 'quarantineAfterFailures must be a positive integer');
+    }
+    if (!(this.#interval > 0)) throw new BridgeError('INVALID_ARGUMENT', 'healthIntervalMs must be positive');
+  }
+
+  get node(): string {
+    return this.#node;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Registration.
+
+  /**
+   * Register a tunnel `host:port`: policy check (before any connection attempt), labels and provider
+   * validated, tunnel added, properties read with one `getprop` when online, record stored.
+   * Idempotent for the same endpoint (labels/provider updated); CONFLICT when the id belongs to a
+   * different endpoint.
+   */
+  async register(request: RegisterRequest): Promise<DeviceRecord> {
+    if (typeof request !== 'object' || request === null)
+      throw invalidArgument('device registration must be an object');
+    const decision = await this.#policy.check(request.endpoint);
+    const endpoint = decision.endpoint;
+    const labels = request.labels === undefined ? undefined : validateLabels(request.labels);
+    const provider = validateProvider(request.provider);
+    const source = request.source ?? 'api';
+    if (!['api', 'config', 'simulator'].includes(source)) {
+      throw invalidArgument(`source ${JSON.stringify(source)} must be api, config or simulator`);
+    }
+    const id = deviceIdFor(endpoint);
+
+    const existing = await this.#store.get(id);
+    if (existing) {
+      const adoptable = existing.endpoint === undefined && existing.serial === endpoint;
+      if (existing.endpoint !== endpoint && !adoptable) {
+        throw new BridgeError(
+          'CONFLICT',
+          `device id ${id} is already registered for ${existing.endpoint ?? `adb serial ${existing.serial}`}, not ${endpoint}`,
+          { details: { deviceId: id, endpoint, existingEndpoint: existing.endpoint ?? null } },
+        );
+      }
+      const updated = await this.#store.update(id, (r) => ({
+        ...r,
+        endpoint,
+        ...(labels === undefined ? {} : { labels }),
+        ...(provider === undefined ? {} : { provider }),
+        ...(adoptable ? { source } : {}),
+        updatedAt: this.#now(),
+      }));
+      if (!updated) return this.register(request); // removed meanwhile: register afresh
+      if (updated.ownerNode === this.#node && this.#tunnels.status(endpoint) === undefined) {
+        await this.#tunnels.add(endpoint);
+        await this.#refresh(id, endpoint);
+      }
+      this.#logger?.info({ deviceId: id, endpoint }, 'device registration updated');
+      return (await this.#store.get(id)) ?? updated;
+    }
+
+    await this.#tunnels.add(endpoint);
+    try {
+      const state = deviceStateFromAdb(await this.#settle(endpoint));
+      const properties = state === 'online' ? await this.#readProperties(endpoint) : undefined;
+      const now = this.#now();
+      const record: DeviceRecord = {
+        id,
+        serial: endpoint,
+        endpoint,
+        ...(provider === undefined ? {} : { provider }),
+        labels: labels ?? {},
+        state,
+        properties: properties ?? {},
+        helpers: {},
+        source,
+        ownerNode: this.#node,
+        consecutiveFailures: 0,
+        createdAt: now,
+        updatedAt: now,
+      };
+      await this.#store.put(record);
+      this.#logger?.info({ deviceId: id, endpoint, state, rule: decision.rule }, 'device registered');
+      this.emit('state', { id, state, previous: undefined } satisfies StateEvent);
+      return record;
+    } catch (err) {
+      await this.#tunnels.remove(endpoint).catch(() => undefined);
+      throw err;
+    }
+  }
+
+  /** Wait (up to connectWaitMs) for a just-added tunnel to reach `device` or `unauthorized`. */
+  async #settle(endpoint: string): Promise<string | undefined> {
+    const settled = (s: string | undefined) => s === 'device' || s === 'unauthorized';
+    const now = this.#tunnels.status(endpoint)?.state;
+    if (settled(now)) return now;
+    return new Promise((resolve) => {
+      const done = (state: string | undefined) => {
+        clearTimeout(timer);
+        this.#tunnels.off('state', onState);
+        resolve(state);
+      };
+      const onState = (e: { endpoint: string; state: string }) => {
+        if (e.endpoint === endpoint && settled(e.state)) done(e.state);
+      };
+      const timer = setTimeout(() => done(this.#tunnels.status(endpoint)?.state), this.#connectWait);
+      this.#tunnels.on('state', onState);
+    });
+  }
+
+  /**
+   * Register every entry of a JSON config file `[{endpoint, labels?, provider?}]` (source `config`).
+   * Every entry is validated (shape, labels, policy) before any is registered; errors name the
+   * file and the entry index.
+   */
+  async loadConfigFile(path: string): Promise<DeviceRecord[]> {
+    let text: string;
+    try {
+      text = await readFile(path, 'utf8');
+    } catch (err) {
+      throw new BridgeError('INVALID_ARGUMENT', `device config ${path}: cannot read (${message(err)})`);
+    }
+    let entries: unknown;
+    try {
+      entries = JSON.parse(text);
+    } catch (err) {
+      throw new BridgeError('INVALID_ARGUMENT', `device config ${path}: not JSON (${message(err)})`);
+    }
+    if (!Array.isArray(entries)) {
+      throw new BridgeError(
+        'INVALID_ARGUMENT',
+        `device config ${path}: must be a JSON array of {endpoint, labels?, provider?}`,
+      );
+    }
+    if (entries.length > MAX_CONFIG_ENTRIES) {
+      throw new BridgeError(
+        'INVALID_ARGUMENT',
+        `device config ${path}: more than ${MAX_CONFIG_ENTRIES} entries`,
+      );
+    }
+    const requests: RegisterRequest[] = [];
+    for (const [index, entry] of entries.entries()) {
+      const where = `device config ${path} entry ${index}`;
+      try {
+        if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) {
+          throw invalidArgument('must be an object {endpoint, labels?, provider?}');
+        }
+        const unknown = Object.keys(entry).filter((k) => !['endpoint', 'labels', 'provider'].includes(k));
+        if (unknown.length > 0) throw invalidArgument(`unknown field(s) ${unknown.join(', ')}`);
+        const raw = entry as Record<string, unknown>;
+        const decision = await this.#policy.check(raw['endpoint']);
+        const labels = validateLabels(raw['labels']);
+        const provider = validateProvider(raw['provider']);
+        requests.push({
+          endpoint: decision.endpoint,
+          labels,
+          ...(provider === undefined ? {} : { provider }),
+          source: 'config',
+        });
+      } catch (err) {
+        throw prefixed(err, where, { entry: index, file: path });
+      }
+    }
+    const records: DeviceRecord[] = [];
+    for (const [index, request] of requests.entries()) {
+      try {
+        records.push(await this.register(request));
+      } catch (err) {
+        throw prefixed(err, `device config ${path} entry ${index}`, { entry: index, file: path });
+      }
+    }
+    return records;
+  }
+
+  /**
+   * Devices the bridge's adb server sees by itself (USB, or connected outside the tunnel manager)
+   * become records with source `adb` and no endpoint. Resolves the records it added.
+   */
+  async discoverAdbDevices(list?: Array<{ serial: string; state: string }>): Promise<DeviceRecord[]> {
+    const devices = list ?? (await this.#client.devices({ timeoutMs: this.#probeTimeout }));
+    const added: DeviceRecord[] = [];
+    for (const device of devices) {
+      if (this.#tunnels.status(device.serial) !== undefined) continue;
+      let id: string;
+      try {
+        id = deviceIdFor(device.serial);
+      } catch {
+        this.#logger?.warn(
+          { serial: device.serial.slice(0, 80) },
+          'adb device with an unusable serial ignored',
+        );
+        continue;
+      }
+      if ((await this.#store.get(id)) !== null) continue;
+      const state = deviceStateFromAdb(device.state);
+      const properties = state === 'online' ? await this.#readProperties(device.serial) : undefined;
+      const now = this.#now();
+      const record: DeviceRecord = {
+        id,
+        serial: device.serial,
+        labels: {},
+        state,
+        properties: properties ?? {},
+        helpers: {},
+        source: 'adb',
+        ownerNode: this.#node,
+        consecutiveFailures: 0,
+        createdAt: now,
+        updatedAt: now,
+      };
+      await this.#store.put(record);
+      this.#logger?.info({ deviceId: id, serial: device.serial, state }, 'adb device discovered');
+      this.emit('state', { id, state, previous: undefined } satisfies StateEvent);
+      added.push(record);
+    }
+    return added;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Queries and admin actions.
+
+  async list(): Promise<DeviceRecord[]> {
+    return this.#store.list();
+  }
+
+  /** The record, or NOT_FOUND naming the id. */
+  async get(id: string): Promise<DeviceRecord> {
+    const record = typeof id === 'string' ? await this.#store.get(id) : null;
+    if (!record) {
+      throw new BridgeError('NOT_FOUND', `device ${JSON.stringify(String(id).slice(0, 128))} not found`, {
+        details: { deviceId: id },
+      });
+    }
+    return record;
+  }
+
+  /** Remove a device: CONFLICT while leased unless `force`; the tunnel is disconnected. */
+  async remove(id: string, options: { force?: boolean } = {}): Promise<void> {
+    const record = await this.get(id);
+    if (options.force !== true && this.#isLeased !== undefined && (await this.#isLeased(id))) {
+      throw new BridgeError(
+        'CONFLICT',
+        `device ${id} is leased; release the lease first or remove with force`,
+        {
+          details: { deviceId: id },
+        },
+      );
+    }
+    if (record.endpoint !== undefined && record.ownerNode === this.#node) {
+      await this.#tunnels.remove(record.endpoint);
+    }
+    await this.#store.delete(id);
+    this.#logger?.info({ deviceId: id, forced: options.force === true }, 'device removed');
+    this.emit('removed', { id });
+  }
+
+  /** Quarantine a device with a reason; it stays quarantined until `clearQuarantine`. */
+  async quarantine(id: string, reason: string): Promise<DeviceRecord> {
+    if (typeof reason !== 'string' || reason.trim() === '' || reason.length > 1000) {
+      throw invalidArgument('a quarantine reason must be a non-empty string of at most 1000 characters');
+    }
+    return this.#change(id, (r) => ({ ...r, state: 'quarantined', quarantineReason: reason }), reason);
+  }
+
+  /** Admin: lift a quarantine; the state is re-read from adb at once and the failure count reset. */
+  async clearQuarantine(id: string): Promise<DeviceRecord> {
+    const record = await this.get(id);
+    if (record.state !== 'quarantined') return record;
+    const observed = await this.#observe(record);
+    return this.#change(id, (r) => {
+      const { quarantineReason: _dropped, ...rest } = r;
+      return { ...rest, state: observed, consecutiveFailures: 0 };
+    });
+  }
+
+  /** Record the last helper verdict seen on this node. */
+  async setHelperStatus(
+    id: string,
+    name: string,
+    status: { versionCode: number; sha256: string },
+  ): Promise<DeviceRecord> {
+    if (typeof name !== 'string' || !LABEL_PATTERN.test(name)) {
+      throw invalidArgument(
+        `helper name ${JSON.stringify(String(name).slice(0, 80))} must match [A-Za-z0-9._/-]{1,63}`,
+      );
+    }
+    if (!Number.isInteger(status.versionCode) || status.versionCode < 1) {
+      throw invalidArgument('helper versionCode must be an integer ≥ 1');
+    }
+    if (typeof status.sha256 !== 'string' || !/^[0-9a-fA-F]{64}$/.test(status.sha256)) {
+      throw invalidArgument('helper sha256 must be 64 hex characters');
+    }
+    const entry = {
+      versionCode: status.versionCode,
+      sha256: status.sha256.toLowerCase(),
+      checkedAt: this.#now(),
+    };
+    return this.#change(id, (r) => {
+      const helpers = { ...r.helpers };
+      Object.defineProperty(helpers, name, {
+        value: entry,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+      return { ...r, helpers };
+    });
+  }
+
+  /**
+   * Devices matching a selector: `matching` whatever their state, `available` those online now.
+   * Both sorted by id.
+   */
+  async match(selector: DeviceSelector): Promise<MatchResult> {
+    const valid = validateSelector(selector);
+    const matching = (await this.#store.list()).filter((r) => matchesSelector(r, valid));
+    matching.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    return {
+      matching: matching.map((r) => r.id),
+      available: matching.filter((r) => r.state === 'online').map((r) => r.id),
+    };
+  }
+
+  /** Apply a change (NOT_FOUND when absent) and emit `state` when the state changed. */
+  async #change(
+    id: string,
+    change: (r: DeviceRecord) => DeviceRecord,
+    reason?: string,
+  ): Promise<DeviceRecord> {
+    let previous: DeviceState | undefined;
+    const updated = await this.#store.update(id, (r) => {
+      previous = r.state;
+      return { ...change(r), updatedAt: this.#now() };
+    });
+    if (!updated) return this.get(id);
+    if (previous !== updated.state) {
+      this.#logger?.info({ deviceId: id, state: updated.state, previous, reason }, 'device state changed');
+      this.emit('state', {
+        id,
+        state: updated.state,
+        previous,
+        ...(reason ? { reason } : {}),
+      } satisfies StateEvent);
+    }
+    return updated;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // adb I/O.
+
+  async #readProperties(serial: string): Promise<DeviceProperties | undefined> {
+    try {
+      const result = await this.#client.shell(serial, shellCommand('getprop'), {
+        timeoutMs: this.#probeTimeout,
+        maxOutputBytes: 1024 * 1024,
+      });
+      if (result.exitCode !== 0) return undefined;
+      return devicePropertiesFrom(parseGetprop(result.stdout.toString('utf8')));
+    } catch (err) {
+      this.#logger?.warn({ serial, err: message(err) }, 'getprop failed');
+      return undefined;
+    }
+  }
+
+  /** `echo ok` on the device: null when healthy, else why not. */
+  async #probe(serial: string): Promise<string | null> {
+    try {
+      const result = await this.#client.shell(serial, shellCommand('echo', 'ok'), {
+        timeoutMs: this.#probeTimeout,
+      });
+      if (result.exitCode === 0 && result.stdout.toString('utf8').trim() === 'ok') return null;
+      return `probe "echo ok" answered exit ${result.exitCode}: ${JSON.stringify(result.stdout.toString('utf8').slice(0, 80))}`;
+    } catch (err) {
+      return `probe "echo ok" failed: ${message(err)}`;
+    }
+  }
+
+  /** The state adb reports for a record right now (no probe). */
+  async #observe(record: DeviceRecord): Promise<Exclude<DeviceState, 'quarantined'>> {
+    try {
+      const devices = await this.#client.devices({ timeoutMs: this.#probeTimeout });
+      return deviceStateFromAdb(devices.find((d) => d.serial === record.serial)?.state);
+    } catch {
+      return 'offline';
+    }
+  }
+
+  /** Re-read state (and properties when missing) of one record, no failure counting. */
+  async #refresh(id: string, serial: string): Promise<void> {
+    const record = await this.#store.get(id);
+    if (!record) return;
+    const observed = await this.#observe({ ...record, serial });
+    await this.#apply(record, observed, { count: false });
+  }
+
+  async #fromTunnel(endpoint: string, adbState: string): Promise<void> {
+    let id: string;
+    try {
+      id = deviceIdFor(endpoint);
+    } catch {
+      return;
+    }
+    const record = await this.#store.get(id);
+    if (!record || record.endpoint !== endpoint || record.ownerNode !== this.#node) return;
+    await this.#apply(record, deviceStateFromAdb(adbState), { count: false });
+  }
+
+  /**
+   * Write an observation: the new state (a quarantined device stays quarantined), the failure count
+   * when `count`, properties when they were missing, quarantine when the count reaches the threshold.
+   */
+  async #apply(
+    seen: DeviceRecord,
+    observed: Exclude<DeviceState, 'quarantined'>,
+    options: { count: boolean; failure?: string },
+  ): Promise<void> {
+    const failing = options.failure !== undefined;
+    const needsProps = observed === 'online' && Object.keys(seen.properties).length === 0;
+    const properties = needsProps ? await this.#readProperties(seen.serial) : undefined;
+    const unchanged =
+      properties === undefined &&
+      (seen.state === observed || seen.state === 'quarantined') &&
+      (!options.count || (!failing && seen.consecutiveFailures === 0));
+    if (unchanged) return;
+    let previous: DeviceState | undefined;
+    let reason: string | undefined;
+    const updated = await this.#store.update(seen.id, (r) => {
+      previous = r.state;
+      const next: DeviceRecord = { ...r, updatedAt: this.#now() };
+      if (properties !== undefined) next.properties = properties;
+      if (options.count) next.consecutiveFailures = failing ? r.consecutiveFailures + 1 : 0;
+      if (r.state === 'quarantined') return next;
+      if (failing && options.count && next.consecutiveFailures >= this.#threshold) {
+        reason = `${next.consecutiveFailures} consecutive health check failures (last: ${options.failure})`;
+        next.state = 'quarantined';
+        next.quarantineReason = reason;
+      } else {
+        next.state = observed;
+      }
+      return next;
+    });
+    if (updated && previous !== updated.state) {
+      this.#logger?.info(
+        { deviceId: seen.id, state: updated.state, previous, reason },
+        'device state changed',
+      );
+      this.emit('state', {
+        id: seen.id,
+        state: updated.state,
+        previous,
+        ...(reason ? { reason } : {}),
+      } satisfies StateEvent);
+    }
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Health loop.
+
+  /** Start the health loop (first check right away) and follow tunnel state events. */
+  start(): void {
+    if (this.#running) return;
+    this.#running = true;
+    this.#tunnels.on('state', this.#onTunnelState);
+    this.#schedule(0);
+  }
+
+  /** Stop the loop; resolves once a check in progress has finished. */
+  async stop(): Promise<void> {
+    this.#running = false;
+    this.#tunnels.off('state', this.#onTunnelState);
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    await this.#tick;
+  }
+
+  #schedule(delay: number): void {
+    if (!this.#running) return;
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      this.#tick = this.checkHealth()
+        .catch((err) => this.#logger?.warn({ err: message(err) }, 'device health check failed'))
+        .finally(() => {
+          this.#tick = undefined;
+          this.#schedule(this.#interval);
+        });
+    }, delay);
+    this.#timer.unref?.();
+  }
+
+  /** One health pass over the records this node owns (what the loop runs every interval). */
+  async checkHealth(): Promise<void> {
+    let adb: Map<string, string> | null;
+    try {
+      adb = new Map(
+        (await this.#client.devices({ timeoutMs: this.#probeTimeout })).map((d) => [d.serial, d.state]),
+      );
+    } catch (err) {
+      this.#logger?.warn({ err: message(err) }, 'adb server unreachable during health check');
+      adb = null;
+    }
+    if (this.#autoDiscover && adb !== null) {
+      await this.discoverAdbDevices([...adb].map(([serial, state]) => ({ serial, state }))).catch((err) =>
+        this.#logger?.warn({ err: message(err) }, 'adb discovery failed'),
+      );
+    }
+    const owned = (await this.#store.list()).filter((r) => r.ownerNode === this.#node);
+    for (let i = 0; i < owned.length; i += HEALTH_CONCURRENCY) {
+      await Promise.all(owned.slice(i, i + HEALTH_CONCURRENCY).map((r) => this.#checkOne(r, adb)));
+    }
+  }
+
+  async #checkOne(record: DeviceRecord, adb: Map<string, string> | null): Promise<void> {
+    try {
+      if (record.endpoint !== undefined && this.#tunnels.status(record.endpoint) === undefined) {
+        // Not tracked on this node (restart): re-connect in the background, tunnels retry by themselves.
+        this.#tunnels.add(record.endpoint).catch(() => undefined);
+      }
+      let observed = deviceStateFromAdb(adb?.get(record.serial));
+      let failure: string | undefined;
+      if (adb === null) failure = 'adb server unreachable';
+      else if (observed === 'offline') failure = `adb reports ${adb.get(record.serial) ?? 'no such device'}`;
+      else if (observed === 'online') {
+        const probe = await this.#probe(record.serial);
+        if (probe !== null) {
+          observed = 'offline';
+          failure = probe;
+        }
+      }
+      await this.#apply(record, observed, { count: true, ...(failure === undefined ? {} : { failure }) });
+    } catch (err) {
+      this.#logger?.warn({ deviceId: record.id, err: message(err) }, 'device health check failed');
+    }
+  }
+}
