@@ -41,6 +41,12 @@ export interface AdbServer {
 
 const ADB = process.env['ADB'] ?? 'adb';
 
+/** Servers not stopped yet: killed when the test process exits without `stop()` (crash, timeout). */
+const live = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of live) child.kill('SIGKILL');
+});
+
 function randomPort(): number {
   return 15000 + Math.floor(Math.random() * 10000);
 }
@@ -131,7 +137,11 @@ async function spawnServer(port: number, env: NodeJS.ProcessEnv): Promise<ChildP
   const deadline = Date.now() + 15_000;
   while (Date.now() < deadline) {
     if (exited) return undefined; // most likely the port was taken: try another
-    if (await answers(port)) return child;
+    if (await answers(port)) {
+      live.add(child);
+      child.once('exit', () => live.delete(child));
+      return child;
+    }
     await sleep(50);
   }
   child.kill('SIGKILL');
