@@ -27,10 +27,11 @@ describe('quoteShellArg', () => {
   it('property: a real POSIX shell gets back exactly the argument', () => {
     const arg = fc.string({ unit: 'binary', maxLength: 40 }).filter((s) => !/[\0\r\n]/.test(s));
     const samples = fc.sample(arg, 60);
-    // One sh process for all samples: printf each quoted argument with a separator.
-    const script = samples.map((s) => `printf '%s\\001' ${quoteShellArg(s)}`).join('; ');
+    // One sh process for all samples: printf each quoted argument followed by NUL (which no
+    // accepted argument can contain).
+    const script = samples.map((s) => `printf '%s\\000' ${quoteShellArg(s)}`).join('; ');
     const out = execFileSync('/bin/sh', ['-c', script]).toString('utf8');
-    expect(out.split('\u0001').slice(0, -1)).toEqual(
+    expect(out.split('\u0000').slice(0, -1)).toEqual(
       samples.map((s) => Buffer.from(s, 'utf8').toString('utf8')),
     );
   });
