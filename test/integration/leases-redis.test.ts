@@ -1,0 +1,195 @@
+/**
+ * RedisLeaseStore against the real Redis at 127.0.0.1:6379: the shared LeaseStore contract, the Lua
+ * failure codes, hash-tagged keys, claimExpired racing across connections, and a store restart.
+ */
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { BridgeError } from '../../src/errors.ts';
+import { LeaseFailure, leaseError } from '../../src/leases/errors.ts';
+import { scriptSources } from '../../src/leases/redis-scripts.ts';
+import { HASH_TAG, RedisLeaseStore } from '../../src/leases/redis-store.ts';
+import type { Lease } from '../../src/leases/types.ts';
+import { expectCode, FakeClock, leaseStoreContract, teardownOf } from './support/leases-contract.ts';
+
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+let client: Redis;
+let prefix = '';
+let stores = 0;
+const extraClients: Redis[] = [];
+
+beforeAll(() => {
+  client = new Redis(REDIS_URL);
+});
+afterAll(async () => {
+  await client.quit();
+});
+
+function newPrefix(): string {
+  prefix = `test:${randomUUID()}:`;
+  return prefix;
+}
+newPrefix();
+
+async function keysUnder(p: string): Promise<string[]> {
+  const keys: string[] = [];
+  let cursor = '0';
+  do {
+    const [next, batch] = await client.scan(cursor, 'MATCH', `${p}*`, 'COUNT', 500);
+    cursor = next;
+    keys.push(...batch);
+  } while (cursor !== '0');
+  return keys;
+}
+
+afterEach(async () => {
+  const keys = await keysUnder(prefix);
+  if (keys.length > 0) await client.del(...keys);
+  await Promise.all(extraClients.splice(0).map((c) => c.quit()));
+  newPrefix();
+});
+
+function connection(): Redis {
+  const c = new Redis(REDIS_URL);
+  extraClients.push(c);
+  return c;
+}
+
+// Each store of a test gets its own sub-prefix of the test's prefix (model runs build many).
+leaseStoreContract(
+  'redis',
+  async (options) => new RedisLeaseStore({ client, prefix: `${prefix}${stores++}:`, ...options }),
+  { modelRuns: 25 },
+);
+
+/** Redis Cluster key slot (CRC16/XMODEM of the hash tag, or of the key when it has none). */
+function keySlot(key: string): number {
+  const open = key.indexOf('{');
+  let hashed = key;
+  if (open >= 0) {
+    const close = key.indexOf('}', open + 1);
+    if (close > open + 1) hashed = key.slice(open + 1, close);
+  }
+  let crc = 0;
+  for (const byte of Buffer.from(hashed)) {
+    crc ^= byte << 8;
+    for (let i = 0; i < 8; i++) crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
+  }
+  return crc % 16384;
+}
+
+const req = { tenant: 't1', holder: 'h', ttlSeconds: 1, selector: { labels: { pool: 'x' } } };
+
+describe('RedisLeaseStore', () => {
+  it('every key it writes carries the one hash tag (one Cluster slot), queues and teardowns included', async () => {
+    const clock = new FakeClock();
+    const store = new RedisLeaseStore({ client, prefix, now: clock.now });
+    const q = '["{odd}","a:b"]';
+    await store.enqueue(q, 'w1', 30);
+    await store.enqueue(q, 'w2', 30);
+    const leases: Lease[] = [];
+    for (const d of ['dev-1', 'dev:2', 'dev.3']) {
+      const lease = await store.acquire({ ...req, candidates: [d] });
+      if (lease) leases.push(lease);
+    }
+    const first = await store.acquire({ ...req, candidates: ['dev-4'], queueKey: q, waiterId: 'w1' });
+    expect(first?.deviceId).toBe('dev-4');
+    await store.release(leases[0]?.id ?? '');
+    await store.recordTeardown(teardownOf(leases[0] as Lease, clock));
+    const keys = await keysUnder(prefix);
+    expect(keys.length).toBeGreaterThanOrEqual(10);
+    const slots = new Set(keys.map(keySlot));
+    expect(slots.size).toBe(1);
+    for (const key of keys) expect(key.startsWith(`${prefix}${HASH_TAG}:`)).toBe(true);
+    expect(keySlot(`${prefix}${HASH_TAG}:x`)).toBe(keySlot('{leases}'));
+    expect(() => new RedisLeaseStore({ client, prefix: 'bad{' })).toThrow(BridgeError);
+  });
+
+  it('Lua failure codes: check-fence replies -1/-4/-2/-3 and each maps through the one table', async () => {
+    const clock = new FakeClock();
+    const store = new RedisLeaseStore({ client, prefix, now: clock.now });
+    const lease = await store.acquire({ ...req, ttlSeconds: 10, candidates: ['d1'] });
+    if (!lease) throw new Error('expected a lease');
+    const lua = scriptSources().get('check-fence') ?? '';
+    const base = `${prefix}${HASH_TAG}:`;
+    const run = (leaseId: string, deviceId: string, token: number, now: number) =>
+      client.eval(lua, 2, `${base}lease:${leaseId}`, `${base}dev:${deviceId}`, deviceId, String(token), now);
+    expect(await run('lease_none', 'd1', 1, clock.t)).toBe(LeaseFailure.NotFound);
+    expect(await run(lease.id, 'd2', 1, clock.t)).toBe(LeaseFailure.WrongDevice);
+    expect(await run(lease.id, 'd1', 2, clock.t)).toBe(LeaseFailure.FenceMismatch);
+    expect(await run(lease.id, 'd1', 1, clock.t + 10_000)).toBe(LeaseFailure.Ended);
+    expect(Array.isArray(await run(lease.id, 'd1', 1, clock.t))).toBe(true);
+    const expected = { [-1]: 'NOT_FOUND', [-2]: 'LEASE_EXPIRED', [-3]: 'CONFLICT', [-4]: 'CONFLICT' };
+    for (const failure of Object.values(LeaseFailure))
+      expect(leaseError(failure).code).toBe(expected[failure]);
+    // The store surfaces them as BridgeErrors with details.
+    const err = await expectCode(store.checkFence('d2', lease.id, 1), 'CONFLICT');
+    expect(err.details).toEqual({ leaseId: lease.id, deviceId: 'd2' });
+  });
+
+  it('survives SCRIPT FLUSH (EVALSHA falls back to EVAL)', async () => {
+    const store = new RedisLeaseStore({ client, prefix });
+    expect(await store.acquire({ ...req, candidates: ['d1'] })).not.toBeNull();
+    await client.script('FLUSH');
+    expect((await store.acquire({ ...req, candidates: ['d1', 'd2'] }))?.deviceId).toBe('d2');
+  });
+
+  it('one device, 40 concurrent acquires over 4 connections: exactly one wins', async () => {
+    const stores = Array.from({ length: 4 }, () => new RedisLeaseStore({ client: connection(), prefix }));
+    const results = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => stores[i % 4]?.acquire({ ...req, candidates: ['d1'] })),
+    );
+    expect(results.filter((r) => r)).toHaveLength(1);
+  });
+
+  it('claimExpired hands each lease to exactly one of two racing stores (two connections)', async () => {
+    const clock = new FakeClock();
+    const a = new RedisLeaseStore({ client: connection(), prefix, now: clock.now });
+    const b = new RedisLeaseStore({ client: connection(), prefix, now: clock.now });
+    const ids: string[] = [];
+    for (let i = 0; i < 60; i++) {
+      const lease = await (i % 2 ? a : b).acquire({ ...req, ttlSeconds: 1 + (i % 3), candidates: [`d${i}`] });
+      ids.push(lease?.id ?? '');
+    }
+    clock.advance(3_000);
+    const drain = async (store: RedisLeaseStore): Promise<string[]> => {
+      const got: string[] = [];
+      for (;;) {
+        const batch = await store.claimExpired(clock.t, 4);
+        if (batch.length === 0) return got;
+        got.push(...batch.map((l) => l.id));
+      }
+    };
+    const [fromA, fromB] = await Promise.all([drain(a), drain(b)]);
+    expect(fromA.length).toBeGreaterThan(0);
+    expect(fromB.length).toBeGreaterThan(0);
+    const all = [...fromA, ...fromB];
+    expect(new Set(all).size).toBe(all.length);
+    expect(all.sort()).toEqual(ids.sort());
+  });
+
+  it('restart: a new store on a new connection sees the leases, and they expire exactly once', async () => {
+    const clock = new FakeClock();
+    const first = new RedisLeaseStore({ url: REDIS_URL, prefix, now: clock.now });
+    const held: Lease[] = [];
+    for (const d of ['d1', 'd2', 'd3']) {
+      const lease = await first.acquire({ ...req, ttlSeconds: 30, candidates: [d] });
+      if (lease) held.push(lease);
+    }
+    await first.close();
+    await expect(first.get(held[0]?.id ?? '')).rejects.toThrow();
+
+    const second = new RedisLeaseStore({ client: connection(), prefix, now: clock.now });
+    const third = new RedisLeaseStore({ client: connection(), prefix, now: clock.now });
+    for (const lease of held) {
+      expect(await second.checkFence(lease.deviceId, lease.id, lease.fencingToken)).toEqual(lease);
+    }
+    expect((await third.list()).map((l) => l.id).sort()).toEqual(held.map((l) => l.id).sort());
+    expect(await second.acquire({ ...req, candidates: ['d1', 'd2', 'd3'] })).toBeNull();
+    clock.advance(30_000);
+    const claims = await Promise.all([second.claimExpired(clock.t), third.claimExpired(clock.t)]);
+    const claimed = claims.flat().map((l) => l.id);
+    expect(claimed.sort()).toEqual(held.map((l) => l.id).sort());
+    expect(await second.claimExpired(clock.t + 60_000)).toEqual([]);
+  });
+});

@@ -1,0 +1,395 @@
+/**
+ * The LeaseStore contract, written once and run against every store: the memory store in
+ * test/unit/leases-memory.test.ts, the Redis store (real Redis) in test/integration/leases-redis.test.ts.
+ * Each test builds a fresh store on a fake clock it controls.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { BridgeError } from '../../../src/errors.ts';
+import type { Lease, LeaseStore, TeardownRecord } from '../../../src/leases/types.ts';
+
+export interface StoreFactoryOptions {
+  now: () => number;
+  teardownGraceMs?: number;
+}
+export type StoreFactory = (options: StoreFactoryOptions) => Promise<LeaseStore>;
+
+export const T0 = 1_700_000_000_000;
+
+export class FakeClock {
+  t = T0;
+  readonly now = (): number => this.t;
+  advance(ms: number): void {
+    this.t += ms;
+  }
+}
+
+const base = { tenant: 't1', holder: 'alice', ttlSeconds: 60, selector: { labels: { pool: 'a' } } };
+
+export async function expectCode(promise: Promise<unknown>, code: string): Promise<BridgeError> {
+  const err = await promise.then(
+    () => {
+      throw new Error(`expected BridgeError ${code}, resolved`);
+    },
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(BridgeError);
+  expect((err as BridgeError).code).toBe(code);
+  return err as BridgeError;
+}
+
+export function teardownOf(
+  lease: Lease,
+  clock: FakeClock,
+  extra: Partial<TeardownRecord> = {},
+): TeardownRecord {
+  return {
+    leaseId: lease.id,
+    deviceId: lease.deviceId,
+    reason: 'released',
+    startedAt: clock.t,
+    finishedAt: clock.t,
+    actions: ['closed helper session'],
+    failures: [],
+    node: 'n1',
+    ...extra,
+  };
+}
+
+export function leaseStoreContract(name: string, make: StoreFactory, options: { modelRuns: number }): void {
+  describe(`LeaseStore contract: ${name}`, () => {
+    async function setup(grace?: number): Promise<{ store: LeaseStore; clock: FakeClock }> {
+      const clock = new FakeClock();
+      const store = await make({
+        now: clock.now,
+        ...(grace === undefined ? {} : { teardownGraceMs: grace }),
+      });
+      return { store, clock };
+    }
+
+    it('leases the first free candidate in order, then the next; null when none is free', async () => {
+      const { store, clock } = await setup();
+      const a = await store.acquire({ ...base, candidates: ['d1', 'd2'] });
+      expect(a).toMatchObject({
+        deviceId: 'd1',
+        tenant: 't1',
+        holder: 'alice',
+        state: 'active',
+        acquiredAt: clock.t,
+        expiresAt: clock.t + 60_000,
+        ttlSeconds: 60,
+        selector: { labels: { pool: 'a' } },
+        fencingToken: 1,
+      });
+      expect(a?.id).toMatch(/^lease_[A-Za-z0-9_-]{20}$/);
+      const b = await store.acquire({ ...base, candidates: ['d1', 'd2'] });
+      expect(b?.deviceId).toBe('d2');
+      expect(await store.acquire({ ...base, candidates: ['d1', 'd2'] })).toBeNull();
+      expect(await store.acquire({ ...base, candidates: [] })).toBeNull();
+      expect(await store.get(a?.id ?? '')).toEqual(a);
+      expect(await store.leaseOfDevice('d2')).toEqual(b);
+      expect(await store.leaseOfDevice('d3')).toBeNull();
+      expect(await store.get('lease_unknown')).toBeNull();
+      await store.close();
+    });
+
+    it('fencing tokens strictly increase per device across leases; old tokens are refused', async () => {
+      const { store, clock } = await setup();
+      const tokens: number[] = [];
+      let previous: Lease | null = null;
+      for (let i = 0; i < 4; i++) {
+        const lease = await store.acquire({ ...base, candidates: ['d1'] });
+        if (!lease) throw new Error('expected a lease');
+        tokens.push(lease.fencingToken);
+        if (previous) {
+          await expectCode(store.checkFence('d1', previous.id, previous.fencingToken), 'LEASE_EXPIRED');
+          await expectCode(store.checkFence('d1', lease.id, previous.fencingToken), 'CONFLICT');
+        }
+        expect(await store.checkFence('d1', lease.id, lease.fencingToken)).toEqual(lease);
+        if (i % 2 === 0) {
+          expect((await store.release(lease.id, lease.fencingToken))?.state).toBe('released');
+        } else {
+          clock.advance(60_000);
+          expect((await store.claimExpired(clock.t)).map((l) => l.id)).toEqual([lease.id]);
+        }
+        await store.recordTeardown(teardownOf(lease, clock));
+        previous = lease;
+      }
+      expect(tokens).toEqual([1, 2, 3, 4]);
+      // Another device has its own counter.
+      expect((await store.acquire({ ...base, candidates: ['d2'] }))?.fencingToken).toBe(1);
+      await store.close();
+    });
+
+    it('checkFence: unknown lease NOT_FOUND, wrong device CONFLICT, past expiresAt LEASE_EXPIRED', async () => {
+      const { store, clock } = await setup();
+      const lease = await store.acquire({ ...base, ttlSeconds: 10, candidates: ['d1'] });
+      if (!lease) throw new Error('expected a lease');
+      const notFound = await expectCode(store.checkFence('d1', 'lease_nope', 1), 'NOT_FOUND');
+      expect(notFound.details).toMatchObject({ leaseId: 'lease_nope' });
+      await expectCode(store.checkFence('d2', lease.id, lease.fencingToken), 'CONFLICT');
+      clock.advance(10_000);
+      await expectCode(store.checkFence('d1', lease.id, lease.fencingToken), 'LEASE_EXPIRED');
+      await store.close();
+    });
+
+    it('renew extends an active lease; refuses wrong token, unknown id, ended or overdue leases', async () => {
+      const { store, clock } = await setup();
+      const lease = await store.acquire({ ...base, ttlSeconds: 10, candidates: ['d1'] });
+      if (!lease) throw new Error('expected a lease');
+      clock.advance(5_000);
+      const renewed = await store.renew(lease.id, lease.fencingToken, 30);
+      expect(renewed.expiresAt).toBe(clock.t + 30_000);
+      expect(renewed.ttlSeconds).toBe(30);
+      expect(renewed.fencingToken).toBe(lease.fencingToken);
+      // The old expiry no longer applies.
+      clock.advance(10_000);
+      expect(await store.claimExpired(clock.t)).toEqual([]);
+      await expectCode(store.renew(lease.id, lease.fencingToken + 1, 30), 'CONFLICT');
+      await expectCode(store.renew('lease_nope', 1, 30), 'NOT_FOUND');
+      clock.advance(20_000);
+      await expectCode(store.renew(lease.id, lease.fencingToken, 30), 'LEASE_EXPIRED');
+      await store.claimExpired(clock.t);
+      await expectCode(store.renew(lease.id, lease.fencingToken, 30), 'LEASE_EXPIRED');
+      await expectCode(store.renew(lease.id, lease.fencingToken, 0), 'INVALID_ARGUMENT');
+      await store.close();
+    });
+
+    it('release: wrong token CONFLICT (lease stays), then ends once; device blocked until teardown recorded', async () => {
+      const { store, clock } = await setup();
+      const lease = await store.acquire({ ...base, candidates: ['d1'] });
+      if (!lease) throw new Error('expected a lease');
+      await expectCode(store.release(lease.id, lease.fencingToken + 1), 'CONFLICT');
+      expect((await store.get(lease.id))?.state).toBe('active');
+      clock.advance(1_000);
+      const ended = await store.release(lease.id);
+      expect(ended).toMatchObject({ id: lease.id, state: 'released', endedAt: clock.t });
+      expect(await store.release(lease.id)).toBeNull();
+      expect(await store.release('lease_nope')).toBeNull();
+      expect(await store.list()).toEqual([]);
+      expect(await store.leaseOfDevice('d1')).toBeNull();
+      // Teardown is still running: the device is not handed out yet.
+      expect(await store.acquire({ ...base, candidates: ['d1'] })).toBeNull();
+      const record = teardownOf(lease, clock, { failures: ['forward tcp:1 still bound'] });
+      await store.recordTeardown(record);
+      expect(await store.getTeardown(lease.id)).toEqual(record);
+      expect(await store.getTeardown('lease_nope')).toBeNull();
+      expect((await store.acquire({ ...base, candidates: ['d1'] }))?.fencingToken).toBe(2);
+      await store.close();
+    });
+
+    it('a teardown never recorded stops blocking its device after the grace period', async () => {
+      const { store, clock } = await setup(30_000);
+      const lease = await store.acquire({ ...base, candidates: ['d1'] });
+      await store.release(lease?.id ?? '');
+      clock.advance(29_999);
+      expect(await store.acquire({ ...base, candidates: ['d1'] })).toBeNull();
+      clock.advance(1);
+      const next = await store.acquire({ ...base, candidates: ['d1'] });
+      expect(next?.fencingToken).toBe(2);
+      // A late record of the old teardown must not free the device under its new holder.
+      await store.recordTeardown(teardownOf(lease as Lease, clock));
+      expect(await store.acquire({ ...base, candidates: ['d1'] })).toBeNull();
+      expect((await store.leaseOfDevice('d1'))?.id).toBe(next?.id);
+      await store.close();
+    });
+
+    it('expiry: an overdue lease blocks until claimed; claimExpired hands each lease out once, oldest first, within limit', async () => {
+      const { store, clock } = await setup();
+      const l1 = await store.acquire({ ...base, ttlSeconds: 10, candidates: ['d1'] });
+      const l2 = await store.acquire({ ...base, ttlSeconds: 5, candidates: ['d2'] });
+      const l3 = await store.acquire({ ...base, ttlSeconds: 100, candidates: ['d3'] });
+      clock.advance(9_999);
+      expect((await store.claimExpired(clock.t)).map((l) => l.id)).toEqual([l2?.id]);
+      clock.advance(1);
+      expect(await store.acquire({ ...base, candidates: ['d1'] })).toBeNull();
+      expect((await store.list()).map((l) => l.id).sort()).toEqual([l1?.id, l3?.id].sort());
+      const claimed = await store.claimExpired(clock.t, 1);
+      expect(claimed).toHaveLength(1);
+      expect(claimed[0]).toMatchObject({ id: l1?.id, state: 'expired', endedAt: clock.t });
+      expect(await store.claimExpired(clock.t)).toEqual([]);
+      expect((await store.get(l1?.id ?? ''))?.state).toBe('expired');
+      expect(await store.acquire({ ...base, candidates: ['d1'] })).toBeNull();
+      await store.recordTeardown(teardownOf(l1 as Lease, clock, { reason: 'expired' }));
+      expect((await store.acquire({ ...base, candidates: ['d1'] }))?.deviceId).toBe('d1');
+      await store.close();
+    });
+
+    it('list filters active leases by tenant', async () => {
+      const { store } = await setup();
+      const a = await store.acquire({ ...base, candidates: ['d1'] });
+      const b = await store.acquire({ ...base, tenant: 't2', candidates: ['d2'] });
+      await store.acquire({ ...base, candidates: ['d3'] }).then((l) => store.release(l?.id ?? ''));
+      expect((await store.list({ tenant: 't1' })).map((l) => l.id)).toEqual([a?.id]);
+      expect((await store.list({ tenant: 't2' })).map((l) => l.id)).toEqual([b?.id]);
+      expect((await store.list()).map((l) => l.id).sort()).toEqual([a?.id, b?.id].sort());
+      await store.close();
+    });
+
+    it('FIFO queue: only the head waiter may acquire; stale waiters drop out; re-enqueue keeps the place', async () => {
+      const { store, clock } = await setup();
+      const q = '["q"]';
+      const req = { ...base, candidates: ['d1'], queueKey: q };
+      await store.enqueue(q, 'w1', 10);
+      clock.advance(1);
+      await store.enqueue(q, 'w2', 30);
+      await store.enqueue(q, 'w3', 30);
+      expect(await store.waiting(q)).toBe(3);
+      expect(await store.waiting()).toBe(3);
+      expect(await store.waiting('["other"]')).toBe(0);
+      expect(await store.acquire(req)).toBeNull(); // no waiter id, queue not empty
+      expect(await store.acquire({ ...req, waiterId: 'w2' })).toBeNull(); // not its turn
+      // Without a queue key the queue does not apply.
+      expect((await store.acquire({ ...base, candidates: ['d9'] }))?.deviceId).toBe('d9');
+      clock.advance(9_998);
+      await store.enqueue(q, 'w1', 10); // refresh: keeps its place at the head
+      clock.advance(5_000);
+      const first = await store.acquire({ ...req, waiterId: 'w1' });
+      expect(first?.deviceId).toBe('d1');
+      expect(await store.waiting(q)).toBe(2);
+      // w2 stops polling and its deadline passes: w3 is served next.
+      clock.advance(20_000);
+      await store.enqueue(q, 'w3', 30);
+      await store.release(first?.id ?? '');
+      await store.recordTeardown(teardownOf(first as Lease, clock));
+      expect(await store.acquire({ ...req, waiterId: 'w2' })).toBeNull();
+      expect((await store.acquire({ ...req, waiterId: 'w3' }))?.fencingToken).toBe(2);
+      expect(await store.waiting(q)).toBe(0);
+      await store.enqueue(q, 'w4', 30);
+      await store.dequeue(q, 'w4');
+      await store.dequeue(q, 'w4');
+      expect(await store.waiting()).toBe(0);
+      expect(await store.acquire({ ...req, candidates: ['d2'] })).not.toBeNull();
+      await store.close();
+    });
+
+    it('model: random interleavings never give two active leases on one device; tokens strictly increase', async () => {
+      const devices = ['d0', 'd1', 'd2'];
+      const GRACE = 10_000;
+      const op = fc.oneof(
+        fc.record({
+          kind: fc.constant('acquire' as const),
+          candidates: fc.shuffledSubarray(devices),
+          ttl: fc.integer({ min: 1, max: 5 }),
+        }),
+        fc.record({ kind: fc.constant('release' as const), pick: fc.nat(), wrongToken: fc.boolean() }),
+        fc.record({
+          kind: fc.constant('renew' as const),
+          pick: fc.nat(),
+          ttl: fc.integer({ min: 1, max: 5 }),
+        }),
+        fc.record({ kind: fc.constant('advance' as const), ms: fc.integer({ min: 0, max: 4_000 }) }),
+        fc.record({ kind: fc.constant('claim' as const), record: fc.boolean() }),
+        fc.record({ kind: fc.constant('teardown' as const), pick: fc.nat() }),
+      );
+      await fc.assert(
+        fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 40 }), async (ops) => {
+          const { store, clock } = await setup(GRACE);
+          // The model: per device its pointer; per lease what the store should say.
+          const pointer = new Map<string, { leaseId: string; pendingSince?: number }>();
+          const leases = new Map<string, Lease>();
+          const recorded = new Set<string>();
+          const lastToken = new Map<string, number>();
+          const free = (d: string): boolean => {
+            const p = pointer.get(d);
+            return !p || (p.pendingSince !== undefined && p.pendingSince + GRACE <= clock.t);
+          };
+          const end = (lease: Lease, state: 'released' | 'expired'): void => {
+            lease.state = state;
+            lease.endedAt = clock.t;
+            const p = pointer.get(lease.deviceId);
+            if (p?.leaseId === lease.id) p.pendingSince = clock.t;
+          };
+          const all = (): Lease[] => [...leases.values()];
+          try {
+            for (const o of ops) {
+              if (o.kind === 'acquire') {
+                const expected = o.candidates.find(free);
+                const got = await store.acquire({ ...base, ttlSeconds: o.ttl, candidates: o.candidates });
+                expect(got?.deviceId).toBe(expected);
+                if (got) {
+                  expect(got.fencingToken).toBeGreaterThan(lastToken.get(got.deviceId) ?? 0);
+                  lastToken.set(got.deviceId, got.fencingToken);
+                  pointer.set(got.deviceId, { leaseId: got.id });
+                  leases.set(got.id, { ...got });
+                }
+              } else if (o.kind === 'release') {
+                const list = all();
+                const lease = list[o.pick % Math.max(1, list.length)];
+                if (!lease) continue;
+                if (o.wrongToken && lease.state === 'active') {
+                  await expectCode(store.release(lease.id, lease.fencingToken + 1), 'CONFLICT');
+                  continue;
+                }
+                const got = await store.release(lease.id, lease.fencingToken);
+                expect(got?.id).toBe(lease.state === 'active' ? lease.id : undefined);
+                if (got) end(lease, 'released');
+              } else if (o.kind === 'renew') {
+                const list = all();
+                const lease = list[o.pick % Math.max(1, list.length)];
+                if (!lease) continue;
+                if (lease.state === 'active' && lease.expiresAt > clock.t) {
+                  const got = await store.renew(lease.id, lease.fencingToken, o.ttl);
+                  lease.expiresAt = clock.t + o.ttl * 1000;
+                  expect(got.expiresAt).toBe(lease.expiresAt);
+                } else {
+                  await expectCode(store.renew(lease.id, lease.fencingToken, o.ttl), 'LEASE_EXPIRED');
+                }
+              } else if (o.kind === 'advance') {
+                clock.advance(o.ms);
+              } else if (o.kind === 'claim') {
+                const due = all()
+                  .filter((l) => l.state === 'active' && l.expiresAt <= clock.t)
+                  .map((l) => l.id)
+                  .sort();
+                const claimed = await store.claimExpired(clock.t);
+                expect(claimed.map((l) => l.id).sort()).toEqual(due);
+                for (const c of claimed) {
+                  const lease = leases.get(c.id) as Lease;
+                  end(lease, 'expired');
+                  if (o.record) {
+                    await store.recordTeardown(teardownOf(lease, clock, { reason: 'expired' }));
+                    recorded.add(lease.id);
+                    const p = pointer.get(lease.deviceId);
+                    if (p?.leaseId === lease.id) pointer.delete(lease.deviceId);
+                  }
+                }
+              } else {
+                const ended = all().filter((l) => l.state !== 'active' && !recorded.has(l.id));
+                const lease = ended[o.pick % Math.max(1, ended.length)];
+                if (!lease) continue;
+                await store.recordTeardown(teardownOf(lease, clock));
+                recorded.add(lease.id);
+                const p = pointer.get(lease.deviceId);
+                if (p?.leaseId === lease.id) pointer.delete(lease.deviceId);
+              }
+              // Invariants, read back from the store.
+              const active = (await store.list()).map((l) => l.deviceId);
+              expect(new Set(active).size).toBe(active.length);
+              expect(active.sort()).toEqual(
+                all()
+                  .filter((l) => l.state === 'active')
+                  .map((l) => l.deviceId)
+                  .sort(),
+              );
+            }
+            for (const lease of all()) {
+              const stored = await store.get(lease.id);
+              expect(stored?.state).toBe(lease.state);
+              expect(stored?.fencingToken).toBe(lease.fencingToken);
+              if (lease.state !== 'active') {
+                await expectCode(
+                  store.checkFence(lease.deviceId, lease.id, lease.fencingToken),
+                  'LEASE_EXPIRED',
+                );
+              }
+            }
+          } finally {
+            await store.close();
+          }
+        }),
+        { numRuns: options.modelRuns },
+      );
+    });
+  });
+}
