@@ -1,0 +1,151 @@
+/** RedisDeviceStore against the real Redis at 127.0.0.1:6379, one random key prefix per test. */
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { RedisDeviceStore } from '../../src/devices/redis-store.ts';
+import type { DeviceRecord } from '../../src/devices/types.ts';
+
+const URL = process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379';
+
+function record(id: string, patch: Partial<DeviceRecord> = {}): DeviceRecord {
+  return {
+    id,
+    serial: `${id}:5555`,
+    endpoint: `${id}:5555`,
+    labels: { pool: 'ci' },
+    state: 'online',
+    properties: { sdk: 34, model: 'Sim' },
+    helpers: {},
+    source: 'api',
+    ownerNode: 'node-a',
+    consecutiveFailures: 0,
+    createdAt: 1,
+    updatedAt: 1,
+    ...patch,
+  };
+}
+
+let admin: Redis;
+let prefix: string;
+const stores: RedisDeviceStore[] = [];
+
+function open(): RedisDeviceStore {
+  const store = new RedisDeviceStore({ url: URL, prefix });
+  stores.push(store);
+  return store;
+}
+
+async function keys(): Promise<string[]> {
+  return (await admin.keys(`${prefix}*`)).sort();
+}
+
+beforeEach(() => {
+  admin = new Redis(URL);
+  prefix = `test-${randomUUID()}:`;
+});
+
+afterEach(async () => {
+  for (const store of stores.splice(0)) await store.close();
+  const left = await admin.keys(`${prefix}*`);
+  if (left.length > 0) await admin.del(...left);
+  await admin.quit();
+});
+
+describe('RedisDeviceStore', () => {
+  it('CRUD with hash-tagged keys and an index', async () => {
+    const store = open();
+    expect(await store.get('a')).toBeNull();
+    expect(await store.list()).toEqual([]);
+    await store.put(record('b'));
+    await store.put(record('a', { state: 'offline', labels: { pool: 'x' } }));
+    expect(await store.get('a')).toEqual(record('a', { state: 'offline', labels: { pool: 'x' } }));
+    expect((await store.list()).map((r) => r.id)).toEqual(['a', 'b']);
+    expect(await keys()).toEqual([
+      `${prefix}{devicebridge}:device:a`,
+      `${prefix}{devicebridge}:device:b`,
+      `${prefix}{devicebridge}:devices`,
+    ]);
+    // Every key hashes to the same Redis Cluster slot: the first {...} is the same tag.
+    for (const key of await keys()) expect(/\{([^}]*)\}/.exec(key)?.[1], key).toBe('devicebridge');
+
+    const updated = await store.update('a', (r) => ({
+      ...r,
+      state: 'quarantined',
+      quarantineReason: 'admin',
+    }));
+    expect(updated?.quarantineReason).toBe('admin');
+    expect((await store.get('a'))?.state).toBe('quarantined');
+
+    expect(await store.delete('a')).toBe(true);
+    expect(await store.delete('a')).toBe(false);
+    expect(await store.get('a')).toBeNull();
+    expect(await store.update('a', (r) => r)).toBeNull();
+    expect((await store.list()).map((r) => r.id)).toEqual(['b']);
+    expect(await admin.smembers(`${prefix}{devicebridge}:devices`)).toEqual(['b']);
+  });
+
+  it('two stores (two bridge nodes) see the same records', async () => {
+    const a = open();
+    const b = open();
+    await a.put(record('d1'));
+    expect((await b.get('d1'))?.properties).toEqual({ sdk: 34, model: 'Sim' });
+    await b.update('d1', (r) => ({ ...r, labels: { pool: 'gpu' } }));
+    expect((await a.get('d1'))?.labels).toEqual({ pool: 'gpu' });
+  });
+
+  it('update is atomic under concurrent updates from several connections', async () => {
+    const nodes = [open(), open(), open(), open()];
+    await nodes[0]!.put(record('hot'));
+    const perNode = 25;
+    await Promise.all(
+      nodes.flatMap((store, n) =>
+        Array.from({ length: perNode }, (_, i) =>
+          store.update('hot', (r) => ({
+            ...r,
+            consecutiveFailures: r.consecutiveFailures + 1,
+            helpers: {
+              ...r.helpers,
+              [`n${n}-${i}`]: { versionCode: i + 1, sha256: 'a'.repeat(64), checkedAt: n },
+            },
+          })),
+        ),
+      ),
+    );
+    const final = await nodes[1]!.get('hot');
+    // Lost updates would show as a lower count.
+    expect(final?.consecutiveFailures).toBe(nodes.length * perNode);
+    expect(Object.keys(final?.helpers ?? {}).sort()).toEqual(
+      nodes.flatMap((_, n) => Array.from({ length: perNode }, (_, i) => `n${n}-${i}`)).sort(),
+    );
+  });
+
+  it('an update racing a delete does not resurrect the record', async () => {
+    const store = open();
+    await store.put(record('gone'));
+    const result = await store.update('gone', (r) => {
+      // Deleted between the read and the write.
+      void admin.del(`${prefix}{devicebridge}:device:gone`);
+      return { ...r, state: 'offline' };
+    });
+    expect(result).toBeNull();
+    expect(await store.get('gone')).toBeNull();
+  });
+
+  it('refuses a prefix that would break the hash tag; corrupt records are INTERNAL errors', async () => {
+    expect(() => new RedisDeviceStore({ url: URL, prefix: 'a{b}:' })).toThrow(/must not contain/);
+    const store = open();
+    await admin.set(`${prefix}{devicebridge}:device:bad`, 'not json');
+    await admin.sadd(`${prefix}{devicebridge}:devices`, 'bad');
+    await expect(store.get('bad')).rejects.toMatchObject({ code: 'INTERNAL' });
+  });
+
+  it('uses a caller-owned client without closing it', async () => {
+    const client = new Redis(URL);
+    const store = new RedisDeviceStore({ client, prefix });
+    await store.put(record('x'));
+    await store.close();
+    expect(await client.ping()).toBe('PONG');
+    expect(await client.exists(`${prefix}{devicebridge}:device:x`)).toBe(1);
+    await client.quit();
+  });
+});
