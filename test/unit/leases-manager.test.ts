@@ -1,0 +1,240 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { type Candidates, LeaseManager, type LeaseManagerOptions } from '../../src/leases/manager.ts';
+import { MemoryLeaseStore } from '../../src/leases/memory-store.ts';
+import type { Lease, LeaseSelector } from '../../src/leases/types.ts';
+import { expectCode, FakeClock } from '../integration/support/leases-contract.ts';
+
+const managers: LeaseManager[] = [];
+afterEach(async () => {
+  await Promise.all(managers.splice(0).map((m) => m.stop()));
+});
+
+interface Harness {
+  manager: LeaseManager;
+  store: MemoryLeaseStore;
+  teardowns: Array<{ lease: Lease; reason: string }>;
+  quarantined: Array<{ deviceId: string; reason: string }>;
+}
+
+function harness(
+  options: Partial<LeaseManagerOptions> & { devices?: string[]; clock?: FakeClock; offline?: string[] } = {},
+): Harness {
+  const devices = options.devices ?? ['d1', 'd2'];
+  const store = new MemoryLeaseStore(options.clock ? { now: options.clock.now } : {});
+  const teardowns: Harness['teardowns'] = [];
+  const quarantined: Harness['quarantined'] = [];
+  const manager = new LeaseManager({
+    store,
+    node: 'node-a',
+    pollMs: 20,
+    candidates: async (selector: LeaseSelector): Promise<Candidates> => {
+      const matching = devices.filter(
+        (d) => selector.labels?.pool !== 'none' && (!selector.deviceId || selector.deviceId === d),
+      );
+      return { matching, available: matching.filter((d) => !options.offline?.includes(d)) };
+    },
+    teardown: async (lease, reason) => {
+      teardowns.push({ lease, reason });
+      return { actions: [`removed forwards of ${lease.id}`], failures: [] };
+    },
+    onQuarantine: async (deviceId, reason) => {
+      quarantined.push({ deviceId, reason });
+    },
+    ...(options.clock ? { now: options.clock.now } : {}),
+    ...options,
+  });
+  managers.push(manager);
+  return { manager, store, teardowns, quarantined };
+}
+
+const who = { tenant: 't1', holder: 'alice' };
+
+describe('LeaseManager.acquire', () => {
+  it('NOT_FOUND with the selector echoed when nothing matches at all', async () => {
+    const { manager } = harness();
+    const err = await expectCode(
+      manager.acquire({ ...who, selector: { labels: { pool: 'none' } } }),
+      'NOT_FOUND',
+    );
+    expect(err.details).toEqual({ selector: { labels: { pool: 'none' } } });
+  });
+
+  it('validates ttlSeconds, waitSeconds and the selector, naming the field', async () => {
+    const { manager } = harness({ maxTtlSeconds: 600 });
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ ttlSeconds: 0 }, 'ttlSeconds'],
+      [{ ttlSeconds: 601 }, 'ttlSeconds'],
+      [{ ttlSeconds: 1.5 }, 'ttlSeconds'],
+      [{ waitSeconds: -1 }, 'waitSeconds'],
+      [{ waitSeconds: 301 }, 'waitSeconds'],
+      [{ selector: { sdkMin: 0 } }, 'selector.sdkMin'],
+    ];
+    for (const [extra, field] of cases) {
+      const err = await expectCode(manager.acquire({ ...who, selector: {}, ...extra }), 'INVALID_ARGUMENT');
+      expect((err.details?.errors as Array<{ path: string }>)[0]?.path).toBe(field);
+    }
+  });
+
+  it('leases with the default TTL; CONFLICT at once when nothing is free and waitSeconds is 0', async () => {
+    const { manager } = harness({ offline: ['d2'] });
+    const lease = await manager.acquire({ ...who, selector: {} });
+    expect(lease).toMatchObject({ deviceId: 'd1', ttlSeconds: 300, tenant: 't1', holder: 'alice' });
+    expect(lease.expiresAt - lease.acquiredAt).toBe(300_000);
+    const err = await expectCode(manager.acquire({ ...who, selector: {} }), 'CONFLICT');
+    expect(err.retryable).toBe(true);
+    expect(await manager.activeCount()).toBe(1);
+  });
+
+  it('CONFLICT after waitSeconds when no device frees, and the waiter leaves the queue', async () => {
+    const { manager } = harness({ devices: ['d1'] });
+    await manager.acquire({ ...who, selector: {} });
+    const started = performance.now();
+    const pending = manager.acquire({ ...who, selector: {}, waitSeconds: 1 });
+    await new Promise((r) => setTimeout(r, 100));
+    expect(await manager.waitingCount()).toBe(1);
+    const err = await expectCode(pending, 'CONFLICT');
+    expect(err.message).toBe('no device free within 1s');
+    expect(err.retryable).toBe(true);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(950);
+    expect(await manager.waitingCount()).toBe(0);
+  });
+
+  it('succeeds when another holder releases during the wait, waiters served first come first served', async () => {
+    const { manager } = harness({ devices: ['d1'], pollMs: 5_000 });
+    const first = await manager.acquire({ ...who, selector: {} });
+    const order: string[] = [];
+    const waiters = ['bob', 'carol', 'dave'].map((holder) =>
+      manager.acquire({ ...who, holder, selector: {}, waitSeconds: 10 }).then((lease) => {
+        order.push(holder);
+        return lease;
+      }),
+    );
+    await new Promise((r) => setTimeout(r, 50));
+    expect(await manager.waitingCount()).toBe(3);
+    // A new request without a place in the queue does not jump it, even once the device is free.
+    await manager.release(first.id, first.fencingToken);
+    await expectCode(manager.acquire({ ...who, holder: 'eve', selector: {} }), 'CONFLICT');
+    const started = performance.now();
+    const bob = await waiters[0];
+    // Woken by the local release, not by the 5 s poll.
+    expect(performance.now() - started).toBeLessThan(1_000);
+    expect(bob).toMatchObject({ holder: 'bob', deviceId: 'd1', fencingToken: 2 });
+    await manager.release(bob?.id ?? '');
+    const carol = await waiters[1];
+    await manager.release(carol?.id ?? '');
+    const dave = await waiters[2];
+    expect(order).toEqual(['bob', 'carol', 'dave']);
+    expect(dave?.fencingToken).toBe(4);
+  });
+
+  it('an aborted waiter (client gone) leaves the queue and rejects with the abort reason', async () => {
+    const { manager } = harness({ devices: ['d1'] });
+    const held = await manager.acquire({ ...who, selector: {} });
+    const controller = new AbortController();
+    const pending = manager.acquire({ ...who, selector: {}, waitSeconds: 30, signal: controller.signal });
+    await new Promise((r) => setTimeout(r, 50));
+    expect(await manager.waitingCount()).toBe(1);
+    controller.abort(new Error('client disconnected'));
+    await expect(pending).rejects.toThrow('client disconnected');
+    expect(await manager.waitingCount()).toBe(0);
+    // The next waiter is not stuck behind the aborted one.
+    const next = manager.acquire({ ...who, selector: {}, waitSeconds: 5 });
+    await manager.release(held.id);
+    expect((await next).fencingToken).toBe(2);
+  });
+});
+
+describe('LeaseManager release, renew and expiry', () => {
+  it('release runs teardown once and records it; the device frees afterwards; second release LEASE_EXPIRED', async () => {
+    const { manager, store, teardowns } = harness({ devices: ['d1'] });
+    const lease = await manager.acquire({ ...who, selector: {} });
+    const { lease: ended, teardown } = await manager.release(lease.id, lease.fencingToken);
+    expect(ended.state).toBe('released');
+    expect(teardowns).toHaveLength(1);
+    expect(teardowns[0]).toMatchObject({ reason: 'released', lease: { id: lease.id } });
+    expect(teardown).toMatchObject({
+      leaseId: lease.id,
+      deviceId: 'd1',
+      reason: 'released',
+      node: 'node-a',
+      actions: [`removed forwards of ${lease.id}`],
+      failures: [],
+    });
+    expect(teardown.finishedAt).toBeGreaterThanOrEqual(teardown.startedAt);
+    expect(await store.getTeardown(lease.id)).toEqual(teardown);
+    await expectCode(manager.release(lease.id), 'LEASE_EXPIRED');
+    await expectCode(manager.release('lease_nope'), 'NOT_FOUND');
+    expect(teardowns).toHaveLength(1);
+    await expectCode(manager.checkFence('d1', lease.id, lease.fencingToken), 'LEASE_EXPIRED');
+    expect((await manager.acquire({ ...who, selector: {} })).fencingToken).toBe(2);
+  });
+
+  it('renew extends within limits; a wrong token is CONFLICT', async () => {
+    const { manager } = harness();
+    const lease = await manager.acquire({ ...who, selector: {}, ttlSeconds: 10 });
+    const renewed = await manager.renew(lease.id, lease.fencingToken, 60);
+    expect(renewed.ttlSeconds).toBe(60);
+    await expectCode(manager.renew(lease.id, lease.fencingToken, 3601), 'INVALID_ARGUMENT');
+    await expectCode(manager.renew(lease.id, lease.fencingToken + 1, 60), 'CONFLICT');
+    await expectCode(manager.release(lease.id, lease.fencingToken + 1), 'CONFLICT');
+  });
+
+  it('the expiry loop tears each expired lease down exactly once and records it', async () => {
+    const clock = new FakeClock();
+    const { manager, store, teardowns } = harness({ clock, expiryIntervalMs: 5 });
+    const a = await manager.acquire({ ...who, selector: {}, ttlSeconds: 10 });
+    const b = await manager.acquire({ ...who, selector: {}, ttlSeconds: 20 });
+    manager.start();
+    clock.advance(10_000);
+    await waitFor(() => teardowns.length === 1);
+    expect(teardowns[0]).toMatchObject({ reason: 'expired', lease: { id: a.id } });
+    expect(await store.getTeardown(a.id)).toMatchObject({ reason: 'expired', node: 'node-a', failures: [] });
+    expect((await manager.list()).map((l) => l.id)).toEqual([b.id]);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(teardowns).toHaveLength(1);
+    clock.advance(10_000);
+    await waitFor(() => teardowns.length === 2);
+    await new Promise((r) => setTimeout(r, 50));
+    await manager.stop();
+    expect(teardowns.map((t) => t.lease.id)).toEqual([a.id, b.id]);
+    expect(await manager.activeCount()).toBe(0);
+  });
+
+  it('teardown failures (reported or thrown) quarantine the device before it is freed', async () => {
+    let mode: 'report' | 'throw' = 'report';
+    let freeAtQuarantine: boolean | undefined;
+    const h: Harness = harness({
+      devices: ['d1'],
+      teardown: async () => {
+        if (mode === 'throw') throw new Error('adb gone');
+        return { actions: ['closed helper session'], failures: ['remove forward tcp:41234: device offline'] };
+      },
+      onQuarantine: async (deviceId, reason) => {
+        h.quarantined.push({ deviceId, reason });
+        freeAtQuarantine =
+          (await h.store.acquire({ ...who, ttlSeconds: 5, selector: {}, candidates: ['d1'] })) !== null;
+      },
+    });
+    const lease = await h.manager.acquire({ ...who, selector: {} });
+    const { teardown } = await h.manager.release(lease.id);
+    expect(teardown.failures).toEqual(['remove forward tcp:41234: device offline']);
+    expect(teardown.actions).toEqual(['closed helper session', 'quarantined device']);
+    expect(h.quarantined).toEqual([{ deviceId: 'd1', reason: expect.stringContaining('device offline') }]);
+    expect(freeAtQuarantine).toBe(false);
+
+    mode = 'throw';
+    const second = await h.manager.acquire({ ...who, selector: {} });
+    const thrown = await h.manager.release(second.id);
+    expect(thrown.teardown.failures).toEqual(['teardown threw: adb gone']);
+    expect(h.quarantined).toHaveLength(2);
+    expect((await h.store.getTeardown(second.id))?.failures).toEqual(['teardown threw: adb gone']);
+  });
+});
+
+async function waitFor(predicate: () => boolean, timeoutMs = 2_000): Promise<void> {
+  const until = performance.now() + timeoutMs;
+  while (!predicate()) {
+    if (performance.now() > until) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}

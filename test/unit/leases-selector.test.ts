@@ -1,0 +1,105 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { BridgeError } from '../../src/errors.ts';
+import { queueKeyFor, validateSelector } from '../../src/leases/selector.ts';
+import type { LeaseSelector } from '../../src/leases/types.ts';
+
+const token = fc.stringMatching(/^[A-Za-z0-9._/-]{1,12}$/);
+const selectorArb: fc.Arbitrary<LeaseSelector> = fc.record(
+  {
+    deviceId: fc.stringMatching(/^[A-Za-z0-9._:-]{1,20}$/),
+    labels: fc.dictionary(token, token, { maxKeys: 5 }),
+    sdkMin: fc.integer({ min: 1, max: 50 }),
+    sdkMax: fc.integer({ min: 50, max: 100 }),
+  },
+  { requiredKeys: [] },
+);
+
+function fieldErrors(input: unknown): Array<{ path: string; message: string }> {
+  try {
+    validateSelector(input);
+  } catch (err) {
+    expect(err).toBeInstanceOf(BridgeError);
+    expect((err as BridgeError).code).toBe('INVALID_ARGUMENT');
+    return ((err as BridgeError).details?.errors ?? []) as Array<{ path: string; message: string }>;
+  }
+  throw new Error(`expected ${JSON.stringify(input)} to be refused`);
+}
+
+describe('validateSelector', () => {
+  it('accepts valid selectors unchanged', () => {
+    fc.assert(
+      fc.property(selectorArb, (s) => {
+        expect(validateSelector(s)).toEqual(s);
+      }),
+    );
+    expect(validateSelector(undefined)).toEqual({});
+  });
+
+  it('refuses bad input with an error naming the field', () => {
+    expect(fieldErrors({ labels: { 'bad key': 'x' } })[0]?.path).toBe('selector.labels.bad key');
+    expect(fieldErrors({ labels: { k: 'a'.repeat(64) } })[0]?.path).toBe('selector.labels.k');
+    expect(fieldErrors({ labels: { k: 'a;b' } })[0]?.message).toMatch(/label value/);
+    const many = Object.fromEntries(Array.from({ length: 17 }, (_, i) => [`k${i}`, 'v']));
+    expect(fieldErrors({ labels: many })[0]).toMatchObject({
+      path: 'selector.labels',
+      message: 'at most 16 labels',
+    });
+    expect(fieldErrors({ deviceId: 'a b' })[0]?.path).toBe('selector.deviceId');
+    expect(fieldErrors({ deviceId: 'x'.repeat(129) })[0]?.path).toBe('selector.deviceId');
+    expect(fieldErrors({ sdkMin: 0 })[0]?.path).toBe('selector.sdkMin');
+    expect(fieldErrors({ sdkMax: 101 })[0]?.path).toBe('selector.sdkMax');
+    expect(fieldErrors({ sdkMin: 2.5 })[0]?.message).toMatch(/integer/);
+    expect(fieldErrors({ sdkMin: 30, sdkMax: 29 })[0]).toMatchObject({ path: 'selector.sdkMin' });
+    expect(fieldErrors({ owner: 'x' })[0]?.path).toBe('selector');
+    expect(fieldErrors('labels')[0]?.path).toBe('selector');
+  });
+
+  it('never throws anything but INVALID_ARGUMENT on arbitrary input', () => {
+    fc.assert(
+      fc.property(fc.anything(), (input) => {
+        try {
+          validateSelector(input);
+        } catch (err) {
+          expect((err as BridgeError).code).toBe('INVALID_ARGUMENT');
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe('queueKeyFor', () => {
+  it('does not depend on label order', () => {
+    fc.assert(
+      fc.property(selectorArb, fc.integer(), (s, seed) => {
+        const entries = Object.entries(s.labels ?? {});
+        const shuffled = [...entries].sort(() => ((seed = (seed * 1103515245 + 12345) | 0) & 1 ? 1 : -1));
+        const again: LeaseSelector = { ...s, labels: Object.fromEntries(shuffled) };
+        expect(queueKeyFor(again)).toBe(queueKeyFor(s));
+      }),
+    );
+  });
+
+  it('is injective: equal keys exactly when the canonical selectors are equal', () => {
+    const canon = (s: LeaseSelector) => ({
+      deviceId: s.deviceId,
+      labels: Object.entries(s.labels ?? {}).sort(([a], [b]) => (a < b ? -1 : 1)),
+      sdkMin: s.sdkMin,
+      sdkMax: s.sdkMax,
+    });
+    fc.assert(
+      fc.property(selectorArb, selectorArb, (a, b) => {
+        expect(queueKeyFor(a) === queueKeyFor(b)).toBe(JSON.stringify(canon(a)) === JSON.stringify(canon(b)));
+      }),
+    );
+    expect(queueKeyFor({ labels: {} })).toBe(queueKeyFor({}));
+    expect(queueKeyFor({ labels: { a: 'b,c' } })).not.toBe(queueKeyFor({ labels: { a: 'b', c: '' } }));
+  });
+
+  it('is stable across processes (a literal key)', () => {
+    expect(queueKeyFor({ sdkMax: 34, labels: { team: 'qa', pool: 'eu' }, deviceId: 'd1' })).toBe(
+      '["d1",["pool","eu","team","qa"],null,34]',
+    );
+  });
+});
