@@ -71,7 +71,7 @@ describe('LeaseManager.acquire', () => {
     ];
     for (const [extra, field] of cases) {
       const err = await expectCode(manager.acquire({ ...who, selector: {}, ...extra }), 'INVALID_ARGUMENT');
-      expect((err.details?.errors as Array<{ path: string }>)[0]?.path).toBe(field);
+      expect((err.details?.errors as Array<{ path: string }> | undefined)?.[0]?.path).toBe(field);
     }
   });
 
