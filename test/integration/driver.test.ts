@@ -275,3 +275,85 @@ describe('a 5,000-node tree', () => {
     expect(a.result.truncated).toBe(false);
   });
 });
+
+describe('connection faults and the forward ledger', () => {
+  let bed: DeviceBed;
+  let driver: SnapshotDriver;
+  beforeAll(async () => {
+    bed = await startDeviceBed();
+    const manifest = fixtureManifest('snapshot-helper-v1.apk');
+    driver = new SnapshotDriver(bed.device(), manifest, {
+      verdicts: new EnsureVerdicts(),
+      apk: fixtureApk(bed.cache, 'snapshot-helper-v1.apk', manifest),
+      owner: 'lease-faults',
+    });
+    await driver.ensure();
+  });
+  afterAll(async () => {
+    await driver?.close();
+    await bed?.close();
+  });
+  const sim = () => bed.sim.devices[0]!;
+
+  async function leftDeviceState(timeoutMs = 15_000): Promise<string> {
+    const until = Date.now() + timeoutMs;
+    while (Date.now() < until) {
+      const state = bed.tunnels.status(sim().address)?.state ?? 'absent';
+      if (state !== 'device') return state;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    return 'device';
+  }
+
+  async function usableAgain(): Promise<void> {
+    sim().setFaults({});
+    // Ready means a real round trip works, not only that adb lists it.
+    const until = Date.now() + 20_000;
+    let ok = false;
+    while (!ok && Date.now() < until) {
+      ok = await bed.client.shell(sim().serial, 'echo ok', { timeoutMs: 2000 }).then(
+        (r) => r.stdout.toString() === 'ok\n',
+        () => false,
+      );
+      if (!ok) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(ok).toBe(true);
+    expect((await driver.snapshot({ transport: 'one-shot' })).xml).toContain('</hierarchy>');
+  }
+
+  it('a device that goes offline → DEVICE_OFFLINE (retryable); usable once it is back', async () => {
+    // The fault counts from the next handshake: drop the link so adb reconnects into it.
+    sim().setFaults({ offlineAfterMs: 1 });
+    sim().disconnectAll();
+    expect(await leftDeviceState()).not.toBe('device');
+    const err = await driver
+      .snapshot({ transport: 'one-shot', capture: { timeoutMs: 500 } })
+      .catch((e: unknown) => e);
+    expect(err).toMatchObject({ retryable: true });
+    expect(['DEVICE_OFFLINE', 'TIMEOUT']).toContain((err as { code: string }).code);
+    await usableAgain();
+  });
+
+  it('a connection dropped mid-transfer → a retryable typed error; usable after reconnect', async () => {
+    sim().setFaults({ dropAfterBytes: 4000 });
+    sim().disconnectAll();
+    const err = await driver
+      .snapshot({ transport: 'one-shot', capture: { timeoutMs: 500 } })
+      .catch((e: unknown) => e);
+    expect(err).toMatchObject({ retryable: true });
+    await usableAgain();
+  });
+
+  it('reconcile removes stray forwards on the bridge-owned adb server', async () => {
+    const serial = sim().serial;
+    const stray = await bed.client.forward(serial, 'tcp:0', 'tcp:9999');
+    const owned = await bed.ledger.open('lease-faults', serial, 'tcp:0', 'tcp:9998');
+    const result = await bed.ledger.reconcile();
+    expect(result.removedStrays).toEqual([`${serial} ${stray} tcp:9999`]);
+    const left = await bed.client.listForwards();
+    expect(left.map((f) => f.local)).toEqual([owned.local]);
+    const released = await bed.ledger.release('lease-faults');
+    expect(released.removed).toHaveLength(1);
+    expect(await bed.client.listForwards()).toEqual([]);
+  });
+});
