@@ -1,0 +1,420 @@
+/**
+ * DeviceRegistry through the real adb server and simulated devices over TCP (nothing mocked): one
+ * private adb server for the file, a fresh simulator, TunnelManager and registry per test.
+ */
+import { randomUUID } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:net';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { AdbClient } from '../../src/adb/client.ts';
+import { AdbServer } from '../../src/adb/server.ts';
+import { TunnelManager } from '../../src/adb/tunnels.ts';
+import { EndpointPolicy } from '../../src/devices/endpoint-policy.ts';
+import { MemoryDeviceStore } from '../../src/devices/memory-store.ts';
+import { RedisDeviceStore } from '../../src/devices/redis-store.ts';
+import { DeviceRegistry, type DeviceRegistryOptions, type StateEvent } from '../../src/devices/registry.ts';
+import type { DeviceState, DeviceStore } from '../../src/devices/types.ts';
+import { BridgeError } from '../../src/errors.ts';
+import { type Simulator, type SimulatorOptions, startSimulator } from '../../src/simulator/index.ts';
+import { tempDir } from '../support/bridge.ts';
+import { freePortCandidate } from '../support/device-bed.ts';
+
+let server: AdbServer;
+let client: AdbClient;
+
+interface Bed {
+  sim: Simulator;
+  tunnels: TunnelManager;
+  store: DeviceStore;
+  registry: DeviceRegistry;
+  events: StateEvent[];
+}
+
+const cleanups: Array<() => Promise<void>> = [];
+
+beforeAll(async () => {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const candidate = new AdbServer({ port: freePortCandidate(), backoffMs: 100, maxBackoffMs: 1000 });
+    try {
+      await candidate.start(10_000);
+      server = candidate;
+      break;
+    } catch {
+      await candidate.stop();
+    }
+  }
+  if (!server) throw new Error('could not start a private adb server');
+  client = new AdbClient({ port: server.port });
+});
+
+afterAll(async () => {
+  await server?.stop();
+});
+
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined);
+});
+
+async function bed(
+  simOptions: SimulatorOptions = {},
+  options: Partial<DeviceRegistryOptions> = {},
+): Promise<Bed> {
+  const sim = await startSimulator({ port: 0, count: 1, ...simOptions });
+  const tunnels = new TunnelManager({ client, server, initialBackoffMs: 100, maxBackoffMs: 500 });
+  await tunnels.start();
+  const store = options.store ?? new MemoryDeviceStore();
+  const registry = new DeviceRegistry({
+    store,
+    client,
+    tunnels,
+    policy: new EndpointPolicy(),
+    node: 'node-a',
+    healthIntervalMs: 60_000,
+    probeTimeoutMs: 2000,
+    connectWaitMs: 3000,
+    ...options,
+  });
+  const events: StateEvent[] = [];
+  registry.on('state', (e: StateEvent) => events.push(e));
+  cleanups.push(async () => {
+    await registry.stop();
+    tunnels.stop();
+    for (const d of sim.devices) await client.disconnect(d.address).catch(() => undefined);
+    await sim.close();
+    await store.close();
+  });
+  return { sim, tunnels, store, registry, events };
+}
+
+async function waitForState(registry: DeviceRegistry, id: string, state: DeviceState, timeoutMs = 15_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const record = await registry.get(id);
+    if (record.state === state) return record;
+    if (Date.now() > deadline) throw new Error(`${id} did not become ${state} (still ${record.state})`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+async function adbState(serial: string): Promise<string | undefined> {
+  return (await client.devices()).find((d) => d.serial === serial)?.state;
+}
+
+async function rejection(promise: Promise<unknown>): Promise<BridgeError> {
+  try {
+    await promise;
+  } catch (err) {
+    expect(err).toBeInstanceOf(BridgeError);
+    return err as BridgeError;
+  }
+  throw new Error('expected a rejection');
+}
+
+describe('DeviceRegistry: registration', () => {
+  it('registers a tunnel: online, properties read with getprop, idempotent, listed and matched', async () => {
+    const { sim, registry, events } = await bed({ count: 2 });
+    const [d0, d1] = sim.devices as [(typeof sim.devices)[0], (typeof sim.devices)[0]];
+    const record = await registry.register({ endpoint: d0.address, labels: { pool: 'ci' }, provider: 'sim' });
+    expect(record).toMatchObject({
+      id: d0.address.replace(':', '-'),
+      serial: d0.address,
+      endpoint: d0.address,
+      provider: 'sim',
+      labels: { pool: 'ci' },
+      state: 'online',
+      source: 'api',
+      ownerNode: 'node-a',
+      consecutiveFailures: 0,
+      properties: {
+        sdk: 34,
+        release: '14',
+        model: 'DeviceBridge Sim',
+        manufacturer: 'DeviceBridge',
+        abi: 'x86_64',
+      },
+    });
+    expect(await adbState(d0.address)).toBe('device');
+    expect(events).toEqual([{ id: record.id, state: 'online', previous: undefined }]);
+
+    // Same endpoint again: labels/provider updated, nothing duplicated.
+    const again = await registry.register({ endpoint: d0.address, labels: { pool: 'gpu' } });
+    expect(again.labels).toEqual({ pool: 'gpu' });
+    expect(again.provider).toBe('sim');
+    expect(again.createdAt).toBe(record.createdAt);
+    expect((await registry.list()).map((r) => r.id)).toEqual([record.id]);
+
+    // A second device, for the selector.
+    const other = await registry.register({ endpoint: d1.address, labels: { pool: 'ci' } });
+    expect(await registry.match({ labels: { pool: 'ci' } })).toEqual({
+      matching: [other.id],
+      available: [other.id],
+    });
+    const bySdk = await registry.match({ sdkMin: 34, sdkMax: 34 });
+    expect(bySdk.matching).toEqual([record.id, other.id].sort());
+    expect((await registry.match({ sdkMin: 35 })).matching).toEqual([]);
+    expect((await registry.match({ deviceId: record.id })).matching).toEqual([record.id]);
+    await registry.quarantine(other.id, 'admin: flaky screen');
+    expect(await registry.match({ labels: { pool: 'ci' } })).toEqual({ matching: [other.id], available: [] });
+    await expect(registry.match({ sdkMin: 40, sdkMax: 30 })).rejects.toMatchObject({
+      code: 'INVALID_ARGUMENT',
+    });
+
+    await registry.setHelperStatus(record.id, 'android-snapshot-helper', {
+      versionCode: 3,
+      sha256: 'A'.repeat(64),
+    });
+    expect((await registry.get(record.id)).helpers['android-snapshot-helper']).toMatchObject({
+      versionCode: 3,
+      sha256: 'a'.repeat(64),
+    });
+    expect((await rejection(registry.get('nope-1'))).message).toContain('"nope-1" not found');
+  });
+
+  it('CONFLICT when the id belongs to a different endpoint', async () => {
+    const { sim, registry, store } = await bed();
+    const address = sim.devices[0]!.address;
+    const id = address.replace(':', '-');
+    await store.put({
+      id,
+      serial: 'elsewhere',
+      endpoint: 'elsewhere.example:1',
+      labels: {},
+      state: 'offline',
+      properties: {},
+      helpers: {},
+      source: 'api',
+      ownerNode: 'node-a',
+      consecutiveFailures: 0,
+      createdAt: 1,
+      updatedAt: 1,
+    });
+    const err = await rejection(registry.register({ endpoint: address }));
+    expect(err.code).toBe('CONFLICT');
+    expect(err.message).toContain('elsewhere.example:1');
+  });
+
+  it('an unauthorized device is registered as unauthorized, and stays so (not a health failure)', async () => {
+    const { sim, registry, events } = await bed(
+      { requireAuth: true },
+      { healthIntervalMs: 100, quarantineAfterFailures: 2 },
+    );
+    const record = await registry.register({ endpoint: sim.devices[0]!.address });
+    expect(record.state).toBe('unauthorized');
+    expect(record.properties).toEqual({});
+    registry.start();
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(await registry.get(record.id)).toMatchObject({ state: 'unauthorized', consecutiveFailures: 0 });
+    expect(events.map((e) => e.state)).toEqual(['unauthorized']);
+  });
+
+  it('refuses a non-allowed endpoint without any connection attempt', async () => {
+    // A listener on another loopback address counts connection attempts.
+    let connections = 0;
+    const listener: Server = createServer((socket) => {
+      connections += 1;
+      socket.destroy();
+    });
+    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.2', resolve));
+    cleanups.push(() => new Promise((resolve) => listener.close(() => resolve())));
+    const port = (listener.address() as { port: number }).port;
+    const { registry, tunnels } = await bed({}, { policy: new EndpointPolicy({ allow: ['127.0.0.1/32'] }) });
+
+    const err = await rejection(registry.register({ endpoint: `127.0.0.2:${port}` }));
+    expect(err.code).toBe('PERMISSION_DENIED');
+    expect(err.message).toContain(`127.0.0.2:${port}`);
+    expect(err.message).toContain('allowlist: 127.0.0.1/32');
+    const defaultPolicy = await bed();
+    expect((await rejection(defaultPolicy.registry.register({ endpoint: '10.0.0.1:5555' }))).code).toBe(
+      'PERMISSION_DENIED',
+    );
+    expect((await rejection(registry.register({ endpoint: 'not an endpoint' }))).code).toBe(
+      'INVALID_ARGUMENT',
+    );
+    expect(
+      (await rejection(registry.register({ endpoint: '127.0.0.1:1', labels: { 'bad key': 'x' } }))).code,
+    ).toBe('INVALID_ARGUMENT');
+    await new Promise((r) => setTimeout(r, 200));
+    expect(connections).toBe(0);
+    expect(tunnels.list()).toEqual([]);
+    expect(defaultPolicy.tunnels.list()).toEqual([]);
+    expect(await registry.list()).toEqual([]);
+  });
+
+  it('remove: refused while leased unless forced; disconnects the tunnel', async () => {
+    const leased = new Set<string>();
+    const { sim, registry, tunnels, events } = await bed(
+      { count: 2 },
+      { isLeased: async (id) => leased.has(id) },
+    );
+    const a = await registry.register({ endpoint: sim.devices[0]!.address });
+    const b = await registry.register({ endpoint: sim.devices[1]!.address });
+    leased.add(a.id);
+    const err = await rejection(registry.remove(a.id));
+    expect(err.code).toBe('CONFLICT');
+    expect(err.message).toContain('leased');
+    expect((await registry.get(a.id)).state).toBe('online');
+
+    const removed: string[] = [];
+    registry.on('removed', (e: { id: string }) => removed.push(e.id));
+    await registry.remove(b.id);
+    await registry.remove(a.id, { force: true });
+    expect(removed).toEqual([b.id, a.id]);
+    expect(await registry.list()).toEqual([]);
+    expect(tunnels.list()).toEqual([]);
+    expect(await adbState(sim.devices[0]!.address)).toBeUndefined();
+    expect((await rejection(registry.remove(a.id))).code).toBe('NOT_FOUND');
+    expect(events.filter((e) => e.previous === undefined)).toHaveLength(2);
+  });
+
+  it('loadConfigFile registers every entry (source config); errors name the entry index', async () => {
+    const { sim, registry, tunnels } = await bed({ count: 2 });
+    const tmp = await tempDir('devicebridge-devices-');
+    cleanups.push(tmp.cleanup);
+    const bad = path.join(tmp.dir, 'bad.json');
+    await writeFile(
+      bad,
+      JSON.stringify([{ endpoint: sim.devices[0]!.address }, { endpoint: '192.168.1.10:5555', labels: {} }]),
+    );
+    const err = await rejection(registry.loadConfigFile(bad));
+    expect(err.code).toBe('PERMISSION_DENIED');
+    expect(err.message).toContain('entry 1');
+    expect(err.details?.['entry']).toBe(1);
+    // Validation happens before any registration.
+    expect(tunnels.list()).toEqual([]);
+
+    const unknown = path.join(tmp.dir, 'unknown.json');
+    await writeFile(unknown, JSON.stringify([{ endpoint: sim.devices[0]!.address, lables: {} }]));
+    expect((await rejection(registry.loadConfigFile(unknown))).message).toMatch(/entry 0: .*lables/);
+
+    const good = path.join(tmp.dir, 'devices.json');
+    await writeFile(
+      good,
+      JSON.stringify(
+        sim.devices.map((d, i) => ({ endpoint: d.address, labels: { slot: String(i) }, provider: 'farm' })),
+      ),
+    );
+    const records = await registry.loadConfigFile(good);
+    expect(records.map((r) => [r.source, r.state, r.labels['slot'], r.provider])).toEqual([
+      ['config', 'online', '0', 'farm'],
+      ['config', 'online', '1', 'farm'],
+    ]);
+  });
+
+  it('discoverAdbDevices: devices adb sees outside the tunnels become source adb records', async () => {
+    const { sim, registry } = await bed({ count: 2 });
+    const tunnelled = await registry.register({ endpoint: sim.devices[0]!.address });
+    // Connected behind the registry's back (like a USB device the adb server found by itself).
+    await client.connect(sim.devices[1]!.address);
+    const deadline = Date.now() + 10_000;
+    while ((await adbState(sim.devices[1]!.address)) !== 'device' && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const added = await registry.discoverAdbDevices();
+    expect(added).toHaveLength(1);
+    expect(added[0]).toMatchObject({
+      id: sim.devices[1]!.address.replace(':', '-'),
+      serial: sim.devices[1]!.address,
+      source: 'adb',
+      state: 'online',
+      properties: { sdk: 34, model: 'DeviceBridge Sim' },
+    });
+    expect(added[0]!.endpoint).toBeUndefined();
+    expect(await registry.discoverAdbDevices()).toEqual([]);
+    expect((await registry.list()).map((r) => r.id).sort()).toEqual([tunnelled.id, added[0]!.id].sort());
+  });
+});
+
+describe('DeviceRegistry: health', () => {
+  it('tunnel events: a device that goes offline is offline at once, and online again after reconnect', async () => {
+    const { sim, registry, events } = await bed();
+    const d = sim.devices[0]!;
+    const record = await registry.register({ endpoint: d.address });
+    registry.start(); // health interval 60 s: only tunnel events can move the state in this test
+    // Offline: every later connection is accepted but never answered.
+    d.setFaults({ offlineAfterMs: 0 });
+    d.disconnectAll();
+    await waitForState(registry, record.id, 'offline', 10_000);
+    d.setFaults({});
+    await waitForState(registry, record.id, 'online', 15_000);
+    const states = events.filter((e) => e.id === record.id).map((e) => e.state);
+    expect(states[0]).toBe('online');
+    expect(states).toContain('offline');
+    expect(states.at(-1)).toBe('online');
+  });
+
+  it('repeated health failures quarantine the device with a reason until an admin clears it', async () => {
+    const { sim, registry, events } = await bed({}, { healthIntervalMs: 150, quarantineAfterFailures: 3 });
+    const d = sim.devices[0]!;
+    const record = await registry.register({ endpoint: d.address });
+    registry.start();
+    await new Promise((r) => setTimeout(r, 400));
+    expect((await registry.get(record.id)).state).toBe('online'); // healthy ticks do not count
+
+    d.setFaults({ offlineAfterMs: 0 });
+    d.disconnectAll();
+    const quarantined = await waitForState(registry, record.id, 'quarantined', 15_000);
+    expect(quarantined.consecutiveFailures).toBeGreaterThanOrEqual(3);
+    expect(quarantined.quarantineReason).toMatch(/^3 consecutive health check failures \(last: /);
+    expect(events.find((e) => e.state === 'quarantined')?.reason).toBe(quarantined.quarantineReason);
+
+    // The device recovers, but stays quarantined.
+    d.setFaults({});
+    const deadline = Date.now() + 15_000;
+    while ((await adbState(d.address)) !== 'device' && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(await adbState(d.address)).toBe('device');
+    await new Promise((r) => setTimeout(r, 500));
+    expect((await registry.get(record.id)).state).toBe('quarantined');
+    expect((await registry.match({})).available).toEqual([]);
+
+    const cleared = await registry.clearQuarantine(record.id);
+    expect(cleared.state).toBe('online');
+    expect(cleared.quarantineReason).toBeUndefined();
+    expect(cleared.consecutiveFailures).toBe(0);
+    await new Promise((r) => setTimeout(r, 400));
+    expect((await registry.get(record.id)).state).toBe('online');
+    expect((await registry.match({})).available).toEqual([record.id]);
+  });
+
+  it('a failing probe on a device adb calls online counts as a failure', async () => {
+    const { sim, registry } = await bed(
+      {},
+      { healthIntervalMs: 100, quarantineAfterFailures: 2, probeTimeoutMs: 300 },
+    );
+    const d = sim.devices[0]!;
+    const record = await registry.register({ endpoint: d.address });
+    // Every message from the device is delayed beyond the probe deadline; adb still lists it as `device`.
+    d.setFaults({ latencyMs: 1000 });
+    registry.start();
+    const quarantined = await waitForState(registry, record.id, 'quarantined', 15_000);
+    expect(quarantined.quarantineReason).toContain('probe "echo ok" failed');
+    d.setFaults({});
+  });
+
+  it('shares state through Redis: a second registry (another node) sees it but does not own it', async () => {
+    const prefix = `test-${randomUUID()}:`;
+    const { sim, registry } = await bed({}, { store: new RedisDeviceStore({ prefix }) });
+    const record = await registry.register({ endpoint: sim.devices[0]!.address, labels: { pool: 'ci' } });
+    const otherStore = new RedisDeviceStore({ prefix });
+    const otherTunnels = new TunnelManager({ client });
+    const other = new DeviceRegistry({
+      store: otherStore,
+      client,
+      tunnels: otherTunnels,
+      policy: new EndpointPolicy(),
+      node: 'node-b',
+    });
+    cleanups.push(async () => {
+      await registry.remove(record.id, { force: true }).catch(() => undefined);
+      await otherStore.close();
+    });
+    expect((await other.get(record.id)).properties.sdk).toBe(34);
+    const updated = await other.register({ endpoint: sim.devices[0]!.address, labels: { pool: 'gpu' } });
+    expect(updated.ownerNode).toBe('node-a');
+    expect(updated.labels).toEqual({ pool: 'gpu' });
+    expect(otherTunnels.list()).toEqual([]); // node-b does not connect a device node-a owns
+    expect((await other.match({ labels: { pool: 'gpu' } })).available).toEqual([record.id]);
+  });
+});
