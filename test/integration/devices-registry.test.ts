@@ -393,6 +393,50 @@ describe('DeviceRegistry: health', () => {
     d.setFaults({});
   });
 
+  it('an unreachable endpoint is registered offline; after a restart the health loop re-connects tunnels', async () => {
+    const { sim, registry, store, tunnels } = await bed({}, { connectWaitMs: 500 });
+    // Nothing listens on a closed port: registered anyway (tunnels keep retrying), offline.
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const closedPort = (closed.address() as { port: number }).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const dead = await registry.register({ endpoint: `127.0.0.1:${closedPort}` });
+    expect(dead.state).toBe('offline');
+    expect(dead.properties).toEqual({});
+    await registry.remove(dead.id);
+
+    const address = sim.devices[0]!.address;
+    const record = await registry.register({ endpoint: address });
+    // "Restart": this node's tunnel manager is gone and adb lost the device; the record is in the store.
+    tunnels.stop();
+    await client.disconnect(address);
+    expect(await adbState(address)).toBeUndefined();
+    const freshTunnels = new TunnelManager({ client, server, initialBackoffMs: 100, maxBackoffMs: 500 });
+    await freshTunnels.start();
+    const restarted = new DeviceRegistry({
+      store,
+      client,
+      tunnels: freshTunnels,
+      policy: new EndpointPolicy(),
+      node: 'node-a',
+      healthIntervalMs: 100,
+    });
+    cleanups.push(async () => {
+      await restarted.stop();
+      freshTunnels.stop();
+    });
+    restarted.start();
+    const deadline = Date.now() + 10_000;
+    while ((await adbState(address)) !== 'device' && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(freshTunnels.status(address)?.state).toBe('device');
+    await waitForState(restarted, record.id, 'online');
+    // The first tick saw it absent (one failure); the next healthy tick resets the count.
+    await new Promise((r) => setTimeout(r, 400));
+    expect(await restarted.get(record.id)).toMatchObject({ state: 'online', consecutiveFailures: 0 });
+  });
+
   it('shares state through Redis: a second registry (another node) sees it but does not own it', async () => {
     const prefix = `test-${randomUUID()}:`;
     const { sim, registry } = await bed({}, { store: new RedisDeviceStore({ prefix }) });
