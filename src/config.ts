@@ -19,7 +19,14 @@ const fields = {
   dataDir: ['DEVICEBRIDGE_DATA_DIR', z.string().min(1).default('./var')],
   tokensFile: ['DEVICEBRIDGE_TOKENS_FILE', z.string().min(1).optional()],
   publicUrl: ['DEVICEBRIDGE_PUBLIC_URL', z.url({ protocol: /^https?$/ }).optional()],
-  maxUploadBytes: ['DEVICEBRIDGE_MAX_UPLOAD_BYTES', z.coerce.number().int().positive().default(64 * 1024 * 1024)],
+  maxUploadBytes: [
+    'DEVICEBRIDGE_MAX_UPLOAD_BYTES',
+    z.coerce
+      .number()
+      .int()
+      .positive()
+      .default(64 * 1024 * 1024),
+  ],
   logLevel: [
     'LOG_LEVEL',
     z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
@@ -31,11 +38,44 @@ const fields = {
   s3ForcePathStyle: ['S3_FORCE_PATH_STYLE', bool.default(false)],
   s3PresignSeconds: ['S3_PRESIGN_SECONDS', z.coerce.number().int().min(0).max(604800).default(0)],
   s3PublicBaseUrl: ['S3_PUBLIC_BASE_URL', z.url().optional()],
-  adbServer: ['ADB_SERVER', z.string().regex(/^[^\s:]+:\d{1,5}$/, 'expected host:port').optional()],
+  adbServer: [
+    'ADB_SERVER',
+    z
+      .string()
+      .regex(/^[^\s:]+:\d{1,5}$/, 'expected host:port')
+      .optional(),
+  ],
   adbPort: ['DEVICEBRIDGE_ADB_PORT', port.default(5137)],
   adbPath: ['DEVICEBRIDGE_ADB_PATH', z.string().min(1).default('adb')],
-  redisUrl: ['REDIS_URL', z.string().regex(/^rediss?:\/\//, 'expected redis:// or rediss:// URL').optional()],
+  redisUrl: [
+    'REDIS_URL',
+    z
+      .string()
+      .regex(/^rediss?:\/\//, 'expected redis:// or rediss:// URL')
+      .optional(),
+  ],
   simulate: ['DEVICEBRIDGE_SIMULATE', z.coerce.number().int().min(0).max(64).default(0)],
+  redisPrefix: [
+    'DEVICEBRIDGE_REDIS_PREFIX',
+    z
+      .string()
+      .regex(/^[A-Za-z0-9:._-]{1,64}$/, 'expected [A-Za-z0-9:._-]{1,64}')
+      .default('devicebridge:'),
+  ],
+  nodeName: [
+    'DEVICEBRIDGE_NODE',
+    z
+      .string()
+      .regex(/^[A-Za-z0-9._-]{1,64}$/, 'expected [A-Za-z0-9._-]{1,64}')
+      .optional(),
+  ],
+  devicesFile: ['DEVICEBRIDGE_DEVICES_FILE', z.string().min(1).optional()],
+  tunnelAllow: ['DEVICEBRIDGE_TUNNEL_ALLOW', z.string().default('')],
+  devices: ['DEVICEBRIDGE_DEVICES', bool.default(true)],
+  healthIntervalMs: [
+    'DEVICEBRIDGE_HEALTH_INTERVAL_MS',
+    z.coerce.number().int().min(100).max(3_600_000).default(5000),
+  ],
 } as const;
 
 type Fields = typeof fields;

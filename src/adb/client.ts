@@ -443,7 +443,8 @@ export function splitEndpoint(endpoint: string): { host: string; port: number } 
   if (!m || port < 1 || port > 65535) {
     throw new BridgeError('INVALID_ARGUMENT', `endpoint ${JSON.stringify(endpoint)} must be host:port`);
   }
-  return { host: m[1]!.replace(/^\[|\]$/g, ''), port };
+  // IPv6 hosts keep their brackets: adb's `host:connect:HOST:PORT` needs them to find the port.
+  return { host: m[1]!, port };
 }
 
 function mapConnectError(err: unknown, endpoint: string): BridgeError {

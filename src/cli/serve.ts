@@ -7,30 +7,53 @@ export function registerServe(program: Command): void {
     .option('--host <host>', 'bind address (env DEVICEBRIDGE_HOST, default 127.0.0.1)')
     .option('--port <port>', 'port, 0 for a free one (env DEVICEBRIDGE_PORT, default 7100)')
     .option('--data-dir <dir>', 'data directory (env DEVICEBRIDGE_DATA_DIR, default ./var)')
+    .option('--simulate <n>', 'start N simulated devices and register them (env DEVICEBRIDGE_SIMULATE)')
+    .option('--no-devices', 'serve manifests and artifacts only (no adb, no leases)')
     .option('--json', 'print the listening address as one JSON line')
-    .action(async (opts: { host?: string; port?: string; dataDir?: string; json?: boolean }) => {
-      const { loadConfig } = await import('../config.ts');
-      const { startServer } = await import('../server/serve.ts');
-      const config = loadConfig(process.env, { host: opts.host, port: opts.port, dataDir: opts.dataDir });
-      const server = await startServer(config);
-      const line = opts.json
-        ? JSON.stringify({
-            url: server.url,
-            port: server.port,
-            dataDir: config.dataDir,
-            store: server.services.store.description,
-          })
-        : `devicebridge listening on ${server.url} (artifacts: ${server.services.store.description})`;
-      process.stdout.write(`${line}\n`);
-      await new Promise<void>((resolve) => {
-        const stop = (signal: string) => {
-          server.services.logger.info({ signal }, 'shutting down');
-          const force = setTimeout(() => process.exit(1), 10_000);
-          force.unref();
-          server.close().then(resolve, resolve);
-        };
-        process.once('SIGTERM', () => stop('SIGTERM'));
-        process.once('SIGINT', () => stop('SIGINT'));
-      });
-    });
+    .action(
+      async (opts: {
+        host?: string;
+        port?: string;
+        dataDir?: string;
+        simulate?: string;
+        devices?: boolean;
+        json?: boolean;
+      }) => {
+        const { loadConfig } = await import('../config.ts');
+        const { startServer } = await import('../server/serve.ts');
+        const config = loadConfig(process.env, {
+          host: opts.host,
+          port: opts.port,
+          dataDir: opts.dataDir,
+          simulate: opts.simulate,
+          ...(opts.devices === false ? { devices: false } : {}),
+        });
+        const server = await startServer(config);
+        const devices = server.node
+          ? (await server.node.devices.list()).map((d) => ({ id: d.id, serial: d.serial, state: d.state }))
+          : null;
+        const line = opts.json
+          ? JSON.stringify({
+              url: server.url,
+              port: server.port,
+              dataDir: config.dataDir,
+              store: server.services.store.description,
+              leases: server.node ? (config.redisUrl ? 'redis' : 'memory') : null,
+              devices,
+            })
+          : `devicebridge listening on ${server.url} (artifacts: ${server.services.store.description}; ` +
+            `devices: ${devices === null ? 'off' : `${devices.length}, leases in ${config.redisUrl ? 'redis' : 'memory'}`})`;
+        process.stdout.write(`${line}\n`);
+        await new Promise<void>((resolve) => {
+          const stop = (signal: string) => {
+            server.services.logger.info({ signal }, 'shutting down');
+            const force = setTimeout(() => process.exit(1), 10_000);
+            force.unref();
+            server.close().then(resolve, resolve);
+          };
+          process.once('SIGTERM', () => stop('SIGTERM'));
+          process.once('SIGINT', () => stop('SIGINT'));
+        });
+      },
+    );
 }

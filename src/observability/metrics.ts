@@ -1,4 +1,4 @@
-import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 
 /** One registry per service instance (tests build many), never prom-client's global one. */
 export interface Metrics {
@@ -6,6 +6,12 @@ export interface Metrics {
   httpRequests: Counter<'method' | 'route' | 'status'>;
   httpDuration: Histogram<'method' | 'route'>;
   publishes: Counter<'outcome'>;
+  snapshotSeconds: Histogram<'transport'>;
+  helperInstalls: Counter<'outcome'>;
+  leasesActive: Gauge;
+  leasesWaiting: Gauge;
+  devicesByState: Gauge<'state'>;
+  adbServerRestarts: Counter;
 }
 
 export function createMetrics(options: { defaults?: boolean } = {}): Metrics {
@@ -30,6 +36,40 @@ export function createMetrics(options: { defaults?: boolean } = {}): Metrics {
       name: 'devicebridge_release_publishes_total',
       help: 'Helper release publishes by outcome (published, unchanged, refused)',
       labelNames: ['outcome'],
+      registers: [registry],
+    }),
+    snapshotSeconds: new Histogram({
+      name: 'devicebridge_snapshot_duration_seconds',
+      help: 'Snapshot latency through the bridge by transport (session, one-shot)',
+      labelNames: ['transport'],
+      buckets: [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers: [registry],
+    }),
+    helperInstalls: new Counter({
+      name: 'devicebridge_helper_installs_total',
+      help: 'Helper ensure outcomes (installed, updated, reinstalled, current, missing, outdated, mismatched)',
+      labelNames: ['outcome'],
+      registers: [registry],
+    }),
+    leasesActive: new Gauge({
+      name: 'devicebridge_leases_active',
+      help: 'Active leases',
+      registers: [registry],
+    }),
+    leasesWaiting: new Gauge({
+      name: 'devicebridge_leases_waiting',
+      help: 'Lease requests waiting in a queue',
+      registers: [registry],
+    }),
+    devicesByState: new Gauge({
+      name: 'devicebridge_devices',
+      help: 'Devices by state',
+      labelNames: ['state'],
+      registers: [registry],
+    }),
+    adbServerRestarts: new Counter({
+      name: 'devicebridge_adb_server_restarts_total',
+      help: 'Restarts of the bridge-owned adb server',
       registers: [registry],
     }),
   };

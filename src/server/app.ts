@@ -7,8 +7,10 @@ import { authenticate } from './middleware/auth.ts';
 import { notFound, onError, validationHook } from './middleware/errors.ts';
 import { requestId } from './middleware/request-id.ts';
 import { registerArtifacts } from './routes/artifacts.ts';
+import { registerDevices } from './routes/devices.ts';
 import { registerHealth } from './routes/health.ts';
 import { registerHelpers } from './routes/helpers.ts';
+import { registerLeases } from './routes/leases.ts';
 import { registerManifests } from './routes/manifests.ts';
 import { registerReleases } from './routes/releases.ts';
 
@@ -44,6 +46,8 @@ export function createApp(services: Services): OpenAPIHono<AppEnv> {
   registerArtifacts(app);
   registerManifests(app);
   registerReleases(app);
+  registerDevices(app);
+  registerLeases(app);
 
   app.doc31('/v1/openapi.json', {
     openapi: '3.1.0',

@@ -1,6 +1,10 @@
 import type { HttpBindings } from '@hono/node-server';
+import type { AdbRuntime } from '../adb/runtime.ts';
 import type { ArtifactStore } from '../artifacts/store.ts';
 import type { Config } from '../config.ts';
+import type { DeviceRegistry } from '../devices/registry.ts';
+import type { LeaseOperations } from '../helpers/lease-operations.ts';
+import type { LeaseManager } from '../leases/manager.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { ReleaseRepository } from '../releases/repository.ts';
@@ -16,6 +20,11 @@ export interface Services {
   metrics: Metrics;
   /** Directory for request-scoped temporary files (uploads). */
   tmpDir: string;
+  /** The device side, when this node drives devices (absent: manifests and artifacts only). */
+  devices?: DeviceRegistry;
+  leases?: LeaseManager;
+  operations?: LeaseOperations;
+  adb?: AdbRuntime;
 }
 
 export interface AppEnv {

@@ -4,12 +4,15 @@ import { serve as nodeServe, type ServerType } from '@hono/node-server';
 import { type Config, ConfigError, isLoopbackHost } from '../config.ts';
 import { createApp } from './app.ts';
 import type { Services } from './env.ts';
+import { type DeviceNode, startDeviceNode } from './node.ts';
 import { buildServices } from './services.ts';
 
 export interface RunningServer {
   url: string;
   port: number;
   services: Services;
+  /** The device side (absent when disabled or unavailable). */
+  node?: DeviceNode;
   close(): Promise<void>;
 }
 
@@ -26,6 +29,22 @@ export function assertBindAllowed(config: Config, tokensEnabled: boolean): void 
 export async function startServer(config: Config, overrides: Partial<Services> = {}): Promise<RunningServer> {
   const services = buildServices(config, overrides);
   assertBindAllowed(config, services.auth.enabled);
+  let node: DeviceNode | undefined;
+  if (config.devices && services.devices === undefined) {
+    try {
+      node = await startDeviceNode({ config, logger: services.logger, metrics: services.metrics, services });
+      Object.assign(services, {
+        devices: node.devices,
+        leases: node.leases,
+        operations: node.operations,
+        adb: node.adb,
+      });
+    } catch (err) {
+      // Manifests and artifacts still work without adb; the device routes answer UNAVAILABLE.
+      services.logger.error({ err: (err as Error).message }, 'device side unavailable');
+      if (config.simulate > 0) throw err;
+    }
+  }
   const app = createApp(services);
   const server: ServerType = await new Promise((resolve, reject) => {
     const s = nodeServe({ fetch: app.fetch, hostname: config.host, port: config.port }, () => resolve(s));
@@ -39,6 +58,7 @@ export async function startServer(config: Config, overrides: Partial<Services> =
     url,
     port: address.port,
     services,
+    ...(node ? { node } : {}),
     close() {
       closing ??= (async () => {
         await new Promise<void>((resolve) => {
@@ -46,6 +66,7 @@ export async function startServer(config: Config, overrides: Partial<Services> =
           // Idle keep-alive sockets would hold close() open; in-flight requests finish first.
           (server as unknown as { closeIdleConnections?: () => void }).closeIdleConnections?.();
         });
+        await node?.close();
         await services.store.close();
       })();
       return closing;

@@ -17,7 +17,7 @@ describe('serve + release publish (e2e)', () => {
   it('publishes through the CLI and serves the manifest and verified bytes over HTTP', async () => {
     const tmp = await tempDir();
     cleanups.push(tmp.cleanup);
-    const server = await startCli(['serve', '--port', '0', '--data-dir', tmp.dir, '--json'], {
+    const server = await startCli(['serve', '--port', '0', '--data-dir', tmp.dir, '--no-devices', '--json'], {
       env: { LOG_LEVEL: 'silent' },
     });
     cleanups.push(async () => {

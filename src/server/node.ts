@@ -1,0 +1,160 @@
+/**
+ * The device side of one bridge node, built once at start: the ADB runtime, the device registry,
+ * the lease manager (memory store by default, Redis with REDIS_URL) and the lease-scoped helper
+ * operations; optionally simulated devices (`--simulate N`).
+ */
+import os from 'node:os';
+import path from 'node:path';
+import { AdbRuntime } from '../adb/runtime.ts';
+import { ArtifactCache } from '../artifacts/cache.ts';
+import type { Config } from '../config.ts';
+import { endpointPolicyFromEnv } from '../devices/endpoint-policy.ts';
+import { MemoryDeviceStore } from '../devices/memory-store.ts';
+import { DeviceRegistry } from '../devices/registry.ts';
+import type { DeviceStore } from '../devices/types.ts';
+import { LeaseOperations } from '../helpers/lease-operations.ts';
+import { LeaseManager } from '../leases/manager.ts';
+import { MemoryLeaseStore } from '../leases/memory-store.ts';
+import type { LeaseStore } from '../leases/types.ts';
+import type { Logger } from '../observability/logger.ts';
+import type { Metrics } from '../observability/metrics.ts';
+import type { Simulator } from '../simulator/index.ts';
+import type { Services } from './env.ts';
+
+export interface DeviceNode {
+  adb: AdbRuntime;
+  devices: DeviceRegistry;
+  leases: LeaseManager;
+  operations: LeaseOperations;
+  simulator?: Simulator;
+  close(): Promise<void>;
+}
+
+export interface DeviceNodeOptions {
+  config: Config;
+  env?: Record<string, string | undefined>;
+  logger: Logger;
+  metrics: Metrics;
+  services: Pick<Services, 'releases' | 'store'>;
+  /** Override stores (tests). */
+  leaseStore?: LeaseStore;
+  deviceStore?: DeviceStore;
+}
+
+async function stores(config: Config): Promise<{ leaseStore: LeaseStore; deviceStore: DeviceStore }> {
+  if (config.redisUrl === undefined)
+    return { leaseStore: new MemoryLeaseStore(), deviceStore: new MemoryDeviceStore() };
+  const { RedisLeaseStore } = await import('../leases/redis-store.ts');
+  const { RedisDeviceStore } = await import('../devices/redis-store.ts');
+  return {
+    leaseStore: new RedisLeaseStore({ url: config.redisUrl, prefix: config.redisPrefix }),
+    deviceStore: new RedisDeviceStore({ url: config.redisUrl, prefix: config.redisPrefix }),
+  };
+}
+
+export async function startDeviceNode(options: DeviceNodeOptions): Promise<DeviceNode> {
+  const { config, logger, metrics } = options;
+  const node =
+    config.nodeName ??
+    `${os
+      .hostname()
+      .replace(/[^A-Za-z0-9._-]/g, '-')
+      .slice(0, 40)}-${process.pid}`;
+  const built =
+    options.leaseStore && options.deviceStore
+      ? { leaseStore: options.leaseStore, deviceStore: options.deviceStore }
+      : await stores(config);
+  const adb = await AdbRuntime.start({
+    port: config.adbPort,
+    adbPath: config.adbPath,
+    logger,
+    ...(config.adbServer ? { external: config.adbServer } : {}),
+  });
+  adb.server.on('restarted', () => metrics.adbServerRestarts.inc());
+
+  // The registry and the manager refer to each other through callbacks.
+  let leases: LeaseManager | undefined;
+  const devices = new DeviceRegistry({
+    store: built.deviceStore,
+    client: adb.client,
+    tunnels: adb.tunnels,
+    policy: endpointPolicyFromEnv({ DEVICEBRIDGE_TUNNEL_ALLOW: config.tunnelAllow, ...(options.env ?? {}) }),
+    node,
+    logger,
+    healthIntervalMs: config.healthIntervalMs,
+    isLeased: async (deviceId) => (await built.leaseStore.leaseOfDevice(deviceId)) !== null,
+  });
+  const operations = new LeaseOperations({
+    adb,
+    releases: options.services.releases,
+    store: options.services.store,
+    cache: new ArtifactCache(path.join(config.dataDir, 'cache', 'apk')),
+    serialOf: async (deviceId) => (await devices.get(deviceId)).serial,
+    checkFence: (deviceId, leaseId, token) => leases!.checkFence(deviceId, leaseId, token),
+    logger,
+  });
+  leases = new LeaseManager({
+    store: built.leaseStore,
+    candidates: (selector) => devices.match(selector),
+    teardown: (lease) => operations.closeLease(lease.id),
+    onQuarantine: async (deviceId, reason) => {
+      await devices.quarantine(deviceId, `teardown failed: ${reason}`);
+    },
+    node,
+    logger,
+  });
+
+  let simulator: Simulator | undefined;
+  if (config.simulate > 0) {
+    const { startSimulator } = await import('../simulator/index.ts');
+    simulator = await startSimulator({ port: 0, count: config.simulate });
+    for (const [i, d] of simulator.devices.entries()) {
+      await devices.register({
+        endpoint: d.address,
+        labels: { simulated: 'true', index: String(i) },
+        provider: 'simulator',
+        source: 'simulator',
+      });
+    }
+  }
+  if (config.devicesFile) await devices.loadConfigFile(config.devicesFile);
+  await devices
+    .discoverAdbDevices()
+    .catch((err: Error) => logger.warn({ err: err.message }, 'adb device discovery failed'));
+
+  const refresh = async () => {
+    const list = await devices.list();
+    for (const state of ['online', 'offline', 'unauthorized', 'quarantined']) {
+      metrics.devicesByState.set({ state }, list.filter((d) => d.state === state).length);
+    }
+    metrics.leasesActive.set(await leases!.activeCount());
+    metrics.leasesWaiting.set(await leases!.waitingCount());
+  };
+  const gauges = setInterval(() => void refresh().catch(() => undefined), 5000);
+  gauges.unref();
+  await refresh().catch(() => undefined);
+  devices.start();
+  leases.start();
+  logger.info(
+    { node, devices: (await devices.list()).length, store: config.redisUrl ? 'redis' : 'memory' },
+    'device node started',
+  );
+
+  return {
+    adb,
+    devices,
+    leases,
+    operations,
+    ...(simulator ? { simulator } : {}),
+    async close() {
+      clearInterval(gauges);
+      await leases!.stop();
+      await devices.stop();
+      await operations.close();
+      await adb.close();
+      await simulator?.close();
+      await built.leaseStore.close();
+      await built.deviceStore.close();
+    },
+  };
+}

@@ -1,0 +1,156 @@
+import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import type { DeviceRecord } from '../../devices/types.ts';
+import { BridgeError } from '../../errors.ts';
+import type { AppEnv, Services } from '../env.ts';
+import { assertRole } from '../middleware/auth.ts';
+import { errorResponses } from '../schemas.ts';
+
+export const DeviceIdParam = z
+  .string()
+  .regex(/^[A-Za-z0-9._:-]{1,128}$/, 'must be a device id ([A-Za-z0-9._:-]{1,128})')
+  .openapi({ param: { name: 'id', in: 'path' }, example: '127.0.0.1-5555' });
+
+const Device = z
+  .object({
+    id: z.string(),
+    serial: z.string(),
+    endpoint: z.string().optional(),
+    provider: z.string().optional(),
+    labels: z.record(z.string(), z.string()),
+    state: z.enum(['online', 'offline', 'unauthorized', 'quarantined']),
+    quarantineReason: z.string().optional(),
+    properties: z.object({
+      sdk: z.number().int().optional(),
+      release: z.string().optional(),
+      model: z.string().optional(),
+      manufacturer: z.string().optional(),
+      abi: z.string().optional(),
+    }),
+    helpers: z.record(
+      z.string(),
+      z.object({ versionCode: z.number(), sha256: z.string(), checkedAt: z.number() }),
+    ),
+    source: z.string(),
+    ownerNode: z.string(),
+    /** The active lease, shown to its tenant and to admins only. */
+    leaseId: z.string().nullable(),
+    leased: z.boolean(),
+  })
+  .openapi('Device');
+
+const RegisterBody = z
+  .object({
+    endpoint: z.string().min(3).max(300).openapi({ example: '127.0.0.1:5555' }),
+    labels: z.record(z.string(), z.string()).optional(),
+    provider: z.string().max(64).optional(),
+  })
+  .strict()
+  .openapi('RegisterDevice');
+
+export function requireDevices(services: Services): NonNullable<Services['devices']> {
+  if (!services.devices || !services.leases) {
+    throw new BridgeError('UNAVAILABLE', 'this bridge node does not drive devices');
+  }
+  return services.devices;
+}
+
+async function present(c: Context<AppEnv>, record: DeviceRecord) {
+  const principal = c.get('principal');
+  const lease = await c.var.services.leases!.store.leaseOfDevice(record.id);
+  const visible = lease !== null && (principal?.role === 'admin' || principal?.tenant === lease.tenant);
+  const { consecutiveFailures: _f, createdAt: _c, updatedAt: _u, ...rest } = record;
+  return { ...rest, leased: lease !== null, leaseId: visible ? lease.id : null };
+}
+
+export function registerDevices(app: OpenAPIHono<AppEnv>): void {
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/v1/devices',
+      summary: 'Devices this bridge knows, with state, properties and whether they are leased',
+      security: [{ bearer: [] }],
+      responses: {
+        200: {
+          description: 'devices',
+          content: { 'application/json': { schema: z.object({ devices: z.array(Device) }) } },
+        },
+        ...errorResponses(401, 403, 503),
+      },
+    }),
+    async (c) => {
+      assertRole(c.get('principal'), 'client');
+      const registry = requireDevices(c.var.services);
+      const devices = await Promise.all((await registry.list()).map((r) => present(c, r)));
+      return c.json({ devices } as never, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/v1/devices',
+      summary: 'Admin: register a remote ADB tunnel (host:port must pass the tunnel allowlist)',
+      security: [{ bearer: [] }],
+      request: { body: { content: { 'application/json': { schema: RegisterBody } }, required: true } },
+      responses: {
+        201: { description: 'registered', content: { 'application/json': { schema: Device } } },
+        ...errorResponses(400, 401, 403, 409, 503),
+      },
+    }),
+    async (c) => {
+      assertRole(c.get('principal'), 'admin');
+      const registry = requireDevices(c.var.services);
+      const body = c.req.valid('json');
+      const record = await registry.register({
+        endpoint: body.endpoint,
+        ...(body.labels ? { labels: body.labels } : {}),
+        ...(body.provider ? { provider: body.provider } : {}),
+        source: 'api',
+      });
+      c.var.logger.info({ deviceId: record.id, state: record.state }, 'device registered');
+      return c.json((await present(c, record)) as never, 201);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'delete',
+      path: '/v1/devices/{id}',
+      summary: 'Admin: forget a device (refused while it is leased unless ?force=true)',
+      security: [{ bearer: [] }],
+      request: {
+        params: z.object({ id: DeviceIdParam }),
+        query: z.object({ force: z.enum(['true', 'false']).optional() }),
+      },
+      responses: { 204: { description: 'removed' }, ...errorResponses(400, 401, 403, 404, 409, 503) },
+    }),
+    async (c) => {
+      assertRole(c.get('principal'), 'admin');
+      const registry = requireDevices(c.var.services);
+      const { id } = c.req.valid('param');
+      await registry.remove(id, { force: c.req.valid('query').force === 'true' });
+      return c.body(null, 204);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/v1/devices/{id}/clear-quarantine',
+      summary: 'Admin: put a quarantined device back into service',
+      security: [{ bearer: [] }],
+      request: { params: z.object({ id: DeviceIdParam }) },
+      responses: {
+        200: { description: 'the device', content: { 'application/json': { schema: Device } } },
+        ...errorResponses(400, 401, 403, 404, 503),
+      },
+    }),
+    async (c) => {
+      assertRole(c.get('principal'), 'admin');
+      const registry = requireDevices(c.var.services);
+      const record = await registry.clearQuarantine(c.req.valid('param').id);
+      return c.json((await present(c, record)) as never, 200);
+    },
+  );
+}
