@@ -24,8 +24,8 @@
   When the queue (after dropping waiters whose deadline passed) is non-empty, only its head waiter
   may acquire; on success that waiter leaves the queue.
 
-  Returns: the new lease as a flat field/value array (HGETALL); 0 when no candidate is free or it
-  is another waiter's turn.
+  Returns: {index into the candidates (1-based), fencing token} of the new lease (the caller knows
+  every other field); 0 when no candidate is free or it is another waiter's turn.
 ]]
 local now = tonumber(ARGV[1])
 local waiter = ARGV[9]
@@ -56,7 +56,7 @@ for i = 5, #KEYS do
   if free then
     local fence = redis.call('HINCRBY', dev, 'fence', 1)
     redis.call('HSET', dev, 'lease', ARGV[3])
-    redis.call('HDEL', dev, 'pending')
+    if current then redis.call('HDEL', dev, 'pending') end
     redis.call('HSET', KEYS[4],
       'id', ARGV[3], 'deviceId', ARGV[i + 6], 'tenant', ARGV[4], 'holder', ARGV[5],
       'fencingToken', fence, 'acquiredAt', ARGV[1], 'expiresAt', ARGV[2], 'ttlSeconds', ARGV[6],
@@ -66,7 +66,7 @@ for i = 5, #KEYS do
       redis.call('ZREM', KEYS[2], waiter)
       redis.call('HDEL', KEYS[3], waiter)
     end
-    return redis.call('HGETALL', KEYS[4])
+    return { i - 4, fence }
   end
 end
 return 0
