@@ -14,6 +14,7 @@
  */
 import type { Command } from 'commander';
 import { ExitCode, UsageError } from './exit.ts';
+import { addLeaseGesture } from './lease.ts';
 
 /** A dense 120 s two-pointer plan is a few MB of JSON; anything past this is refused unparsed. */
 export const MAX_TOUCH_PLAN_BYTES = 16 * 1024 * 1024;
@@ -24,8 +25,11 @@ interface ValidateOptions {
 }
 
 export function registerGesture(program: Command): void {
-  const gesture = program.command('gesture').description('Touch gestures (android-touch-plan-v1)');
+  const gesture = program
+    .command('gesture')
+    .description('Touch gestures (android-touch-plan-v1): --lease ID <kind> ..., or validate');
   registerGestureValidate(gesture);
+  addLeaseGesture(gesture);
 }
 
 export function registerGestureValidate(gesture: Command): void {

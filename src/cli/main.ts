@@ -13,6 +13,7 @@ const registrations: Array<() => Promise<(program: Command) => void>> = [
   () => import('./instrumentation.ts').then((m) => m.registerInstrumentation),
   () => import('./snapshot.ts').then((m) => m.registerSnapshot),
   () => import('./device.ts').then((m) => m.registerDevice),
+  () => import('./lease.ts').then((m) => m.registerLease),
 ];
 
 export function buildProgram(): Command {

@@ -14,10 +14,14 @@ import { isBridgeError } from '../errors.ts';
 import { normalizeSnapshot } from '../snapshot/normalize.ts';
 import { EXIT_FAILURE, ExitCode } from './exit.ts';
 import { inputText, readInputBytes } from './instrumentation.ts';
+import { addLeaseSnapshot } from './lease.ts';
 
 export function registerSnapshot(program: Command): Command {
-  const group = program.command('snapshot').description('UI hierarchy snapshots');
+  const group = program
+    .command('snapshot')
+    .description('UI hierarchy snapshots: --lease ID to capture, or normalize');
   addNormalize(group);
+  addLeaseSnapshot(group);
   return group;
 }
 

@@ -1,0 +1,215 @@
+/**
+ * Lease-bound commands over the HTTP API (env DEVICEBRIDGE_URL, DEVICEBRIDGE_TOKEN):
+ *   devicebridge lease acquire|renew|release|list
+ *   devicebridge snapshot --lease ID [--format json|xml]      (registered on the snapshot group)
+ *   devicebridge gesture --lease ID tap X Y | swipe ... | ...  (registered on the gesture group)
+ * Exit codes: 0 ok, 1 failure reported by the bridge, 2 usage or invalid input (400s).
+ */
+import type { Command } from 'commander';
+import { EXIT_FAILURE, EXIT_USAGE, ExitCode, UsageError } from './exit.ts';
+
+interface ClientFlags {
+  url?: string;
+  token?: string;
+  json?: boolean;
+}
+
+async function client(flags: ClientFlags) {
+  const { DeviceBridgeClient } = await import('../client/index.ts');
+  return new DeviceBridgeClient({
+    ...(flags.url ? { baseUrl: flags.url } : {}),
+    ...(flags.token ? { token: flags.token } : {}),
+  });
+}
+
+/** Run a client call; print JSON or human output; map errors to exit codes. */
+async function run<T>(
+  flags: ClientFlags,
+  call: () => Promise<T>,
+  human: (value: T) => string,
+): Promise<void> {
+  const { BridgeClientError } = await import('../client/index.ts');
+  try {
+    const value = await call();
+    process.stdout.write(flags.json ? `${JSON.stringify(value ?? { ok: true })}\n` : `${human(value)}\n`);
+  } catch (err) {
+    if (err instanceof BridgeClientError) {
+      if (flags.json) {
+        process.stdout.write(
+          `${JSON.stringify({ ok: false, error: { code: err.code, message: err.message, status: err.status, requestId: err.requestId, ...(err.details ? { details: err.details } : {}) } })}\n`,
+        );
+      }
+      process.stderr.write(
+        `devicebridge: ${err.code}: ${err.message}${err.requestId ? ` (request ${err.requestId})` : ''}\n`,
+      );
+      throw new ExitCode(err.status === 400 ? EXIT_USAGE : EXIT_FAILURE);
+    }
+    if (err instanceof TypeError && /fetch failed/.test(err.message)) {
+      process.stderr.write(
+        `devicebridge: cannot reach the bridge: ${(err.cause as Error | undefined)?.message ?? err.message}\n`,
+      );
+      throw new ExitCode(EXIT_FAILURE);
+    }
+    throw err;
+  }
+}
+
+function common(cmd: Command): Command {
+  return cmd
+    .option('--url <url>', 'bridge URL (env DEVICEBRIDGE_URL, default http://127.0.0.1:7100)')
+    .option('--token <token>', 'bearer token (env DEVICEBRIDGE_TOKEN)')
+    .option('--json', 'print one JSON object');
+}
+
+function int(flag: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d{1,7}$/.test(value)) throw new UsageError(`${flag} must be a non-negative integer`);
+  return Number(value);
+}
+
+function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}
+
+export function registerLease(program: Command): void {
+  const lease = program.command('lease').description('Device leases (through the bridge HTTP API)');
+
+  common(lease.command('acquire').description('Lease a device matching the selector'))
+    .option('--label <key=value>', 'required label (repeatable)', collect)
+    .option('--device <id>', 'a specific device id')
+    .option('--sdk-min <n>', 'minimum SDK level')
+    .option('--sdk-max <n>', 'maximum SDK level')
+    .option('--ttl <seconds>', 'lease TTL (default 300, max 3600)')
+    .option('--wait <seconds>', 'wait in the queue up to this long for a device to free')
+    .action(
+      async (
+        opts: ClientFlags & {
+          label?: string[];
+          device?: string;
+          sdkMin?: string;
+          sdkMax?: string;
+          ttl?: string;
+          wait?: string;
+        },
+      ) => {
+        const labels: Record<string, string> = {};
+        for (const l of opts.label ?? []) {
+          const eq = l.indexOf('=');
+          if (eq <= 0) throw new UsageError(`--label must be key=value, got ${JSON.stringify(l)}`);
+          labels[l.slice(0, eq)] = l.slice(eq + 1);
+        }
+        const sdkMin = int('--sdk-min', opts.sdkMin);
+        const sdkMax = int('--sdk-max', opts.sdkMax);
+        const ttlSeconds = int('--ttl', opts.ttl);
+        const waitSeconds = int('--wait', opts.wait);
+        const c = await client(opts);
+        await run(
+          opts,
+          () =>
+            c.acquireLease({
+              selector: {
+                ...(Object.keys(labels).length ? { labels } : {}),
+                ...(opts.device ? { deviceId: opts.device } : {}),
+                ...(sdkMin === undefined ? {} : { sdkMin }),
+                ...(sdkMax === undefined ? {} : { sdkMax }),
+              },
+              ...(ttlSeconds === undefined ? {} : { ttlSeconds }),
+              ...(waitSeconds === undefined ? {} : { waitSeconds }),
+            }),
+          (l) =>
+            `${l.id} on ${l.deviceId} until ${new Date(l.expiresAt).toISOString()} (fencing token ${l.fencingToken})`,
+        );
+      },
+    );
+
+  common(lease.command('renew').description('Extend a lease').argument('<id>', 'lease id'))
+    .option('--ttl <seconds>', 'new TTL from now')
+    .action(async (id: string, opts: ClientFlags & { ttl?: string }) => {
+      const ttl = int('--ttl', opts.ttl);
+      const c = await client(opts);
+      await run(
+        opts,
+        () => c.renewLease(id, ttl),
+        (l) => `${l.id} renewed until ${new Date(l.expiresAt).toISOString()}`,
+      );
+    });
+
+  common(
+    lease
+      .command('release')
+      .description('Release a lease (tears down its helper state)')
+      .argument('<id>', 'lease id'),
+  ).action(async (id: string, opts: ClientFlags) => {
+    const c = await client(opts);
+    await run(
+      opts,
+      () => c.releaseLease(id),
+      (r) =>
+        `${r.lease.id} released; teardown: ${r.teardown.actions.join(', ') || 'nothing to undo'}${r.teardown.failures.length ? `; FAILED: ${r.teardown.failures.join(', ')}` : ''}`,
+    );
+  });
+
+  common(lease.command('list').description('Active leases of your tenant')).action(
+    async (opts: ClientFlags) => {
+      const c = await client(opts);
+      await run(
+        opts,
+        () => c.listLeases(),
+        (r) =>
+          r.leases.length
+            ? r.leases.map((l) => `${l.id}\t${l.deviceId}\t${new Date(l.expiresAt).toISOString()}`).join('\n')
+            : 'no active leases',
+      );
+    },
+  );
+}
+
+/** `snapshot --lease ID [--format json|xml] [--transport ...]` on the snapshot group. */
+export function addLeaseSnapshot(group: Command): void {
+  common(group)
+    .option('--lease <id>', 'lease to capture on')
+    .option('--format <format>', 'json (normalized) | xml', 'json')
+    .option('--transport <transport>', 'auto | session | one-shot', 'auto')
+    .action(async (opts: ClientFlags & { lease?: string; format: string; transport: string }) => {
+      if (!opts.lease) throw new UsageError('snapshot needs --lease ID (or a subcommand: normalize)');
+      if (opts.format !== 'json' && opts.format !== 'xml')
+        throw new UsageError('--format must be json or xml');
+      if (!['auto', 'session', 'one-shot'].includes(opts.transport))
+        throw new UsageError('--transport must be auto, session or one-shot');
+      const c = await client(opts);
+      await run(
+        opts,
+        () => c.snapshot(opts.lease!, { format: opts.format as 'json', transport: opts.transport as 'auto' }),
+        (s) => (s.format === 'xml' ? s.xml : JSON.stringify(s.snapshot, null, 2)),
+      );
+    });
+}
+
+/** `gesture --lease ID <kind> args...` on the gesture group. */
+export function addLeaseGesture(group: Command): void {
+  common(group)
+    .option('--lease <id>', 'lease to act on')
+    .option('--duration <ms>', 'gesture duration')
+    .option('--transport <transport>', 'auto | session | one-shot', 'auto')
+    .argument('[kind]', 'tap, long-press, swipe, drag, pinch, rotate or plan')
+    .argument('[args...]', 'numbers, or a plan file')
+    .action(
+      async (
+        kind: string | undefined,
+        args: string[],
+        opts: ClientFlags & { lease?: string; duration?: string; transport: string },
+      ) => {
+        if (!opts.lease || !kind)
+          throw new UsageError('gesture needs --lease ID and a gesture (or a subcommand: validate)');
+        const { buildPlan } = await import('./device.ts');
+        const duration = opts.duration === undefined ? undefined : int('--duration', opts.duration);
+        const plan = await buildPlan(kind, args, duration);
+        const c = await client(opts);
+        await run(
+          opts,
+          () => c.gesture(opts.lease!, { kind: 'plan', plan, transport: opts.transport as 'auto' }),
+          (g) => `${g.kind}: ${g.injectedEvents} events (${g.transport})`,
+        );
+      },
+    );
+}

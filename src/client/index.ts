@@ -1,0 +1,279 @@
+/**
+ * Typed HTTP client of the Device Bridge API (`devicebridge/client`). Every method returns the
+ * parsed JSON of the response; an error response throws `BridgeClientError` with the server's stable
+ * `code`, the HTTP status, `retryable` and the `requestId` to quote in a bug report.
+ */
+import type { EnsureResult } from '../helpers/snapshot/ensure-helper.ts';
+import type { Lease, LeaseSelector, TeardownRecord } from '../leases/types.ts';
+import type { HelperManifest } from '../manifest/index.ts';
+import type { NormalizedSnapshot } from '../snapshot/normalize.ts';
+
+export type { EnsureResult, HelperManifest, Lease, LeaseSelector, NormalizedSnapshot, TeardownRecord };
+
+export interface ClientOptions {
+  /** Default: env DEVICEBRIDGE_URL, else http://127.0.0.1:7100. */
+  baseUrl?: string;
+  /** Default: env DEVICEBRIDGE_TOKEN. */
+  token?: string;
+  fetch?: typeof fetch;
+  /** Per-request timeout (default 120 s; lease acquisition adds its waitSeconds). */
+  timeoutMs?: number;
+}
+
+export class BridgeClientError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly retryable: boolean,
+    readonly requestId: string | undefined,
+    readonly details?: Record<string, unknown>,
+  ) {
+    super(message);
+    this.name = 'BridgeClientError';
+  }
+}
+
+export interface DeviceView {
+  id: string;
+  serial: string;
+  endpoint?: string;
+  provider?: string;
+  labels: Record<string, string>;
+  state: 'online' | 'offline' | 'unauthorized' | 'quarantined';
+  quarantineReason?: string;
+  properties: { sdk?: number; release?: string; model?: string; manufacturer?: string; abi?: string };
+  source: string;
+  ownerNode: string;
+  leased: boolean;
+  leaseId: string | null;
+}
+
+export type Transport = 'auto' | 'session' | 'one-shot';
+
+export interface CaptureOptions {
+  waitForIdleTimeoutMs?: number;
+  waitForIdleQuietMs?: number;
+  timeoutMs?: number;
+  maxDepth?: number;
+  maxNodes?: number;
+}
+
+interface SnapshotCommon {
+  transport: 'session' | 'one-shot';
+  fallback?: string;
+  elapsedMs: number;
+  helperElapsedMs: number | null;
+  waitForIdleTimeoutMs: number | null;
+  nodeCount: number | null;
+  truncated: boolean | null;
+  windowCount: number | null;
+  captureMode: string | null;
+}
+export type SnapshotResponse =
+  | (SnapshotCommon & { format: 'json'; snapshot: NormalizedSnapshot })
+  | (SnapshotCommon & { format: 'xml'; xml: string });
+
+export interface ViewportResponse {
+  transport: 'session' | 'one-shot';
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+  elapsedMs: number;
+}
+
+export type Point = { x: number; y: number };
+export type GestureRequest =
+  | { kind: 'tap'; x: number; y: number }
+  | { kind: 'long-press'; x: number; y: number; durationMs?: number }
+  | { kind: 'swipe' | 'drag'; from: Point; to: Point; durationMs?: number }
+  | { kind: 'pinch'; center: Point; startDistance: number; endDistance: number; durationMs?: number }
+  | {
+      kind: 'rotate';
+      center: Point;
+      radius: number;
+      startAngle: number;
+      endAngle: number;
+      durationMs?: number;
+    }
+  | { kind: 'plan'; plan: unknown };
+
+export interface GestureResponse {
+  transport: 'session' | 'one-shot';
+  elapsedMs: number;
+  helperElapsedMs: number | null;
+  kind: string;
+  injectedEvents: number;
+}
+
+export class DeviceBridgeClient {
+  readonly baseUrl: string;
+  readonly #token: string | undefined;
+  readonly #fetch: typeof fetch;
+  readonly #timeoutMs: number;
+
+  constructor(options: ClientOptions = {}) {
+    this.baseUrl = (options.baseUrl ?? process.env['DEVICEBRIDGE_URL'] ?? 'http://127.0.0.1:7100').replace(
+      /\/+$/,
+      '',
+    );
+    this.#token = options.token ?? process.env['DEVICEBRIDGE_TOKEN'];
+    this.#fetch = options.fetch ?? fetch;
+    this.#timeoutMs = options.timeoutMs ?? 120_000;
+  }
+
+  async #request<T>(
+    method: string,
+    path: string,
+    body?: unknown,
+    extra: { timeoutMs?: number; headers?: Record<string, string> } = {},
+  ): Promise<T> {
+    const headers: Record<string, string> = { Accept: 'application/json', ...extra.headers };
+    if (this.#token) headers['Authorization'] = `Bearer ${this.#token}`;
+    if (body !== undefined) headers['Content-Type'] = 'application/json';
+    const res = await this.#fetch(`${this.baseUrl}${path}`, {
+      method,
+      headers,
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      signal: AbortSignal.timeout(extra.timeoutMs ?? this.#timeoutMs),
+    });
+    if (res.status === 204) return undefined as T;
+    const text = await res.text();
+    let json: unknown;
+    try {
+      json = text === '' ? undefined : JSON.parse(text);
+    } catch {
+      throw new BridgeClientError(
+        res.status,
+        'INTERNAL',
+        `non-JSON response (${res.status})`,
+        false,
+        res.headers.get('x-request-id') ?? undefined,
+      );
+    }
+    if (!res.ok) {
+      const e = (
+        json as {
+          error?: {
+            code?: string;
+            message?: string;
+            retryable?: boolean;
+            requestId?: string;
+            details?: Record<string, unknown>;
+          };
+        }
+      )?.error;
+      throw new BridgeClientError(
+        res.status,
+        e?.code ?? 'INTERNAL',
+        e?.message ?? `HTTP ${res.status}`,
+        e?.retryable ?? res.status >= 500,
+        e?.requestId ?? res.headers.get('x-request-id') ?? undefined,
+        e?.details,
+      );
+    }
+    return json as T;
+  }
+
+  // Helpers and manifests.
+  listHelpers() {
+    return this.#request<{ helpers: Array<{ name: string; latest: string | null; versions: string[] }> }>(
+      'GET',
+      '/v1/helpers',
+    );
+  }
+  manifest(name: string, version?: string) {
+    const path =
+      version === undefined
+        ? `/v1/helpers/${encodeURIComponent(name)}/manifest`
+        : `/v1/helpers/${encodeURIComponent(name)}/versions/${encodeURIComponent(version)}/manifest`;
+    return this.#request<HelperManifest>('GET', path);
+  }
+  validateManifest(manifest: unknown) {
+    return this.#request<{
+      valid: boolean;
+      errors: Array<{ path: string; message: string }>;
+      manifest: HelperManifest | null;
+    }>('POST', '/v1/manifests/validate', manifest);
+  }
+
+  // Devices.
+  listDevices() {
+    return this.#request<{ devices: DeviceView[] }>('GET', '/v1/devices');
+  }
+  registerDevice(body: { endpoint: string; labels?: Record<string, string>; provider?: string }) {
+    return this.#request<DeviceView>('POST', '/v1/devices', body);
+  }
+  removeDevice(id: string, options: { force?: boolean } = {}) {
+    return this.#request<void>(
+      'DELETE',
+      `/v1/devices/${encodeURIComponent(id)}${options.force ? '?force=true' : ''}`,
+    );
+  }
+
+  // Leases.
+  acquireLease(body: { selector?: LeaseSelector; ttlSeconds?: number; waitSeconds?: number } = {}) {
+    return this.#request<Lease>(
+      'POST',
+      '/v1/leases',
+      { selector: body.selector ?? {}, ...body },
+      {
+        timeoutMs: this.#timeoutMs + (body.waitSeconds ?? 0) * 1000,
+      },
+    );
+  }
+  listLeases() {
+    return this.#request<{ leases: Lease[] }>('GET', '/v1/leases');
+  }
+  getLease(id: string) {
+    return this.#request<Lease>('GET', `/v1/leases/${encodeURIComponent(id)}`);
+  }
+  renewLease(id: string, ttlSeconds?: number) {
+    return this.#request<Lease>(
+      'POST',
+      `/v1/leases/${encodeURIComponent(id)}/renew`,
+      ttlSeconds === undefined ? {} : { ttlSeconds },
+    );
+  }
+  releaseLease(id: string) {
+    return this.#request<{ lease: Lease; teardown: TeardownRecord }>(
+      'DELETE',
+      `/v1/leases/${encodeURIComponent(id)}`,
+    );
+  }
+  ensureHelper(
+    leaseId: string,
+    name = 'android-snapshot-helper',
+    policy?: 'missing-or-outdated' | 'always' | 'never',
+  ) {
+    return this.#request<EnsureResult>(
+      'POST',
+      `/v1/leases/${encodeURIComponent(leaseId)}/helpers/${encodeURIComponent(name)}/ensure`,
+      policy ? { policy } : {},
+    );
+  }
+  snapshot(
+    leaseId: string,
+    options: CaptureOptions & { format?: 'json' | 'xml'; transport?: Transport } = {},
+  ) {
+    return this.#request<SnapshotResponse>(
+      'POST',
+      `/v1/leases/${encodeURIComponent(leaseId)}/snapshot`,
+      options,
+    );
+  }
+  viewport(leaseId: string, transport?: Transport) {
+    return this.#request<ViewportResponse>(
+      'GET',
+      `/v1/leases/${encodeURIComponent(leaseId)}/viewport${transport ? `?transport=${transport}` : ''}`,
+    );
+  }
+  gesture(leaseId: string, gesture: GestureRequest & { transport?: Transport }) {
+    return this.#request<GestureResponse>(
+      'POST',
+      `/v1/leases/${encodeURIComponent(leaseId)}/gestures`,
+      gesture,
+    );
+  }
+}
