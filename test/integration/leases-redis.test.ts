@@ -7,6 +7,8 @@ import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BridgeError } from '../../src/errors.ts';
 import { LeaseFailure, leaseError } from '../../src/leases/errors.ts';
+import { MemoryLeaseStore } from '../../src/leases/memory-store.ts';
+import { openLeaseStore } from '../../src/leases/open-store.ts';
 import { scriptSources } from '../../src/leases/redis-scripts.ts';
 import { HASH_TAG, RedisLeaseStore } from '../../src/leases/redis-store.ts';
 import type { Lease } from '../../src/leases/types.ts';
@@ -191,5 +193,17 @@ describe('RedisLeaseStore', () => {
     const claimed = claims.flat().map((l) => l.id);
     expect(claimed.sort()).toEqual(held.map((l) => l.id).sort());
     expect(await second.claimExpired(clock.t + 60_000)).toEqual([]);
+  });
+});
+
+describe('openLeaseStore', () => {
+  it('opens the memory store without a Redis URL and the Redis store with one', async () => {
+    const memory = await openLeaseStore({});
+    expect(memory).toBeInstanceOf(MemoryLeaseStore);
+    const redis = await openLeaseStore({ redisUrl: REDIS_URL, redisPrefix: prefix });
+    expect(redis).toBeInstanceOf(RedisLeaseStore);
+    const lease = await redis.acquire({ ...req, candidates: ['d1'] });
+    expect((await client.hget(`${prefix}${HASH_TAG}:dev:d1`, 'lease')) ?? '').toBe(lease?.id);
+    await redis.close();
   });
 });

@@ -1,0 +1,20 @@
+export { LeaseFailure, leaseError } from './errors.ts';
+export {
+  type AcquireOptions,
+  type Candidates,
+  LeaseManager,
+  type LeaseManagerOptions,
+  type ReleaseResult,
+  type TeardownReason,
+} from './manager.ts';
+export { MemoryLeaseStore, newLeaseId, type StoreClockOptions } from './memory-store.ts';
+export { type OpenLeaseStoreOptions, openLeaseStore } from './open-store.ts';
+export { LeaseSelectorSchema, queueKeyFor, validateSelector } from './selector.ts';
+export type {
+  AcquireRequest,
+  Lease,
+  LeaseSelector,
+  LeaseState,
+  LeaseStore,
+  TeardownRecord,
+} from './types.ts';
