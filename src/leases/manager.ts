@@ -4,6 +4,12 @@
  * and expiry (exactly once: `claimExpired` hands each expired lease to one caller across all
  * processes), records what teardown did and quarantines the device when any step failed — before
  * the device is freed for the next client.
+ *
+ * Waiting: a request first tries without a queue place (it may take a device only while nobody of
+ * its selector is queued), then joins the selector's FIFO queue and retries every `pollMs`; a
+ * release or teardown in this process wakes local waiters at once, waiters in other processes see
+ * the freed device at their next poll. A waiter refreshes its queue place every waiterTtl/3, so the
+ * waiters of a crashed node drop out after `waiterTtlSeconds`.
  */
 import { randomBytes } from 'node:crypto';
 import { BridgeError, invalidArgument } from '../errors.ts';
