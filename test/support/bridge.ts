@@ -75,3 +75,68 @@ export async function testBridge(
 
 export const FIXTURES = path.resolve(import.meta.dirname, '../fixtures/apk');
 export const fixture = (name: string): string => path.join(FIXTURES, name);
+
+export interface DeviceBridge extends TestBridge {
+  node: import('../../src/server/node.ts').DeviceNode;
+}
+
+/**
+ * A bridge app with its device side: simulated devices through a real private adb server, the
+ * snapshot-helper fixture published, leases in memory (or Redis when `redisPrefix` is given).
+ */
+export async function testDeviceBridge(
+  options: {
+    auth?: Authenticator;
+    simulate?: number;
+    redisPrefix?: string;
+    env?: Record<string, string>;
+  } = {},
+): Promise<DeviceBridge> {
+  const { startDeviceNode } = await import('../../src/server/node.ts');
+  const { publishRelease } = await import('../../src/releases/publish.ts');
+  const { freePortCandidate } = await import('./device-bed.ts');
+  const { dir, cleanup } = await tempDir();
+  const env: Record<string, string> = {
+    DEVICEBRIDGE_DATA_DIR: dir,
+    LOG_LEVEL: 'silent',
+    DEVICEBRIDGE_SIMULATE: String(options.simulate ?? 2),
+    DEVICEBRIDGE_ADB_PORT: String(freePortCandidate()),
+    DEVICEBRIDGE_HEALTH_INTERVAL_MS: '500',
+    ...(options.redisPrefix
+      ? { REDIS_URL: 'redis://127.0.0.1:6379', DEVICEBRIDGE_REDIS_PREFIX: options.redisPrefix }
+      : {}),
+    ...options.env,
+  };
+  const config = loadConfig(env, {});
+  const services = buildServices(config, {
+    logger: silentLogger(),
+    metrics: createMetrics(),
+    auth: options.auth ?? new Authenticator([]),
+  });
+  await publishRelease(services.store, { apkPath: fixture('snapshot-helper-v2.apk'), version: '0.2.0' });
+  const node = await startDeviceNode({
+    config,
+    logger: services.logger,
+    metrics: services.metrics,
+    services,
+  });
+  Object.assign(services, {
+    devices: node.devices,
+    leases: node.leases,
+    operations: node.operations,
+    adb: node.adb,
+  });
+  const app = createApp(services);
+  return {
+    config,
+    services,
+    app,
+    node,
+    dataDir: dir,
+    async cleanup() {
+      await node.close();
+      await services.store.close();
+      await cleanup();
+    },
+  };
+}
