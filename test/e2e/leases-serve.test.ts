@@ -1,0 +1,106 @@
+/**
+ * End to end through real processes: `devicebridge serve --simulate 2` started from the CLI, the
+ * snapshot helper published with `devicebridge release publish`, then a lease driven through the
+ * typed client (devicebridge/client) and the lease CLI.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DeviceBridgeClient } from '../../src/client/index.ts';
+import { fixture, tempDir } from '../support/bridge.ts';
+import { runCli, startCli, waitForExit } from '../support/cli.ts';
+import { freePortCandidate } from '../support/device-bed.ts';
+
+describe('serve --simulate 2 driven through the typed client and the CLI (e2e)', () => {
+  let tmp: { dir: string; cleanup(): Promise<void> };
+  let server: Awaited<ReturnType<typeof startCli>>;
+  let url: string;
+  const env = () => ({ DEVICEBRIDGE_URL: url, LOG_LEVEL: 'silent' });
+
+  beforeAll(async () => {
+    tmp = await tempDir();
+    const published = await runCli([
+      'release',
+      'publish',
+      '--apk',
+      fixture('snapshot-helper-v2.apk'),
+      '--version',
+      '0.2.0',
+      '--store',
+      `file:${tmp.dir}`,
+    ]);
+    expect(published.code).toBe(0);
+    server = await startCli(['serve', '--port', '0', '--data-dir', tmp.dir, '--simulate', '2', '--json'], {
+      env: { DEVICEBRIDGE_ADB_PORT: String(freePortCandidate()), LOG_LEVEL: 'silent' },
+    });
+    const info = JSON.parse(server.firstLine) as {
+      url: string;
+      devices: Array<{ state: string }>;
+      leases: string;
+    };
+    url = info.url;
+    expect(info.leases).toBe('memory');
+    expect(info.devices.map((d) => d.state)).toEqual(['online', 'online']);
+  });
+
+  afterAll(async () => {
+    if (server && server.child.exitCode === null) {
+      server.child.kill('SIGTERM');
+      await waitForExit(server.child).catch(() => server.child.kill('SIGKILL'));
+    }
+    await tmp?.cleanup();
+  });
+
+  it('acquire → ensure → snapshot (session and one-shot) → gesture → release; the device is free again', async () => {
+    const client = new DeviceBridgeClient({ baseUrl: url });
+    const lease = await client.acquireLease({ selector: { labels: { simulated: 'true' } }, ttlSeconds: 120 });
+    expect(lease.state).toBe('active');
+    const ensured = await client.ensureHelper(lease.id);
+    expect(ensured).toMatchObject({ before: 'missing', action: 'installed' });
+    const session = await client.snapshot(lease.id, { transport: 'session' });
+    expect(session.transport).toBe('session');
+    const oneShot = await client.snapshot(lease.id, { transport: 'one-shot', format: 'xml' });
+    expect(oneShot.transport).toBe('one-shot');
+    if (session.format !== 'json' || oneShot.format !== 'xml') throw new Error('unexpected formats');
+    expect(session.snapshot.nodeCount).toBe((oneShot.xml.match(/<node /g) ?? []).length);
+    const tap = await client.gesture(lease.id, { kind: 'tap', x: 540, y: 1200 });
+    expect(tap.injectedEvents).toBeGreaterThan(0);
+    const viewport = await client.viewport(lease.id);
+    expect(viewport.width).toBeGreaterThan(0);
+    const released = await client.releaseLease(lease.id);
+    expect(released.lease.state).toBe('released');
+    const device = (await client.listDevices()).devices.find((d) => d.id === lease.deviceId);
+    expect(device).toMatchObject({ leased: false, state: 'online' });
+    await expect(client.snapshot(lease.id)).rejects.toMatchObject({ status: 410, code: 'LEASE_EXPIRED' });
+  });
+
+  it('the lease CLI: acquire, snapshot, gesture, list, renew, release with documented exit codes', async () => {
+    const acquired = await runCli(
+      ['lease', 'acquire', '--label', 'simulated=true', '--ttl', '60', '--json'],
+      { env: env() },
+    );
+    expect(acquired.code).toBe(0);
+    const lease = JSON.parse(acquired.stdout) as { id: string; deviceId: string };
+    const snap = await runCli(['snapshot', '--lease', lease.id, '--format', 'xml'], { env: env() });
+    expect(snap.code).toBe(0);
+    expect(snap.stdout).toContain('</hierarchy>');
+    const gesture = await runCli(
+      ['gesture', '--lease', lease.id, 'swipe', '500', '1500', '500', '500', '--json'],
+      { env: env() },
+    );
+    expect(gesture.code).toBe(0);
+    expect(JSON.parse(gesture.stdout)).toMatchObject({ kind: 'swipe' });
+    const list = await runCli(['lease', 'list'], { env: env() });
+    expect(list.stdout).toContain(lease.id);
+    expect((await runCli(['lease', 'renew', lease.id, '--ttl', '90'], { env: env() })).code).toBe(0);
+    const bad = await runCli(['lease', 'acquire', '--ttl', 'soon'], { env: env() });
+    expect(bad.code).toBe(2);
+    const missing = await runCli(['lease', 'acquire', '--label', 'os=ios', '--json'], { env: env() });
+    expect(missing.code).toBe(1);
+    expect(JSON.parse(missing.stdout)).toMatchObject({ ok: false, error: { code: 'NOT_FOUND' } });
+    const released = await runCli(['lease', 'release', lease.id], { env: env() });
+    expect(released.code).toBe(0);
+    expect(released.stdout).toContain('released');
+    const again = await runCli(['snapshot', '--lease', lease.id], { env: env() });
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain('LEASE_EXPIRED');
+  });
+});
