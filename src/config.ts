@@ -54,7 +54,14 @@ const fields = {
       .regex(/^rediss?:\/\//, 'expected redis:// or rediss:// URL')
       .optional(),
   ],
-  simulate: ['DEVICEBRIDGE_SIMULATE', z.coerce.number().int().min(0).max(64).default(0)],
+  /** Simulated devices: a count, or `auto` (one when no real device is attached). */
+  simulate: [
+    'DEVICEBRIDGE_SIMULATE',
+    z
+      .union([z.literal('auto'), z.coerce.number().int().min(0).max(64)])
+      .default(0)
+      .transform((v) => (v === 'auto' ? -1 : v)),
+  ],
   redisPrefix: [
     'DEVICEBRIDGE_REDIS_PREFIX',
     z

@@ -7,7 +7,10 @@ export function registerServe(program: Command): void {
     .option('--host <host>', 'bind address (env DEVICEBRIDGE_HOST, default 127.0.0.1)')
     .option('--port <port>', 'port, 0 for a free one (env DEVICEBRIDGE_PORT, default 7100)')
     .option('--data-dir <dir>', 'data directory (env DEVICEBRIDGE_DATA_DIR, default ./var)')
-    .option('--simulate <n>', 'start N simulated devices and register them (env DEVICEBRIDGE_SIMULATE)')
+    .option(
+      '--simulate <n>',
+      'start N simulated devices and register them, or auto: one when no real device is attached (env DEVICEBRIDGE_SIMULATE)',
+    )
     .option('--no-devices', 'serve manifests and artifacts only (no adb, no leases)')
     .option('--json', 'print the listening address as one JSON line')
     .action(

@@ -104,10 +104,17 @@ export async function startDeviceNode(options: DeviceNodeOptions): Promise<Devic
     logger,
   });
 
+  if (config.devicesFile) await devices.loadConfigFile(config.devicesFile);
+  await devices
+    .discoverAdbDevices()
+    .catch((err: Error) => logger.warn({ err: err.message }, 'adb device discovery failed'));
+
+  // `auto`: one simulated device when nothing real is attached (the embedded default of `npm start`).
+  const simulate = config.simulate === -1 ? ((await devices.list()).length === 0 ? 1 : 0) : config.simulate;
   let simulator: Simulator | undefined;
-  if (config.simulate > 0) {
+  if (simulate > 0) {
     const { startSimulator } = await import('../simulator/index.ts');
-    simulator = await startSimulator({ port: 0, count: config.simulate });
+    simulator = await startSimulator({ port: 0, count: simulate });
     for (const [i, d] of simulator.devices.entries()) {
       await devices.register({
         endpoint: d.address,
@@ -117,10 +124,6 @@ export async function startDeviceNode(options: DeviceNodeOptions): Promise<Devic
       });
     }
   }
-  if (config.devicesFile) await devices.loadConfigFile(config.devicesFile);
-  await devices
-    .discoverAdbDevices()
-    .catch((err: Error) => logger.warn({ err: err.message }, 'adb device discovery failed'));
 
   const refresh = async () => {
     const list = await devices.list();

@@ -42,7 +42,7 @@ export async function startServer(config: Config, overrides: Partial<Services> =
     } catch (err) {
       // Manifests and artifacts still work without adb; the device routes answer UNAVAILABLE.
       services.logger.error({ err: (err as Error).message }, 'device side unavailable');
-      if (config.simulate > 0) throw err;
+      if (config.simulate !== 0) throw err;
     }
   }
   const app = createApp(services);
