@@ -17,8 +17,8 @@ import {
   SHELL_STDERR,
   SHELL_STDIN,
   SHELL_STDOUT,
-  ShellV2Decoder,
-} from './shell-v2.ts';
+  ShellPacketDecoder,
+} from './shell-protocol.ts';
 
 // adbkit is CommonJS without named ESM exports; load it once through require.
 const AdbKit = (
@@ -228,7 +228,7 @@ export class AdbClient extends EventEmitter {
     }
     const stdout = new PassThrough();
     const stderr = new PassThrough();
-    const decoder = new ShellV2Decoder();
+    const decoder = new ShellPacketDecoder();
     let exitCode: number | null = null;
     const exit = new Promise<number | null>((resolve) => {
       const done = () => {
@@ -237,7 +237,7 @@ export class AdbClient extends EventEmitter {
         resolve(exitCode);
       };
       socket.on('data', (chunk: Buffer) => {
-        let packets: ReturnType<ShellV2Decoder['push']>;
+        let packets: ReturnType<ShellPacketDecoder['push']>;
         try {
           packets = decoder.push(chunk);
         } catch {

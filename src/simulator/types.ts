@@ -65,9 +65,14 @@ export interface SimDevice {
   getprop(key: string): string | undefined;
   findPackage(packageName: string): InstalledPackage | undefined;
   /** Find the package declaring instrumentation `component` (`pkg/.Class` or `pkg/full.Class`). */
-  findInstrumentation(component: string): { pkg: InstalledPackage; instrumentation: Instrumentation } | undefined;
+  findInstrumentation(
+    component: string,
+  ): { pkg: InstalledPackage; instrumentation: Instrumentation } | undefined;
   /** Listen inside the device; reachable by the host through `tcp:PORT` or `localabstract:NAME`. */
-  listen(address: { tcp: number } | { abstract: string }, onConnection: (socket: Duplex) => void): DeviceListener;
+  listen(
+    address: { tcp: number } | { abstract: string },
+    onConnection: (socket: Duplex) => void,
+  ): DeviceListener;
   /** The current UI as uiautomator XML (from `--ui FILE`, `--nodes N` or the built-in screen). */
   uiXml(): string;
   /** Display size in pixels, as `wm size` prints it. */

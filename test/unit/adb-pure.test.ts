@@ -4,8 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { DeviceLocks } from '../../src/adb/device-lock.ts';
 import { mapAdbError, parsePmInstallOutput } from '../../src/adb/errors.ts';
 import { ForwardLedger, type ForwardOps } from '../../src/adb/forward-ledger.ts';
+import { encodeShellPacket, ShellPacketDecoder } from '../../src/adb/shell-protocol.ts';
 import { quoteShellArg, shellCommand } from '../../src/adb/shell-quote.ts';
-import { encodeShellPacket, ShellV2Decoder } from '../../src/adb/shell-v2.ts';
 import { BridgeError } from '../../src/errors.ts';
 
 describe('quoteShellArg', () => {
@@ -84,7 +84,7 @@ describe('parsePmInstallOutput', () => {
   });
 });
 
-describe('ShellV2Decoder', () => {
+describe('ShellPacketDecoder', () => {
   it('property: any split of the byte stream decodes the same packets', () => {
     const packet = fc.record({ id: fc.integer({ min: 0, max: 5 }), data: fc.uint8Array({ maxLength: 300 }) });
     fc.assert(
@@ -94,7 +94,7 @@ describe('ShellV2Decoder', () => {
         (packets, cuts) => {
           const stream = Buffer.concat(packets.map((p) => encodeShellPacket(p.id, p.data)));
           const points = [...new Set(cuts.map((c) => c % (stream.length + 1)))].sort((a, b) => a - b);
-          const decoder = new ShellV2Decoder();
+          const decoder = new ShellPacketDecoder();
           const out: Array<{ id: number; data: number[] }> = [];
           let prev = 0;
           for (const p of [...points, stream.length]) {
@@ -110,7 +110,7 @@ describe('ShellV2Decoder', () => {
   });
 
   it('refuses oversized packets', () => {
-    const d = new ShellV2Decoder(10);
+    const d = new ShellPacketDecoder(10);
     expect(() => d.push(encodeShellPacket(1, Buffer.alloc(11)))).toThrow(/exceeds/);
   });
 });

@@ -12,6 +12,7 @@ import {
   generateUiXml,
   runningHelperCount,
 } from '../../src/simulator/helper/index.ts';
+import { mulberry32 } from '../../src/simulator/prng.ts';
 import type {
   DeviceListener,
   Faults,
@@ -38,17 +39,6 @@ afterEach(() => {
   for (const c of cleanups.splice(0)) c();
 });
 
-function mulberry(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 function fakeDevice(
   options: { xml?: string; faults?: Faults; seed?: number; installed?: boolean } = {},
 ): FakeDevice {
@@ -65,7 +55,7 @@ function fakeDevice(
   };
   const servers = new Map<number, { server: net.Server; ready: Promise<number> }>();
   const inputs: Array<Record<string, unknown>> = [];
-  const random = mulberry(options.seed ?? 42);
+  const random = mulberry32(options.seed ?? 42);
   const device: FakeDevice = {
     serial: 'emulator-5554',
     inputs,

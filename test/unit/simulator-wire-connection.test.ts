@@ -4,6 +4,7 @@
  */
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { encodeShellPacket, ShellPacketDecoder } from '../../src/adb/shell-protocol.ts';
 import { AdbdConnection, DEVICE_FEATURES } from '../../src/simulator/adbd/connection.ts';
 import {
   A_AUTH,
@@ -19,7 +20,6 @@ import {
   encodeMessage,
   MessageDecoder,
 } from '../../src/simulator/adbd/message.ts';
-import { encodeShellPacket, ShellPacketDecoder } from '../../src/simulator/adbd/shell-protocol.ts';
 import type { Faults, ShellIO, SimAndroid } from '../../src/simulator/types.ts';
 
 function fakeAndroid(): SimAndroid {

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { encodeShellPacket, ShellPacketDecoder } from '../../src/adb/shell-protocol.ts';
 import {
   A_CLSE,
   A_CNXN,
@@ -13,7 +14,6 @@ import {
   MessageDecodeError,
   MessageDecoder,
 } from '../../src/simulator/adbd/message.ts';
-import { encodeShellPacket, ShellPacketDecoder } from '../../src/simulator/adbd/shell-protocol.ts';
 import { AdbStream, type StreamTransport } from '../../src/simulator/adbd/stream.ts';
 import {
   encodeDentV2,

@@ -4,6 +4,7 @@
  */
 import { Duplex } from 'node:stream';
 import { builtinScreenXml, generateUiXml } from '../helper/index.ts';
+import { mulberry32 } from '../prng.ts';
 import type { DeviceListener, Faults, InstalledPackage, Instrumentation, SimDevice } from '../types.ts';
 
 export type ListenAddress = { tcp: number } | { abstract: string };
@@ -134,18 +135,6 @@ export class SimDeviceImpl implements SimDevice {
     }
     this.#listeners.clear();
   }
-}
-
-/** Seeded PRNG in [0, 1). */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** FNV-1a 32-bit hash of a string (default seed from the serial). */

@@ -4,10 +4,11 @@
  */
 import type { Duplex } from 'node:stream';
 import { forceStop } from '../helper/index.ts';
+import { mulberry32 } from '../prng.ts';
 import type { ShellIO, SimAndroid, SimAndroidOptions } from '../types.ts';
 import { createCommandTable } from './commands/index.ts';
 import type { AndroidRuntime, CommandFn } from './context.ts';
-import { hashString, type ListenAddress, mulberry32, SimDeviceImpl } from './device.ts';
+import { hashString, type ListenAddress, SimDeviceImpl } from './device.ts';
 import { createAndroidFileSystem, type MemoryFileSystem } from './fs.ts';
 import { PackageManager, systemPackageFiles } from './package-manager.ts';
 import { buildPropText, defaultProps } from './props.ts';

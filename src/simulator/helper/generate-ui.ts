@@ -6,6 +6,8 @@
  * about 1.9 MB (older dumps without those two attributes would be ~1.6 MB). Text mixes ASCII with accented, CJK, Cyrillic, Arabic and emoji
  * words, so UTF-8 chunk boundaries fall inside multi-byte characters.
  */
+
+import { mulberry32 } from '../prng.ts';
 import { type Bounds, type UiNode, writeUiXml } from './ui-xml-writer.ts';
 
 const PKG = 'com.example.feed';
@@ -49,18 +51,6 @@ const WORDS = [
   '<tag>',
   '"quoted"',
 ];
-
-/** mulberry32: small, fast, deterministic. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 class Builder {
   left: number;
@@ -292,7 +282,7 @@ function statusBar(b: Builder): UiNode | undefined {
 /** A generated uiautomator XML tree with exactly `nodeCount` nodes (deterministic for a seed). */
 export function generateUiXml(nodeCount: number, seed = 1): string {
   if (!Number.isInteger(nodeCount) || nodeCount < 0) throw new RangeError('nodeCount must be an integer ≥ 0');
-  const rand = prng(seed);
+  const rand = mulberry32(seed);
   const statusNodes = nodeCount >= 60 ? 7 : 0;
   const appBuilder = new Builder(nodeCount - statusNodes, rand);
   const roots: UiNode[] = [];

@@ -4,8 +4,7 @@
  * `abb_exec:` (raw, like v1). The command runs inside the emulated Android; this module only moves
  * bytes between the stream and the process.
  */
-import type { ShellIO, SimAndroid } from '../../types.ts';
-import { ByteQueue } from '../byte-queue.ts';
+
 import {
   encodeShellExit,
   encodeShellHeader,
@@ -15,7 +14,9 @@ import {
   SHELL_STDIN,
   SHELL_STDOUT,
   ShellPacketDecoder,
-} from '../shell-protocol.ts';
+} from '../../../adb/shell-protocol.ts';
+import type { ShellIO, SimAndroid } from '../../types.ts';
+import { ByteQueue } from '../byte-queue.ts';
 import type { AdbStream } from '../stream.ts';
 
 export type ProcessProtocol = 'raw' | 'shell-v2';

@@ -1,6 +1,7 @@
 /**
- * adb's shell protocol (`shell,v2` and `abb:` streams): packets of a 1-byte id, a 4-byte
- * little-endian length and the data. Pure codec.
+ * adb's shell protocol (`shell,v2` streams, also `abb:`): packets of a 1-byte id, a 4-byte
+ * little-endian length and the data. Pure codec shared by the host side (AdbClient) and the
+ * simulator's device side; the decoder takes any split of the byte stream.
  */
 export const SHELL_STDIN = 0;
 export const SHELL_STDOUT = 1;
@@ -13,7 +14,7 @@ export const SHELL_HEADER_SIZE = 5;
 
 export interface ShellPacket {
   id: number;
-  data: Uint8Array;
+  data: Buffer;
 }
 
 export function encodeShellHeader(id: number, length: number): Buffer {
@@ -23,8 +24,12 @@ export function encodeShellHeader(id: number, length: number): Buffer {
   return header;
 }
 
-export function encodeShellPacket(id: number, data: Uint8Array): Buffer {
-  return Buffer.concat([encodeShellHeader(id, data.length), data]);
+export function encodeShellPacket(id: number, data: Uint8Array = Buffer.alloc(0)): Buffer {
+  const out = Buffer.allocUnsafe(SHELL_HEADER_SIZE + data.length);
+  out[0] = id;
+  out.writeUInt32LE(data.length, 1);
+  out.set(data, SHELL_HEADER_SIZE);
+  return out;
 }
 
 /** The exit packet: one byte, the exit status modulo 256. */
@@ -32,9 +37,14 @@ export function encodeShellExit(code: number): Buffer {
   return encodeShellPacket(SHELL_EXIT, Uint8Array.of(code & 0xff));
 }
 
-/** Incremental decoder of shell packets from any split of the stream. */
+/** Incremental decoder; a packet longer than `maxPacket` means the stream is not what we think. */
 export class ShellPacketDecoder {
   #pending: Buffer = Buffer.alloc(0);
+  readonly #maxPacket: number;
+
+  constructor(maxPacket = 16 * 1024 * 1024) {
+    this.#maxPacket = maxPacket;
+  }
 
   push(bytes: Uint8Array): ShellPacket[] {
     let buf =
@@ -44,11 +54,17 @@ export class ShellPacketDecoder {
     const out: ShellPacket[] = [];
     while (buf.length >= SHELL_HEADER_SIZE) {
       const length = buf.readUInt32LE(1);
+      if (length > this.#maxPacket)
+        throw new Error(`shell packet of ${length} bytes exceeds ${this.#maxPacket}`);
       if (buf.length < SHELL_HEADER_SIZE + length) break;
       out.push({ id: buf[0]!, data: buf.subarray(SHELL_HEADER_SIZE, SHELL_HEADER_SIZE + length) });
       buf = buf.subarray(SHELL_HEADER_SIZE + length);
     }
     this.#pending = buf;
     return out;
+  }
+
+  get buffered(): number {
+    return this.#pending.length;
   }
 }
