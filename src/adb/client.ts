@@ -231,10 +231,17 @@ export class AdbClient extends EventEmitter {
     const decoder = new ShellPacketDecoder();
     let exitCode: number | null = null;
     const exit = new Promise<number | null>((resolve) => {
+      let finished = false;
+      // Resolve once the output is delivered to whoever reads it: at the exit packet, without
+      // waiting for the stream's close to travel back through the adb server.
       const done = () => {
+        if (finished) return;
+        finished = true;
         stdout.end();
         stderr.end();
-        resolve(exitCode);
+        const drained = (s: PassThrough) =>
+          s.readableFlowing ? new Promise<void>((r) => s.once('end', () => r())) : Promise.resolve();
+        void Promise.all([drained(stdout), drained(stderr)]).then(() => resolve(exitCode));
       };
       socket.on('data', (chunk: Buffer) => {
         let packets: ReturnType<ShellPacketDecoder['push']>;
@@ -251,6 +258,7 @@ export class AdbClient extends EventEmitter {
           else if (p.id === SHELL_EXIT) {
             exitCode = p.data[0] ?? 0;
             socket.end();
+            done();
           }
         }
       });
