@@ -33,6 +33,8 @@ export interface LeaseOperationsOptions {
   cache: ArtifactCache;
   /** Resolve a device id to the adb serial this node uses for it. */
   serialOf: (deviceId: string) => Promise<string>;
+  /** Told after a successful ensure (device registry's helper status). */
+  onEnsured?: (deviceId: string, helperName: string, manifest: HelperManifest) => Promise<void>;
   /** Throws unless the lease is the device's active lease with this token. */
   checkFence: (deviceId: string, leaseId: string, fencingToken: number) => Promise<unknown>;
   logger?: Logger;
@@ -60,6 +62,7 @@ export class LeaseOperations {
 
   async #driver(lease: LeaseRef, name: string): Promise<SnapshotDriver> {
     await this.#o.checkFence(lease.deviceId, lease.id, lease.fencingToken);
+    const serial = await this.#o.serialOf(lease.deviceId);
     const manifest = await this.#manifest(name);
     let perLease = this.#drivers.get(lease.id);
     if (!perLease) {
@@ -69,7 +72,6 @@ export class LeaseOperations {
     const existing = perLease.get(name);
     if (existing && existing.manifest.sha256 === manifest.sha256) return existing;
     await existing?.close();
-    const serial = await this.#o.serialOf(lease.deviceId);
     const device = adbHelperDevice({
       client: this.#o.adb.client,
       serial,
@@ -87,7 +89,18 @@ export class LeaseOperations {
 
   async ensure(lease: LeaseRef, name: string, policy: EnsurePolicy = 'missing-or-outdated') {
     const driver = await this.#driver(lease, name);
-    return driver.ensure(policy);
+    const result = await driver.ensure(policy);
+    if (result.action !== 'none' || result.before === 'current') {
+      await this.#o
+        .onEnsured?.(lease.deviceId, name, driver.manifest)
+        .catch((err: Error) =>
+          this.#o.logger?.warn(
+            { err: err.message, deviceId: lease.deviceId },
+            'recording helper status failed',
+          ),
+        );
+    }
+    return result;
   }
 
   /** Snapshot helper operations ensure the helper first (a warm ensure is one round trip). */

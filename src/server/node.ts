@@ -12,6 +12,7 @@ import { endpointPolicyFromEnv } from '../devices/endpoint-policy.ts';
 import { MemoryDeviceStore } from '../devices/memory-store.ts';
 import { DeviceRegistry } from '../devices/registry.ts';
 import type { DeviceStore } from '../devices/types.ts';
+import { BridgeError } from '../errors.ts';
 import { LeaseOperations } from '../helpers/lease-operations.ts';
 import { LeaseManager } from '../leases/manager.ts';
 import { MemoryLeaseStore } from '../leases/memory-store.ts';
@@ -89,7 +90,27 @@ export async function startDeviceNode(options: DeviceNodeOptions): Promise<Devic
     releases: options.services.releases,
     store: options.services.store,
     cache: new ArtifactCache(path.join(config.dataDir, 'cache', 'apk')),
-    serialOf: async (deviceId) => (await devices.get(deviceId)).serial,
+    serialOf: async (deviceId) => {
+      const record = await devices.get(deviceId);
+      // One node holds a device's adb connection; proxying to the owner is not built yet.
+      if (record.ownerNode !== node) {
+        throw new BridgeError(
+          'UNAVAILABLE',
+          `device ${deviceId} is driven by bridge node ${record.ownerNode}; send lease-scoped calls there`,
+          {
+            retryable: false,
+            details: { ownerNode: record.ownerNode, node },
+          },
+        );
+      }
+      return record.serial;
+    },
+    onEnsured: async (deviceId, name, manifest) => {
+      await devices.setHelperStatus(deviceId, name, {
+        versionCode: manifest.versionCode,
+        sha256: manifest.sha256,
+      });
+    },
     checkFence: (deviceId, leaseId, token) => leases!.checkFence(deviceId, leaseId, token),
     logger,
   });

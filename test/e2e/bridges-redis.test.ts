@@ -195,6 +195,26 @@ describe('four bridges on one Redis (e2e)', () => {
     (SECONDS + 90) * 1000,
   );
 
+  it('a lease-scoped call on a node that does not drive the device names the owner', async () => {
+    const devices = (await http(nodes[0]!.url, 'GET', '/v1/devices')).json.devices as Array<{
+      id: string;
+      ownerNode: string;
+    }>;
+    const owned = devices.find((d) => d.ownerNode === 'node-0')!;
+    const lease = (
+      await http(nodes[1]!.url, 'POST', '/v1/leases', { selector: { deviceId: owned.id }, waitSeconds: 5 })
+    ).json as {
+      id: string;
+    };
+    const elsewhere = await http(nodes[1]!.url, 'POST', `/v1/leases/${lease.id}/snapshot`, {});
+    expect(elsewhere.status).toBe(503);
+    expect(elsewhere.json.error).toMatchObject({ code: 'UNAVAILABLE', details: { ownerNode: 'node-0' } });
+    // On the owner the call reaches the helper side (no helper is published on these bridges: 404).
+    const owner = await http(nodes[0]!.url, 'POST', `/v1/leases/${lease.id}/snapshot`, {});
+    expect(owner.status).toBe(404);
+    expect((await http(nodes[2]!.url, 'DELETE', `/v1/leases/${lease.id}`)).status).toBe(200);
+  });
+
   it('a killed bridge leaves its leases valid; another bridge expires them with one teardown', async () => {
     const victim = nodes[3]!;
     const lease = (await http(victim.url, 'POST', '/v1/leases', { ttlSeconds: 3 })).json as {
