@@ -3,6 +3,7 @@
  * `command, arg0, arg1, data_length, data_check, magic` followed by `data_length` payload bytes.
  * Pure codec: no I/O. `MessageDecoder` reassembles messages from any split of the byte stream.
  */
+import { ChunkBuffer } from './chunk-buffer.ts';
 
 export const A_SYNC = 0x434e5953;
 export const A_CNXN = 0x4e584e43;
@@ -110,8 +111,7 @@ export interface MessageDecoderOptions {
  * After a `MessageDecodeError` the decoder is unusable.
  */
 export class MessageDecoder {
-  #chunks: Buffer[] = [];
-  #buffered = 0;
+  readonly #bytes = new ChunkBuffer();
   #header: { command: number; arg0: number; arg1: number; length: number; check: number } | undefined;
   #maxPayload: number;
   #failed: MessageDecodeError | undefined;
@@ -130,20 +130,19 @@ export class MessageDecoder {
 
   /** Bytes received but not yet part of a complete message. */
   get buffered(): number {
-    return this.#buffered;
+    return this.#bytes.length;
   }
 
   push(bytes: Uint8Array): AdbMessage[] {
     if (this.#failed) throw this.#failed;
     if (bytes.length > 0) {
-      this.#chunks.push(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
-      this.#buffered += bytes.length;
+      this.#bytes.append(bytes);
     }
     const out: AdbMessage[] = [];
     for (;;) {
       if (this.#header === undefined) {
-        if (this.#buffered < HEADER_SIZE) break;
-        const h = this.#take(HEADER_SIZE);
+        if (this.#bytes.length < HEADER_SIZE) break;
+        const h = this.#bytes.take(HEADER_SIZE);
         const command = h.readUInt32LE(0);
         const magic = h.readUInt32LE(20);
         const length = h.readUInt32LE(12);
@@ -170,8 +169,8 @@ export class MessageDecoder {
         };
       }
       const header = this.#header;
-      if (this.#buffered < header.length) break;
-      const data = header.length === 0 ? Buffer.alloc(0) : this.#take(header.length);
+      if (this.#bytes.length < header.length) break;
+      const data = header.length === 0 ? Buffer.alloc(0) : this.#bytes.take(header.length);
       if (header.check !== 0 && dataChecksum(data) !== header.check) {
         this.#failed = new MessageDecodeError(
           'BAD_CHECKSUM',
@@ -182,35 +181,6 @@ export class MessageDecoder {
       this.#header = undefined;
       out.push({ command: header.command, arg0: header.arg0, arg1: header.arg1, data });
     }
-    return out;
-  }
-
-  /** Remove `n` buffered bytes: a view when the first chunk holds them all, else one copy. */
-  #take(n: number): Buffer {
-    const first = this.#chunks[0]!;
-    if (first.length >= n) {
-      const out = first.subarray(0, n);
-      if (first.length === n) this.#chunks.shift();
-      else this.#chunks[0] = first.subarray(n);
-      this.#buffered -= n;
-      return out;
-    }
-    const out = Buffer.allocUnsafe(n);
-    let filled = 0;
-    while (filled < n) {
-      const chunk = this.#chunks[0]!;
-      const want = n - filled;
-      if (chunk.length <= want) {
-        chunk.copy(out, filled);
-        filled += chunk.length;
-        this.#chunks.shift();
-      } else {
-        chunk.copy(out, filled, 0, want);
-        this.#chunks[0] = chunk.subarray(want);
-        filled += want;
-      }
-    }
-    this.#buffered -= n;
     return out;
   }
 }

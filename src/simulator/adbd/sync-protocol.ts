@@ -4,6 +4,7 @@
  * length field and `QUIT` has no body. Pure codec.
  */
 import type { FileStat } from '../types.ts';
+import { ChunkBuffer } from './chunk-buffer.ts';
 
 export const SYNC_DATA_MAX = 64 * 1024;
 export const SYNC_PATH_MAX = 1024;
@@ -50,20 +51,18 @@ const EMPTY = Buffer.alloc(0);
 
 /** Incremental request decoder; bodies are views of the pushed bytes when they arrive in one piece. */
 export class SyncRequestDecoder {
-  #chunks: Buffer[] = [];
-  #buffered = 0;
+  readonly #bytes = new ChunkBuffer();
   #header: { id: SyncRequestId; arg: number; bodyLength: number } | undefined;
 
   push(bytes: Uint8Array): SyncRequest[] {
     if (bytes.length > 0) {
-      this.#chunks.push(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
-      this.#buffered += bytes.length;
+      this.#bytes.append(bytes);
     }
     const out: SyncRequest[] = [];
     for (;;) {
       if (this.#header === undefined) {
-        if (this.#buffered < 8) break;
-        const h = this.#take(8);
+        if (this.#bytes.length < 8) break;
+        const h = this.#bytes.take(8);
         const id = h.toString('latin1', 0, 4);
         const arg = h.readUInt32LE(4);
         if (!REQUEST_IDS.has(id)) throw new SyncProtocolError(`unknown sync request ${JSON.stringify(id)}`);
@@ -78,39 +77,11 @@ export class SyncRequestDecoder {
         this.#header = { id: syncId, arg, bodyLength };
       }
       const header = this.#header;
-      if (this.#buffered < header.bodyLength) break;
-      const body = header.bodyLength === 0 ? EMPTY : this.#take(header.bodyLength);
+      if (this.#bytes.length < header.bodyLength) break;
+      const body = header.bodyLength === 0 ? EMPTY : this.#bytes.take(header.bodyLength);
       this.#header = undefined;
       out.push({ id: header.id, arg: header.arg, body });
     }
-    return out;
-  }
-
-  #take(n: number): Buffer {
-    const first = this.#chunks[0]!;
-    if (first.length >= n) {
-      const out = first.subarray(0, n);
-      if (first.length === n) this.#chunks.shift();
-      else this.#chunks[0] = first.subarray(n);
-      this.#buffered -= n;
-      return out;
-    }
-    const out = Buffer.allocUnsafe(n);
-    let filled = 0;
-    while (filled < n) {
-      const chunk = this.#chunks[0]!;
-      const want = n - filled;
-      if (chunk.length <= want) {
-        chunk.copy(out, filled);
-        filled += chunk.length;
-        this.#chunks.shift();
-      } else {
-        chunk.copy(out, filled, 0, want);
-        this.#chunks[0] = chunk.subarray(want);
-        filled += want;
-      }
-    }
-    this.#buffered -= n;
     return out;
   }
 }
