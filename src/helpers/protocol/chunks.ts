@@ -13,12 +13,12 @@ import {
   type GestureResultFields,
   hasHierarchy,
   helperFailed,
+  okVerdict,
   parseIntegerField,
   protocolError,
   SNAPSHOT_HELPER_PROTOCOL,
   SNAPSHOT_OUTPUT_FORMAT,
   type SnapshotResultFields,
-  typeFields,
   type ViewportResultFields,
 } from './helper-fields.ts';
 import type { InstrumentationOutput, InstrumentationStatus } from './instrumentation-output.ts';
@@ -251,28 +251,9 @@ export function interpretSnapshotResult(
       { reason: 'protocol-mismatch', agentDeviceProtocol: protocol ?? null, code: output.code },
     );
   }
-  if (result['ok'] === 'false') {
-    return helperFailed(result['message'] ?? 'helper reported a failure', {
-      reason: 'helper-error',
-      errorType: result['errorType'] ?? null,
-      message: result['message'] ?? null,
-      code: output.code,
-    });
-  }
-  if (result['ok'] !== 'true') {
-    return protocolError('helper result has no ok=true|false', {
-      reason: 'missing-ok',
-      ok: result['ok'] ?? null,
-    });
-  }
-  const { typed, invalid } = typeFields(result);
-  delete typed['ok'];
-  if (invalid.length > 0) {
-    return protocolError(`helper result field ${invalid[0]} is not valid`, {
-      reason: 'invalid-field',
-      fields: invalid,
-    });
-  }
+  const verdict = okVerdict(result, 'helper result', { code: output.code });
+  if (!verdict.ok) return verdict;
+  const { typed } = verdict;
   const mode = options.mode ?? inferMode(result);
   if (mode === 'viewport') {
     for (const key of ['x', 'y', 'width', 'height']) {

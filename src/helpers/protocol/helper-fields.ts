@@ -164,3 +164,36 @@ export function hasHierarchy(xml: string): boolean {
     return false;
   return xml.lastIndexOf('</hierarchy>') > start;
 }
+
+/**
+ * The `ok` verdict shared by one-shot results and session headers: `ok=false` is the helper's own
+ * failure (HELPER_FAILED with errorType/message), anything but `ok=true` or a field of the wrong type
+ * is a protocol error; otherwise the typed fields without `ok`. `what` names the source in messages
+ * ("helper result", "session header"); `context` is added to a helper failure's details.
+ */
+export function okVerdict(
+  fields: Fields,
+  what: string,
+  context: Record<string, unknown>,
+): Failure | { ok: true; typed: Record<string, unknown> } {
+  if (fields['ok'] === 'false') {
+    return helperFailed(fields['message'] ?? 'helper reported a failure', {
+      reason: 'helper-error',
+      errorType: fields['errorType'] ?? null,
+      message: fields['message'] ?? null,
+      ...context,
+    });
+  }
+  if (fields['ok'] !== 'true') {
+    return protocolError(`${what} has no ok=true|false`, { reason: 'missing-ok', ok: fields['ok'] ?? null });
+  }
+  const { typed, invalid } = typeFields(fields);
+  delete typed['ok'];
+  if (invalid.length > 0) {
+    return protocolError(`${what} field ${invalid[0]} is not valid`, {
+      reason: 'invalid-field',
+      fields: invalid,
+    });
+  }
+  return { ok: true, typed };
+}

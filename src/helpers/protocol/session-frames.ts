@@ -9,12 +9,11 @@ import {
   type Failure,
   type GestureResultFields,
   hasHierarchy,
-  helperFailed,
+  okVerdict,
   protocolError,
   SNAPSHOT_HELPER_PROTOCOL,
   SNAPSHOT_OUTPUT_FORMAT,
   type SnapshotResultFields,
-  typeFields,
   type ViewportResultFields,
 } from './helper-fields.ts';
 import { decodeUtf8 } from './utf8.ts';
@@ -172,28 +171,9 @@ export function parseSessionResponse(bytes: Uint8Array, expected: ExpectedRespon
       },
     );
   }
-  if (headers['ok'] === 'false') {
-    return helperFailed(headers['message'] ?? 'helper reported a failure', {
-      reason: 'helper-error',
-      errorType: headers['errorType'] ?? null,
-      message: headers['message'] ?? null,
-      requestId,
-    });
-  }
-  if (headers['ok'] !== 'true') {
-    return protocolError('session response has no ok=true|false', {
-      reason: 'missing-ok',
-      ok: headers['ok'] ?? null,
-    });
-  }
-  const { typed, invalid } = typeFields(headers);
-  delete typed['ok'];
-  if (invalid.length > 0) {
-    return protocolError(`session header ${invalid[0]} is not valid`, {
-      reason: 'invalid-field',
-      fields: invalid,
-    });
-  }
+  const verdict = okVerdict(headers, 'session header', { requestId });
+  if (!verdict.ok) return verdict;
+  const { typed } = verdict;
   const bodyLength = bytes.length - split.bodyStart;
   const base = { ok: true as const, requestId, headers };
   if (expected.command === 'snapshot') {
