@@ -9,6 +9,7 @@
 import type { Command } from 'commander';
 import { BridgeError } from '../errors.ts';
 import { EXIT_FAILURE, EXIT_USAGE, ExitCode, UsageError } from './exit.ts';
+import { readInput } from './input.ts';
 
 interface CommonOptions {
   serial?: string;
@@ -58,7 +59,6 @@ function num(name: string, value: string | undefined): number {
 }
 
 async function loadManifest(source: string) {
-  const { readFile } = await import('node:fs/promises');
   const { validateManifest } = await import('../manifest/index.ts');
   let text: string;
   if (/^https?:\/\//.test(source)) {
@@ -69,7 +69,7 @@ async function loadManifest(source: string) {
     text = await res.text();
   } else {
     try {
-      text = source === '-' ? await readStdin() : await readFile(source, 'utf8');
+      text = (await readInput(source)).toString('utf8');
     } catch (err) {
       throw new UsageError(`--manifest: cannot read ${source}: ${(err as Error).message}`);
     }
@@ -87,12 +87,6 @@ async function loadManifest(source: string) {
     );
   }
   return verdict.manifest;
-}
-
-async function readStdin(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const c of process.stdin) chunks.push(c as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** Build the driver for one device, run `work`, close everything; print and map errors to exit codes. */

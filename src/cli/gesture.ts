@@ -13,7 +13,8 @@
  * lease-bound subcommands can be added beside it.
  */
 import type { Command } from 'commander';
-import { ExitCode, UsageError } from './exit.ts';
+import { ExitCode } from './exit.ts';
+import { readInput } from './input.ts';
 import { addLeaseGesture } from './lease.ts';
 
 /** A dense 120 s two-pointer plan is a few MB of JSON; anything past this is refused unparsed. */
@@ -88,7 +89,7 @@ function humanSummary(verdict: Verdict): string {
 }
 
 async function validateCommand(file: string, options: ValidateOptions): Promise<void> {
-  const bytes = await readInput(file);
+  const bytes = await readInput(file, MAX_TOUCH_PLAN_BYTES + 1);
   const verdict = await verdictOf(bytes, options.base64 === true);
   if (options.json === true) {
     process.stdout.write(
@@ -98,46 +99,4 @@ async function validateCommand(file: string, options: ValidateOptions): Promise<
     process.stdout.write(humanSummary(verdict));
   }
   if (!verdict.valid) throw new ExitCode(1);
-}
-
-/** Bytes of FILE (or stdin for `-`), at most MAX_TOUCH_PLAN_BYTES + 1. Unreadable input is a usage error. */
-async function readInput(file: string): Promise<Buffer> {
-  const limit = MAX_TOUCH_PLAN_BYTES + 1;
-  if (file === '-') {
-    const chunks: Buffer[] = [];
-    let total = 0;
-    for await (const chunk of process.stdin) {
-      const buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk));
-      chunks.push(buf);
-      total += buf.length;
-      if (total >= limit) break;
-    }
-    return Buffer.concat(chunks).subarray(0, limit);
-  }
-  const { open } = await import('node:fs/promises');
-  let handle: Awaited<ReturnType<typeof open>>;
-  try {
-    handle = await open(file, 'r');
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    throw new UsageError(`cannot read ${JSON.stringify(file)}: ${code ?? (err as Error).message}`);
-  }
-  try {
-    const chunks: Buffer[] = [];
-    let total = 0;
-    for (;;) {
-      const buf = Buffer.alloc(Math.min(1024 * 1024, limit - total));
-      const { bytesRead } = await handle.read(buf, 0, buf.length, null);
-      if (bytesRead === 0) break;
-      chunks.push(buf.subarray(0, bytesRead));
-      total += bytesRead;
-      if (total >= limit) break;
-    }
-    return Buffer.concat(chunks);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    throw new UsageError(`cannot read ${JSON.stringify(file)}: ${code ?? (err as Error).message}`);
-  } finally {
-    await handle.close();
-  }
 }

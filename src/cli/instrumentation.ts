@@ -1,37 +1,13 @@
-/**
- * `devicebridge instrumentation parse [FILE|-] [--json]`: interpret raw `am instrument -w` output of
- * the snapshot helper (a file, or stdin for `-` / no argument).
- *
- * --json prints exactly one JSON object on stdout:
- *   success  {"ok":true,"mode":"snapshot"|"viewport"|"gesture"|"session","result":{...},"xml":"..."}
- *            (`xml` for snapshots only), exit 0
- *   failure  {"ok":false,"error":{"code":"HELPER_FAILED"|"HELPER_PROTOCOL_ERROR","message":...,
- *            "retryable":...,"details":{...}}}, exit 1
- * Without --json a short human summary (the XML is not printed). Usage errors (unreadable FILE,
- * stdin is a terminal) exit 2.
- */
-import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { interpretSnapshotResult } from '../helpers/protocol/chunks.ts';
 import { parseInstrumentationOutput } from '../helpers/protocol/instrumentation-output.ts';
 import { decodeUtf8 } from '../helpers/protocol/utf8.ts';
-import { EXIT_FAILURE, ExitCode, UsageError } from './exit.ts';
+import { EXIT_FAILURE, ExitCode } from './exit.ts';
+import { readInput } from './input.ts';
 
 /** Bytes of FILE, or of stdin for `-` / undefined. Unreadable input is a usage error. */
-export async function readInputBytes(file: string | undefined): Promise<Buffer> {
-  if (file === undefined || file === '-') {
-    if (process.stdin.isTTY) throw new UsageError('no input: give FILE or pipe data to stdin');
-    const chunks: Buffer[] = [];
-    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-    return Buffer.concat(chunks);
-  }
-  try {
-    return await readFile(file);
-  } catch (err) {
-    const reason =
-      err instanceof Error && 'code' in err ? String((err as NodeJS.ErrnoException).code) : String(err);
-    throw new UsageError(`cannot read ${file}: ${reason}`);
-  }
+export function readInputBytes(file: string | undefined): Promise<Buffer> {
+  return readInput(file);
 }
 
 /** UTF-8 text of input bytes. */

@@ -9,7 +9,8 @@
  */
 import type { Command } from 'commander';
 import type { FieldError } from '../errors.ts';
-import { ExitCode, UsageError } from './exit.ts';
+import { ExitCode } from './exit.ts';
+import { readInput } from './input.ts';
 
 /** A manifest is a few hundred bytes; anything past this is refused as invalid without parsing. */
 export const MAX_MANIFEST_BYTES = 1024 * 1024;
@@ -36,7 +37,7 @@ async function validateCommand(file: string, options: ValidateOptions): Promise<
   const { KNOWN_MANIFEST_FIELDS, sanitizeForTerminal, validateManifest } = await import(
     '../manifest/index.ts'
   );
-  const bytes = await readInput(file);
+  const bytes = await readInput(file, MAX_MANIFEST_BYTES + 1);
   let errors: FieldError[];
   let manifest: Record<string, unknown> | null = null;
   const parsed = parseManifestBytes(bytes);
@@ -65,40 +66,6 @@ async function validateCommand(file: string, options: ValidateOptions): Promise<
     process.stdout.write(`${lines.join('\n')}\n`);
   }
   if (!valid) throw new ExitCode(1);
-}
-
-/** Bytes of FILE (or stdin for `-`), at most MAX_MANIFEST_BYTES + 1. Unreadable input is a usage error. */
-async function readInput(file: string): Promise<Buffer> {
-  if (file === '-') {
-    const chunks: Buffer[] = [];
-    let total = 0;
-    for await (const chunk of process.stdin) {
-      const buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk));
-      chunks.push(buf);
-      total += buf.length;
-      if (total > MAX_MANIFEST_BYTES) break;
-    }
-    return Buffer.concat(chunks).subarray(0, MAX_MANIFEST_BYTES + 1);
-  }
-  const { open } = await import('node:fs/promises');
-  try {
-    const handle = await open(file, 'r');
-    try {
-      const buf = Buffer.alloc(MAX_MANIFEST_BYTES + 1);
-      let length = 0;
-      while (length < buf.length) {
-        const { bytesRead } = await handle.read(buf, length, buf.length - length, null);
-        if (bytesRead === 0) break;
-        length += bytesRead;
-      }
-      return buf.subarray(0, length);
-    } finally {
-      await handle.close();
-    }
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    throw new UsageError(`cannot read ${JSON.stringify(file)}: ${code ?? (err as Error).message}`);
-  }
 }
 
 /** Decode (UTF-8, a leading BOM is dropped) and parse JSON; failures become one error at path "". */
