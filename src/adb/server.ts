@@ -61,6 +61,8 @@ export class AdbServer extends EventEmitter {
   #restarts = 0;
   #failures = 0;
   #restartTimer: NodeJS.Timeout | undefined;
+  /** The adb binary could not be started at all (e.g. not installed): no point retrying. */
+  #spawnError: Error | undefined;
 
   constructor(options: AdbServerOptions) {
     super();
@@ -102,6 +104,12 @@ export class AdbServer extends EventEmitter {
     const until = Date.now() + timeoutMs;
     let last: unknown;
     while (Date.now() < until) {
+      if (this.#spawnError) {
+        throw new BridgeError(
+          'UNAVAILABLE',
+          `cannot start ${this.#adbPath}: ${this.#spawnError.message} (install Debian's adb or set DEVICEBRIDGE_ADB_PATH)`,
+        );
+      }
       try {
         await pingAdbServer(this.host, this.port);
         return;
@@ -131,6 +139,13 @@ export class AdbServer extends EventEmitter {
     });
     child.on('error', (err) => {
       this.#logger?.error({ err: err.message }, 'adb server failed to start');
+      if (
+        (err as NodeJS.ErrnoException).code === 'ENOENT' ||
+        (err as NodeJS.ErrnoException).code === 'EACCES'
+      ) {
+        this.#spawnError = err;
+        this.#stopped = true;
+      }
     });
     child.on('exit', (code, signal) => {
       if (this.#child === child) this.#child = undefined;

@@ -42,10 +42,11 @@ export function registerServe(program: Command): void {
               dataDir: config.dataDir,
               store: server.services.store.description,
               leases: server.node ? (config.redisUrl ? 'redis' : 'memory') : null,
+              ...(server.deviceError ? { deviceError: server.deviceError } : {}),
               devices,
             })
           : `devicebridge listening on ${server.url} (artifacts: ${server.services.store.description}; ` +
-            `devices: ${devices === null ? 'off' : `${devices.length}, leases in ${config.redisUrl ? 'redis' : 'memory'}`})`;
+            `devices: ${devices === null ? (server.deviceError ? `unavailable: ${server.deviceError}` : 'off') : `${devices.length}, leases in ${config.redisUrl ? 'redis' : 'memory'}`})`;
         process.stdout.write(`${line}\n`);
         await new Promise<void>((resolve) => {
           const stop = (signal: string) => {

@@ -13,6 +13,8 @@ export interface RunningServer {
   services: Services;
   /** The device side (absent when disabled or unavailable). */
   node?: DeviceNode;
+  /** Why the device side is unavailable, when it failed to start. */
+  deviceError?: string;
   close(): Promise<void>;
 }
 
@@ -30,6 +32,7 @@ export async function startServer(config: Config, overrides: Partial<Services> =
   const services = buildServices(config, overrides);
   assertBindAllowed(config, services.auth.enabled);
   let node: DeviceNode | undefined;
+  let deviceError: string | undefined;
   if (config.devices && services.devices === undefined) {
     try {
       node = await startDeviceNode({ config, logger: services.logger, metrics: services.metrics, services });
@@ -40,9 +43,11 @@ export async function startServer(config: Config, overrides: Partial<Services> =
         adb: node.adb,
       });
     } catch (err) {
-      // Manifests and artifacts still work without adb; the device routes answer UNAVAILABLE.
-      services.logger.error({ err: (err as Error).message }, 'device side unavailable');
-      if (config.simulate !== 0) throw err;
+      // Manifests and artifacts still work without adb; the device routes answer UNAVAILABLE. Only
+      // an explicit `--simulate N` makes a missing device side fatal.
+      deviceError = (err as Error).message;
+      services.logger.error({ err: deviceError }, 'device side unavailable');
+      if (config.simulate > 0) throw err;
     }
   }
   const app = createApp(services);
@@ -59,6 +64,7 @@ export async function startServer(config: Config, overrides: Partial<Services> =
     port: address.port,
     services,
     ...(node ? { node } : {}),
+    ...(deviceError ? { deviceError } : {}),
     close() {
       closing ??= (async () => {
         await new Promise<void>((resolve) => {

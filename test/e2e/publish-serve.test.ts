@@ -142,6 +142,29 @@ describe('serve + release publish (e2e)', () => {
     expect(badStore.code).toBe(2);
   });
 
+  it('without adb the bridge still serves manifests and says why devices are unavailable', async () => {
+    const tmp = await tempDir();
+    cleanups.push(tmp.cleanup);
+    const server = await startCli(
+      ['serve', '--port', '0', '--data-dir', tmp.dir, '--simulate', 'auto', '--json'],
+      {
+        env: { LOG_LEVEL: 'silent', DEVICEBRIDGE_ADB_PATH: '/nonexistent/adb' },
+      },
+    );
+    cleanups.push(async () => {
+      if (server.child.exitCode === null) server.child.kill('SIGKILL');
+    });
+    const info = JSON.parse(server.firstLine) as { url: string; devices: unknown; deviceError: string };
+    expect(info.devices).toBeNull();
+    expect(info.deviceError).toContain('/nonexistent/adb');
+    expect((await fetch(`${info.url}/v1/helpers`)).status).toBe(200);
+    const devices = await fetch(`${info.url}/v1/devices`);
+    expect(devices.status).toBe(503);
+    expect(((await devices.json()) as { error: { code: string } }).error.code).toBe('UNAVAILABLE');
+    server.child.kill('SIGTERM');
+    expect(await waitForExit(server.child)).toBe(0);
+  });
+
   it('refuses a non-loopback bind without tokens (exit 2, nothing listens)', async () => {
     const tmp = await tempDir();
     cleanups.push(tmp.cleanup);
