@@ -11,6 +11,7 @@ import {
   buildSwipe,
   buildTap,
 } from '../../src/helpers/protocol/touch-plan.ts';
+import { adbHelperDevice } from '../../src/helpers/snapshot/device.ts';
 import { SnapshotDriver } from '../../src/helpers/snapshot/driver.ts';
 import { EnsureVerdicts } from '../../src/helpers/snapshot/ensure-helper.ts';
 import { normalizeSnapshot } from '../../src/snapshot/normalize.ts';
@@ -124,6 +125,8 @@ describe('snapshots, viewport and gestures through both transports', () => {
     const oneShot = await driver.snapshot({ transport: 'one-shot' });
     expect(oneShot.transport).toBe('one-shot');
     expect(oneShot.xml).toMatch(/^<\?xml[\s\S]*<hierarchy[\s\S]*<\/hierarchy>\s*$/);
+    // Reassembled from 2 KiB base64 chunks, the XML is exactly what the device shows.
+    expect(oneShot.xml).toBe(bed.sim.devices[0]!.android.device.uiXml());
     const session = await driver.snapshot({ transport: 'session' });
     expect(session.transport).toBe('session');
     expect(session.xml).toBe(oneShot.xml);
@@ -239,6 +242,20 @@ describe('faults map to typed errors and leave the device usable', () => {
     expect(auto.xml).toContain('</hierarchy>');
   });
 
+  it('auto falls back to one-shot when a running session dies, and says why', async () => {
+    const first = await driver.snapshot({ transport: 'auto' });
+    expect(first.transport).toBe('session');
+    // Something else force-stops the helper: the session's listener is gone.
+    await bed.client.shell(sim().serial, 'am force-stop com.callstack.agentdevice.snapshothelper');
+    const fallback = await driver.snapshot({ transport: 'auto' });
+    expect(fallback.transport).toBe('one-shot');
+    expect(fallback.fallback).toMatch(/closed the connection|not running|ended/);
+    expect(fallback.xml).toContain('</hierarchy>');
+    // The next auto call starts a fresh session.
+    expect((await driver.snapshot({ transport: 'auto' })).transport).toBe('session');
+    await driver.close();
+  });
+
   it('adb server killed mid-run → restarted, tunnel reconnected, device usable', async () => {
     const pid = bed.server.pid!;
     const restarted = new Promise((r) => bed.server.once('restarted', r));
@@ -342,6 +359,31 @@ describe('connection faults and the forward ledger', () => {
       .catch((e: unknown) => e);
     expect(err).toMatchObject({ retryable: true });
     await usableAgain();
+  });
+
+  it('an unauthorized device → UNAUTHORIZED_DEVICE', async () => {
+    const { startSimulator } = await import('../../src/simulator/index.ts');
+    const locked = await startSimulator({ port: 0, count: 1, requireAuth: true });
+    try {
+      const address = locked.devices[0]!.address;
+      await bed.tunnels.add(address);
+      expect(await bed.tunnels.waitFor(address, 'unauthorized', 10_000)).toBe(true);
+      const manifest = fixtureManifest('snapshot-helper-v1.apk');
+      const device = adbHelperDevice({
+        client: bed.client,
+        serial: address,
+        ledger: bed.ledger,
+        locks: bed.locks,
+      });
+      const other = new SnapshotDriver(device, manifest, {
+        verdicts: new EnsureVerdicts(),
+        apk: fixtureApk(bed.cache, 'snapshot-helper-v1.apk', manifest),
+      });
+      await expect(other.ensure()).rejects.toMatchObject({ code: 'UNAUTHORIZED_DEVICE', retryable: true });
+      await bed.tunnels.remove(address);
+    } finally {
+      await locked.close();
+    }
   });
 
   it('reconcile removes stray forwards on the bridge-owned adb server', async () => {
