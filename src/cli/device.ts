@@ -253,48 +253,24 @@ export function registerDevice(program: Command): void {
 
 /** Build a touch plan from CLI words (also used by lease-bound gesture commands). */
 export async function buildPlan(kind: string, args: string[], durationMs?: number): Promise<unknown> {
-  const tp = await import('../helpers/protocol/touch-plan.ts');
-  const need = (n: number) => {
-    if (args.length !== n) throw new UsageError(`${kind} takes ${n} numbers, got ${args.length}`);
-    return args.map((a, i) => num(`argument ${i + 1}`, a));
-  };
+  const { gestureFromWords, planForGesture } = await import('../helpers/protocol/gestures.ts');
+  const { BridgeError } = await import('../errors.ts');
   try {
-    switch (kind) {
-      case 'tap': {
-        const [x, y] = need(2) as [number, number];
-        return tp.buildTap(x, y);
-      }
-      case 'long-press': {
-        const [x, y] = need(2) as [number, number];
-        return tp.buildLongPress(x, y, durationMs);
-      }
-      case 'swipe':
-      case 'drag': {
-        const [x1, y1, x2, y2] = need(4) as [number, number, number, number];
-        return kind === 'swipe'
-          ? tp.buildSwipe({ x: x1, y: y1 }, { x: x2, y: y2 }, durationMs ?? 300)
-          : tp.buildDrag({ x: x1, y: y1 }, { x: x2, y: y2 }, durationMs ?? 400);
-      }
-      case 'pinch': {
-        const [cx, cy, from, to] = need(4) as [number, number, number, number];
-        return tp.buildPinch({ x: cx, y: cy }, from, to, durationMs ?? 300);
-      }
-      case 'rotate': {
-        const [cx, cy, r, a0, a1] = need(5) as [number, number, number, number, number];
-        return tp.buildRotate({ x: cx, y: cy }, r, a0, a1, durationMs ?? 300);
-      }
-      case 'plan': {
-        if (args.length !== 1) throw new UsageError('plan takes one file');
-        const { readFile } = await import('node:fs/promises');
-        return JSON.parse(await readFile(args[0]!, 'utf8'));
-      }
-      default:
-        throw new UsageError(
-          `unknown gesture ${JSON.stringify(kind)}: tap, long-press, swipe, drag, pinch, rotate or plan`,
-        );
+    if (kind === 'plan') {
+      if (args.length !== 1) throw new UsageError('plan takes one file');
+      return JSON.parse((await readInput(args[0])).toString('utf8'));
     }
+    return planForGesture(
+      gestureFromWords(
+        kind,
+        args.map((a, i) => num(`argument ${i + 1}`, a)),
+        durationMs,
+      ),
+    );
   } catch (err) {
-    if (err instanceof RangeError || err instanceof SyntaxError) throw new UsageError(err.message);
+    if (err instanceof SyntaxError || (err instanceof BridgeError && err.code === 'INVALID_ARGUMENT')) {
+      throw new UsageError(err.message);
+    }
     throw err;
   }
 }

@@ -2,6 +2,7 @@ import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { BridgeError } from '../../errors.ts';
 import type { LeaseRef } from '../../helpers/lease-operations.ts';
+import { type GestureSpec, planForGesture } from '../../helpers/protocol/gestures.ts';
 import type { Lease } from '../../leases/types.ts';
 import { normalizeSnapshot } from '../../snapshot/normalize.ts';
 import type { AppEnv } from '../env.ts';
@@ -416,7 +417,8 @@ export function registerLeases(app: OpenAPIHono<AppEnv>): void {
     async (c) => {
       const lease = await leaseFor(c, c.req.valid('param').id);
       const body = c.req.valid('json');
-      const plan = await planFor(body);
+      const { transport, ...spec } = body;
+      const plan = planForGesture(spec as GestureSpec);
       const g = await c.var.services.operations!.gesture(ref(lease), plan, {
         transport: body.transport ?? 'auto',
       });
@@ -432,36 +434,4 @@ export function registerLeases(app: OpenAPIHono<AppEnv>): void {
       );
     },
   );
-}
-
-async function planFor(body: z.infer<typeof GestureBody>): Promise<unknown> {
-  const tp = await import('../../helpers/protocol/touch-plan.ts');
-  try {
-    switch (body.kind) {
-      case 'tap':
-        return tp.buildTap(body.x, body.y);
-      case 'long-press':
-        return tp.buildLongPress(body.x, body.y, body.durationMs);
-      case 'swipe':
-        return tp.buildSwipe(body.from, body.to, body.durationMs ?? 300);
-      case 'drag':
-        return tp.buildDrag(body.from, body.to, body.durationMs ?? 400);
-      case 'pinch':
-        return tp.buildPinch(body.center, body.startDistance, body.endDistance, body.durationMs ?? 300);
-      case 'rotate':
-        return tp.buildRotate(
-          body.center,
-          body.radius,
-          body.startAngle,
-          body.endAngle,
-          body.durationMs ?? 300,
-        );
-      case 'plan':
-        return body.plan;
-    }
-  } catch (err) {
-    if (err instanceof RangeError)
-      throw new BridgeError('INVALID_ARGUMENT', `invalid ${body.kind}: ${err.message}`);
-    throw err;
-  }
 }
