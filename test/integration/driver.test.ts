@@ -17,6 +17,22 @@ import { EnsureVerdicts } from '../../src/helpers/snapshot/ensure-helper.ts';
 import { normalizeSnapshot } from '../../src/snapshot/normalize.ts';
 import { type DeviceBed, fixtureApk, fixtureManifest, startDeviceBed } from '../support/device-bed.ts';
 
+/** A device bed with a driver for `file` whose helper is already ensured. */
+async function bedWithDriver(
+  file: string,
+  options: { owner?: string; sim?: Parameters<typeof startDeviceBed>[0] } = {},
+): Promise<{ bed: DeviceBed; driver: SnapshotDriver }> {
+  const bed = await startDeviceBed(options.sim);
+  const manifest = fixtureManifest(file);
+  const driver = new SnapshotDriver(bed.device(), manifest, {
+    verdicts: new EnsureVerdicts(),
+    apk: fixtureApk(bed.cache, file, manifest),
+    ...(options.owner ? { owner: options.owner } : {}),
+  });
+  await driver.ensure();
+  return { bed, driver };
+}
+
 describe('ensureHelper through the real adb server', () => {
   let bed: DeviceBed;
   const verdicts = new EnsureVerdicts();
@@ -107,14 +123,7 @@ describe('snapshots, viewport and gestures through both transports', () => {
   let bed: DeviceBed;
   let driver: SnapshotDriver;
   beforeAll(async () => {
-    bed = await startDeviceBed();
-    const manifest = fixtureManifest('snapshot-helper-v2.apk');
-    driver = new SnapshotDriver(bed.device(), manifest, {
-      verdicts: new EnsureVerdicts(),
-      apk: fixtureApk(bed.cache, 'snapshot-helper-v2.apk', manifest),
-      owner: 'lease-test',
-    });
-    await driver.ensure();
+    ({ bed, driver } = await bedWithDriver('snapshot-helper-v2.apk', { owner: 'lease-test' }));
   });
   afterAll(async () => {
     await driver?.close();
@@ -186,13 +195,7 @@ describe('faults map to typed errors and leave the device usable', () => {
   let bed: DeviceBed;
   let driver: SnapshotDriver;
   beforeAll(async () => {
-    bed = await startDeviceBed();
-    const manifest = fixtureManifest('snapshot-helper-v1.apk');
-    driver = new SnapshotDriver(bed.device(), manifest, {
-      verdicts: new EnsureVerdicts(),
-      apk: fixtureApk(bed.cache, 'snapshot-helper-v1.apk', manifest),
-    });
-    await driver.ensure();
+    ({ bed, driver } = await bedWithDriver('snapshot-helper-v1.apk'));
   });
   afterAll(async () => {
     await driver?.close();
@@ -271,13 +274,7 @@ describe('a 5,000-node tree', () => {
   let bed: DeviceBed;
   let driver: SnapshotDriver;
   beforeAll(async () => {
-    bed = await startDeviceBed({ nodes: 5000 });
-    const manifest = fixtureManifest('snapshot-helper-v1.apk');
-    driver = new SnapshotDriver(bed.device(), manifest, {
-      verdicts: new EnsureVerdicts(),
-      apk: fixtureApk(bed.cache, 'snapshot-helper-v1.apk', manifest),
-    });
-    await driver.ensure();
+    ({ bed, driver } = await bedWithDriver('snapshot-helper-v1.apk', { sim: { nodes: 5000 } }));
   });
   afterAll(async () => {
     await driver?.close();
@@ -297,14 +294,7 @@ describe('connection faults and the forward ledger', () => {
   let bed: DeviceBed;
   let driver: SnapshotDriver;
   beforeAll(async () => {
-    bed = await startDeviceBed();
-    const manifest = fixtureManifest('snapshot-helper-v1.apk');
-    driver = new SnapshotDriver(bed.device(), manifest, {
-      verdicts: new EnsureVerdicts(),
-      apk: fixtureApk(bed.cache, 'snapshot-helper-v1.apk', manifest),
-      owner: 'lease-faults',
-    });
-    await driver.ensure();
+    ({ bed, driver } = await bedWithDriver('snapshot-helper-v1.apk', { owner: 'lease-faults' }));
   });
   afterAll(async () => {
     await driver?.close();
