@@ -8,6 +8,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { fixture, tempDir } from '../support/bridge.ts';
 import { runCli, startCli, waitForExit } from '../support/cli.ts';
 
+/** `devicebridge release publish ARGS...` */
+const publish = (args: string[]) => runCli(['release', 'publish', ...args]);
+
 describe('serve + release publish (e2e)', () => {
   const cleanups: Array<() => Promise<void>> = [];
   afterEach(async () => {
@@ -30,9 +33,7 @@ describe('serve + release publish (e2e)', () => {
     expect(before.status).toBe(404);
 
     const apk = fixture('snapshot-helper-v2.apk');
-    const published = await runCli([
-      'release',
-      'publish',
+    const published = await publish([
       '--apk',
       apk,
       '--version',
@@ -67,21 +68,10 @@ describe('serve + release publish (e2e)', () => {
     expect(manifest.sha256).toBe(expected);
 
     // Same bytes again: a no-op; different bytes for the same version: refused with exit 1.
-    const again = await runCli([
-      'release',
-      'publish',
-      '--apk',
-      apk,
-      '--version',
-      '0.2.0',
-      '--store',
-      `file:${tmp.dir}`,
-    ]);
+    const again = await publish(['--apk', apk, '--version', '0.2.0', '--store', `file:${tmp.dir}`]);
     expect(again.code).toBe(0);
     expect(again.stdout).toContain('already published');
-    const other = await runCli([
-      'release',
-      'publish',
+    const other = await publish([
       '--apk',
       fixture('snapshot-helper-v2-keyb.apk'),
       '--version',
@@ -101,12 +91,10 @@ describe('serve + release publish (e2e)', () => {
   it('exit codes of release publish: usage errors are 2', async () => {
     const tmp = await tempDir();
     cleanups.push(tmp.cleanup);
-    const missing = await runCli(['release', 'publish', '--version', '1.0.0', '--store', `file:${tmp.dir}`]);
+    const missing = await publish(['--version', '1.0.0', '--store', `file:${tmp.dir}`]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('--apk');
-    const noFile = await runCli([
-      'release',
-      'publish',
+    const noFile = await publish([
       '--apk',
       '/nonexistent.apk',
       '--version',
@@ -115,9 +103,7 @@ describe('serve + release publish (e2e)', () => {
       `file:${tmp.dir}`,
     ]);
     expect(noFile.code).toBe(2);
-    const badArgs = await runCli([
-      'release',
-      'publish',
+    const badArgs = await publish([
       '--apk',
       fixture('snapshot-helper-v1.apk'),
       '--version',
@@ -129,9 +115,7 @@ describe('serve + release publish (e2e)', () => {
     ]);
     expect(badArgs.code).toBe(2);
     expect(badArgs.stderr).toContain('installArgs.2');
-    const badStore = await runCli([
-      'release',
-      'publish',
+    const badStore = await publish([
       '--apk',
       fixture('snapshot-helper-v1.apk'),
       '--version',
