@@ -52,6 +52,7 @@ export interface ManifestInfo {
   targetSdk: number | null;
   testOnly: boolean;
   debuggable: boolean;
+  /** Fully qualified class names (`.Foo` resolved against the package). */
   instrumentations: Array<{ name: string; targetPackage: string }>;
 }
 

@@ -9,7 +9,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { BridgeError, isBridgeError } from '../errors.ts';
-import { parseBinaryManifest } from './apk-manifest.ts';
+import { type ManifestInfo, parseBinaryManifest } from './apk-manifest.ts';
 import { signerCertSha256s } from './apk-signing.ts';
 import { extractZipEntry, findZipEntry, invalidApk, readZipDirectory } from './apk-zip.ts';
 
@@ -19,17 +19,11 @@ export interface ApkInstrumentation {
   targetPackage: string;
 }
 
-export interface ApkInfo {
-  packageName: string;
-  /** android:versionCode (0 when absent, as on Android). */
-  versionCode: number;
-  versionName: string | null;
-  /** null when absent or a preview codename. */
-  minSdk: number | null;
-  targetSdk: number | null;
-  testOnly: boolean;
-  debuggable: boolean;
-  instrumentations: ApkInstrumentation[];
+/**
+ * What the binary AndroidManifest says (versionCode is 0 when absent, as on Android; SDK levels are
+ * null when absent or a preview codename), plus the signer certificates.
+ */
+export interface ApkInfo extends ManifestInfo {
   /**
    * sha256 (lower hex) of each signer's certificate DER, as `apksigner verify --print-certs` prints
    * "certificate SHA-256 digest". From the v2 signature scheme block if present, else v3, else the

@@ -3,12 +3,21 @@
  * parsed JSON of the response; an error response throws `BridgeClientError` with the server's stable
  * `code`, the HTTP status, `retryable` and the `requestId` to quote in a bug report.
  */
+import type { GestureSpec } from '../helpers/protocol/gestures.ts';
 import type { EnsureResult } from '../helpers/snapshot/ensure-helper.ts';
 import type { Lease, LeaseSelector, TeardownRecord } from '../leases/types.ts';
 import type { HelperManifest } from '../manifest/index.ts';
 import type { NormalizedSnapshot } from '../snapshot/normalize.ts';
 
-export type { EnsureResult, HelperManifest, Lease, LeaseSelector, NormalizedSnapshot, TeardownRecord };
+export type {
+  EnsureResult,
+  GestureSpec,
+  HelperManifest,
+  Lease,
+  LeaseSelector,
+  NormalizedSnapshot,
+  TeardownRecord,
+};
 
 export interface ClientOptions {
   /** Default: env DEVICEBRIDGE_URL, else http://127.0.0.1:7100. */
@@ -83,21 +92,7 @@ export interface ViewportResponse {
   elapsedMs: number;
 }
 
-export type Point = { x: number; y: number };
-export type GestureRequest =
-  | { kind: 'tap'; x: number; y: number }
-  | { kind: 'long-press'; x: number; y: number; durationMs?: number }
-  | { kind: 'swipe' | 'drag'; from: Point; to: Point; durationMs?: number }
-  | { kind: 'pinch'; center: Point; startDistance: number; endDistance: number; durationMs?: number }
-  | {
-      kind: 'rotate';
-      center: Point;
-      radius: number;
-      startAngle: number;
-      endAngle: number;
-      durationMs?: number;
-    }
-  | { kind: 'plan'; plan: unknown };
+export type GestureRequest = GestureSpec;
 
 export interface GestureResponse {
   transport: 'session' | 'one-shot';
