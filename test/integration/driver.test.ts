@@ -302,11 +302,17 @@ describe('connection faults and the forward ledger', () => {
   });
   const sim = () => bed.sim.devices[0]!;
 
+  /** Wait until the bridge sees the device leave `device`; pull the cable again if adb raced back in. */
   async function leftDeviceState(timeoutMs = 15_000): Promise<string> {
     const until = Date.now() + timeoutMs;
+    let kicked = Date.now();
     while (Date.now() < until) {
       const state = bed.tunnels.status(sim().address)?.state ?? 'absent';
       if (state !== 'device') return state;
+      if (Date.now() - kicked > 2000) {
+        sim().disconnectAll();
+        kicked = Date.now();
+      }
       await new Promise((r) => setTimeout(r, 50));
     }
     return 'device';

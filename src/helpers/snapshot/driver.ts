@@ -106,7 +106,18 @@ export class SnapshotDriver {
   }
 
   /** Run `viaSession`, or one-shot, per the transport; `auto` falls back on session failure. */
-  async #serve<T>(
+  #serve<T>(
+    request: DriverRequest,
+    viaSession: (s: HelperSession) => Promise<T>,
+    viaOneShot: () => Promise<T>,
+  ): Promise<{ value: T } & Served> {
+    // Reads of the device run concurrently, never during an install (ensure holds the write lock).
+    return this.#device.locks.withRead(this.#device.serial, () =>
+      this.#serveUnlocked(request, viaSession, viaOneShot),
+    );
+  }
+
+  async #serveUnlocked<T>(
     request: DriverRequest,
     viaSession: (s: HelperSession) => Promise<T>,
     viaOneShot: () => Promise<T>,
