@@ -27,8 +27,14 @@ export function createApp(services: Services): OpenAPIHono<AppEnv> {
     await next();
     const route = c.req.routePath ?? 'unknown';
     const labels = { method: c.req.method, route };
+    const seconds = (performance.now() - started) / 1000;
     services.metrics.httpRequests.inc({ ...labels, status: String(c.res.status) });
-    services.metrics.httpDuration.observe(labels, (performance.now() - started) / 1000);
+    services.metrics.httpDuration.observe(labels, seconds);
+    // The access log: never headers (tokens) or query strings (presigned URLs).
+    c.var.logger.info(
+      { method: c.req.method, route, status: c.res.status, ms: Math.round(seconds * 100_000) / 100 },
+      'request',
+    );
   });
   app.use('*', authenticate());
   app.use(

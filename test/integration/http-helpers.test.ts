@@ -369,3 +369,39 @@ describe('helpers and artifacts: security', () => {
     expect(mine.headers.get('x-request-id')).toBe('req-42.a_b');
   });
 });
+
+describe('logs', () => {
+  it('carry the requestId and never a token, on success and on failure', async () => {
+    const { Writable } = await import('node:stream');
+    const { createLogger } = await import('../../src/observability/logger.ts');
+    const lines: string[] = [];
+    const sink = new Writable({
+      write(chunk, _enc, done) {
+        lines.push(String(chunk));
+        done();
+      },
+    });
+    const bridge = await testBridge({ auth: testTokens() });
+    try {
+      Object.assign(bridge.services, { logger: createLogger('debug', sink) });
+      const app = (await import('../../src/server/app.ts')).createApp(bridge.services);
+      const ok = await upload({ ...bridge, app }, V1, '0.1.0', { token: ADMIN_TOKEN });
+      expect(ok.status).toBe(201);
+      const refused = await app.request('/metrics', { headers: { Authorization: `Bearer ${CLIENT_TOKEN}` } });
+      expect(refused.status).toBe(403);
+      const unknown = await app.request('/metrics', {
+        headers: { Authorization: 'Bearer not-a-real-token-xyz' },
+      });
+      expect(unknown.status).toBe(401);
+      await new Promise((r) => setImmediate(r));
+      const text = lines.join('');
+      expect(text).toContain(ok.headers.get('x-request-id')!);
+      expect(text).toContain('"route":"/v1/helpers/:name/releases"');
+      expect(text).toContain('release publish');
+      for (const secret of [ADMIN_TOKEN, CLIENT_TOKEN, 'not-a-real-token-xyz'])
+        expect(text).not.toContain(secret);
+    } finally {
+      await bridge.cleanup();
+    }
+  });
+});
