@@ -2,6 +2,9 @@
 // Entry point of the `devicebridge` command: registers the TypeScript loader, then runs the CLI.
 import { register } from 'tsx/esm/api';
 
+// The AWS SDK is pinned to the last line that supports Node 20 (package.json); its notice that later
+// versions need Node 22 is known and would only clutter `--json` output on stderr.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 register();
 const { main } = await import('./main.ts');
 process.exitCode = await main(process.argv);
