@@ -110,10 +110,14 @@ async function withDriver(
   const { EnsureVerdicts } = await import('../helpers/snapshot/ensure-helper.ts');
   const config = loadConfig(process.env, {});
   const cache = new ArtifactCache(path.join(config.dataDir, 'cache', 'apk'));
+  const { checkSignerPin } = await import('../helpers/apk-source.ts');
   const apk = async () => {
-    if (opts.apk) return (await cache.importFile(opts.apk, manifest.sha256)).path;
-    if (manifest.apkUrl === null) throw new UsageError('the manifest has apkUrl null: give --apk FILE');
-    return (await cache.fetch(manifest.apkUrl, manifest.sha256)).path;
+    let path: string;
+    if (opts.apk) path = (await cache.importFile(opts.apk, manifest.sha256)).path;
+    else if (manifest.apkUrl === null) throw new UsageError('the manifest has apkUrl null: give --apk FILE');
+    else path = (await cache.fetch(manifest.apkUrl, manifest.sha256)).path;
+    await checkSignerPin(path, manifest);
+    return path;
   };
   const runtime = await AdbRuntime.start({
     port: config.adbPort,

@@ -4,6 +4,7 @@
  * `apkUrl: null` and their bytes live in the bridge's own artifact store; foreign manifests name an
  * `apkUrl` that is fetched once per node.
  */
+import { readApkInfo } from '../artifacts/apk-reader.ts';
 import type { ArtifactCache } from '../artifacts/cache.ts';
 import { FsArtifactStore } from '../artifacts/fs-store.ts';
 import type { ArtifactStore } from '../artifacts/store.ts';
@@ -11,24 +12,51 @@ import { BridgeError } from '../errors.ts';
 import type { HelperManifest } from '../manifest/index.ts';
 import { artifactKey } from '../releases/layout.ts';
 
+/**
+ * When the manifest pins the signer (`signingCertSha256`), the APK must be signed by exactly that
+ * certificate: a manifest that names the wrong signer is refused before anything reaches a device.
+ */
+export async function checkSignerPin(apkPath: string, manifest: HelperManifest): Promise<void> {
+  const pin = manifest.signingCertSha256;
+  if (pin === undefined) return;
+  const { signerCertSha256 } = await readApkInfo(apkPath);
+  if (!signerCertSha256.includes(pin)) {
+    throw new BridgeError(
+      'CHECKSUM_MISMATCH',
+      `${manifest.name} ${manifest.version}: the APK is not signed by the pinned certificate ${pin}`,
+      { details: { signingCertSha256: pin, actual: signerCertSha256 } },
+    );
+  }
+}
+
 export function apkSource(
   cache: ArtifactCache,
   store: ArtifactStore,
   manifest: HelperManifest,
 ): () => Promise<string> {
   return async () => {
-    const key = artifactKey(manifest.sha256);
-    if (store instanceof FsArtifactStore && (await store.stat(key)) !== null) {
-      return (await cache.importFile(store.pathFor(key), manifest.sha256)).path;
-    }
-    const storeUrl = (await store.stat(key)) !== null ? await store.downloadUrl(key) : null;
-    const url = storeUrl ?? manifest.apkUrl;
-    if (url === null) {
-      throw new BridgeError(
-        'NOT_FOUND',
-        `no artifact with sha256 ${manifest.sha256} for ${manifest.name} ${manifest.version}`,
-      );
-    }
-    return (await cache.fetch(url, manifest.sha256)).path;
+    const path = await fetchApk(cache, store, manifest);
+    await checkSignerPin(path, manifest);
+    return path;
   };
+}
+
+async function fetchApk(
+  cache: ArtifactCache,
+  store: ArtifactStore,
+  manifest: HelperManifest,
+): Promise<string> {
+  const key = artifactKey(manifest.sha256);
+  if (store instanceof FsArtifactStore && (await store.stat(key)) !== null) {
+    return (await cache.importFile(store.pathFor(key), manifest.sha256)).path;
+  }
+  const storeUrl = (await store.stat(key)) !== null ? await store.downloadUrl(key) : null;
+  const url = storeUrl ?? manifest.apkUrl;
+  if (url === null) {
+    throw new BridgeError(
+      'NOT_FOUND',
+      `no artifact with sha256 ${manifest.sha256} for ${manifest.name} ${manifest.version}`,
+    );
+  }
+  return (await cache.fetch(url, manifest.sha256)).path;
 }
