@@ -48,6 +48,17 @@ export function pingAdbServer(host: string, port: number, timeoutMs = 1000): Pro
   });
 }
 
+/** Ask an adb server to exit (`host:kill`). */
+export function killAdbServer(host: string, port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect({ host, port });
+    socket.on('connect', () => socket.write('0009host:kill'));
+    socket.on('close', () => resolve());
+    socket.on('error', reject);
+    socket.setTimeout(2000, () => socket.destroy());
+  });
+}
+
 export class AdbServer extends EventEmitter {
   readonly host: string;
   readonly port: number;
@@ -61,6 +72,7 @@ export class AdbServer extends EventEmitter {
   #restarts = 0;
   #failures = 0;
   #restartTimer: NodeJS.Timeout | undefined;
+  #watchdog: NodeJS.Timeout | undefined;
   /** The adb binary could not be started at all (e.g. not installed): no point retrying. */
   #spawnError: Error | undefined;
 
@@ -96,8 +108,38 @@ export class AdbServer extends EventEmitter {
 
   async start(timeoutMs = 15_000): Promise<void> {
     this.#stopped = false;
-    if (!this.#external) this.#spawn();
+    if (!this.#external) {
+      // A server already answering on our private port is a leftover of an earlier bridge (killed
+      // before it could stop its child): adopt it, and watch it since we get no exit event.
+      const running = await pingAdbServer(this.host, this.port, 300).then(
+        () => true,
+        () => false,
+      );
+      if (running) {
+        this.#logger?.info(
+          { port: this.port },
+          'adopting the adb server already running on the private port',
+        );
+        this.#watchAdopted();
+      } else {
+        this.#spawn();
+      }
+    }
     await this.waitUntilReady(timeoutMs);
+  }
+
+  #watchAdopted(): void {
+    this.#watchdog = setInterval(() => {
+      void pingAdbServer(this.host, this.port, 1000).catch(() => {
+        if (this.#stopped || this.#child) return;
+        clearInterval(this.#watchdog);
+        this.#watchdog = undefined;
+        this.#logger?.warn({ port: this.port }, 'adopted adb server is gone; starting our own');
+        this.emit('exit', { code: null, signal: null });
+        void this.#restart();
+      });
+    }, 2000);
+    this.#watchdog.unref();
   }
 
   async waitUntilReady(timeoutMs = 15_000): Promise<void> {
@@ -178,6 +220,12 @@ export class AdbServer extends EventEmitter {
   async stop(): Promise<void> {
     this.#stopped = true;
     if (this.#restartTimer) clearTimeout(this.#restartTimer);
+    if (this.#watchdog) {
+      // An adopted server on our private port is ours to end too.
+      clearInterval(this.#watchdog);
+      this.#watchdog = undefined;
+      await killAdbServer(this.host, this.port).catch(() => undefined);
+    }
     const child = this.#child;
     this.#child = undefined;
     if (!child || child.exitCode !== null) return;
