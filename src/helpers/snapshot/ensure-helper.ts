@@ -10,7 +10,6 @@
  */
 import { installFailedError, parsePmInstallOutput, REINSTALLABLE_FAILURES } from '../../adb/errors.ts';
 import { quoteShellArg, shellCommand } from '../../adb/shell-quote.ts';
-import { BridgeError } from '../../errors.ts';
 import { assertInstallArgs, type HelperManifest } from '../../manifest/index.ts';
 import type { HelperDevice } from './device.ts';
 
@@ -220,16 +219,4 @@ export async function ensureHelper(
       roundTrips: roundTrips + done.trips,
     });
   });
-}
-
-export function requireInstalled(result: EnsureResult): void {
-  if (result.action === 'none' && result.before !== 'current') {
-    throw new BridgeError(
-      'HELPER_INSTALL_FAILED',
-      `helper ${result.packageName} is ${result.before} and the policy is "never"`,
-      {
-        details: { before: result.before },
-      },
-    );
-  }
 }
