@@ -13,6 +13,7 @@
 import { Redis } from 'ioredis';
 import { BridgeError } from '../errors.ts';
 import { compareIds } from './memory-store.ts';
+import { NODE_STALE_MS, type NodeDirectory } from './nodes.ts';
 import type { DeviceRecord, DeviceStore } from './types.ts';
 
 export const DEVICE_HASH_TAG = '{devicebridge}';
@@ -175,5 +176,44 @@ export class RedisDeviceStore implements DeviceStore {
 
   async close(): Promise<void> {
     if (this.#owned) await this.#redis.quit().catch(() => this.#redis.disconnect());
+  }
+}
+
+/**
+ * The node directory on Redis: one hash `<prefix>{devicebridge}:nodes` of node → `{"url","at"}`.
+ * Single-key operations only; a stale entry is ignored by readers (and replaced by the next beat).
+ */
+export class RedisNodeDirectory implements NodeDirectory {
+  readonly #client: Redis;
+  readonly #owned: boolean;
+  readonly #key: string;
+  readonly #now: () => number;
+
+  constructor(options: { url?: string; client?: Redis; prefix?: string; now?: () => number } = {}) {
+    this.#owned = options.client === undefined;
+    this.#client =
+      options.client ?? new Redis(options.url ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: 3 });
+    this.#key = `${options.prefix ?? 'devicebridge:'}${DEVICE_HASH_TAG}:nodes`;
+    this.#now = options.now ?? Date.now;
+  }
+
+  async announce(node: string, url: string): Promise<void> {
+    await this.#client.hset(this.#key, node, JSON.stringify({ url, at: this.#now() }));
+  }
+
+  async urlOf(node: string): Promise<string | null> {
+    const raw = await this.#client.hget(this.#key, node);
+    if (raw === null) return null;
+    try {
+      const entry = JSON.parse(raw) as { url?: unknown; at?: unknown };
+      if (typeof entry.url !== 'string' || typeof entry.at !== 'number') return null;
+      return this.#now() - entry.at < NODE_STALE_MS ? entry.url : null;
+    } catch {
+      return null;
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.#owned) await this.#client.quit().catch(() => undefined);
   }
 }

@@ -5,6 +5,7 @@ import { BridgeError } from '../errors.ts';
 import type { AppEnv, Services } from './env.ts';
 import { authenticate } from './middleware/auth.ts';
 import { notFound, onError, validationHook } from './middleware/errors.ts';
+import { ownerProxy } from './middleware/owner-proxy.ts';
 import { requestId } from './middleware/request-id.ts';
 import { registerArtifacts } from './routes/artifacts.ts';
 import { registerDevices } from './routes/devices.ts';
@@ -53,6 +54,7 @@ export function createApp(services: Services): OpenAPIHono<AppEnv> {
   registerManifests(app);
   registerReleases(app);
   registerDevices(app);
+  app.use('/v1/leases/*', ownerProxy());
   registerLeases(app);
 
   app.doc31('/v1/openapi.json', {

@@ -2,6 +2,7 @@ import type { HttpBindings } from '@hono/node-server';
 import type { AdbRuntime } from '../adb/runtime.ts';
 import type { ArtifactStore } from '../artifacts/store.ts';
 import type { Config } from '../config.ts';
+import type { NodeDirectory } from '../devices/nodes.ts';
 import type { DeviceRegistry } from '../devices/registry.ts';
 import type { LeaseOperations } from '../helpers/lease-operations.ts';
 import type { LeaseManager } from '../leases/manager.ts';
@@ -25,6 +26,8 @@ export interface Services {
   leases?: LeaseManager;
   operations?: LeaseOperations;
   adb?: AdbRuntime;
+  /** This node's name and the directory of every node's URL (scale-out). */
+  node?: { name: string; nodes: NodeDirectory };
 }
 
 export interface AppEnv {

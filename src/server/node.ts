@@ -10,6 +10,7 @@ import { ArtifactCache } from '../artifacts/cache.ts';
 import type { Config } from '../config.ts';
 import { endpointPolicyFromEnv } from '../devices/endpoint-policy.ts';
 import { MemoryDeviceStore } from '../devices/memory-store.ts';
+import { MemoryNodeDirectory, NODE_STALE_MS, type NodeDirectory } from '../devices/nodes.ts';
 import { DeviceRegistry } from '../devices/registry.ts';
 import type { DeviceStore } from '../devices/types.ts';
 import { BridgeError } from '../errors.ts';
@@ -23,6 +24,12 @@ import type { Simulator } from '../simulator/index.ts';
 import type { Services } from './env.ts';
 
 export interface DeviceNode {
+  /** This node's name (owner of the devices it drives). */
+  name: string;
+  /** Where every node answers, for handing lease-scoped calls to a device's owner. */
+  nodes: NodeDirectory;
+  /** Record this node's URL now and keep it fresh (a heartbeat) until close. */
+  announce(url: string): Promise<void>;
   adb: AdbRuntime;
   devices: DeviceRegistry;
   leases: LeaseManager;
@@ -42,14 +49,22 @@ export interface DeviceNodeOptions {
   deviceStore?: DeviceStore;
 }
 
-async function stores(config: Config): Promise<{ leaseStore: LeaseStore; deviceStore: DeviceStore }> {
-  if (config.redisUrl === undefined)
-    return { leaseStore: new MemoryLeaseStore(), deviceStore: new MemoryDeviceStore() };
+async function stores(
+  config: Config,
+): Promise<{ leaseStore: LeaseStore; deviceStore: DeviceStore; nodes: NodeDirectory }> {
+  if (config.redisUrl === undefined) {
+    return {
+      leaseStore: new MemoryLeaseStore(),
+      deviceStore: new MemoryDeviceStore(),
+      nodes: new MemoryNodeDirectory(),
+    };
+  }
   const { RedisLeaseStore } = await import('../leases/redis-store.ts');
-  const { RedisDeviceStore } = await import('../devices/redis-store.ts');
+  const { RedisDeviceStore, RedisNodeDirectory } = await import('../devices/redis-store.ts');
   return {
     leaseStore: new RedisLeaseStore({ url: config.redisUrl, prefix: config.redisPrefix }),
     deviceStore: new RedisDeviceStore({ url: config.redisUrl, prefix: config.redisPrefix }),
+    nodes: new RedisNodeDirectory({ url: config.redisUrl, prefix: config.redisPrefix }),
   };
 }
 
@@ -63,7 +78,7 @@ export async function startDeviceNode(options: DeviceNodeOptions): Promise<Devic
       .slice(0, 40)}-${process.pid}`;
   const built =
     options.leaseStore && options.deviceStore
-      ? { leaseStore: options.leaseStore, deviceStore: options.deviceStore }
+      ? { leaseStore: options.leaseStore, deviceStore: options.deviceStore, nodes: new MemoryNodeDirectory() }
       : await stores(config);
   const adb = await AdbRuntime.start({
     port: config.adbPort,
@@ -96,11 +111,8 @@ export async function startDeviceNode(options: DeviceNodeOptions): Promise<Devic
       if (record.ownerNode !== node) {
         throw new BridgeError(
           'UNAVAILABLE',
-          `device ${deviceId} is driven by bridge node ${record.ownerNode}; send lease-scoped calls there`,
-          {
-            retryable: false,
-            details: { ownerNode: record.ownerNode, node },
-          },
+          `device ${deviceId} is driven by bridge node ${record.ownerNode}, which is not answering; retry later`,
+          { details: { ownerNode: record.ownerNode, node } },
         );
       }
       return record.serial;
@@ -164,13 +176,27 @@ export async function startDeviceNode(options: DeviceNodeOptions): Promise<Devic
     'device node started',
   );
 
+  let heartbeat: NodeJS.Timeout | undefined;
   return {
+    name: node,
+    nodes: built.nodes,
+    async announce(url: string) {
+      const beat = () =>
+        built.nodes
+          .announce(node, url)
+          .catch((err: Error) => logger.warn({ err: err.message }, 'node heartbeat failed'));
+      await beat();
+      clearInterval(heartbeat);
+      heartbeat = setInterval(() => void beat(), NODE_STALE_MS / 3);
+      heartbeat.unref();
+    },
     adb,
     devices,
     leases,
     operations,
     ...(simulator ? { simulator } : {}),
     async close() {
+      clearInterval(heartbeat);
       clearInterval(gauges);
       await leases!.stop();
       await devices.stop();
@@ -179,6 +205,7 @@ export async function startDeviceNode(options: DeviceNodeOptions): Promise<Devic
       await simulator?.close();
       await built.leaseStore.close();
       await built.deviceStore.close();
+      await built.nodes.close();
     },
   };
 }

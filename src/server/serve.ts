@@ -41,6 +41,7 @@ export async function startServer(config: Config, overrides: Partial<Services> =
         leases: node.leases,
         operations: node.operations,
         adb: node.adb,
+        node: { name: node.name, nodes: node.nodes },
       });
     } catch (err) {
       // Manifests and artifacts still work without adb; the device routes answer UNAVAILABLE. Only
@@ -58,6 +59,8 @@ export async function startServer(config: Config, overrides: Partial<Services> =
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${host}:${address.port}`;
+  // Other nodes hand lease-scoped calls for our devices to this URL.
+  await node?.announce(config.publicUrl ?? url);
   let closing: Promise<void> | undefined;
   return {
     url,

@@ -4,16 +4,17 @@
  * for LEASE_E2E_SECONDS (default 20 s). An independent log of holders (kept here, in the test
  * process) must never show two holders of one device at once, fencing tokens must increase in
  * holding order, and every lease must end released or expired with no forward left behind.
- * Then: a bridge holding a lease is killed; a new bridge still sees the lease, and it expires with
- * its teardown recorded once.
+ * Any node accepts a lease-scoped call and forwards it to the node that drives the device. Then: a
+ * bridge holding a lease is killed; a new bridge still sees the lease, and it expires with its
+ * teardown recorded once.
  */
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tempDir } from '../support/bridge.ts';
-import { startCli, waitForExit } from '../support/cli.ts';
+import { fixture, tempDir } from '../support/bridge.ts';
+import { runCli, startCli, waitForExit } from '../support/cli.ts';
 import { freePortCandidate } from '../support/device-bed.ts';
 
 const SECONDS = Number(process.env['LEASE_E2E_SECONDS'] ?? 20);
@@ -86,6 +87,18 @@ describe('four bridges on one Redis (e2e)', () => {
 
   beforeAll(async () => {
     tmp = await tempDir();
+    // node-0 has the snapshot helper published (each node here has its own filesystem store).
+    const published = await runCli([
+      'release',
+      'publish',
+      '--apk',
+      fixture('snapshot-helper-v2.apk'),
+      '--version',
+      '0.2.0',
+      '--store',
+      `file:${tmp.dir}/node-0`,
+    ]);
+    expect(published.code).toBe(0);
     for (const [i, n] of SIMULATED.entries())
       nodes.push(await startNode(`${tmp.dir}/node-${i}`, `node-${i}`, n));
   }, 120_000);
@@ -195,7 +208,7 @@ describe('four bridges on one Redis (e2e)', () => {
     (SECONDS + 90) * 1000,
   );
 
-  it('a lease-scoped call on a node that does not drive the device names the owner', async () => {
+  it('any node accepts a lease-scoped call: it is forwarded to the node that drives the device', async () => {
     const devices = (await http(nodes[0]!.url, 'GET', '/v1/devices')).json.devices as Array<{
       id: string;
       ownerNode: string;
@@ -203,15 +216,23 @@ describe('four bridges on one Redis (e2e)', () => {
     const owned = devices.find((d) => d.ownerNode === 'node-0')!;
     const lease = (
       await http(nodes[1]!.url, 'POST', '/v1/leases', { selector: { deviceId: owned.id }, waitSeconds: 5 })
-    ).json as {
-      id: string;
-    };
-    const elsewhere = await http(nodes[1]!.url, 'POST', `/v1/leases/${lease.id}/snapshot`, {});
-    expect(elsewhere.status).toBe(503);
-    expect(elsewhere.json.error).toMatchObject({ code: 'UNAVAILABLE', details: { ownerNode: 'node-0' } });
-    // On the owner the call reaches the helper side (no helper is published on these bridges: 404).
-    const owner = await http(nodes[0]!.url, 'POST', `/v1/leases/${lease.id}/snapshot`, {});
-    expect(owner.status).toBe(404);
+    ).json as { id: string };
+    const res = await fetch(`${nodes[1]!.url}/v1/leases/${lease.id}/snapshot`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ transport: 'one-shot', format: 'xml' }),
+    });
+    expect(res.status, await res.clone().text()).toBe(200);
+    expect(res.headers.get('x-devicebridge-forwarded-by')).toBe('node-0');
+    const body = (await res.json()) as { transport: string; xml: string };
+    expect(body.transport).toBe('one-shot');
+    expect(body.xml).toContain('</hierarchy>');
+    const gesture = await http(nodes[2]!.url, 'POST', `/v1/leases/${lease.id}/gestures`, {
+      kind: 'tap',
+      x: 10,
+      y: 10,
+    });
+    expect(gesture.status).toBe(200);
     expect((await http(nodes[2]!.url, 'DELETE', `/v1/leases/${lease.id}`)).status).toBe(200);
   });
 
