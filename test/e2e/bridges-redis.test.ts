@@ -245,6 +245,8 @@ describe('four bridges on one Redis (e2e)', () => {
     expect(lease.id).toBeTruthy();
     victim.child.kill('SIGKILL');
     await waitForExit(victim.child);
+    // A SIGKILLed bridge cannot stop its adb server: end it here so the test leaves nothing behind.
+    await promisify(execFile)('adb', ['-P', String(victim.adbPort), 'kill-server']).catch(() => undefined);
     const replacement = await startNode(`${tmp.dir}/node-3b`, 'node-3b', 1);
     nodes[3] = replacement;
     const seen = await http(replacement.url, 'GET', `/v1/leases/${lease.id}`);

@@ -318,10 +318,12 @@ describe('connection faults and the forward ledger', () => {
     return 'device';
   }
 
+  // A link that keeps failing can make each step wait out its full deadline (a one-shot's command
+  // deadline, then the force-stop's), so these tests get two minutes.
   async function usableAgain(): Promise<void> {
     sim().setFaults({});
     // Ready means a real round trip works, not only that adb lists it.
-    const until = Date.now() + 20_000;
+    const until = Date.now() + 40_000;
     let ok = false;
     while (!ok && Date.now() < until) {
       ok = await bed.client.shell(sim().serial, 'echo ok', { timeoutMs: 2000 }).then(
@@ -345,7 +347,7 @@ describe('connection faults and the forward ledger', () => {
     expect(err).toMatchObject({ retryable: true });
     expect(['DEVICE_OFFLINE', 'TIMEOUT']).toContain((err as { code: string }).code);
     await usableAgain();
-  });
+  }, 120_000);
 
   it('a connection dropped mid-transfer → a retryable typed error; usable after reconnect', async () => {
     sim().setFaults({ dropAfterBytes: 4000 });
@@ -355,7 +357,7 @@ describe('connection faults and the forward ledger', () => {
       .catch((e: unknown) => e);
     expect(err).toMatchObject({ retryable: true });
     await usableAgain();
-  });
+  }, 120_000);
 
   it('an unauthorized device → UNAUTHORIZED_DEVICE', async () => {
     const { startSimulator } = await import('../../src/simulator/index.ts');
