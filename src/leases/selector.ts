@@ -46,7 +46,9 @@ export function validateSelector(input: unknown): LeaseSelector {
     const out: LeaseSelector = {};
     const s = parsed.data;
     if (s.deviceId !== undefined) out.deviceId = s.deviceId;
-    if (s.labels !== undefined) out.labels = { ...s.labels };
+    // From the validated input itself: zod's record drops a `__proto__` key (it assigns through the
+    // setter), which would silently widen the selector. Own data properties keep every key.
+    if (s.labels !== undefined) out.labels = ownLabels((input as { labels: Record<string, string> }).labels);
     if (s.sdkMin !== undefined) out.sdkMin = s.sdkMin;
     if (s.sdkMax !== undefined) out.sdkMax = s.sdkMax;
     return out;
@@ -57,6 +59,14 @@ export function validateSelector(input: unknown): LeaseSelector {
   }));
   const first = errors[0];
   throw invalidArgument(first ? `invalid ${first.path}: ${first.message}` : 'invalid selector', errors);
+}
+
+function ownLabels(labels: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(labels)) {
+    Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+  }
+  return out;
 }
 
 /**

@@ -108,3 +108,13 @@ describe('queueKeyFor', () => {
     );
   });
 });
+
+describe('validateSelector and reserved-looking keys', () => {
+  it('keeps a __proto__ label as a label (never drops it, never pollutes)', () => {
+    const s = validateSelector(JSON.parse('{"labels":{"__proto__":"x","team":"a"}}'));
+    expect(Object.keys(s.labels ?? {})).toEqual(['__proto__', 'team']);
+    expect(Object.getPrototypeOf(s.labels)).toBe(Object.prototype);
+    expect(({} as Record<string, unknown>)['x']).toBeUndefined();
+    expect(queueKeyFor(s)).toContain('__proto__');
+  });
+});
