@@ -104,7 +104,10 @@ export function registerDevices(app: OpenAPIHono<AppEnv>): void {
       const body = c.req.valid('json');
       const record = await registry.register({
         endpoint: body.endpoint,
-        ...(body.labels ? { labels: body.labels } : {}),
+        // Raw labels: the registry validates them and keeps every key (zod's record output drops `__proto__`).
+        ...(body.labels
+          ? { labels: ((await c.req.json()) as { labels: Record<string, string> }).labels }
+          : {}),
         ...(body.provider ? { provider: body.provider } : {}),
         source: 'api',
       });

@@ -161,7 +161,9 @@ export function registerLeases(app: OpenAPIHono<AppEnv>): void {
       requireDevices(c.var.services);
       const body = c.req.valid('json');
       const lease = await c.var.services.leases!.acquire({
-        selector: body.selector,
+        // The raw selector: the route schema documents it, the manager validates it (zod's record
+        // output would drop a `__proto__` label key).
+        selector: ((await c.req.json()) as { selector?: unknown }).selector ?? {},
         ...(body.ttlSeconds === undefined ? {} : { ttlSeconds: body.ttlSeconds }),
         ...(body.waitSeconds === undefined ? {} : { waitSeconds: body.waitSeconds }),
         tenant: principal.tenant,
