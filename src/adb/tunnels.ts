@@ -102,6 +102,11 @@ export class TunnelManager extends EventEmitter {
     if (this.#stopped || !this.#tunnels.has(t.endpoint)) return;
     t.attempts += 1;
     try {
+      // adb keeps retrying an offline transport on its own schedule (and its backoff grows); after
+      // two of our attempts found it still offline, drop it so `connect` opens a fresh transport.
+      if (t.state === 'offline' && t.attempts > 2) {
+        await this.#client.disconnect(t.endpoint, { timeoutMs: 5000 }).catch(() => undefined);
+      }
       await this.#client.connect(t.endpoint, { timeoutMs: 10_000 });
       const found = (await this.#client.devices()).find((d) => d.serial === t.endpoint);
       this.#set(t, found?.state ?? 'absent');

@@ -2,7 +2,7 @@
  * The snapshot-helper driver end to end: the bridge's own adb server (real Debian adb), simulated
  * devices over TCP, fixture APKs through the artifact cache. Nothing mocked.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   buildDrag,
   buildLongPress,
@@ -301,6 +301,15 @@ describe('connection faults and the forward ledger', () => {
     await bed?.close();
   });
   const sim = () => bed.sim.devices[0]!;
+  // What happened when, for the failure message of a test that waits on a real link.
+  let trace: string[] = [];
+  let t0 = 0;
+  const step = (what: string) =>
+    trace.push(`${Date.now() - t0}ms ${what} [tunnel ${bed.tunnels.status(sim().address)?.state}]`);
+  beforeEach(() => {
+    trace = [];
+    t0 = Date.now();
+  });
 
   /** Wait until the bridge sees the device leave `device`; pull the cable again if adb raced back in. */
   async function leftDeviceState(timeoutMs = 15_000): Promise<string> {
@@ -322,17 +331,22 @@ describe('connection faults and the forward ledger', () => {
   // deadline, then the force-stop's), so these tests get two minutes.
   async function usableAgain(): Promise<void> {
     sim().setFaults({});
+    step('fault lifted');
     // Ready means a real round trip works, not only that adb lists it.
     const until = Date.now() + 40_000;
     let ok = false;
     while (!ok && Date.now() < until) {
       ok = await bed.client.shell(sim().serial, 'echo ok', { timeoutMs: 2000 }).then(
         (r) => r.stdout.toString() === 'ok\n',
-        () => false,
+        (e: Error) => {
+          step(`probe: ${e.message.slice(0, 80)}`);
+          return false;
+        },
       );
       if (!ok) await new Promise((r) => setTimeout(r, 100));
     }
-    expect(ok).toBe(true);
+    expect(ok, trace.join('\n')).toBe(true);
+    step('probe ok');
     expect((await driver.snapshot({ transport: 'one-shot' })).xml).toContain('</hierarchy>');
   }
 
@@ -341,9 +355,11 @@ describe('connection faults and the forward ledger', () => {
     sim().setFaults({ offlineAfterMs: 1 });
     sim().disconnectAll();
     expect(await leftDeviceState()).not.toBe('device');
+    step('left device state');
     const err = await driver
       .snapshot({ transport: 'one-shot', capture: { timeoutMs: 500 } })
       .catch((e: unknown) => e);
+    step(`snapshot failed: ${(err as Error).message?.slice(0, 80)}`);
     expect(err).toMatchObject({ retryable: true });
     expect(['DEVICE_OFFLINE', 'TIMEOUT']).toContain((err as { code: string }).code);
     await usableAgain();
@@ -355,6 +371,7 @@ describe('connection faults and the forward ledger', () => {
     const err = await driver
       .snapshot({ transport: 'one-shot', capture: { timeoutMs: 500 } })
       .catch((e: unknown) => e);
+    step(`snapshot failed: ${(err as Error).message?.slice(0, 80)}`);
     expect(err).toMatchObject({ retryable: true });
     await usableAgain();
   }, 120_000);

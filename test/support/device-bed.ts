@@ -27,8 +27,9 @@ export interface DeviceBed {
   close(): Promise<void>;
 }
 
+/** A random port below the kernel's ephemeral range (32768+), where listeners on port 0 land. */
 export function freePortCandidate(): number {
-  return 20000 + Math.floor(Math.random() * 20000);
+  return 20000 + Math.floor(Math.random() * 12000);
 }
 
 export async function startDeviceBed(options: SimulatorOptions = {}): Promise<DeviceBed> {
