@@ -47,10 +47,11 @@ async function fetchApk(
   manifest: HelperManifest,
 ): Promise<string> {
   const key = artifactKey(manifest.sha256);
-  if (store instanceof FsArtifactStore && (await store.stat(key)) !== null) {
+  const stored = (await store.stat(key)) !== null;
+  if (stored && store instanceof FsArtifactStore) {
     return (await cache.importFile(store.pathFor(key), manifest.sha256)).path;
   }
-  const storeUrl = (await store.stat(key)) !== null ? await store.downloadUrl(key) : null;
+  const storeUrl = stored ? await store.downloadUrl(key) : null;
   const url = storeUrl ?? manifest.apkUrl;
   if (url === null) {
     throw new BridgeError(

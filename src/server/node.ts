@@ -16,7 +16,7 @@ import type { DeviceStore } from '../devices/types.ts';
 import { BridgeError } from '../errors.ts';
 import { LeaseOperations } from '../helpers/lease-operations.ts';
 import { LeaseManager } from '../leases/manager.ts';
-import { MemoryLeaseStore } from '../leases/memory-store.ts';
+import { openLeaseStore } from '../leases/open-store.ts';
 import type { LeaseStore } from '../leases/types.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { Metrics } from '../observability/metrics.ts';
@@ -52,20 +52,27 @@ export interface DeviceNodeOptions {
 async function stores(
   config: Config,
 ): Promise<{ leaseStore: LeaseStore; deviceStore: DeviceStore; nodes: NodeDirectory }> {
+  const leaseStore = await openLeaseStore({ redisUrl: config.redisUrl, redisPrefix: config.redisPrefix });
   if (config.redisUrl === undefined) {
-    return {
-      leaseStore: new MemoryLeaseStore(),
-      deviceStore: new MemoryDeviceStore(),
-      nodes: new MemoryNodeDirectory(),
-    };
+    return { leaseStore, deviceStore: new MemoryDeviceStore(), nodes: new MemoryNodeDirectory() };
   }
-  const { RedisLeaseStore } = await import('../leases/redis-store.ts');
   const { RedisDeviceStore, RedisNodeDirectory } = await import('../devices/redis-store.ts');
   return {
-    leaseStore: new RedisLeaseStore({ url: config.redisUrl, prefix: config.redisPrefix }),
+    leaseStore,
     deviceStore: new RedisDeviceStore({ url: config.redisUrl, prefix: config.redisPrefix }),
     nodes: new RedisNodeDirectory({ url: config.redisUrl, prefix: config.redisPrefix }),
   };
+}
+
+/** Hand the device side to the HTTP services (the routes find it there). */
+export function attachDeviceNode(services: Services, node: DeviceNode): void {
+  Object.assign(services, {
+    devices: node.devices,
+    leases: node.leases,
+    operations: node.operations,
+    adb: node.adb,
+    node: { name: node.name, nodes: node.nodes },
+  });
 }
 
 export async function startDeviceNode(options: DeviceNodeOptions): Promise<DeviceNode> {

@@ -4,7 +4,7 @@ import { serve as nodeServe, type ServerType } from '@hono/node-server';
 import { type Config, ConfigError, isLoopbackHost } from '../config.ts';
 import { createApp } from './app.ts';
 import type { Services } from './env.ts';
-import { type DeviceNode, startDeviceNode } from './node.ts';
+import { attachDeviceNode, type DeviceNode, startDeviceNode } from './node.ts';
 import { buildServices } from './services.ts';
 
 export interface RunningServer {
@@ -36,13 +36,7 @@ export async function startServer(config: Config, overrides: Partial<Services> =
   if (config.devices && services.devices === undefined) {
     try {
       node = await startDeviceNode({ config, logger: services.logger, metrics: services.metrics, services });
-      Object.assign(services, {
-        devices: node.devices,
-        leases: node.leases,
-        operations: node.operations,
-        adb: node.adb,
-        node: { name: node.name, nodes: node.nodes },
-      });
+      attachDeviceNode(services, node);
     } catch (err) {
       // Manifests and artifacts still work without adb; the device routes answer UNAVAILABLE. Only
       // an explicit `--simulate N` makes a missing device side fatal.

@@ -92,7 +92,7 @@ export async function testDeviceBridge(
     env?: Record<string, string>;
   } = {},
 ): Promise<DeviceBridge> {
-  const { startDeviceNode } = await import('../../src/server/node.ts');
+  const { attachDeviceNode, startDeviceNode } = await import('../../src/server/node.ts');
   const { publishRelease } = await import('../../src/releases/publish.ts');
   const { freePortCandidate } = await import('./device-bed.ts');
   const { dir, cleanup } = await tempDir();
@@ -120,12 +120,7 @@ export async function testDeviceBridge(
     metrics: services.metrics,
     services,
   });
-  Object.assign(services, {
-    devices: node.devices,
-    leases: node.leases,
-    operations: node.operations,
-    adb: node.adb,
-  });
+  attachDeviceNode(services, node);
   const app = createApp(services);
   return {
     config,
