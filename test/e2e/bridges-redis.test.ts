@@ -13,8 +13,8 @@ import { randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fixture, tempDir } from '../support/bridge.ts';
-import { runCli, startCli, waitForExit } from '../support/cli.ts';
+import { tempDir } from '../support/bridge.ts';
+import { publishFixtureHelper, startCli, waitForExit } from '../support/cli.ts';
 import { freePortCandidate } from '../support/device-bed.ts';
 
 const SECONDS = Number(process.env['LEASE_E2E_SECONDS'] ?? 20);
@@ -88,17 +88,7 @@ describe('four bridges on one Redis (e2e)', () => {
   beforeAll(async () => {
     tmp = await tempDir();
     // node-0 has the snapshot helper published (each node here has its own filesystem store).
-    const published = await runCli([
-      'release',
-      'publish',
-      '--apk',
-      fixture('snapshot-helper-v2.apk'),
-      '--version',
-      '0.2.0',
-      '--store',
-      `file:${tmp.dir}/node-0`,
-    ]);
-    expect(published.code).toBe(0);
+    await publishFixtureHelper(`${tmp.dir}/node-0`);
     for (const [i, n] of SIMULATED.entries())
       nodes.push(await startNode(`${tmp.dir}/node-${i}`, `node-${i}`, n));
   }, 120_000);

@@ -5,8 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DeviceBridgeClient } from '../../src/client/index.ts';
-import { fixture, tempDir } from '../support/bridge.ts';
-import { runCli, startCli, waitForExit } from '../support/cli.ts';
+import { tempDir } from '../support/bridge.ts';
+import { publishFixtureHelper, runCli, startCli, waitForExit } from '../support/cli.ts';
 import { freePortCandidate } from '../support/device-bed.ts';
 
 describe('serve --simulate 2 driven through the typed client and the CLI (e2e)', () => {
@@ -17,17 +17,7 @@ describe('serve --simulate 2 driven through the typed client and the CLI (e2e)',
 
   beforeAll(async () => {
     tmp = await tempDir();
-    const published = await runCli([
-      'release',
-      'publish',
-      '--apk',
-      fixture('snapshot-helper-v2.apk'),
-      '--version',
-      '0.2.0',
-      '--store',
-      `file:${tmp.dir}`,
-    ]);
-    expect(published.code).toBe(0);
+    await publishFixtureHelper(tmp.dir);
     server = await startCli(['serve', '--port', '0', '--data-dir', tmp.dir, '--simulate', '2', '--json'], {
       env: { DEVICEBRIDGE_ADB_PORT: String(freePortCandidate()), LOG_LEVEL: 'silent' },
     });

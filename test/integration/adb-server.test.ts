@@ -4,15 +4,9 @@
  */
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { AdbServer, pingAdbServer } from '../../src/adb/server.ts';
+import { AdbServer } from '../../src/adb/server.ts';
 import { freePortCandidate } from '../support/device-bed.ts';
-
-async function answers(port: number): Promise<boolean> {
-  return pingAdbServer('127.0.0.1', port, 500).then(
-    () => true,
-    () => false,
-  );
-}
+import { answers } from './support/adb-server.ts';
 
 describe('AdbServer', () => {
   it('never uses the default port 5037', () => {

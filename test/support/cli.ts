@@ -83,3 +83,19 @@ export function waitForExit(child: ChildProcess, timeoutMs = 15_000): Promise<nu
     });
   });
 }
+
+/** `devicebridge release publish` of the snapshot-helper fixture (v2) into a `file:` data dir. */
+export async function publishFixtureHelper(dataDir: string): Promise<void> {
+  const apk = new URL('../fixtures/apk/snapshot-helper-v2.apk', import.meta.url).pathname;
+  const res = await runCli([
+    'release',
+    'publish',
+    '--apk',
+    apk,
+    '--version',
+    '0.2.0',
+    '--store',
+    `file:${dataDir}`,
+  ]);
+  if (res.code !== 0) throw new Error(`publishing the fixture helper failed (${res.code}): ${res.stderr}`);
+}

@@ -5,9 +5,9 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { connect as netConnect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pingAdbServer } from '../../../src/adb/server.ts';
 
 export interface AdbResult {
   stdout: Buffer;
@@ -56,23 +56,11 @@ function sleep(ms: number): Promise<void> {
 }
 
 /** True when an adb server answers `host:version` on `port`. */
-function answers(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = netConnect({ port, host: '127.0.0.1' });
-    let reply = '';
-    const done = (ok: boolean): void => {
-      socket.destroy();
-      resolve(ok);
-    };
-    socket.setTimeout(1000, () => done(false));
-    socket.on('error', () => done(false));
-    socket.on('connect', () => socket.write('000chost:version'));
-    socket.on('data', (chunk) => {
-      reply += chunk.toString('latin1');
-      if (reply.length >= 4) done(reply.startsWith('OKAY'));
-    });
-    socket.on('close', () => done(false));
-  });
+export function answers(port: number): Promise<boolean> {
+  return pingAdbServer('127.0.0.1', port, 1000).then(
+    () => true,
+    () => false,
+  );
 }
 
 function run(args: string[], env: NodeJS.ProcessEnv, opts: AdbRunOptions = {}): Promise<AdbResult> {
