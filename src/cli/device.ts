@@ -9,7 +9,7 @@
 import type { Command } from 'commander';
 import { BridgeError } from '../errors.ts';
 import { EXIT_FAILURE, EXIT_USAGE, ExitCode, UsageError } from './exit.ts';
-import { readInput } from './input.ts';
+import { intFlag, readInput } from './input.ts';
 
 interface CommonOptions {
   serial?: string;
@@ -44,13 +44,6 @@ function withCommon(cmd: Command): Command {
     .option('--json', 'print one JSON object');
 }
 
-function int(name: string, value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  if (!/^\d{1,9}$/.test(value))
-    throw new UsageError(`${name} must be a non-negative integer, got ${JSON.stringify(value)}`);
-  return Number(value);
-}
-
 function num(name: string, value: string | undefined): number {
   const n = Number(value);
   if (value === undefined || value.trim() === '' || !Number.isFinite(n))
@@ -60,27 +53,20 @@ function num(name: string, value: string | undefined): number {
 
 async function loadManifest(source: string) {
   const { validateManifest } = await import('../manifest/index.ts');
-  let text: string;
+  const { MAX_MANIFEST_BYTES, parseManifestBytes } = await import('./manifest.ts');
+  let bytes: Uint8Array;
   if (/^https?:\/\//.test(source)) {
     const res = await fetch(source).catch((err: Error) => {
       throw new UsageError(`--manifest: cannot fetch ${source}: ${err.message}`);
     });
     if (!res.ok) throw new UsageError(`--manifest: ${source} answered ${res.status}`);
-    text = await res.text();
+    bytes = new Uint8Array(await res.arrayBuffer());
   } else {
-    try {
-      text = (await readInput(source)).toString('utf8');
-    } catch (err) {
-      throw new UsageError(`--manifest: cannot read ${source}: ${(err as Error).message}`);
-    }
+    bytes = await readInput(source, MAX_MANIFEST_BYTES + 1);
   }
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (err) {
-    throw new UsageError(`--manifest: not JSON: ${(err as Error).message}`);
-  }
-  const verdict = validateManifest(raw);
+  const parsed = parseManifestBytes(bytes);
+  if ('error' in parsed) throw new UsageError(`--manifest: ${parsed.error.message}`);
+  const verdict = validateManifest(parsed.value);
   if (!verdict.valid) {
     throw new UsageError(
       `--manifest is invalid: ${verdict.errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`,
@@ -169,7 +155,7 @@ function capture(opts: CommonOptions) {
     ['waitForIdleTimeoutMs', opts.waitForIdleTimeoutMs],
   ];
   for (const [k, v] of pairs) {
-    const n = int(`--${k.replace(/[A-Z]/g, (m) => `-${m.toLowerCase()}`)}`, v);
+    const n = intFlag(`--${k.replace(/[A-Z]/g, (m) => `-${m.toLowerCase()}`)}`, v);
     if (n !== undefined) c[k] = n;
   }
   return c;

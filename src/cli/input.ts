@@ -46,3 +46,12 @@ export async function readInput(file: string | undefined, limit = Number.MAX_SAF
     await handle.close();
   }
 }
+
+/** A non-negative integer flag of at most `maxDigits` digits; undefined when the flag is absent. */
+export function intFlag(name: string, value: string | undefined, maxDigits = 9): number | undefined {
+  if (value === undefined) return undefined;
+  if (!new RegExp(`^\\d{1,${maxDigits}}$`).test(value)) {
+    throw new UsageError(`${name} must be a non-negative integer, got ${JSON.stringify(value)}`);
+  }
+  return Number(value);
+}

@@ -7,6 +7,7 @@
  */
 import type { Command } from 'commander';
 import { EXIT_FAILURE, EXIT_USAGE, ExitCode, UsageError } from './exit.ts';
+import { intFlag } from './input.ts';
 
 interface ClientFlags {
   url?: string;
@@ -61,11 +62,8 @@ function common(cmd: Command): Command {
     .option('--json', 'print one JSON object');
 }
 
-function int(flag: string, value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  if (!/^\d{1,7}$/.test(value)) throw new UsageError(`${flag} must be a non-negative integer`);
-  return Number(value);
-}
+/** Lease flags (seconds, SDK levels) have at most 7 digits. */
+const int = (flag: string, value: string | undefined) => intFlag(flag, value, 7);
 
 function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
