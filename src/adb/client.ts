@@ -61,6 +61,8 @@ export interface Forward {
 }
 
 const DEFAULT_TIMEOUT = 30_000;
+/** How long the rest of a `FAIL` reply (its message) may take once the status arrived. */
+const FAIL_REST_MS = 2000;
 
 /** adbkit's PushTransfer/PullTransfer, as far as we use them. */
 interface Transfer extends EventEmitter {
@@ -129,8 +131,24 @@ export class AdbClient extends EventEmitter {
   }
 
   /** Track device state changes; `change` events carry {serial, state}. Call `stop()` to end. */
-  async trackDevices(): Promise<{ events: EventEmitter; stop(): void }> {
-    const tracker = await this.#client.trackDevices();
+  async trackDevices(deadline: Deadline = {}): Promise<{ events: EventEmitter; stop(): void }> {
+    const pending = this.#client.trackDevices();
+    let tracker: Awaited<typeof pending>;
+    try {
+      tracker = await withDeadline(
+        pending,
+        { timeoutMs: DEFAULT_TIMEOUT, ...deadline },
+        'track devices',
+        () =>
+          // A tracker that opens after the deadline is ended at once.
+          void Promise.resolve(pending).then(
+            (late) => late.end(),
+            () => undefined,
+          ),
+      );
+    } catch (err) {
+      throw mapAdbError(err, { operation: 'track devices' });
+    }
     const events = new EventEmitter();
     const emit = (d: { id: string; type: string }) => events.emit('change', { serial: d.id, state: d.type });
     tracker.on('add', emit);
@@ -175,7 +193,14 @@ export class AdbClient extends EventEmitter {
       () => socket.destroy(),
     );
     if (reply.toString('latin1') !== 'OKAY') {
-      const rest = await readAll(socket).catch(() => Buffer.alloc(0));
+      // `FAIL` + hex4 length + message; the server closes after it. readExactly paused the socket:
+      // read the rest flowing, and never longer than the deadline (or FAIL_REST_MS) allows.
+      const rest = await withDeadline(
+        readAll(socket),
+        { timeoutMs: Math.min(deadline.timeoutMs ?? DEFAULT_TIMEOUT, FAIL_REST_MS), signal: deadline.signal },
+        'shell open',
+        () => socket.destroy(),
+      ).catch(() => Buffer.alloc(0));
       socket.destroy();
       throw mapAdbError(new Error(`${reply.toString('latin1')}${rest.subarray(4).toString()}`), {
         operation: 'shell',
@@ -296,7 +321,6 @@ export class AdbClient extends EventEmitter {
       );
       if (reply.toString('latin1') !== 'OKAY') throw new Error(`exec refused: ${reply.toString('latin1')}`);
       const body = readAll(s);
-      s.resume();
       return await withDeadline(body, { timeoutMs: DEFAULT_TIMEOUT, ...deadline }, 'exec', () => s.destroy());
     } catch (err) {
       socket?.destroy();
@@ -469,6 +493,10 @@ function mapConnectError(err: unknown, endpoint: string): BridgeError {
   return e;
 }
 
+/**
+ * Everything until the peer closes. Callers bound it with `withDeadline`. The socket is resumed:
+ * a socket `readExactly` paused would otherwise never deliver its data nor its end.
+ */
 function readAll(socket: Socket): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -476,6 +504,7 @@ function readAll(socket: Socket): Promise<Buffer> {
     socket.once('end', () => resolve(Buffer.concat(chunks)));
     socket.once('close', () => resolve(Buffer.concat(chunks)));
     socket.once('error', reject);
+    socket.resume();
   });
 }
 
