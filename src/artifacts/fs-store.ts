@@ -91,6 +91,29 @@ function conflict(key: string, why: string): BridgeError {
 
 const MISSING = new Set(['ENOENT', 'ENOTDIR', 'EISDIR']);
 
+/** How long `putIfMatch` waits for another writer's lock before answering UNAVAILABLE. */
+const LOCK_WAIT_MS = 10_000;
+/** A lock file older than this was left by a crashed writer (a compare-and-swap holds it for milliseconds). */
+const LOCK_STALE_MS = 30_000;
+
+/**
+ * Break a stale lock: move it aside under a unique name (only one breaker can), and put it back if it
+ * turns out to be a fresh lock that replaced the stale one in the meantime.
+ */
+async function breakStaleLock(lockPath: string, dir: string): Promise<void> {
+  const grave = path.join(dir, `.~stale-${randomBytes(8).toString('hex')}`);
+  try {
+    await rename(lockPath, grave);
+  } catch {
+    return; // someone else broke or released it
+  }
+  const st = await stat(grave).catch(() => null);
+  if (st !== null && Date.now() - st.mtimeMs <= LOCK_STALE_MS) {
+    await link(grave, lockPath).catch(() => undefined);
+  }
+  await unlink(grave).catch(() => undefined);
+}
+
 export class FsArtifactStore implements ArtifactStore {
   readonly kind = 'fs' as const;
   readonly description: string;
@@ -143,6 +166,80 @@ export class FsArtifactStore implements ArtifactStore {
     validateKey(key);
     const info = await this.#write(key, { kind: 'bytes', bytes: toBytes(body) }, 'create', options);
     return info !== null;
+  }
+
+  /**
+   * Compare-and-swap under a per-key lock file (`.~lock-<name>` beside the object, created with
+   * O_EXCL): read the current object's sha256 ETag, compare, write through temp file + rename (or
+   * hard link when the key must be absent), release. A lock left by a crashed writer is broken after
+   * LOCK_STALE_MS.
+   */
+  async putIfMatch(
+    key: string,
+    body: Uint8Array | string,
+    expectedEtag: string | null,
+    options: PutOptions = {},
+  ): Promise<ObjectInfo | null> {
+    validateKey(key);
+    const bytes = toBytes(body);
+    const release = await this.#lock(key);
+    try {
+      const current = await this.getVersioned(key);
+      if ((current?.etag ?? null) !== expectedEtag) return null;
+      return await this.#write(
+        key,
+        { kind: 'bytes', bytes },
+        expectedEtag === null ? 'create' : 'replace',
+        options,
+      );
+    } finally {
+      await release();
+    }
+  }
+
+  async getVersioned(key: string): Promise<{ body: Buffer; etag: string } | null> {
+    const body = await this.get(key);
+    if (body === null) return null;
+    return { body, etag: `"${createHash('sha256').update(body).digest('hex')}"` };
+  }
+
+  /** Take the lock file of `key`; resolves the function that releases it. */
+  async #lock(key: string): Promise<() => Promise<void>> {
+    const target = this.#inside(this.#root, key);
+    const dir = path.dirname(target);
+    const lockPath = path.join(dir, `.~lock-${path.basename(target)}`);
+    const token = `${process.pid} ${randomBytes(8).toString('hex')}\n`;
+    const deadline = Date.now() + LOCK_WAIT_MS;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await mkdir(dir, { recursive: true });
+        await writeAll(lockPath, Buffer.from(token));
+        break;
+      } catch (err) {
+        const code = errno(err);
+        if (code === 'ENOTDIR') throw conflict(key, 'a parent path segment is an existing object');
+        if (code === 'ENOENT' && attempt < 5) continue; // a concurrent delete pruned the directory
+        if (code !== 'EEXIST') throw fsError('lock', key, err);
+      }
+      const st = await stat(lockPath).catch(() => null);
+      if (st !== null && Date.now() - st.mtimeMs > LOCK_STALE_MS) {
+        await breakStaleLock(lockPath, dir);
+        continue;
+      }
+      if (Date.now() > deadline) {
+        throw new BridgeError(
+          'UNAVAILABLE',
+          `artifact store: ${JSON.stringify(key)} stayed locked by another writer for ${LOCK_WAIT_MS} ms`,
+          { retryable: true, details: { key } },
+        );
+      }
+      await new Promise((resolve) => setTimeout(resolve, 2 + Math.floor(Math.random() * 10)));
+    }
+    return async () => {
+      // Remove the lock only while it is still ours (a stale-lock breaker may have taken it).
+      const held = await readFile(lockPath, 'utf8').catch(() => null);
+      if (held === token) await unlink(lockPath).catch(() => undefined);
+    };
   }
 
   async get(key: string): Promise<Buffer | null> {

@@ -7,7 +7,10 @@
  * the header (s3rver does) degrade to plain head-then-put: two racing creators can then both see
  * "absent" and the later write wins while both resolve true. Immutability checks above the store
  * (same version, different bytes) must therefore compare content after writing when running on
- * such a server.
+ * such a server (publishing reads the manifest back and derives everything from what it reads).
+ *
+ * `putIfMatch` (the compare-and-swap `latest` moves with) sends `If-Match: <etag>` or
+ * `If-None-Match: *` and never falls back: on a server that refuses conditional writes it fails.
  */
 import { createReadStream } from 'node:fs';
 import { Transform } from 'node:stream';
@@ -309,6 +312,68 @@ export class S3ArtifactStore implements ArtifactStore {
     }
     options.onProgress?.(bytes.length, bytes.length);
     return true;
+  }
+
+  /**
+   * Compare-and-swap with S3 conditional writes: `If-Match: <etag>` (or `If-None-Match: *` when the
+   * key must be absent); the server decides atomically. 412 PreconditionFailed, 409
+   * ConditionalRequestConflict (a concurrent conditional write won) and 404 (the object was deleted
+   * under an If-Match) resolve null. A server that rejects conditional writes (501) is refused
+   * rather than degraded to a blind overwrite: callers rely on the swap being atomic. Servers that
+   * silently ignore the headers (s3rver) cannot be detected here.
+   */
+  async putIfMatch(
+    key: string,
+    body: Uint8Array | string,
+    expectedEtag: string | null,
+    options: PutOptions = {},
+  ): Promise<ObjectInfo | null> {
+    const objectKey = this.objectKey(key);
+    const bytes = toBytes(body);
+    try {
+      const out = await this.#client.send(
+        new PutObjectCommand({
+          Bucket: this.#bucket,
+          Key: objectKey,
+          Body: bytes,
+          ContentLength: bytes.length,
+          ...(expectedEtag === null ? { IfNoneMatch: '*' } : { IfMatch: expectedEtag }),
+          ...(options.contentType === undefined ? {} : { ContentType: options.contentType }),
+        }),
+      );
+      return {
+        key,
+        size: bytes.length,
+        etag: out.ETag ?? '""',
+        lastModified: new Date(),
+        ...(options.contentType === undefined ? {} : { contentType: options.contentType }),
+      };
+    } catch (err) {
+      const status = statusOf(err);
+      if (status === 412 || status === 409) return null;
+      if (status === 404 && expectedEtag !== null && nameOf(err) !== 'NoSuchBucket') return null;
+      if (status === 501 || (status === 400 && /NotImplemented/.test(nameOf(err)))) {
+        throw new BridgeError(
+          'UNAVAILABLE',
+          `S3 putIfMatch s3://${this.#bucket}/${objectKey}: the server does not support conditional writes (If-Match / If-None-Match), which publishing needs`,
+          { retryable: false, details: { op: 'putIfMatch', key, status } },
+        );
+      }
+      throw this.#error('putIfMatch', key, err);
+    }
+  }
+
+  async getVersioned(key: string): Promise<{ body: Buffer; etag: string } | null> {
+    const objectKey = this.objectKey(key);
+    try {
+      const out = await this.#client.send(new GetObjectCommand({ Bucket: this.#bucket, Key: objectKey }));
+      const body =
+        out.Body === undefined ? Buffer.alloc(0) : Buffer.from(await out.Body.transformToByteArray());
+      return { body, etag: out.ETag ?? '""' };
+    } catch (err) {
+      if (isMissing(err)) return null;
+      throw this.#error('getVersioned', key, err);
+    }
   }
 
   async get(key: string): Promise<Buffer | null> {

@@ -42,7 +42,21 @@ export interface ArtifactStore {
   putFile(key: string, filePath: string, options?: PutOptions): Promise<ObjectInfo>;
   /** Create only if absent; resolves false (and writes nothing) when the key exists. */
   putIfAbsent(key: string, body: Uint8Array | string, options?: PutOptions): Promise<boolean>;
+  /**
+   * Compare-and-swap: write `body` only if the key's current entity tag is `expectedEtag` (`null`:
+   * only if the key is absent), atomically with respect to every other `putIfMatch`/`putIfAbsent`
+   * on the same key. Resolves the new object's info, or null (and writes nothing) when the
+   * precondition did not hold; the caller re-reads with `getVersioned` and decides again.
+   */
+  putIfMatch(
+    key: string,
+    body: Uint8Array | string,
+    expectedEtag: string | null,
+    options?: PutOptions,
+  ): Promise<ObjectInfo | null>;
   get(key: string): Promise<Buffer | null>;
+  /** An object's bytes together with the entity tag of exactly those bytes (for `putIfMatch`); null when absent. */
+  getVersioned(key: string): Promise<{ body: Buffer; etag: string } | null>;
   stat(key: string): Promise<ObjectInfo | null>;
   /**
    * Stream an object, optionally a byte range (inclusive end, clamped to the object's last byte).

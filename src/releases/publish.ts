@@ -1,7 +1,10 @@
 /**
  * Publishing a helper release: read the APK's own metadata, cross-check it against what the
- * publisher said, upload the content-addressed artifact, write the checksum file and the manifest
- * (create-only: a published version is immutable), then move the `latest` pointer last.
+ * publisher said, upload the content-addressed artifact, then create the manifest (create-only: a
+ * published version is immutable). The manifest is the commit point: the checksum file is written
+ * from the manifest that won, and the `latest` pointer moves last, forwards only, with a
+ * compare-and-swap, so concurrent publishers (threads, processes, machines sharing a store) never
+ * leave a checksum that disagrees with its manifest nor move `latest` backwards.
  */
 import path from 'node:path';
 import { readApkInfo } from '../artifacts/apk-reader.ts';
@@ -18,7 +21,7 @@ import {
   validateManifest,
 } from '../manifest/index.ts';
 import { artifactKey, checksumKey, latestKey, manifestKey } from './layout.ts';
-import { ReleaseRepository } from './repository.ts';
+import { formatLatestPointer, parseLatestPointer, ReleaseRepository } from './repository.ts';
 
 export const SNAPSHOT_HELPER_NAME = 'android-snapshot-helper';
 export const DEFAULT_INSTALL_ARGS = ['install', '-r', '-t'];
@@ -163,14 +166,12 @@ export async function publishRelease(store: ArtifactStore, request: PublishReque
   const existing = await repo.getManifest(name, version);
   if (existing !== null) {
     if (!sameRelease(existing, manifest)) throw conflict(existing);
-    return {
-      status: 'unchanged',
-      manifest: existing,
-      latest: (await repo.getLatestVersion(name)) === version,
-    };
+    // Same bytes: finish what a publisher that stopped after the commit point may have left undone.
+    return { status: 'unchanged', manifest: existing, latest: await completeRelease(store, existing) };
   }
 
-  // 1. The artifact (content-addressed: identical bytes are already there under the same key).
+  // 1. The artifact (content-addressed: identical bytes are already there under the same key; a
+  //    losing publisher leaves at most an unreferenced blob, never a visible inconsistency).
   const key = artifactKey(manifest.sha256);
   const present = await store.stat(key);
   if (present === null || present.size !== manifest.sizeBytes) {
@@ -182,15 +183,9 @@ export async function publishRelease(store: ArtifactStore, request: PublishReque
     request.onProgress?.(present.size, present.size);
   }
 
-  // 2. The checksum file, then the manifest (create-only: a concurrent publisher may have won).
-  const checksumName = manifest.checksumName ?? `${manifest.assetName ?? name}.sha256`;
-  await store.put(
-    checksumKey(name, version, checksumName),
-    `${manifest.sha256}  ${manifest.assetName ?? name}\n`,
-    {
-      contentType: 'text/plain; charset=utf-8',
-    },
-  );
+  // 2. The manifest, create-only: the commit point. Exactly one concurrent publisher of a version
+  //    creates it; everything after is derived from the manifest that won, read back from the store
+  //    (which also catches a store whose create-only write is not atomic).
   const created = await store.putIfAbsent(
     manifestKey(name, version),
     `${JSON.stringify(manifest, null, 2)}\n`,
@@ -198,17 +193,65 @@ export async function publishRelease(store: ArtifactStore, request: PublishReque
       contentType: 'application/json',
     },
   );
-  if (!created) {
-    const winner = await repo.getManifest(name, version);
-    if (winner === null || !sameRelease(winner, manifest)) throw conflict(winner ?? manifest);
-    return { status: 'unchanged', manifest: winner, latest: (await repo.getLatestVersion(name)) === version };
+  const winner = await repo.getManifest(name, version);
+  if (winner === null) {
+    throw new BridgeError(
+      'UNAVAILABLE',
+      `the manifest of ${name} ${version} is not visible after writing it`,
+      {
+        retryable: true,
+      },
+    );
   }
+  if (!sameRelease(winner, manifest)) throw conflict(winner);
+  return {
+    status: created ? 'published' : 'unchanged',
+    manifest: winner,
+    latest: await completeRelease(store, winner),
+  };
+}
 
-  // 3. The latest pointer, last, and only forwards: publishing an older version never rolls it back.
-  const current = await repo.getLatestVersion(name);
-  const latest = current === null || compareSemver(version, current) > 0;
-  if (latest) {
-    await store.put(latestKey(name), `${JSON.stringify({ version })}\n`, { contentType: 'application/json' });
+/**
+ * Everything after the commit point, derived from the committed manifest only and idempotent, so
+ * any publisher of the same bytes (the winner, a racer, a retry after a crash) may run it: the
+ * checksum file, then `latest`. Resolves whether `latest` names this version.
+ */
+async function completeRelease(store: ArtifactStore, manifest: HelperManifest): Promise<boolean> {
+  const { name, version } = manifest;
+  const assetName = manifest.assetName ?? name;
+  const checksumName = manifest.checksumName ?? `${assetName}.sha256`;
+  const checksum = `${manifest.sha256}  ${assetName}\n`;
+  const key = checksumKey(name, version, checksumName);
+  if ((await store.get(key))?.toString('utf8') !== checksum) {
+    await store.put(key, checksum, { contentType: 'text/plain; charset=utf-8' });
   }
-  return { status: 'published', manifest, latest };
+  return advanceLatest(store, name, version);
+}
+
+const LATEST_CAS_ATTEMPTS = 100;
+
+/**
+ * Move `latest` to `version` unless it already names the same or a higher version, with a
+ * compare-and-swap on the pointer's ETag: a concurrent publisher that moved it in between makes
+ * the swap fail, and the decision is taken again on what it wrote. Never moves backwards.
+ */
+async function advanceLatest(store: ArtifactStore, name: string, version: string): Promise<boolean> {
+  const key = latestKey(name);
+  for (let attempt = 0; attempt < LATEST_CAS_ATTEMPTS; attempt++) {
+    const current = await store.getVersioned(key);
+    const currentVersion = current === null ? null : parseLatestPointer(current.body, name);
+    if (currentVersion !== null && compareSemver(version, currentVersion) <= 0) {
+      return currentVersion === version;
+    }
+    const swapped = await store.putIfMatch(key, formatLatestPointer(version), current?.etag ?? null, {
+      contentType: 'application/json',
+    });
+    if (swapped !== null) return true;
+    await new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * (5 + attempt))));
+  }
+  throw new BridgeError(
+    'UNAVAILABLE',
+    `could not move the latest pointer of ${name} to ${version}: it kept changing under ${LATEST_CAS_ATTEMPTS} attempts`,
+    { retryable: true },
+  );
 }

@@ -4,7 +4,7 @@
  */
 import type { ArtifactStore } from '../artifacts/store.ts';
 import { BridgeError } from '../errors.ts';
-import { compareSemver, type HelperManifest, validateManifest } from '../manifest/index.ts';
+import { compareSemver, type HelperManifest, isSemver, validateManifest } from '../manifest/index.ts';
 import { helpersPrefix, latestKey, manifestKey, versionPrefix } from './layout.ts';
 
 export interface HelperSummary {
@@ -35,13 +35,7 @@ export class ReleaseRepository {
   async getLatestVersion(name: string): Promise<string | null> {
     const bytes = await this.#store.get(latestKey(name));
     if (bytes === null) return null;
-    try {
-      const pointer = JSON.parse(bytes.toString('utf8')) as { version?: unknown };
-      if (typeof pointer.version === 'string') return pointer.version;
-    } catch {
-      // fall through
-    }
-    throw new BridgeError('INTERNAL', `latest pointer of ${name} is corrupt`);
+    return parseLatestPointer(bytes, name);
   }
 
   async getLatestManifest(name: string): Promise<HelperManifest | null> {
@@ -72,6 +66,22 @@ export class ReleaseRepository {
     }
     return out;
   }
+}
+
+/** The version a stored `latest.json` pointer names; INTERNAL when the pointer is corrupt. */
+export function parseLatestPointer(bytes: Buffer, name: string): string {
+  try {
+    const pointer = JSON.parse(bytes.toString('utf8')) as { version?: unknown };
+    if (typeof pointer.version === 'string' && isSemver(pointer.version)) return pointer.version;
+  } catch {
+    // fall through
+  }
+  throw new BridgeError('INTERNAL', `latest pointer of ${name} is corrupt`);
+}
+
+/** The bytes of a `latest.json` pointer naming `version`. */
+export function formatLatestPointer(version: string): string {
+  return `${JSON.stringify({ version })}\n`;
 }
 
 export function parseStoredManifest(bytes: Buffer, what: string): HelperManifest {

@@ -2,7 +2,8 @@
  * A real S3-compatible server for integration tests: s3rver on 127.0.0.1 (random port) over a temp
  * directory, with one random DNS-valid bucket. Use path-style addressing. What s3rver checks: the
  * access key id (S3RVER) and presigned-URL expiry. What it does not: SigV4 signatures themselves
- * (a garbled signature is accepted) and `If-None-Match: *` on PUT (it overwrites).
+ * (a garbled signature is accepted) and `If-None-Match: *` / `If-Match` on PUT (it overwrites).
+ * Tests of conditional writes use moto instead (moto-server.ts).
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
