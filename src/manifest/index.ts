@@ -13,6 +13,7 @@ export {
 export { isJavaComponent, isJavaPackageName, resolveComponent } from './java-names.ts';
 export {
   HELPER_NAME_RE,
+  HELPER_NAME_RULE,
   type HelperManifest,
   HelperManifestSchema,
   isHelperName,

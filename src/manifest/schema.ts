@@ -16,8 +16,13 @@ import { isJavaComponent, isJavaPackageName, resolveComponent } from './java-nam
 import { isSemver, MAX_SEMVER_LENGTH, SEMVER_RE } from './semver.ts';
 import { normalizeSha256 } from './sha256.ts';
 
-/** A helper name: lowercase slug of 1-64 characters, letter/digit at both ends, no `..`. */
-export const HELPER_NAME_RE = /^[a-z0-9](?:[a-z0-9._-]{0,62}[a-z0-9])?$/;
+/**
+ * A helper name: lowercase slug of 1-64 characters, letter/digit at both ends, no `..`. The one rule:
+ * routes, publishing and the manifest validator all use this pattern (or `isHelperName`).
+ */
+export const HELPER_NAME_RE = /^(?!.*\.\.)[a-z0-9](?:[a-z0-9._-]{0,62}[a-z0-9])?$/;
+export const HELPER_NAME_RULE =
+  'must be a lowercase slug: 1-64 of a-z 0-9 . _ -, starting and ending with a letter or digit, no ".."';
 /** `releaseTag`, `outputFormat`, `statusProtocol` of other helpers: a short token, no `..`. */
 export const SAFE_TOKEN_RE = /^[A-Za-z0-9][A-Za-z0-9._+-]{0,127}$/;
 /** `assetName`, `checksumName`: a plain file name (no `/`, `\`, NUL, spaces), no `..`. */
@@ -32,7 +37,7 @@ export const SNAPSHOT_OUTPUT_FORMAT = 'uiautomator-xml';
 export const SNAPSHOT_STATUS_PROTOCOL = 'android-snapshot-helper-v1';
 
 export function isHelperName(s: unknown): s is string {
-  return typeof s === 'string' && HELPER_NAME_RE.test(s) && !s.includes('..');
+  return typeof s === 'string' && HELPER_NAME_RE.test(s);
 }
 
 export function isSafeToken(s: unknown): s is string {
@@ -49,7 +54,7 @@ export function isSafeAssetName(s: unknown): s is string {
 }
 
 const RULES = {
-  name: 'must be a lowercase slug: 1-64 of a-z 0-9 . _ -, starting and ending with a letter or digit, no ".."',
+  name: HELPER_NAME_RULE,
   version: 'must be a semantic version (semver 2.0, e.g. 1.2.3 or 1.2.3-rc.1, no leading "v")',
   token:
     'must be a token of letters, digits, ".", "_", "+", "-" (1-128 characters, starting with a letter or digit, no "..")',

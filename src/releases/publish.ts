@@ -15,6 +15,7 @@ import {
   assertInstallArgs,
   compareSemver,
   HELPER_NAME_RE,
+  HELPER_NAME_RULE,
   type HelperManifest,
   isSemver,
   resolveComponent,
@@ -55,7 +56,7 @@ async function buildManifest(request: PublishRequest): Promise<HelperManifest> {
   const name = request.name ?? SNAPSHOT_HELPER_NAME;
   if (!HELPER_NAME_RE.test(name)) {
     throw refuse(`name ${JSON.stringify(name)} is not a valid helper name`, [
-      { path: 'name', message: 'must be a lowercase slug ([a-z0-9._-], no "..")' },
+      { path: 'name', message: HELPER_NAME_RULE },
     ]);
   }
   if (!isSemver(request.version)) {

@@ -1,11 +1,8 @@
 /** The Hono app: middleware, routes and the OpenAPI document. Services come in; nothing is global. */
 import { OpenAPIHono } from '@hono/zod-openapi';
-import { bodyLimit } from 'hono/body-limit';
-import { BridgeError } from '../errors.ts';
 import type { AppEnv, Services } from './env.ts';
 import { authenticate } from './middleware/auth.ts';
 import { notFound, onError, validationHook } from './middleware/errors.ts';
-import { ownerProxy } from './middleware/owner-proxy.ts';
 import { requestId } from './middleware/request-id.ts';
 import { registerArtifacts } from './routes/artifacts.ts';
 import { registerDevices } from './routes/devices.ts';
@@ -38,15 +35,6 @@ export function createApp(services: Services): OpenAPIHono<AppEnv> {
     );
   });
   app.use('*', authenticate());
-  app.use(
-    '/v1/manifests/validate',
-    bodyLimit({
-      maxSize: 256 * 1024,
-      onError: () => {
-        throw new BridgeError('PAYLOAD_TOO_LARGE', 'a manifest is at most 262144 bytes');
-      },
-    }),
-  );
 
   registerHealth(app);
   registerHelpers(app);
@@ -54,7 +42,6 @@ export function createApp(services: Services): OpenAPIHono<AppEnv> {
   registerManifests(app);
   registerReleases(app);
   registerDevices(app);
-  app.use('/v1/leases/*', ownerProxy());
   registerLeases(app);
 
   app.doc31('/v1/openapi.json', {

@@ -104,7 +104,8 @@ export class Authenticator {
       return { name: 'loopback', tenant: 'local', role: 'admin' };
     }
     if (authorization === undefined || authorization === '') return null;
-    const match = /^Bearer ([\x21-\x7e]{1,512})$/.exec(authorization);
+    // RFC 7235: the scheme name is case-insensitive ("bearer", "BEARER").
+    const match = /^bearer +([\x21-\x7e]{1,512})$/i.exec(authorization);
     if (!match) throw new BridgeError('UNAUTHENTICATED', 'Authorization header must be "Bearer <token>"');
     const digest = createHash('sha256').update(match[1]!, 'utf8').digest();
     let found: Principal | null = null;

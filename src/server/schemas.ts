@@ -1,7 +1,7 @@
 /** Schemas shared by several routes (error envelope, common parameters), feeding the OpenAPI doc. */
 import { z } from '@hono/zod-openapi';
 import { ERROR_CODES } from '../errors.ts';
-import { HELPER_NAME_RE, SEMVER_RE } from '../manifest/index.ts';
+import { HELPER_NAME_RE, HELPER_NAME_RULE, SEMVER_RE } from '../manifest/index.ts';
 
 export const ErrorSchema = z
   .object({
@@ -34,7 +34,7 @@ export function errorResponses(...statuses: number[]) {
 
 export const HelperNameParam = z
   .string()
-  .regex(HELPER_NAME_RE, 'must be a helper name: lowercase [a-z0-9._-], no ".."')
+  .regex(HELPER_NAME_RE, HELPER_NAME_RULE)
   .openapi({ param: { name: 'name', in: 'path' }, example: 'android-snapshot-helper' });
 
 export const VersionParam = z

@@ -4,6 +4,7 @@ import type { DeviceRecord } from '../../devices/types.ts';
 import { BridgeError } from '../../errors.ts';
 import type { AppEnv, Services } from '../env.ts';
 import { assertRole } from '../middleware/auth.ts';
+import { guard, jsonBody } from '../middleware/guard.ts';
 import { errorResponses } from '../schemas.ts';
 
 export const DeviceIdParam = z
@@ -39,6 +40,9 @@ const Device = z
   })
   .openapi('Device');
 
+/** The largest `POST /v1/devices` body. */
+const DEVICE_BODY_BYTES = 16 * 1024;
+
 const RegisterBody = z
   .object({
     endpoint: z.string().min(3).max(300).openapi({ example: '127.0.0.1:5555' }),
@@ -70,6 +74,7 @@ export function registerDevices(app: OpenAPIHono<AppEnv>): void {
       path: '/v1/devices',
       summary: 'Devices this bridge knows, with state, properties and whether they are leased',
       security: [{ bearer: [] }],
+      middleware: guard({ access: 'client' }),
       responses: {
         200: {
           description: 'devices',
@@ -92,10 +97,11 @@ export function registerDevices(app: OpenAPIHono<AppEnv>): void {
       path: '/v1/devices',
       summary: 'Admin: register a remote ADB tunnel (host:port must pass the tunnel allowlist)',
       security: [{ bearer: [] }],
+      middleware: guard({ access: 'admin', body: jsonBody(DEVICE_BODY_BYTES) }),
       request: { body: { content: { 'application/json': { schema: RegisterBody } }, required: true } },
       responses: {
         201: { description: 'registered', content: { 'application/json': { schema: Device } } },
-        ...errorResponses(400, 401, 403, 409, 503),
+        ...errorResponses(400, 401, 403, 409, 413, 415, 503),
       },
     }),
     async (c) => {
@@ -122,6 +128,7 @@ export function registerDevices(app: OpenAPIHono<AppEnv>): void {
       path: '/v1/devices/{id}',
       summary: 'Admin: forget a device (refused while it is leased unless ?force=true)',
       security: [{ bearer: [] }],
+      middleware: guard({ access: 'admin' }),
       request: {
         params: z.object({ id: DeviceIdParam }),
         query: z.object({ force: z.enum(['true', 'false']).optional() }),
@@ -143,6 +150,7 @@ export function registerDevices(app: OpenAPIHono<AppEnv>): void {
       path: '/v1/devices/{id}/clear-quarantine',
       summary: 'Admin: put a quarantined device back into service',
       security: [{ bearer: [] }],
+      middleware: guard({ access: 'admin' }),
       request: { params: z.object({ id: DeviceIdParam }) },
       responses: {
         200: { description: 'the device', content: { 'application/json': { schema: Device } } },

@@ -1,6 +1,6 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import type { AppEnv } from '../env.ts';
-import { requireRole } from '../middleware/auth.ts';
+import { guard } from '../middleware/guard.ts';
 import { errorResponses } from '../schemas.ts';
 
 const Health = z.object({ status: z.literal('ok') }).openapi('Health');
@@ -45,16 +45,14 @@ export function registerHealth(app: OpenAPIHono<AppEnv>): void {
     },
   );
 
-  app.use('/metrics', async (c, next) => {
-    // Open on a loopback-only bridge; with tokens configured, admins only.
-    if (c.var.services.auth.enabled) return requireRole('admin')(c, next);
-    await next();
-  });
   app.openapi(
     createRoute({
       method: 'get',
       path: '/metrics',
       summary: 'Prometheus metrics (admin when tokens are configured)',
+      security: [{ bearer: [] }],
+      // Open on a loopback-only bridge; with tokens configured, admins only.
+      middleware: guard({ access: 'admin-when-tokens' }),
       responses: {
         200: {
           description: 'metrics in the Prometheus text format',

@@ -7,8 +7,13 @@ import type { Lease } from '../../leases/types.ts';
 import { normalizeSnapshot } from '../../snapshot/normalize.ts';
 import type { AppEnv } from '../env.ts';
 import { assertRole } from '../middleware/auth.ts';
+import { guard, jsonBody } from '../middleware/guard.ts';
 import { errorResponses, HelperNameParam } from '../schemas.ts';
 import { requireDevices } from './devices.ts';
+
+/** Body limits of the lease routes (gestures carry touch plans; the rest a few fields). */
+const SMALL_BODY_BYTES = 16 * 1024;
+const GESTURE_BODY_BYTES = 256 * 1024;
 
 const LeaseIdParam = z
   .string()
@@ -153,8 +158,12 @@ export function registerLeases(app: OpenAPIHono<AppEnv>): void {
       path: '/v1/leases',
       summary: 'Lease one device matching the selector, waiting up to waitSeconds in a FIFO queue',
       security: [{ bearer: [] }],
+      middleware: guard({ access: 'client', body: jsonBody(SMALL_BODY_BYTES) }),
       request: { body: { content: { 'application/json': { schema: AcquireBody } }, required: true } },
-      responses: { ...leaseResponses(201, 'leased'), ...errorResponses(400, 401, 403, 404, 409, 503) },
+      responses: {
+        ...leaseResponses(201, 'leased'),
+        ...errorResponses(400, 401, 403, 404, 409, 413, 415, 503),
+      },
     }),
     async (c) => {
       const principal = assertRole(c.get('principal'), 'client');
@@ -181,6 +190,7 @@ export function registerLeases(app: OpenAPIHono<AppEnv>): void {
       path: '/v1/leases',
       summary: "Active leases of the caller's tenant (admins: all)",
       security: [{ bearer: [] }],
+      middleware: guard({ access: 'client' }),
       responses: {
         200: {
           description: 'leases',
@@ -205,6 +215,7 @@ export function registerLeases(app: OpenAPIHono<AppEnv>): void {
       path: '/v1/leases/{id}',
       summary: 'One lease (404 for other tenants)',
       security: [{ bearer: [] }],
+      middleware: guard({ access: 'client' }),
       request: { params: z.object({ id: LeaseIdParam }) },
       responses: { ...leaseResponses(200, 'the lease'), ...errorResponses(400, 401, 403, 404, 503) },
     }),
@@ -217,6 +228,7 @@ export function registerLeases(app: OpenAPIHono<AppEnv>): void {
       path: '/v1/leases/{id}/renew',
       summary: 'Extend the lease to now + ttlSeconds',
       security: [{ bearer: [] }],
+      middleware: guard({ access: 'client', body: jsonBody(SMALL_BODY_BYTES) }),
       request: {
         params: z.object({ id: LeaseIdParam }),
         body: {
@@ -226,7 +238,10 @@ export function registerLeases(app: OpenAPIHono<AppEnv>): void {
           required: false,
         },
       },
-      responses: { ...leaseResponses(200, 'renewed'), ...errorResponses(400, 401, 403, 404, 409, 410, 503) },
+      responses: {
+        ...leaseResponses(200, 'renewed'),
+        ...errorResponses(400, 401, 403, 404, 409, 410, 413, 415, 503),
+      },
     }),
     async (c) => {
       const lease = await leaseFor(c, c.req.valid('param').id);
@@ -246,6 +261,7 @@ export function registerLeases(app: OpenAPIHono<AppEnv>): void {
       path: '/v1/leases/{id}',
       summary: 'Release the lease: tear down helper sessions, forwards and changed settings',
       security: [{ bearer: [] }],
+      middleware: guard({ access: 'client' }),
       request: { params: z.object({ id: LeaseIdParam }) },
       responses: {
         200: {
@@ -276,6 +292,7 @@ export function registerLeases(app: OpenAPIHono<AppEnv>): void {
       path: '/v1/leases/{id}/helpers/{name}/ensure',
       summary: 'Install the helper if missing, outdated or mismatched',
       security: [{ bearer: [] }],
+      middleware: guard({ access: 'client', body: jsonBody(SMALL_BODY_BYTES), forward: true }),
       request: {
         params: z.object({ id: LeaseIdParam, name: HelperNameParam }),
         body: {
@@ -294,7 +311,7 @@ export function registerLeases(app: OpenAPIHono<AppEnv>): void {
           description: 'what ensure found and did',
           content: { 'application/json': { schema: z.record(z.string(), z.unknown()) } },
         },
-        ...errorResponses(400, 401, 403, 404, 410, 502, 503, 504),
+        ...errorResponses(400, 401, 403, 404, 410, 413, 415, 502, 503, 504),
       },
     }),
     async (c) => {
@@ -318,6 +335,7 @@ export function registerLeases(app: OpenAPIHono<AppEnv>): void {
       summary:
         'Capture a UI snapshot (normalized JSON or raw uiautomator XML) through the session or one-shot',
       security: [{ bearer: [] }],
+      middleware: guard({ access: 'client', body: jsonBody(SMALL_BODY_BYTES), forward: true }),
       request: {
         params: z.object({ id: LeaseIdParam }),
         body: { content: { 'application/json': { schema: SnapshotBody } }, required: false },
@@ -327,7 +345,7 @@ export function registerLeases(app: OpenAPIHono<AppEnv>): void {
           description: 'the snapshot',
           content: { 'application/json': { schema: z.record(z.string(), z.unknown()) } },
         },
-        ...errorResponses(400, 401, 403, 404, 410, 502, 503, 504),
+        ...errorResponses(400, 401, 403, 404, 410, 413, 415, 502, 503, 504),
       },
     }),
     async (c) => {
@@ -365,6 +383,7 @@ export function registerLeases(app: OpenAPIHono<AppEnv>): void {
       path: '/v1/leases/{id}/viewport',
       summary: 'The interactive-window viewport',
       security: [{ bearer: [] }],
+      middleware: guard({ access: 'client', forward: true }),
       request: {
         params: z.object({ id: LeaseIdParam }),
         query: z.object({ transport: TransportField.optional() }),
@@ -385,7 +404,7 @@ export function registerLeases(app: OpenAPIHono<AppEnv>): void {
             },
           },
         },
-        ...errorResponses(400, 401, 403, 404, 410, 502, 503, 504),
+        ...errorResponses(400, 401, 403, 404, 410, 413, 415, 502, 503, 504),
       },
     }),
     async (c) => {
@@ -404,6 +423,7 @@ export function registerLeases(app: OpenAPIHono<AppEnv>): void {
       summary:
         'Inject a gesture: tap, long-press, swipe, drag, pinch, rotate, or a raw android-touch-plan-v1 plan',
       security: [{ bearer: [] }],
+      middleware: guard({ access: 'client', body: jsonBody(GESTURE_BODY_BYTES), forward: true }),
       request: {
         params: z.object({ id: LeaseIdParam }),
         body: { content: { 'application/json': { schema: GestureBody } }, required: true },
@@ -413,7 +433,7 @@ export function registerLeases(app: OpenAPIHono<AppEnv>): void {
           description: 'injected',
           content: { 'application/json': { schema: z.record(z.string(), z.unknown()) } },
         },
-        ...errorResponses(400, 401, 403, 404, 410, 502, 503, 504),
+        ...errorResponses(400, 401, 403, 404, 410, 413, 415, 502, 503, 504),
       },
     }),
     async (c) => {

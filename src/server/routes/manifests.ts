@@ -1,7 +1,9 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
-import { BridgeError } from '../../errors.ts';
 import { validateManifest } from '../../manifest/index.ts';
+import { readLimited } from '../body.ts';
 import type { AppEnv } from '../env.ts';
+import { parseJsonBody } from '../json-body.ts';
+import { guard, JSON_TYPES } from '../middleware/guard.ts';
 import { errorResponses, FieldErrorSchema, ManifestSchema } from '../schemas.ts';
 
 const Verdict = z
@@ -16,28 +18,25 @@ export function registerManifests(app: OpenAPIHono<AppEnv>): void {
       method: 'post',
       path: '/v1/manifests/validate',
       summary: 'Validate a release manifest; 200 with the verdict whether valid or not',
+      middleware: guard({
+        access: 'anyone',
+        body: { maxBytes: MAX_MANIFEST_BYTES, types: JSON_TYPES, json: false },
+      }),
       request: {
         body: {
-          content: { 'application/json': { schema: z.unknown().openapi({ type: 'object' }) } },
+          // A plain schema object, not zod: no route validator reads the body before the handler,
+          // which reads it under the size limit and parses it strictly.
+          content: { 'application/json': { schema: { type: 'object' } } },
           required: true,
         },
       },
       responses: {
         200: { description: 'the verdict', content: { 'application/json': { schema: Verdict } } },
-        ...errorResponses(400, 413),
+        ...errorResponses(400, 413, 415),
       },
     }),
     async (c) => {
-      const text = await c.req.text();
-      if (Buffer.byteLength(text) > MAX_MANIFEST_BYTES) {
-        throw new BridgeError('PAYLOAD_TOO_LARGE', `a manifest is at most ${MAX_MANIFEST_BYTES} bytes`);
-      }
-      let raw: unknown;
-      try {
-        raw = JSON.parse(text);
-      } catch (err) {
-        throw new BridgeError('INVALID_ARGUMENT', `request body is not JSON: ${(err as Error).message}`);
-      }
+      const raw = parseJsonBody(await readLimited(c, MAX_MANIFEST_BYTES), MAX_MANIFEST_BYTES);
       const verdict = validateManifest(raw);
       return c.json(verdict as z.infer<typeof Verdict>, 200);
     },

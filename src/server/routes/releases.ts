@@ -5,12 +5,14 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import busboy from 'busboy';
 import type { Context } from 'hono';
 import { BridgeError } from '../../errors.ts';
 import { parseInstallArgsString } from '../../manifest/index.ts';
 import { publishRelease } from '../../releases/publish.ts';
+import { hasBody, limitedStream, mediaTypeOf, tooLarge } from '../body.ts';
 import type { AppEnv } from '../env.ts';
-import { requireRole } from '../middleware/auth.ts';
+import { type BodyPolicy, guard } from '../middleware/guard.ts';
 import { errorResponses, HelperNameParam, ManifestSchema } from '../schemas.ts';
 
 const PublishResult = z
@@ -27,10 +29,88 @@ const Query = z.object({
   runner: z.string().max(512).optional().openapi({ example: 'com.example.helper/.Instrumentation' }),
 });
 
-function tooLarge(limit: number): BridgeError {
-  return new BridgeError('PAYLOAD_TOO_LARGE', `the upload exceeds the limit of ${limit} bytes`, {
-    details: { limitBytes: limit },
+/** Multipart framing and the small text fields get this much room above the APK limit. */
+const MULTIPART_OVERHEAD_BYTES = 64 * 1024;
+const APK_TYPES = ['application/vnd.android.package-archive', 'application/octet-stream'];
+const FORM_FIELDS = new Set(['version', 'installArgs', 'runner']);
+
+const uploadPolicy: BodyPolicy = {
+  maxBytes: (services) => services.config.maxUploadBytes + MULTIPART_OVERHEAD_BYTES,
+  types: ['multipart/form-data', ...APK_TYPES],
+  json: false,
+};
+
+function badForm(message: string): BridgeError {
+  return new BridgeError('INVALID_ARGUMENT', `multipart upload: ${message}`);
+}
+
+/**
+ * Stream a multipart/form-data upload: the file part `apk` goes to `file` (at most `limit` bytes),
+ * the text fields `version`, `installArgs`, `runner` are kept (each at most once, 1 KiB); nothing is
+ * buffered beyond one chunk, and the whole body is capped at `limit` plus the framing allowance.
+ */
+async function receiveMultipart(
+  body: ReadableStream<Uint8Array>,
+  contentType: string,
+  file: string,
+  limit: number,
+): Promise<Record<string, string>> {
+  let parser: busboy.Busboy;
+  try {
+    parser = busboy({
+      headers: { 'content-type': contentType },
+      limits: {
+        fileSize: limit,
+        files: 1,
+        fields: FORM_FIELDS.size,
+        fieldSize: 1024,
+        parts: 8,
+        headerPairs: 16,
+      },
+    });
+  } catch (err) {
+    throw badForm((err as Error).message);
+  }
+  const fields: Record<string, string> = Object.create(null);
+  let failure: BridgeError | undefined;
+  const fail = (err: BridgeError) => {
+    failure ??= err;
+  };
+  let written: Promise<void> | undefined;
+  parser.on('file', (name, stream) => {
+    if (name !== 'apk') {
+      fail(badForm(`unexpected file field ${JSON.stringify(name.slice(0, 64))} (the APK goes in "apk")`));
+      stream.resume();
+      return;
+    }
+    stream.on('limit', () => fail(tooLarge(limit, 'the APK')));
+    written = pipeline(stream, createWriteStream(file));
+    written.catch(() => {});
   });
+  parser.on('field', (name, value, info) => {
+    if (!FORM_FIELDS.has(name)) return fail(badForm(`unknown field ${JSON.stringify(name.slice(0, 64))}`));
+    if (info.valueTruncated) return fail(badForm(`field ${name} is longer than 1024 bytes`));
+    if (name in fields) return fail(badForm(`field ${name} is given twice`));
+    fields[name] = value;
+  });
+  for (const event of ['filesLimit', 'fieldsLimit', 'partsLimit'] as const) {
+    parser.on(event, () =>
+      fail(badForm('too many parts (one file "apk" and the fields version, installArgs, runner)')),
+    );
+  }
+  const source = Readable.fromWeb(
+    limitedStream(body, limit + MULTIPART_OVERHEAD_BYTES, 'the upload') as never,
+  );
+  try {
+    await pipeline(source, parser);
+    await written;
+  } catch (err) {
+    if (err instanceof BridgeError) throw err;
+    throw failure ?? badForm((err as Error).message);
+  }
+  if (failure) throw failure;
+  if (written === undefined) throw badForm('needs a file field named "apk"');
+  return fields;
 }
 
 /** Stream the request's APK to a temp file, refusing more than `limit` bytes. */
@@ -39,48 +119,26 @@ async function receiveApk(
   file: string,
   limit: number,
 ): Promise<{ fields: Record<string, string> }> {
-  const declared = Number(c.req.header('content-length') ?? Number.NaN);
-  // Multipart carries some framing; allow it a little room above the APK limit.
-  const type = c.req.header('content-type') ?? '';
-  const isMultipart = type.startsWith('multipart/form-data');
-  if (Number.isFinite(declared) && declared > limit + (isMultipart ? 64 * 1024 : 0)) throw tooLarge(limit);
-
-  if (isMultipart) {
-    const form = await c.req.parseBody({ all: false });
-    const apk = form['apk'];
-    if (!(apk instanceof File)) {
-      throw new BridgeError('INVALID_ARGUMENT', 'multipart upload needs a file field named "apk"');
-    }
-    if (apk.size > limit) throw tooLarge(limit);
-    await pipeline(Readable.fromWeb(apk.stream() as never), createWriteStream(file));
-    const fields: Record<string, string> = {};
-    for (const [k, v] of Object.entries(form)) if (typeof v === 'string') fields[k] = v;
-    return { fields };
-  }
-  if (type !== 'application/vnd.android.package-archive' && type !== 'application/octet-stream') {
-    throw new BridgeError(
-      'INVALID_ARGUMENT',
-      'upload the APK as multipart/form-data (field "apk") or as application/vnd.android.package-archive',
-    );
-  }
   const body = c.req.raw.body;
-  if (body === null) throw new BridgeError('INVALID_ARGUMENT', 'the request has no body');
-  let received = 0;
-  const counted = Readable.fromWeb(body as never).on('data', (chunk: Buffer) => {
-    received += chunk.length;
-    if (received > limit) counted.destroy(tooLarge(limit));
-  });
-  await pipeline(counted, createWriteStream(file));
+  if (body === null || !hasBody(c)) throw new BridgeError('INVALID_ARGUMENT', 'the request has no body');
+  const type = mediaTypeOf(c);
+  if (type === 'multipart/form-data') {
+    return { fields: await receiveMultipart(body, c.req.header('content-type')!, file, limit) };
+  }
+  const declared = c.req.header('content-length');
+  if (declared !== undefined && Number(declared) > limit) throw tooLarge(limit, 'the APK');
+  await pipeline(Readable.fromWeb(limitedStream(body, limit, 'the APK') as never), createWriteStream(file));
   return { fields: {} };
 }
 
 export function registerReleases(app: OpenAPIHono<AppEnv>): void {
-  app.use('/v1/helpers/:name/releases', requireRole('admin'));
   app.openapi(
     createRoute({
       method: 'post',
       path: '/v1/helpers/{name}/releases',
       summary: 'Admin: upload an APK and publish it as a helper release',
+      security: [{ bearer: [] }],
+      middleware: guard({ access: 'admin', body: uploadPolicy }),
       description:
         'Body: multipart/form-data with a file field `apk` and fields `version`, `installArgs`, `runner`; or the raw APK ' +
         '(application/vnd.android.package-archive) with those as query parameters. A published version is immutable: ' +
@@ -92,7 +150,7 @@ export function registerReleases(app: OpenAPIHono<AppEnv>): void {
           description: 'already published with identical bytes',
           content: { 'application/json': { schema: PublishResult } },
         },
-        ...errorResponses(400, 401, 403, 409, 413),
+        ...errorResponses(400, 401, 403, 409, 413, 415),
       },
     }),
     async (c) => {

@@ -1,0 +1,73 @@
+/**
+ * Request bodies at the edge: framing judged from headers only, and byte limits enforced while the
+ * body streams (chunked uploads included), never after buffering it.
+ */
+import type { Context } from 'hono';
+import { BridgeError } from '../errors.ts';
+import type { AppEnv } from './env.ts';
+
+export function tooLarge(limit: number, what = 'the request body'): BridgeError {
+  return new BridgeError('PAYLOAD_TOO_LARGE', `${what} exceeds the limit of ${limit} bytes`, {
+    details: { limitBytes: limit },
+  });
+}
+
+/** The media type's essence (`application/json; charset=utf-8` → `application/json`). */
+export function mediaTypeOf(c: Context<AppEnv>): string {
+  return (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+}
+
+/** Whether the request carries a body (judged from its headers, never by reading it). */
+export function hasBody(c: Context<AppEnv>): boolean {
+  const length = c.req.header('content-length');
+  if (length !== undefined) return length.trim() !== '0';
+  if (c.req.header('transfer-encoding') !== undefined) return true;
+  // In-process requests (app.request) carry a body without framing headers; Node's server does not.
+  return c.req.raw.body !== null && c.env?.incoming === undefined;
+}
+
+/**
+ * `stream` passed through unchanged until more than `limit` bytes went by; then it errors with
+ * PAYLOAD_TOO_LARGE (and stops reading: the rest of an oversized body is never pulled by us).
+ */
+export function limitedStream(
+  stream: ReadableStream<Uint8Array>,
+  limit: number,
+  what?: string,
+): ReadableStream<Uint8Array> {
+  const reader = stream.getReader();
+  let seen = 0;
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const { done, value } = await reader.read();
+      if (done) return controller.close();
+      seen += value.byteLength;
+      if (seen > limit) {
+        controller.error(tooLarge(limit, what));
+        return;
+      }
+      controller.enqueue(value);
+    },
+    cancel(reason) {
+      return reader.cancel(reason);
+    },
+  });
+}
+
+/** Read the whole (limited) body as bytes; errors name the limit. */
+export async function readLimited(c: Context<AppEnv>, limit: number): Promise<Uint8Array> {
+  const body = c.req.raw.body;
+  if (body === null) return new Uint8Array(0);
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    // Stop pulling at once: the rest of an oversized body is left to the server's bounded drain.
+    if (size > limit) throw tooLarge(limit);
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks, size);
+}

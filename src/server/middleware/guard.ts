@@ -1,0 +1,93 @@
+/**
+ * The per-route guard, the first thing a route runs (before its validators and handler): it decides
+ * authentication and authorization, then checks the body's media type and size, all before a single
+ * body byte is read, so a 401/403/415/413 never depends on the body. JSON bodies are then read with the
+ * route's byte limit enforced while streaming (chunked uploads included) and parsed strictly; other
+ * bodies (APK uploads) are streamed by their route under the same limit (`limitedStream`).
+ */
+import type { Context, MiddlewareHandler } from 'hono';
+import { BridgeError } from '../../errors.ts';
+import type { Principal } from '../auth.ts';
+import { hasBody, mediaTypeOf, readLimited, tooLarge } from '../body.ts';
+import type { AppEnv, Services } from '../env.ts';
+import { parseJsonBody } from '../json-body.ts';
+import { assertRole } from './auth.ts';
+import { forwardToOwner } from './owner-proxy.ts';
+
+/** Who may call a route: anyone, a token of a role (admin always passes), or admin once tokens exist. */
+export type Access = 'anyone' | 'client' | 'admin' | 'admin-when-tokens';
+
+export interface BodyPolicy {
+  /** Largest body in bytes (or from the configuration), enforced on Content-Length and while streaming. */
+  maxBytes: number | ((services: Services) => number);
+  /** Accepted media types (essence, lower case). A body of another type is 415. */
+  types: readonly string[];
+  /** Read and parse the body as strict JSON here (false: the route streams it itself). */
+  json: boolean;
+}
+
+export interface RoutePolicy {
+  access: Access;
+  body?: BodyPolicy;
+  /** A lease-scoped helper operation: forwarded to the node that drives the lease's device. */
+  forward?: boolean;
+}
+
+export const JSON_TYPES = ['application/json'] as const;
+
+/** JSON bodies of the small control routes. */
+export function jsonBody(maxBytes: number): BodyPolicy {
+  return { maxBytes, types: JSON_TYPES, json: true };
+}
+
+function authorize(c: Context<AppEnv>, access: Access): Principal | null {
+  const principal = c.get('principal');
+  if (access === 'anyone') return principal;
+  if (access === 'admin-when-tokens' && !c.var.services.auth.enabled) return principal;
+  return assertRole(principal, access === 'client' ? 'client' : 'admin');
+}
+
+/** Refuse by headers alone: the media type (415) and the declared length (413). */
+export function maxBytesOf(c: Context<AppEnv>, body: BodyPolicy): number {
+  return typeof body.maxBytes === 'number' ? body.maxBytes : body.maxBytes(c.var.services);
+}
+
+function checkBodyHeaders(c: Context<AppEnv>, body: BodyPolicy): void {
+  if (!hasBody(c)) return;
+  const type = mediaTypeOf(c);
+  if (!body.types.includes(type)) {
+    throw new BridgeError(
+      'UNSUPPORTED_MEDIA_TYPE',
+      `this route takes ${body.types.join(' or ')}${type === '' ? ' (the request has no Content-Type)' : `, not ${type}`}`,
+      { details: { accepted: [...body.types] } },
+    );
+  }
+  const declared = c.req.header('content-length');
+  if (declared !== undefined && !/^\d{1,15}$/.test(declared.trim())) {
+    throw new BridgeError('INVALID_ARGUMENT', 'Content-Length must be a decimal byte count');
+  }
+  const limit = maxBytesOf(c, body);
+  if (declared !== undefined && Number(declared) > limit) throw tooLarge(limit);
+}
+
+/** Read a JSON body under the limit, parse it strictly and hand it to the route's validator. */
+async function readJson(c: Context<AppEnv>, body: BodyPolicy): Promise<void> {
+  const limit = maxBytesOf(c, body);
+  const bytes = hasBody(c) ? await readLimited(c, limit) : new Uint8Array(0);
+  // An empty body is `{}` for routes whose body is optional; a required one fails its validator.
+  const value = bytes.byteLength === 0 ? {} : parseJsonBody(bytes, limit);
+  c.req.bodyCache.json = Promise.resolve(value);
+}
+
+export function guard(policy: RoutePolicy): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const principal = authorize(c, policy.access);
+    if (policy.body) checkBodyHeaders(c, policy.body);
+    if (policy.forward && principal !== null) {
+      const forwarded = await forwardToOwner(c, principal, policy.body ? maxBytesOf(c, policy.body) : 0);
+      if (forwarded !== null) return forwarded;
+    }
+    if (policy.body?.json) await readJson(c, policy.body);
+    await next();
+  };
+}

