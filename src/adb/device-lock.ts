@@ -2,15 +2,41 @@
  * Per-device serialisation: mutating operations (install, uninstall, settings) run one at a time
  * per device; reads run concurrently but never during a mutation. Writers are not starved: a
  * waiting writer holds back new readers. Process-local (one bridge node owns a device).
+ *
+ * Deadlines: a caller's deadline (`timeoutMs` from the call, and/or its `signal`) covers waiting
+ * and holding. A waiter whose deadline passes leaves the queue with TIMEOUT; a holder whose deadline
+ * passes releases the lock at once, its promise rejects with TIMEOUT and the signal its work got is
+ * aborted (so the work cancels its I/O). Without a deadline of its own a holder is bounded by
+ * `maxHoldMs` (default 10 minutes): a lock is never held forever.
  */
+import { BridgeError } from '../errors.ts';
+import type { Deadline } from './deadline.ts';
+
+interface Waiter {
+  write: boolean;
+  wake: () => void;
+}
+
 interface State {
   readers: number;
   writer: boolean;
-  queue: Array<{ write: boolean; wake: () => void }>;
+  queue: Waiter[];
 }
+
+export interface DeviceLocksOptions {
+  /** Longest a holder without a deadline of its own keeps the lock (default 10 minutes). */
+  maxHoldMs?: number;
+}
+
+export const DEFAULT_MAX_HOLD_MS = 10 * 60_000;
 
 export class DeviceLocks {
   readonly #states = new Map<string, State>();
+  readonly #maxHoldMs: number;
+
+  constructor(options: DeviceLocksOptions = {}) {
+    this.#maxHoldMs = options.maxHoldMs ?? DEFAULT_MAX_HOLD_MS;
+  }
 
   #state(key: string): State {
     let s = this.#states.get(key);
@@ -36,29 +62,99 @@ export class DeviceLocks {
       s.readers += 1;
       next.wake();
     }
-    if (!s.writer && s.readers === 0) this.#states.delete(key);
+    if (!s.writer && s.readers === 0 && this.#states.get(key) === s) this.#states.delete(key);
   }
 
-  async #run<T>(key: string, write: boolean, fn: () => Promise<T>): Promise<T> {
+  async #run<T>(
+    key: string,
+    write: boolean,
+    fn: (signal: AbortSignal) => Promise<T>,
+    deadline: Deadline,
+  ): Promise<T> {
+    const controller = new AbortController();
+    const timeoutMs = deadline.timeoutMs;
+    const expired = () =>
+      new BridgeError(
+        'TIMEOUT',
+        deadline.signal?.aborted
+          ? `device lock of ${key}: the operation was aborted`
+          : `device lock of ${key}: the operation's deadline of ${timeoutMs ?? this.#maxHoldMs} ms passed`,
+        { details: { serial: key, lock: write ? 'write' : 'read' } },
+      );
+
     const s = this.#state(key);
-    await new Promise<void>((wake) => {
-      s.queue.push({ write, wake });
-      this.#pump(key, s);
-    });
-    try {
-      return await fn();
-    } finally {
+    let held = false;
+    let released = false;
+    const release = () => {
+      if (released || !held) return;
+      released = true;
       if (write) s.writer = false;
       else s.readers -= 1;
       this.#pump(key, s);
-    }
+    };
+
+    return new Promise<T>((resolve, reject) => {
+      let settled = false;
+      let holdTimer: NodeJS.Timeout | undefined;
+      const cleanup = () => {
+        clearTimeout(callTimer);
+        clearTimeout(holdTimer);
+        deadline.signal?.removeEventListener('abort', onDeadline);
+      };
+      const settle = (outcome: () => void) => {
+        if (settled) return;
+        settled = true;
+        cleanup();
+        outcome();
+      };
+      const waiter: Waiter = {
+        write,
+        wake: () => {
+          held = true;
+          if (timeoutMs === undefined) holdTimer = setTimeout(onDeadline, this.#maxHoldMs);
+          let work: Promise<T>;
+          try {
+            work = fn(controller.signal);
+          } catch (err) {
+            work = Promise.reject(err);
+          }
+          work.then(
+            (value) => settle(() => resolve(value)),
+            (err: unknown) => settle(() => reject(err)),
+          );
+          // The lock is released when the work settles, or earlier when the deadline passes.
+          work.then(release, release);
+        },
+      };
+      function onDeadline(): void {
+        if (settled) return;
+        if (!held) {
+          const i = s.queue.indexOf(waiter);
+          if (i >= 0) s.queue.splice(i, 1);
+        }
+        controller.abort();
+        settle(() => reject(expired()));
+      }
+      const callTimer =
+        timeoutMs !== undefined && timeoutMs > 0 ? setTimeout(onDeadline, timeoutMs) : undefined;
+      if (deadline.signal?.aborted) {
+        settle(() => reject(expired()));
+        return;
+      }
+      deadline.signal?.addEventListener('abort', onDeadline, { once: true });
+      s.queue.push(waiter);
+      this.#pump(key, s);
+    }).finally(() => {
+      // A holder whose deadline passed gives the lock up now, not when its work finally ends.
+      if (controller.signal.aborted) release();
+    });
   }
 
-  withRead<T>(serial: string, fn: () => Promise<T>): Promise<T> {
-    return this.#run(serial, false, fn);
+  withRead<T>(serial: string, fn: (signal: AbortSignal) => Promise<T>, deadline: Deadline = {}): Promise<T> {
+    return this.#run(serial, false, fn, deadline);
   }
 
-  withWrite<T>(serial: string, fn: () => Promise<T>): Promise<T> {
-    return this.#run(serial, true, fn);
+  withWrite<T>(serial: string, fn: (signal: AbortSignal) => Promise<T>, deadline: Deadline = {}): Promise<T> {
+    return this.#run(serial, true, fn, deadline);
   }
 }

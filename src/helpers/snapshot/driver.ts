@@ -112,8 +112,11 @@ export class SnapshotDriver {
     viaOneShot: () => Promise<T>,
   ): Promise<{ value: T } & Served> {
     // Reads of the device run concurrently, never during an install (ensure holds the write lock).
-    return this.#device.locks.withRead(this.#device.serial, () =>
-      this.#serveUnlocked(request, viaSession, viaOneShot),
+    // The lock is never held past the request's deadline.
+    return this.#device.locks.withRead(
+      this.#device.serial,
+      () => this.#serveUnlocked(request, viaSession, viaOneShot),
+      request.signal ? { signal: request.signal } : {},
     );
   }
 

@@ -167,7 +167,12 @@ export async function ensureHelper(
   const policy = options.policy ?? 'missing-or-outdated';
   assertInstallArgs(manifest.installArgs);
   const pkg = manifest.packageName;
-  return device.locks.withWrite(device.serial, async () => {
+  // The write lock is never held past the caller's deadline; the lock's signal (aborted with the
+  // caller's, or when the lock's own bound passes) cancels the adb calls made under it.
+  const deadline = options.signal ? { signal: options.signal } : {};
+  return device.locks.withWrite(device.serial, (signal) => locked({ ...options, signal }), deadline);
+
+  async function locked(options: EnsureOptions): Promise<EnsureResult> {
     const base = {
       serial: device.serial,
       packageName: pkg,
@@ -218,5 +223,5 @@ export async function ensureHelper(
       uninstalledFirst: done.uninstalledFirst,
       roundTrips: roundTrips + done.trips,
     });
-  });
+  }
 }
