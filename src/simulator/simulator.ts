@@ -180,7 +180,9 @@ class Device implements SimulatedDevice {
 
   disconnectAll(): void {
     for (const connection of this.#connections) connection.close();
+    this.#connections.clear();
     for (const socket of this.#held) socket.destroy();
+    this.#held.clear();
   }
 
   async close(): Promise<void> {
