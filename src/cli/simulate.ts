@@ -4,6 +4,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
+import { type ControlServer, startControlServer } from '../simulator/control.ts';
 import { FAULT_NAMES, FaultSpecError, parseFaultSpecs } from '../simulator/faults.ts';
 import { startSimulator } from '../simulator/simulator.ts';
 import type { Faults } from '../simulator/types.ts';
@@ -18,6 +19,7 @@ interface SimulateFlags {
   requireAuth?: boolean;
   json?: boolean;
   seed?: string;
+  controlPort?: string;
 }
 
 function integerFlag(name: string, text: string, min: number, max: number): number {
@@ -50,6 +52,10 @@ export function registerSimulate(program: Command): void {
     )
     .option('--require-auth', 'answer CNXN with AUTH and never accept: devices stay unauthorized')
     .option('--seed <n>', 'seed of the devices’ random choices (bundle key order)')
+    .option(
+      '--control-port <port>',
+      'serve the run-time fault control API (HTTP/JSON) on 127.0.0.1:PORT (0 = any free port)',
+    )
     .option('--json', 'print one JSON object per device and line: {"address","serial"}')
     .action(async (flags: SimulateFlags) => {
       const port = integerFlag('port', flags.port, 0, 65535);
@@ -57,6 +63,10 @@ export function registerSimulate(program: Command): void {
       if (port !== 0 && port + count - 1 > 65535) throw new UsageError('--port + --count exceeds 65535');
       const nodes = flags.nodes === undefined ? undefined : integerFlag('nodes', flags.nodes, 1, 10_000_000);
       const seed = flags.seed === undefined ? undefined : integerFlag('seed', flags.seed, 0, 0xffffffff);
+      const controlPort =
+        flags.controlPort === undefined
+          ? undefined
+          : integerFlag('control-port', flags.controlPort, 0, 65535);
       let faults: Faults;
       try {
         faults = parseFaultSpecs(flags.fault);
@@ -96,6 +106,19 @@ export function registerSimulate(program: Command): void {
         throw err;
       }
 
+      let control: ControlServer | undefined;
+      if (controlPort !== undefined) {
+        try {
+          control = await startControlServer(simulator.devices, controlPort);
+        } catch (err) {
+          await simulator.close();
+          throw new UsageError(
+            `cannot serve --control-port on 127.0.0.1:${controlPort}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`,
+          );
+        }
+        if (flags.json === true) process.stdout.write(`${JSON.stringify({ control: control.url })}\n`);
+        else process.stdout.write(`control\t${control.url}\n`);
+      }
       for (const device of simulator.devices) {
         if (flags.json === true) {
           process.stdout.write(`${JSON.stringify({ address: device.address, serial: device.serial })}\n`);
@@ -116,6 +139,7 @@ export function registerSimulate(program: Command): void {
         process.on('SIGINT', stop);
         process.on('SIGTERM', stop);
       });
+      await control?.close();
       await simulator.close();
     });
 }

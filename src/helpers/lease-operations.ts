@@ -3,6 +3,11 @@
  * lease and its fencing token; the token is checked against the lease store before the device is
  * touched, so a client whose lease expired cannot act on the device's next holder. Per-lease helper
  * drivers (and their persistent sessions) are node-local caches that teardown closes.
+ *
+ * An operation belongs to its lease: teardown (`closeLease`) refuses new operations of the lease
+ * (LEASE_EXPIRED), cancels the running ones through their AbortSignal and waits for them (bounded)
+ * before it closes sessions and removes forwards; an operation that finishes after its lease ended
+ * answers LEASE_EXPIRED, never a result.
  */
 import type { AdbRuntime } from '../adb/runtime.ts';
 import type { ArtifactCache } from '../artifacts/cache.ts';
@@ -14,7 +19,7 @@ import type { ReleaseRepository } from '../releases/repository.ts';
 import { apkSource } from './apk-source.ts';
 import type { TouchPlan } from './protocol/touch-plan.ts';
 import { adbHelperDevice } from './snapshot/device.ts';
-import { type DriverRequest, SnapshotDriver } from './snapshot/driver.ts';
+import { type DriverRequest, defaultDeadlineMs, SnapshotDriver, withAttempts } from './snapshot/driver.ts';
 import { type EnsurePolicy, EnsureVerdicts } from './snapshot/ensure-helper.ts';
 
 export const SNAPSHOT_HELPER = 'android-snapshot-helper';
@@ -38,12 +43,28 @@ export interface LeaseOperationsOptions {
   /** Throws unless the lease is the device's active lease with this token. */
   checkFence: (deviceId: string, leaseId: string, fencingToken: number) => Promise<unknown>;
   logger?: Logger;
+  /** How long teardown waits for cancelled operations before it reports a failure (default 10 s). */
+  teardownWaitMs?: number;
+}
+
+/** A lease's operations on this node. */
+interface LeaseState {
+  readonly controller: AbortController;
+  ending: boolean;
+  readonly running: Set<Promise<unknown>>;
+  readonly drivers: Map<string, SnapshotDriver>;
+}
+
+function leaseEnded(leaseId: string): BridgeError {
+  return new BridgeError('LEASE_EXPIRED', `lease ${leaseId} has ended`, {
+    details: { leaseId },
+  });
 }
 
 export class LeaseOperations {
   readonly #o: LeaseOperationsOptions;
   readonly #verdicts = new EnsureVerdicts();
-  readonly #drivers = new Map<string, Map<string, SnapshotDriver>>();
+  readonly #leases = new Map<string, LeaseState>();
 
   constructor(options: LeaseOperationsOptions) {
     this.#o = options;
@@ -60,15 +81,50 @@ export class LeaseOperations {
     return manifest;
   }
 
-  async #driver(lease: LeaseRef, name: string): Promise<SnapshotDriver> {
-    await this.#o.checkFence(lease.deviceId, lease.id, lease.fencingToken);
+  /**
+   * Run `fn` as an operation of `lease`: refused once the lease is ending, cancelled (its signal)
+   * when teardown starts, and answered LEASE_EXPIRED when the lease ended before it finished.
+   */
+  async #operate<T>(lease: LeaseRef, fn: (state: LeaseState, signal: AbortSignal) => Promise<T>): Promise<T> {
+    let state = this.#leases.get(lease.id);
+    if (state?.ending) throw leaseEnded(lease.id);
+    if (!state) {
+      state = { controller: new AbortController(), ending: false, running: new Set(), drivers: new Map() };
+      this.#leases.set(lease.id, state);
+    }
+    const own = state;
+    const work = (async () => {
+      await this.#o.checkFence(lease.deviceId, lease.id, lease.fencingToken);
+      const value = await fn(own, own.controller.signal);
+      if (own.ending) throw leaseEnded(lease.id);
+      // The lease may have been released (by any node) while the operation ran.
+      await this.#o.checkFence(lease.deviceId, lease.id, lease.fencingToken);
+      return value;
+    })();
+    own.running.add(work);
+    try {
+      return await work;
+    } catch (err) {
+      if (own.ending && !(err instanceof BridgeError && err.code === 'LEASE_EXPIRED')) {
+        const ended = leaseEnded(lease.id);
+        throw err instanceof BridgeError && err.details?.['attempts'] !== undefined
+          ? withAttempts(ended, err.details['attempts'] as never, err.details['deadlineMs'] as number)
+          : ended;
+      }
+      throw err;
+    } finally {
+      own.running.delete(work);
+      if (!own.ending && own.running.size === 0 && own.drivers.size === 0) {
+        if (this.#leases.get(lease.id) === own) this.#leases.delete(lease.id);
+      }
+    }
+  }
+
+  async #driver(lease: LeaseRef, state: LeaseState, name: string): Promise<SnapshotDriver> {
     const serial = await this.#o.serialOf(lease.deviceId);
     const manifest = await this.#manifest(name);
-    let perLease = this.#drivers.get(lease.id);
-    if (!perLease) {
-      perLease = new Map();
-      this.#drivers.set(lease.id, perLease);
-    }
+    if (state.ending) throw leaseEnded(lease.id);
+    const perLease = state.drivers;
     const existing = perLease.get(name);
     if (existing && existing.manifest.sha256 === manifest.sha256) return existing;
     await existing?.close();
@@ -87,56 +143,117 @@ export class LeaseOperations {
     return driver;
   }
 
-  async ensure(lease: LeaseRef, name: string, policy: EnsurePolicy = 'missing-or-outdated') {
-    const driver = await this.#driver(lease, name);
-    const result = await driver.ensure(policy);
-    if (result.action !== 'none' || result.before === 'current') {
-      await this.#o
-        .onEnsured?.(lease.deviceId, name, driver.manifest)
-        .catch((err: Error) =>
-          this.#o.logger?.warn(
-            { err: err.message, deviceId: lease.deviceId },
-            'recording helper status failed',
-          ),
-        );
-    }
-    return result;
+  ensure(lease: LeaseRef, name: string, policy: EnsurePolicy = 'missing-or-outdated') {
+    return this.#operate(lease, async (state, signal) => {
+      const driver = await this.#driver(lease, state, name);
+      const result = await driver.ensure(policy, signal);
+      if (result.action !== 'none' || result.before === 'current') {
+        await this.#o
+          .onEnsured?.(lease.deviceId, name, driver.manifest)
+          .catch((err: Error) =>
+            this.#o.logger?.warn(
+              { err: err.message, deviceId: lease.deviceId },
+              'recording helper status failed',
+            ),
+          );
+      }
+      return result;
+    });
   }
 
-  /** Snapshot helper operations ensure the helper first (a warm ensure is one round trip). */
-  async #ready(lease: LeaseRef): Promise<SnapshotDriver> {
-    const driver = await this.#driver(lease, SNAPSHOT_HELPER);
-    await driver.ensure();
-    return driver;
+  /**
+   * Snapshot helper operations ensure the helper first (a warm ensure is one round trip); the
+   * ensure counts against the request's one deadline.
+   */
+  #withReady<T>(
+    lease: LeaseRef,
+    request: DriverRequest,
+    extraMs: number,
+    fn: (driver: SnapshotDriver, request: DriverRequest) => Promise<T>,
+  ): Promise<T> {
+    const startedAt = request.startedAt ?? performance.now();
+    const deadlineMs = request.deadlineMs ?? defaultDeadlineMs(request.capture, extraMs);
+    return this.#operate(lease, async (state, leaseSignal) => {
+      const signal = request.signal ? AbortSignal.any([request.signal, leaseSignal]) : leaseSignal;
+      const driver = await this.#driver(lease, state, SNAPSHOT_HELPER);
+      const left = Math.max(1, Math.ceil(startedAt + deadlineMs - performance.now()));
+      const ensureSignal = AbortSignal.any([signal, AbortSignal.timeout(left)]);
+      try {
+        await driver.ensure('missing-or-outdated', ensureSignal);
+      } catch (err) {
+        if (signal.aborted) throw signal.reason;
+        if (ensureSignal.aborted) {
+          throw new BridgeError(
+            'TIMEOUT',
+            `ensuring the helper took the whole request deadline of ${deadlineMs} ms`,
+            {
+              details: { deadlineMs, attempts: [] },
+            },
+          );
+        }
+        throw err;
+      }
+      return fn(driver, { ...request, signal, startedAt, deadlineMs });
+    });
   }
 
-  async snapshot(lease: LeaseRef, request: DriverRequest) {
-    return (await this.#ready(lease)).snapshot(request);
+  snapshot(lease: LeaseRef, request: DriverRequest) {
+    return this.#withReady(lease, request, 0, (d, r) => d.snapshot(r));
   }
 
-  async viewport(lease: LeaseRef, request: DriverRequest) {
-    return (await this.#ready(lease)).viewport(request);
+  viewport(lease: LeaseRef, request: DriverRequest) {
+    return this.#withReady(lease, request, 0, (d, r) => d.viewport(r));
   }
 
-  async gesture(lease: LeaseRef, plan: TouchPlan | unknown, request: DriverRequest) {
-    return (await this.#ready(lease)).gesture(plan, request);
+  gesture(lease: LeaseRef, plan: TouchPlan | unknown, request: DriverRequest) {
+    const durationMs =
+      typeof plan === 'object' &&
+      plan !== null &&
+      typeof (plan as { durationMs?: unknown }).durationMs === 'number'
+        ? Math.max(0, (plan as { durationMs: number }).durationMs)
+        : 0;
+    return this.#withReady(lease, request, durationMs, (d, r) => d.gesture(plan, r));
   }
 
-  /** Teardown of a lease's helper state on this node: sessions, then every forward it created. */
+  /**
+   * Teardown of a lease's helper state on this node: refuse new operations, cancel the running ones
+   * and wait for them (bounded), close sessions (one still starting included), then remove every
+   * forward the lease created.
+   */
   async closeLease(leaseId: string): Promise<{ actions: string[]; failures: string[] }> {
     const actions: string[] = [];
     const failures: string[] = [];
-    const perLease = this.#drivers.get(leaseId);
-    this.#drivers.delete(leaseId);
-    for (const [name, driver] of perLease ?? []) {
+    const state = this.#leases.get(leaseId);
+    const waitMs = this.#o.teardownWaitMs ?? 10_000;
+    if (state) {
+      state.ending = true;
+      state.controller.abort(leaseEnded(leaseId));
+      if (state.running.size > 0) {
+        const count = state.running.size;
+        let timer: NodeJS.Timeout | undefined;
+        const settled = await Promise.race([
+          Promise.allSettled([...state.running]).then(() => true),
+          new Promise<boolean>((resolve) => {
+            timer = setTimeout(() => resolve(false), waitMs);
+          }),
+        ]);
+        clearTimeout(timer);
+        if (settled) actions.push(`cancelled ${count} running operation(s)`);
+        else
+          failures.push(`${state.running.size} operation(s) still running ${waitMs} ms after cancellation`);
+      }
+    }
+    for (const [name, driver] of state?.drivers ?? []) {
       try {
         const hadSession = driver.sessionAlive;
-        await driver.close();
+        if (!(await driver.close(waitMs)))
+          failures.push(`${name}: a request was still running after ${waitMs} ms`);
         if (hadSession) actions.push(`closed ${name} session`);
       } catch (err) {
         failures.push(`closing ${name} session: ${(err as Error).message}`);
       }
     }
+    if (state && this.#leases.get(leaseId) === state) this.#leases.delete(leaseId);
     const report = await this.#o.adb.ledger.release(leaseId);
     for (const f of report.removed) actions.push(`removed forward ${f.local} -> ${f.remote} on ${f.serial}`);
     for (const f of report.failed)
@@ -145,6 +262,6 @@ export class LeaseOperations {
   }
 
   async close(): Promise<void> {
-    for (const id of [...this.#drivers.keys()]) await this.closeLease(id);
+    for (const id of [...this.#leases.keys()]) await this.closeLease(id);
   }
 }

@@ -10,6 +10,7 @@
  *   install-failure=CODE      every install fails with CODE (INSTALL_FAILED_[A-Z_]+)
  *   offline-after-ms=N        the device goes offline N ms after the host connected
  *   unauthorized              the device answers CNXN with AUTH and never accepts the host
+ *   stall                     the link stays up but the device sends nothing until the fault is lifted
  */
 import type { Faults } from './types.ts';
 
@@ -25,7 +26,7 @@ export class FaultSpecError extends Error {
 const CHUNK_ACTIONS = ['drop', 'duplicate', 'corrupt'] as const;
 type ChunkAction = (typeof CHUNK_ACTIONS)[number];
 const INSTALL_FAILURE = /^INSTALL_FAILED_[A-Z_]+$/;
-const FLAGS = ['helper-crash', 'helper-timeout', 'unauthorized'] as const;
+const FLAGS = ['helper-crash', 'helper-timeout', 'unauthorized', 'stall'] as const;
 const VALUED = [
   'drop-after-bytes',
   'latency-ms',
@@ -64,6 +65,7 @@ export function parseFaultSpec(spec: string): Partial<Faults> {
     if (value !== undefined) throw new FaultSpecError(spec, `${name} takes no value`);
     if (name === 'helper-crash') return { helperCrash: true };
     if (name === 'helper-timeout') return { helperTimeout: true };
+    if (name === 'stall') return { stall: true };
     return { unauthorized: true };
   }
   if (!(VALUED as readonly string[]).includes(name)) {
@@ -106,6 +108,20 @@ export function parseFaultSpecs(specs: readonly string[]): Faults {
   return mergeFaults(...specs.map(parseFaultSpec));
 }
 
+/** The `Faults` key each spec name sets (for clearing one fault by its spec name). */
+export const FAULT_KEYS: Readonly<Record<string, keyof Faults>> = {
+  'drop-after-bytes': 'dropAfterBytes',
+  'latency-ms': 'latencyMs',
+  bandwidth: 'bandwidthBytesPerSec',
+  chunk: 'chunk',
+  'helper-crash': 'helperCrash',
+  'helper-timeout': 'helperTimeout',
+  'install-failure': 'installFailure',
+  'offline-after-ms': 'offlineAfterMs',
+  unauthorized: 'unauthorized',
+  stall: 'stall',
+};
+
 /** Merge fault sets; later ones override earlier ones key by key. Undefined values are skipped. */
 export function mergeFaults(...sets: Array<Partial<Faults> | undefined>): Faults {
   const out: Faults = {};
@@ -130,5 +146,6 @@ export function formatFaultSpecs(faults: Faults): string[] {
   if (faults.installFailure !== undefined) out.push(`install-failure=${faults.installFailure}`);
   if (faults.offlineAfterMs !== undefined) out.push(`offline-after-ms=${faults.offlineAfterMs}`);
   if (faults.unauthorized === true) out.push('unauthorized');
+  if (faults.stall === true) out.push('stall');
   return out;
 }

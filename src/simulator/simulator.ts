@@ -10,6 +10,7 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import { AdbdConnection } from './adbd/connection.ts';
 import { mergeFaults } from './faults.ts';
+import { runningHelperCount } from './helper/instrumentation-run.ts';
 import type { Faults, SimAndroid, SimAndroidOptions } from './types.ts';
 
 export interface SimulatorOptions {
@@ -45,10 +46,27 @@ export interface SimulatedDevice {
   readonly offline: boolean;
   /** Connections currently answered (handshake done or in progress). */
   readonly connectionCount: number;
-  /** Replace the faults; they apply to open connections at once. Lifting `offlineAfterMs` brings it back. */
+  /** True unless the cable is pulled (`unplug`). */
+  readonly plugged: boolean;
+  /**
+   * Replace the faults; they apply to open connections at once. Lifting `offlineAfterMs` brings it
+   * back; setting `unauthorized` drops the connections (the key was revoked), lifting it accepts the
+   * host's key on connections waiting for it.
+   */
   setFaults(faults: Faults): void;
-  /** Drop every open connection of this device (like a cable pull). */
+  /** Add or change some faults, keeping the others. */
+  setFault(faults: Faults): void;
+  /** Lift one fault (by its `Faults` key), or all of them. */
+  clearFault(key?: keyof Faults): void;
+  /** Drop every open connection of this device (a glitch: the host may reconnect at once). */
   disconnectAll(): void;
+  /** Pull the cable: drop every connection and refuse new ones until `plug()`. */
+  unplug(): void;
+  plug(): void;
+  /** Addresses listened on inside the device (forward targets: `tcp:PORT`, `localabstract:NAME`). */
+  listeners(): string[];
+  /** Helper instrumentations running on the device. */
+  runningHelpers(): number;
 }
 
 export interface Simulator {
@@ -68,6 +86,7 @@ class Device implements SimulatedDevice {
   #connections = new Set<AdbdConnection>();
   #held = new Set<Socket>();
   #offline = false;
+  #plugged = true;
   #offlineTimers = new Set<NodeJS.Timeout>();
 
   constructor(
@@ -97,9 +116,56 @@ class Device implements SimulatedDevice {
     return this.#connections.size;
   }
 
+  get plugged(): boolean {
+    return this.#plugged;
+  }
+
+  setFault(faults: Faults): void {
+    this.setFaults(mergeFaults(this.faults, faults));
+  }
+
+  clearFault(key?: keyof Faults): void {
+    if (key === undefined) {
+      this.setFaults({});
+      return;
+    }
+    const next = mergeFaults(this.faults);
+    delete next[key];
+    this.setFaults(next);
+  }
+
+  unplug(): void {
+    this.#plugged = false;
+    this.disconnectAll();
+  }
+
+  plug(): void {
+    this.#plugged = true;
+  }
+
+  listeners(): string[] {
+    return this.android.listening();
+  }
+
+  runningHelpers(): number {
+    return runningHelperCount(this.android.device);
+  }
+
   setFaults(faults: Faults): void {
+    const before = { ...this.faults };
     for (const key of Object.keys(this.faults)) delete (this.faults as Record<string, unknown>)[key];
     Object.assign(this.faults, mergeFaults(faults));
+    if (this.faults.unauthorized === true && before.unauthorized !== true) {
+      // The host's key was revoked: adbd drops the connection; the host reconnects into AUTH.
+      for (const connection of this.#connections) connection.close();
+    } else if (this.faults.unauthorized !== true && before.unauthorized === true) {
+      // The user tapped "Allow": waiting connections go online.
+      for (const connection of this.#connections) connection.authorize();
+    }
+    if (this.faults.offlineAfterMs !== undefined && before.offlineAfterMs === undefined && !this.#offline) {
+      // Set at run time on a connected device: counted from now.
+      if ([...this.#connections].some((c) => c.state === 'online')) this.#armOffline();
+    }
     if (this.faults.offlineAfterMs === undefined) {
       for (const timer of this.#offlineTimers) clearTimeout(timer);
       this.#offlineTimers.clear();
@@ -114,7 +180,9 @@ class Device implements SimulatedDevice {
 
   disconnectAll(): void {
     for (const connection of this.#connections) connection.close();
+    this.#connections.clear();
     for (const socket of this.#held) socket.destroy();
+    this.#held.clear();
   }
 
   async close(): Promise<void> {
@@ -127,6 +195,12 @@ class Device implements SimulatedDevice {
   }
 
   #accept(socket: Socket): void {
+    if (!this.#plugged) {
+      // No cable: nothing answers; the connection is reset at once.
+      socket.on('error', () => undefined);
+      socket.resetAndDestroy();
+      return;
+    }
     if (this.#offline) {
       // Offline: the TCP connection is accepted but the device never answers.
       this.#held.add(socket);

@@ -52,6 +52,8 @@ export interface Faults {
   offlineAfterMs?: number;
   /** The device answers CNXN with AUTH and never accepts: `unauthorized` in `adb devices`. */
   unauthorized?: boolean;
+  /** The link stays up but the device sends nothing (queued until the fault is lifted). */
+  stall?: boolean;
 }
 
 export interface DeviceListener {
@@ -124,6 +126,8 @@ export interface SimAndroid {
   bannerProps(): Record<string, string>;
   /** Stop everything running inside the device (helper sessions, listeners). */
   shutdown(): void;
+  /** Addresses listened on inside the device (`tcp:PORT`, `localabstract:NAME`). */
+  listening(): string[];
 }
 
 export interface SimAndroidOptions {

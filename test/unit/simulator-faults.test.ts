@@ -23,6 +23,7 @@ const faultsArb: fc.Arbitrary<Faults> = fc.record(
     installFailure: fc.stringMatching(/^[A-Z_]{1,30}$/).map((s) => `INSTALL_FAILED_${s}`),
     offlineAfterMs: fc.nat({ max: 1e9 }),
     unauthorized: fc.constant(true),
+    stall: fc.constant(true),
   },
   { requiredKeys: [] },
 ) as fc.Arbitrary<Faults>;
@@ -50,6 +51,7 @@ describe('parseFaultSpec', () => {
     });
     expect(parseFaultSpec('offline-after-ms=500')).toEqual({ offlineAfterMs: 500 });
     expect(parseFaultSpec('unauthorized')).toEqual({ unauthorized: true });
+    expect(parseFaultSpec('stall')).toEqual({ stall: true });
   });
 
   it('rejects bad specs with an error naming the spec', () => {

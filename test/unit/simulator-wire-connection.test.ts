@@ -56,6 +56,7 @@ function fakeAndroid(): SimAndroid {
       'ro.product.device': 'fk',
     }),
     shutdown: () => {},
+    listening: () => [],
   };
 }
 

@@ -2,6 +2,10 @@
  * SnapshotDriver: the typed library API over one device and one helper release. Chooses the
  * transport (`auto`: the persistent session, falling back to one-shot when the session fails),
  * restarts the session when the helper identity or capture options change, and closes cleanly.
+ *
+ * One deadline per request: everything a request does (session start, its command, the one-shot
+ * fallback) fits in `deadlineMs` (default: the helper's `timeoutMs` plus the command slack), and the
+ * answer — or the error's `details` — lists what was tried (`attempts`).
  */
 import { BridgeError } from '../../errors.ts';
 import type { HelperManifest } from '../../manifest/index.ts';
@@ -14,7 +18,7 @@ import { encodeTouchPlanBase64, type TouchPlan, validateTouchPlan } from '../pro
 import { type CaptureOptionsInput, captureOptions, sameCaptureOptions } from './capture-options.ts';
 import type { HelperDevice } from './device.ts';
 import { type EnsurePolicy, type EnsureResult, type EnsureVerdicts, ensureHelper } from './ensure-helper.ts';
-import { runOneShot } from './one-shot.ts';
+import { COMMAND_DEADLINE_SLACK_MS, runOneShot } from './one-shot.ts';
 import { HelperSession } from './session-client.ts';
 
 export type Transport = 'auto' | 'session' | 'one-shot';
@@ -22,7 +26,19 @@ export type Transport = 'auto' | 'session' | 'one-shot';
 export interface DriverRequest {
   transport?: Transport;
   capture?: CaptureOptionsInput;
+  /** Cancels the request (e.g. its lease ended); the abort reason is what the caller gets. */
   signal?: AbortSignal;
+  /** The whole request's budget, fallback included (default `timeoutMs` + the command slack). */
+  deadlineMs?: number;
+  /** When the request started (`performance.now()`), if earlier work (ensure) counts against it. */
+  startedAt?: number;
+}
+
+/** One transport tried for a request: `outcome` is `ok` or the error code. */
+export interface Attempt {
+  transport: 'session' | 'one-shot';
+  outcome: string;
+  ms: number;
 }
 
 interface Served {
@@ -30,6 +46,38 @@ interface Served {
   /** Why `auto` fell back to one-shot, when it did. */
   fallback?: string;
   elapsedMs: number;
+  attempts: Attempt[];
+  deadlineMs: number;
+}
+
+/** Largest `deadlineMs` a request may ask for. */
+export const MAX_DEADLINE_MS = 300_000;
+
+/** The default overall budget of a request with these capture options (and gesture duration). */
+export function defaultDeadlineMs(capture: CaptureOptionsInput = {}, extraMs = 0): number {
+  return captureOptions(capture).timeoutMs + extraMs + COMMAND_DEADLINE_SLACK_MS;
+}
+
+const round2 = (ms: number) => Math.round(ms * 100) / 100;
+const RUNNING = 'running';
+
+/** The same error with `attempts` (and the deadline) added to its details. */
+export function withAttempts(err: unknown, attempts: Attempt[], deadlineMs: number): unknown {
+  if (!(err instanceof BridgeError)) return err;
+  return new BridgeError(err.code, err.message, {
+    retryable: err.retryable,
+    details: { ...(err.details ?? {}), attempts, deadlineMs },
+    cause: err.cause,
+  });
+}
+
+/** The request's own cancellation (lease ended) wins over its deadline. */
+function abortedError(signal: AbortSignal | undefined, what: string, deadlineMs: number): BridgeError {
+  if (signal?.aborted && signal.reason instanceof BridgeError) return signal.reason;
+  if (signal?.aborted) return new BridgeError('UNAVAILABLE', `${what}: cancelled`);
+  return new BridgeError('TIMEOUT', `${what}: no result within the request deadline of ${deadlineMs} ms`, {
+    details: { deadlineMs },
+  });
 }
 
 export type SnapshotOutcome = Served & { xml: string; result: SnapshotResultFields };
@@ -53,6 +101,9 @@ export class SnapshotDriver {
   readonly #options: DriverOptions;
   #session: HelperSession | undefined;
   #starting: Promise<HelperSession> | undefined;
+  #closed = false;
+  /** Requests still running on the device (a request that gave up may still be cleaning up). */
+  readonly #pending = new Set<Promise<unknown>>();
 
   constructor(device: HelperDevice, manifest: HelperManifest, options: DriverOptions) {
     this.#device = device;
@@ -76,7 +127,12 @@ export class SnapshotDriver {
     });
   }
 
-  async #sessionFor(capture: ReturnType<typeof captureOptions>): Promise<HelperSession> {
+  async #sessionFor(
+    capture: ReturnType<typeof captureOptions>,
+    signal: AbortSignal,
+    readyTimeoutMs: number,
+  ): Promise<HelperSession> {
+    if (this.#closed) throw new BridgeError('UNAVAILABLE', 'the helper driver is closed');
     const current = this.#session;
     if (
       current?.alive &&
@@ -93,61 +149,133 @@ export class SnapshotDriver {
       this.#session = undefined;
       await current.close();
     }
-    this.#starting = HelperSession.start(this.#device, this.#manifest, {
+    const starting = HelperSession.start(this.#device, this.#manifest, {
       capture,
+      signal,
+      readyTimeoutMs,
       ...(this.#options.owner ? { owner: this.#options.owner } : {}),
     });
+    this.#starting = starting;
     try {
-      this.#session = await this.#starting;
-      return this.#session;
+      const session = await starting;
+      if (this.#closed) {
+        // Closed while the session was starting (its lease ended): it belongs to nobody.
+        await session.close();
+        throw new BridgeError('UNAVAILABLE', 'the helper driver was closed while its session started');
+      }
+      this.#session = session;
+      return session;
     } finally {
-      this.#starting = undefined;
+      if (this.#starting === starting) this.#starting = undefined;
     }
   }
 
-  /** Run `viaSession`, or one-shot, per the transport; `auto` falls back on session failure. */
-  #serve<T>(
+  /**
+   * Run `viaSession`, or one-shot, per the transport; `auto` falls back on session failure. Every
+   * step gets what is left of the request's deadline and its signal; past the deadline the request
+   * answers TIMEOUT at once (the step still running is cancelled).
+   */
+  async #serve<T>(
     request: DriverRequest,
-    viaSession: (s: HelperSession) => Promise<T>,
-    viaOneShot: () => Promise<T>,
+    extraMs: number,
+    viaSession: (s: HelperSession, step: Step) => Promise<T>,
+    viaOneShot: (step: Step) => Promise<T>,
   ): Promise<{ value: T } & Served> {
-    // Reads of the device run concurrently, never during an install (ensure holds the write lock).
-    // The lock is never held past the request's deadline.
-    return this.#device.locks.withRead(
-      this.#device.serial,
-      () => this.#serveUnlocked(request, viaSession, viaOneShot),
-      request.signal ? { signal: request.signal } : {},
+    const started = request.startedAt ?? performance.now();
+    const deadlineMs = request.deadlineMs ?? defaultDeadlineMs(request.capture, extraMs);
+    const deadlineAt = started + deadlineMs;
+    const expired = new AbortController();
+    const timer = setTimeout(
+      () => expired.abort(abortedError(undefined, 'helper request', deadlineMs)),
+      Math.max(0, deadlineAt - performance.now()),
     );
+    const signal = request.signal ? AbortSignal.any([request.signal, expired.signal]) : expired.signal;
+    const attempts: Attempt[] = [];
+    const onGiveUp: Array<(code: string) => void> = [];
+    const gaveUp = new Promise<never>((_, reject) => {
+      const onAbort = () => reject(signal.reason);
+      if (signal.aborted) onAbort();
+      else signal.addEventListener('abort', onAbort, { once: true });
+    });
+    gaveUp.catch(() => undefined);
+    try {
+      // Reads of the device run concurrently, never during an install (ensure holds the write lock).
+      // The lock is never held past the request's deadline.
+      const work = this.#device.locks.withRead(
+        this.#device.serial,
+        () => this.#serveUnlocked(request, { signal, deadlineAt, attempts, onGiveUp }, viaSession, viaOneShot),
+        { signal },
+      );
+      this.#pending.add(work);
+      const forget = () => this.#pending.delete(work);
+      work.then(forget, forget);
+      const served = await Promise.race([work, gaveUp]);
+      return { ...served, elapsedMs: round2(performance.now() - started), attempts, deadlineMs };
+    } catch (err) {
+      const cause = signal.aborted ? signal.reason : err;
+      // An attempt still running when the request gave up ends with the request's answer.
+      const code = cause instanceof BridgeError ? cause.code : 'INTERNAL';
+      for (const giveUp of onGiveUp) giveUp(code);
+      throw withAttempts(cause, attempts, deadlineMs);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   async #serveUnlocked<T>(
     request: DriverRequest,
-    viaSession: (s: HelperSession) => Promise<T>,
-    viaOneShot: () => Promise<T>,
-  ): Promise<{ value: T } & Served> {
+    step: Step & { attempts: Attempt[]; onGiveUp: Array<(code: string) => void> },
+    viaSession: (s: HelperSession, step: Step) => Promise<T>,
+    viaOneShot: (step: Step) => Promise<T>,
+  ): Promise<{ value: T; transport: 'session' | 'one-shot'; fallback?: string }> {
     const transport = request.transport ?? 'auto';
-    const started = performance.now();
-    const elapsed = () => Math.round((performance.now() - started) * 100) / 100;
+    const attempt = async <R>(kind: Attempt['transport'], fn: () => Promise<R>): Promise<R> => {
+      const t0 = performance.now();
+      const entry: Attempt = { transport: kind, outcome: RUNNING, ms: 0 };
+      step.attempts.push(entry);
+      const settle = (outcome: string) => {
+        if (entry.outcome !== RUNNING) return; // the request already gave up and recorded it
+        entry.outcome = outcome;
+        entry.ms = round2(performance.now() - t0);
+      };
+      step.onGiveUp.push((code) => settle(code));
+      try {
+        const value = await fn();
+        settle('ok');
+        return value;
+      } catch (err) {
+        settle(err instanceof BridgeError ? err.code : 'INTERNAL');
+        throw err;
+      }
+    };
     if (transport === 'one-shot') {
       // Starting an instrumentation of the package kills a running one (as Android does): end the
       // session cleanly first rather than leave a dead one behind.
       await this.#closeSession();
-      return { value: await viaOneShot(), transport: 'one-shot', elapsedMs: elapsed() };
+      return { value: await attempt('one-shot', () => viaOneShot(step)), transport: 'one-shot' };
     }
     const capture = captureOptions(request.capture);
     try {
-      const session = await this.#sessionFor(capture);
-      return { value: await viaSession(session), transport: 'session', elapsedMs: elapsed() };
+      const value = await attempt('session', async () => {
+        const session = await this.#sessionFor(capture, step.signal, remaining(step));
+        return viaSession(session, step);
+      });
+      return { value, transport: 'session' };
     } catch (err) {
       // A helper-reported failure (ok=false) is an answer, not a transport problem.
       const helperAnswer =
         err instanceof BridgeError &&
         err.code === 'HELPER_FAILED' &&
         err.details?.['errorType'] !== undefined;
-      if (transport === 'session' || helperAnswer) throw err;
+      if (transport === 'session' || helperAnswer || step.signal.aborted) throw err;
       const reason = err instanceof Error ? err.message : String(err);
       await this.#closeSession();
-      return { value: await viaOneShot(), transport: 'one-shot', fallback: reason, elapsedMs: elapsed() };
+      if (this.#closed) throw err;
+      return {
+        value: await attempt('one-shot', () => viaOneShot(step)),
+        transport: 'one-shot',
+        fallback: reason,
+      };
     }
   }
 
@@ -155,17 +283,22 @@ export class SnapshotDriver {
     const capture = captureOptions(request.capture);
     const served = await this.#serve(
       request,
-      async (s) => {
-        const r = await s.request('snapshot');
+      0,
+      async (s, step) => {
+        const r = await s.request('snapshot', undefined, {
+          timeoutMs: Math.min(capture.timeoutMs + 5_000, remaining(step)),
+          signal: step.signal,
+        });
         if (r.command !== 'snapshot')
           throw new BridgeError('HELPER_PROTOCOL_ERROR', 'session answered a different command');
         return { xml: r.xml, result: r.result };
       },
-      async () => {
+      async (step) => {
         const r = await runOneShot(this.#device, this.#manifest, {
           mode: 'snapshot',
           capture,
-          ...(request.signal ? { signal: request.signal } : {}),
+          signal: step.signal,
+          deadlineMs: remaining(step),
         });
         if (r.mode !== 'snapshot')
           throw new BridgeError('HELPER_PROTOCOL_ERROR', `expected a snapshot result, got ${r.mode}`);
@@ -180,17 +313,22 @@ export class SnapshotDriver {
     const capture = captureOptions(request.capture);
     const served = await this.#serve(
       request,
-      async (s) => {
-        const r = await s.request('viewport');
+      0,
+      async (s, step) => {
+        const r = await s.request('viewport', undefined, {
+          timeoutMs: Math.min(capture.timeoutMs + 5_000, remaining(step)),
+          signal: step.signal,
+        });
         if (r.command !== 'viewport')
           throw new BridgeError('HELPER_PROTOCOL_ERROR', 'session answered a different command');
         return r.result;
       },
-      async () => {
+      async (step) => {
         const r = await runOneShot(this.#device, this.#manifest, {
           mode: 'viewport',
           capture,
-          ...(request.signal ? { signal: request.signal } : {}),
+          signal: step.signal,
+          deadlineMs: remaining(step),
         });
         if (r.mode !== 'viewport')
           throw new BridgeError('HELPER_PROTOCOL_ERROR', `expected a viewport result, got ${r.mode}`);
@@ -220,18 +358,23 @@ export class SnapshotDriver {
     const capture = captureOptions(request.capture);
     const served = await this.#serve(
       request,
-      async (s) => {
-        const r = await s.request('gesture', payload, verdict.plan.durationMs + capture.timeoutMs);
+      verdict.plan.durationMs,
+      async (s, step) => {
+        const r = await s.request('gesture', payload, {
+          timeoutMs: Math.min(verdict.plan.durationMs + capture.timeoutMs, remaining(step)),
+          signal: step.signal,
+        });
         if (r.command !== 'gesture')
           throw new BridgeError('HELPER_PROTOCOL_ERROR', 'session answered a different command');
         return r.result;
       },
-      async () => {
+      async (step) => {
         const r = await runOneShot(this.#device, this.#manifest, {
           mode: 'gesture',
           capture: { ...capture, timeoutMs: Math.min(120_000, capture.timeoutMs + verdict.plan.durationMs) },
           payloadBase64: payload,
-          ...(request.signal ? { signal: request.signal } : {}),
+          signal: step.signal,
+          deadlineMs: remaining(step),
         });
         if (r.mode !== 'gesture')
           throw new BridgeError('HELPER_PROTOCOL_ERROR', `expected a gesture result, got ${r.mode}`);
@@ -248,7 +391,32 @@ export class SnapshotDriver {
     await s?.close();
   }
 
-  async close(): Promise<void> {
+  /**
+   * Close the session; final. Requests still running (cancel them through their signal first) are
+   * waited for up to `waitMs`; a session still starting is closed when it comes up. Resolves false
+   * when some request was still running after `waitMs`.
+   */
+  async close(waitMs = 10_000): Promise<boolean> {
+    this.#closed = true;
+    let timer: NodeJS.Timeout | undefined;
+    const settled = await Promise.race([
+      Promise.allSettled([...this.#pending]).then(() => true),
+      new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(false), waitMs);
+      }),
+    ]);
+    clearTimeout(timer);
     await this.#closeSession();
+    return settled;
   }
+}
+
+/** What one step of a request may use: its signal and the time left. */
+interface Step {
+  signal: AbortSignal;
+  deadlineAt: number;
+}
+
+function remaining(step: Step): number {
+  return Math.max(1, Math.floor(step.deadlineAt - performance.now()));
 }

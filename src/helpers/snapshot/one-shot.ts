@@ -18,6 +18,8 @@ export interface OneShotRequest {
   capture: CaptureOptions;
   payloadBase64?: string;
   signal?: AbortSignal;
+  /** Give up sooner than `timeoutMs` + the slack (what is left of the request's deadline). */
+  deadlineMs?: number;
 }
 
 /** Slack above the helper's own `timeoutMs` before the bridge gives up on the command. */
@@ -44,7 +46,10 @@ export async function runOneShot(
     ...(request.payloadBase64 === undefined ? {} : { payloadBase64: request.payloadBase64 }),
   });
   const parser = new InstrumentationOutputParser();
-  const deadlineMs = request.capture.timeoutMs + COMMAND_DEADLINE_SLACK_MS;
+  const deadlineMs = Math.min(
+    request.capture.timeoutMs + COMMAND_DEADLINE_SLACK_MS,
+    request.deadlineMs ?? Number.POSITIVE_INFINITY,
+  );
   const stream = await device.shellStream(command, {
     timeoutMs: deadlineMs,
     ...(request.signal ? { signal: request.signal } : {}),
@@ -63,6 +68,7 @@ export async function runOneShot(
   if (outcome === 'timeout' || outcome === 'aborted') {
     stream.close();
     await forceStop(device, manifest.packageName);
+    if (outcome === 'aborted' && request.signal?.reason instanceof BridgeError) throw request.signal.reason;
     throw new BridgeError(
       'TIMEOUT',
       `helper ${request.mode} on ${device.serial} gave no result within ${deadlineMs} ms`,

@@ -30,6 +30,19 @@ export interface SessionStartOptions {
   /** Device-side port; random in 20000–39999 when absent. */
   devicePort?: number;
   readyTimeoutMs?: number;
+  /** Abandons the start (the session is closed: helper stopped, forward removed). */
+  signal?: AbortSignal;
+}
+
+export interface SessionRequestOptions {
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+function cancelled(signal: AbortSignal, what: string): unknown {
+  return signal.reason instanceof BridgeError
+    ? signal.reason
+    : new BridgeError('TIMEOUT', `${what}: aborted`);
 }
 
 let requestCounter = 0;
@@ -82,20 +95,35 @@ export class HelperSession {
         `manifest ${this.manifest.name} has no instrumentationRunner`,
       );
     const devicePort = options.devicePort ?? 20000 + Math.floor(Math.random() * 20000);
-    this.#forward = await this.#device.openForward(options.owner ?? this.id, `tcp:${devicePort}`, {
-      timeoutMs: 10_000,
-    });
-    const command = buildInstrumentCommand({ runner, capture: this.capture, sessionPort: devicePort });
-    const stream = await this.#device.shellStream(command, { timeoutMs: 10_000 });
-    this.#stream = stream;
+    const { signal } = options;
     const readyTimeout = options.readyTimeoutMs ?? this.capture.timeoutMs + 10_000;
+    const stepTimeout = Math.min(10_000, readyTimeout);
+    if (signal?.aborted) throw cancelled(signal, 'helper session start');
+    this.#forward = await this.#device.openForward(options.owner ?? this.id, `tcp:${devicePort}`, {
+      timeoutMs: stepTimeout,
+      ...(signal ? { signal } : {}),
+    });
+    if (signal?.aborted) throw cancelled(signal, 'helper session start');
+    const command = buildInstrumentCommand({ runner, capture: this.capture, sessionPort: devicePort });
+    const stream = await this.#device.shellStream(command, {
+      timeoutMs: stepTimeout,
+      ...(signal ? { signal } : {}),
+    });
+    this.#stream = stream;
+    if (signal?.aborted) throw cancelled(signal, 'helper session start');
 
     await new Promise<void>((resolve, reject) => {
+      const onAbort = () => {
+        clearTimeout(timer);
+        reject(cancelled(signal!, 'helper session start'));
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
       const parser = new InstrumentationOutputParser({
         retainStatuses: false,
         onStatus: (status) => {
           if (status.fields['sessionReady'] === 'true') {
             clearTimeout(timer);
+            signal?.removeEventListener('abort', onAbort);
             resolve();
           }
         },
@@ -132,7 +160,7 @@ export class HelperSession {
   async request(
     command: Exclude<SessionCommand, 'quit'>,
     payloadBase64?: string,
-    timeoutMs?: number,
+    options: SessionRequestOptions = {},
   ): Promise<SessionSuccess> {
     if (!this.alive) {
       throw new BridgeError(
@@ -140,13 +168,19 @@ export class HelperSession {
         `helper session ${this.id} is not running${this.#exitInfo ? `: ${this.#exitInfo}` : ''}`,
       );
     }
-    return this.#send(command, payloadBase64, timeoutMs ?? this.capture.timeoutMs + 5_000);
+    return this.#send(
+      command,
+      payloadBase64,
+      options.timeoutMs ?? this.capture.timeoutMs + 5_000,
+      options.signal,
+    );
   }
 
   async #send(
     command: SessionCommand,
     payloadBase64: string | undefined,
     timeoutMs: number,
+    signal?: AbortSignal,
   ): Promise<SessionSuccess> {
     const requestId = `r${process.pid.toString(36)}-${(++requestCounter).toString(36)}`;
     const line = buildSessionRequest(command, requestId, payloadBase64);
@@ -155,20 +189,35 @@ export class HelperSession {
     const bytes = await new Promise<Buffer>((resolve, reject) => {
       const socket = net.connect({ host: this.#device.forwardHost, port });
       const chunks: Buffer[] = [];
+      const finish = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+      };
+      const onAbort = () => {
+        finish();
+        socket.destroy();
+        reject(cancelled(signal!, `helper session ${command}`));
+      };
       const timer = setTimeout(() => {
+        finish();
         socket.destroy();
         reject(
           new BridgeError('TIMEOUT', `helper session ${command} got no response within ${timeoutMs} ms`),
         );
       }, timeoutMs);
+      if (signal?.aborted) {
+        onAbort();
+        return;
+      }
+      signal?.addEventListener('abort', onAbort, { once: true });
       socket.on('connect', () => socket.write(line));
       socket.on('data', (d: Buffer) => chunks.push(d));
       socket.on('end', () => {
-        clearTimeout(timer);
+        finish();
         resolve(Buffer.concat(chunks));
       });
       socket.on('error', (err) => {
-        clearTimeout(timer);
+        finish();
         reject(new BridgeError('HELPER_FAILED', `helper session connection failed: ${err.message}`));
       });
     });

@@ -3,6 +3,7 @@ import type { Context } from 'hono';
 import { BridgeError } from '../../errors.ts';
 import type { LeaseRef } from '../../helpers/lease-operations.ts';
 import { type GestureSpec, planForGesture } from '../../helpers/protocol/gestures.ts';
+import { MAX_DEADLINE_MS } from '../../helpers/snapshot/driver.ts';
 import type { Lease } from '../../leases/types.ts';
 import { normalizeSnapshot } from '../../snapshot/normalize.ts';
 import type { AppEnv } from '../env.ts';
@@ -66,10 +67,25 @@ const CaptureFields = {
   maxDepth: z.number().int().optional(),
   maxNodes: z.number().int().optional(),
 };
+const AttemptSchema = z
+  .object({ transport: z.enum(['session', 'one-shot']), outcome: z.string(), ms: z.number() })
+  .openapi('Attempt');
+const DeadlineField = z
+  .number()
+  .int()
+  .min(1)
+  .max(MAX_DEADLINE_MS)
+  .optional()
+  .openapi({ description: 'the whole request, fallback included (default timeoutMs + 10000)' });
 const TransportField = z.enum(['auto', 'session', 'one-shot']).default('auto');
 
 const SnapshotBody = z
-  .object({ format: z.enum(['json', 'xml']).default('json'), transport: TransportField, ...CaptureFields })
+  .object({
+    format: z.enum(['json', 'xml']).default('json'),
+    transport: TransportField,
+    deadlineMs: DeadlineField,
+    ...CaptureFields,
+  })
   .strict()
   .openapi('SnapshotRequest');
 
@@ -112,7 +128,7 @@ const GestureBody = z
       .strict(),
     z.object({ kind: z.literal('plan'), plan: z.unknown() }).strict(),
   ])
-  .and(z.object({ transport: TransportField.optional() }))
+  .and(z.object({ transport: TransportField.optional(), deadlineMs: DeadlineField }))
   .openapi('GestureRequest');
 
 function view(lease: Lease) {
@@ -358,13 +374,19 @@ export function registerLeases(app: OpenAPIHono<AppEnv>): void {
           `invalid snapshot request: ${parsed.error.issues[0]?.path.join('.')}: ${parsed.error.issues[0]?.message}`,
         );
       }
-      const { format, transport, ...capture } = parsed.data;
-      const s = await c.var.services.operations!.snapshot(ref(lease), { transport, capture });
+      const { format, transport, deadlineMs, ...capture } = parsed.data;
+      const s = await c.var.services.operations!.snapshot(ref(lease), {
+        transport,
+        capture,
+        ...(deadlineMs === undefined ? {} : { deadlineMs }),
+      });
       c.var.services.metrics.snapshotSeconds.observe({ transport: s.transport }, s.elapsedMs / 1000);
       const common = {
         transport: s.transport,
         ...(s.fallback ? { fallback: s.fallback } : {}),
         elapsedMs: s.elapsedMs,
+        deadlineMs: s.deadlineMs,
+        attempts: s.attempts,
         helperElapsedMs: s.result.elapsedMs ?? null,
         waitForIdleTimeoutMs: s.result.waitForIdleTimeoutMs ?? capture.waitForIdleTimeoutMs ?? null,
         nodeCount: s.result.nodeCount ?? null,
@@ -386,7 +408,10 @@ export function registerLeases(app: OpenAPIHono<AppEnv>): void {
       middleware: guard({ access: 'client', forward: true }),
       request: {
         params: z.object({ id: LeaseIdParam }),
-        query: z.object({ transport: TransportField.optional() }),
+        query: z.object({
+          transport: TransportField.optional(),
+          deadlineMs: z.coerce.number().int().min(1).max(MAX_DEADLINE_MS).optional(),
+        }),
       },
       responses: {
         200: {
@@ -400,6 +425,8 @@ export function registerLeases(app: OpenAPIHono<AppEnv>): void {
                 width: z.number(),
                 height: z.number(),
                 elapsedMs: z.number(),
+                deadlineMs: z.number(),
+                attempts: z.array(AttemptSchema),
               }),
             },
           },
@@ -409,10 +436,21 @@ export function registerLeases(app: OpenAPIHono<AppEnv>): void {
     }),
     async (c) => {
       const lease = await leaseFor(c, c.req.valid('param').id);
+      const query = c.req.valid('query');
       const v = await c.var.services.operations!.viewport(ref(lease), {
-        transport: c.req.valid('query').transport ?? 'auto',
+        transport: query.transport ?? 'auto',
+        ...(query.deadlineMs === undefined ? {} : { deadlineMs: query.deadlineMs }),
       });
-      return c.json({ transport: v.transport, ...v.viewport, elapsedMs: v.elapsedMs }, 200);
+      return c.json(
+        {
+          transport: v.transport,
+          ...v.viewport,
+          elapsedMs: v.elapsedMs,
+          deadlineMs: v.deadlineMs,
+          attempts: v.attempts,
+        },
+        200,
+      );
     },
   );
 
@@ -439,10 +477,11 @@ export function registerLeases(app: OpenAPIHono<AppEnv>): void {
     async (c) => {
       const lease = await leaseFor(c, c.req.valid('param').id);
       const body = c.req.valid('json');
-      const { transport, ...spec } = body;
+      const { transport, deadlineMs, ...spec } = body;
       const plan = planForGesture(spec as GestureSpec);
       const g = await c.var.services.operations!.gesture(ref(lease), plan, {
-        transport: body.transport ?? 'auto',
+        transport: transport ?? 'auto',
+        ...(deadlineMs === undefined ? {} : { deadlineMs }),
       });
       const { elapsedMs: helperElapsedMs, ...result } = g.result;
       return c.json(
@@ -450,6 +489,8 @@ export function registerLeases(app: OpenAPIHono<AppEnv>): void {
           ...result,
           transport: g.transport,
           elapsedMs: g.elapsedMs,
+          deadlineMs: g.deadlineMs,
+          attempts: g.attempts,
           helperElapsedMs: helperElapsedMs ?? null,
         } as Record<string, unknown>,
         200,

@@ -85,6 +85,7 @@ export class AdbdConnection implements StreamTransport {
   #slowWriting = false;
   #nextSendAt = 0;
   #closeHandlers: Array<() => void> = [];
+  #version = A_VERSION;
 
   constructor(socket: Socket, options: AdbdConnectionOptions) {
     this.#socket = socket;
@@ -122,6 +123,15 @@ export class AdbdConnection implements StreamTransport {
     this.#socket.destroy();
   }
 
+  /**
+   * The user accepted the host's key: an `unauthorized` connection goes online (adbd sends its
+   * CNXN then, on the same connection). No-op in any other state.
+   */
+  authorize(): void {
+    if (this.#state !== 'unauthorized') return;
+    this.#sendBanner(this.#version);
+  }
+
   // --- StreamTransport ---
 
   send(command: number, arg0: number, arg1: number, data: Uint8Array = EMPTY): void {
@@ -131,7 +141,8 @@ export class AdbdConnection implements StreamTransport {
     const slow =
       faults.latencyMs !== undefined ||
       faults.bandwidthBytesPerSec !== undefined ||
-      faults.dropAfterBytes !== undefined;
+      faults.dropAfterBytes !== undefined ||
+      faults.stall === true;
     if (!slow && !this.#slowWriting) {
       const socket = this.#socket;
       socket.cork();
@@ -162,6 +173,8 @@ export class AdbdConnection implements StreamTransport {
         if (item === undefined || this.#socket.destroyed) break;
         const wait = item.readyAt - Date.now();
         if (wait > 0) await sleep(wait);
+        // Stalled: the link stays up but nothing leaves the device until the fault is lifted.
+        while (this.#options.faults().stall === true && !this.#socket.destroyed) await sleep(20);
         for (const part of item.parts) {
           if (!(await this.#writeLimited(part))) return;
         }
@@ -278,12 +291,17 @@ export class AdbdConnection implements StreamTransport {
     this.#maxData = Math.max(1, Math.min(hostMax === 0 ? MAX_PAYLOAD : hostMax, MAX_PAYLOAD));
     // From here on both sides speak `version`; modern peers skip data_check.
     this.#withChecksum = version < A_VERSION_SKIP_CHECKSUM;
+    this.#version = version;
     const faults = this.#options.faults();
     if (this.#options.requireAuth === true || faults.unauthorized === true) {
       this.#state = 'unauthorized';
       this.send(A_AUTH, AUTH_TOKEN, 0, randomBytes(20));
       return;
     }
+    this.#sendBanner(version);
+  }
+
+  #sendBanner(version: number): void {
     const banner = deviceBanner(
       this.#options.android.bannerProps(),
       this.#options.features ?? DEVICE_FEATURES,

@@ -87,6 +87,7 @@ export function createSimAndroid(options: SimAndroidOptions): SimAndroidHandle {
         if (pkg.instrumentations.length > 0) forceStop(device, pkg.packageName);
       device.shutdown();
     },
+    listening: () => device.listening(),
     inputEvents: () => device.inputEvents(),
   };
 }

@@ -1,0 +1,85 @@
+/**
+ * One overall deadline per request (issue 15, defect 5): the `auto` transport's fallback to
+ * one-shot happens inside the request's deadline, and every answer says what was tried. Real adb
+ * server, simulator over TCP, HTTP app.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type DeviceBridge, testDeviceBridge } from '../support/bridge.ts';
+
+type Json = Record<string, any>;
+
+describe('one deadline per request', () => {
+  let bridge: DeviceBridge;
+  let leaseId: string;
+  beforeAll(async () => {
+    bridge = await testDeviceBridge({ simulate: 1 });
+    leaseId = (await api('POST', '/v1/leases', { ttlSeconds: 600 })).body.id;
+    expect(
+      (await api('POST', `/v1/leases/${leaseId}/helpers/android-snapshot-helper/ensure`, {})).status,
+    ).toBe(200);
+  });
+  afterEach(() => bridge.node.simulator!.devices[0]!.clearFault());
+  afterAll(async () => {
+    if (leaseId) await api('DELETE', `/v1/leases/${leaseId}`);
+    await bridge?.cleanup();
+  });
+
+  async function api(method: string, path: string, body?: unknown) {
+    const started = performance.now();
+    const res = await bridge.app.request(path, {
+      method,
+      ...(body === undefined
+        ? {}
+        : { headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) }),
+    });
+    const text = await res.text();
+    return {
+      status: res.status,
+      body: (text ? JSON.parse(text) : null) as Json,
+      ms: performance.now() - started,
+    };
+  }
+
+  it('a snapshot says what served it', async () => {
+    const res = await api('POST', `/v1/leases/${leaseId}/snapshot`, { transport: 'auto', format: 'xml' });
+    expect(res.status).toBe(200);
+    expect(res.body.deadlineMs).toBe(8000 + 10_000);
+    expect(res.body.attempts).toEqual([{ transport: 'session', outcome: 'ok', ms: expect.any(Number) }]);
+    const viewport = await api('GET', `/v1/leases/${leaseId}/viewport?transport=one-shot`);
+    expect(viewport.body.attempts).toEqual([
+      { transport: 'one-shot', outcome: 'ok', ms: expect.any(Number) },
+    ]);
+    const tap = await api('POST', `/v1/leases/${leaseId}/gestures`, { kind: 'tap', x: 5, y: 5 });
+    expect(tap.body.attempts).toEqual([{ transport: 'session', outcome: 'ok', ms: expect.any(Number) }]);
+  });
+
+  it('auto with a helper that never answers: TIMEOUT within timeoutMs + 10 s, fallback included', async () => {
+    // Other capture options than the running session's: a fresh session must start.
+    bridge.node.simulator!.devices[0]!.setFault({ helperTimeout: true });
+    const res = await api('POST', `/v1/leases/${leaseId}/snapshot`, { transport: 'auto', timeoutMs: 1000 });
+    expect(res.status, JSON.stringify(res.body)).toBe(504);
+    expect(res.body.error).toMatchObject({ code: 'TIMEOUT', retryable: true });
+    expect(res.body.error.details.deadlineMs).toBe(11_000);
+    // Before the fix: the session's ready wait (11 s) and then a whole one-shot (11 s) more.
+    expect(res.ms).toBeLessThan(11_000 + 1500);
+    const attempts = res.body.error.details.attempts as Json[];
+    expect(attempts[0]).toMatchObject({ transport: 'session' });
+    for (const a of attempts) expect(a.outcome).not.toBe('ok');
+    expect(attempts.reduce((sum, a) => sum + a.ms, 0)).toBeLessThan(11_000 + 500);
+  }, 40_000);
+
+  it('an explicit deadlineMs bounds the request, one-shot included', async () => {
+    bridge.node.simulator!.devices[0]!.setFault({ helperTimeout: true });
+    const res = await api('POST', `/v1/leases/${leaseId}/snapshot`, {
+      transport: 'one-shot',
+      timeoutMs: 5000,
+      deadlineMs: 1500,
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(504);
+    expect(res.body.error.details).toMatchObject({ deadlineMs: 1500 });
+    expect(res.ms).toBeLessThan(1500 + 1000);
+    expect(res.body.error.details.attempts).toEqual([
+      { transport: 'one-shot', outcome: 'TIMEOUT', ms: expect.any(Number) },
+    ]);
+  }, 40_000);
+});
