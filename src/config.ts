@@ -79,6 +79,33 @@ const fields = {
   devicesFile: ['DEVICEBRIDGE_DEVICES_FILE', z.string().min(1).optional()],
   tunnelAllow: ['DEVICEBRIDGE_TUNNEL_ALLOW', z.string().default('')],
   devices: ['DEVICEBRIDGE_DEVICES', bool.default(true)],
+  /** The whole request (headers and body) must arrive within this; slow bodies are cut off. */
+  requestTimeoutMs: [
+    'DEVICEBRIDGE_REQUEST_TIMEOUT_MS',
+    z.coerce.number().int().min(100).max(3_600_000).default(120_000),
+  ],
+  /** The request headers must arrive within this. */
+  headersTimeoutMs: [
+    'DEVICEBRIDGE_HEADERS_TIMEOUT_MS',
+    z.coerce.number().int().min(100).max(600_000).default(15_000),
+  ],
+  /** Idle keep-alive connections are closed after this. */
+  keepAliveTimeoutMs: [
+    'DEVICEBRIDGE_KEEPALIVE_TIMEOUT_MS',
+    z.coerce.number().int().min(100).max(600_000).default(5_000),
+  ],
+  /** Concurrent TCP connections the server accepts; more are refused at once. */
+  maxConnections: [
+    'DEVICEBRIDGE_MAX_CONNECTIONS',
+    z.coerce.number().int().min(1).max(1_000_000).default(1024),
+  ],
+  /** Failed authentications per minute per client address and per presented token (0 = no limit). */
+  rateAuthFailures: [
+    'DEVICEBRIDGE_RATE_AUTH_FAILURES',
+    z.coerce.number().int().min(0).max(1_000_000).default(60),
+  ],
+  /** Expensive calls (snapshot, publish) per minute per token and per client address (0 = no limit). */
+  rateExpensive: ['DEVICEBRIDGE_RATE_EXPENSIVE', z.coerce.number().int().min(0).max(1_000_000).default(600)],
   healthIntervalMs: [
     'DEVICEBRIDGE_HEALTH_INTERVAL_MS',
     z.coerce.number().int().min(100).max(3_600_000).default(5000),
@@ -119,6 +146,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: ConfigFl
   }
   const config = out as Config;
   config.dataDir = path.resolve(config.dataDir);
+  if (config.headersTimeoutMs > config.requestTimeoutMs) {
+    throw new ConfigError(
+      'DEVICEBRIDGE_HEADERS_TIMEOUT_MS',
+      'must not exceed DEVICEBRIDGE_REQUEST_TIMEOUT_MS',
+    );
+  }
   if (config.s3PresignSeconds > 0 && config.s3Bucket === undefined) {
     throw new ConfigError('S3_PRESIGN_SECONDS', 'requires S3_BUCKET');
   }

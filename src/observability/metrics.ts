@@ -12,6 +12,8 @@ export interface Metrics {
   leasesWaiting: Gauge;
   devicesByState: Gauge<'state'>;
   adbServerRestarts: Counter;
+  rateLimited: Counter<'limit'>;
+  handlerRuns: Counter<'route' | 'caller'>;
 }
 
 export function createMetrics(options: { defaults?: boolean } = {}): Metrics {
@@ -65,6 +67,18 @@ export function createMetrics(options: { defaults?: boolean } = {}): Metrics {
       name: 'devicebridge_devices',
       help: 'Devices by state',
       labelNames: ['state'],
+      registers: [registry],
+    }),
+    rateLimited: new Counter({
+      name: 'devicebridge_rate_limited_total',
+      help: 'Requests refused with 429 by limit (auth-failures, expensive)',
+      labelNames: ['limit'],
+      registers: [registry],
+    }),
+    handlerRuns: new Counter({
+      name: 'devicebridge_http_handler_runs_total',
+      help: 'Route handlers entered, by route and caller (anonymous, client, admin)',
+      labelNames: ['route', 'caller'],
       registers: [registry],
     }),
     adbServerRestarts: new Counter({

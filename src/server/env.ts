@@ -10,6 +10,7 @@ import type { Logger } from '../observability/logger.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { ReleaseRepository } from '../releases/repository.ts';
 import type { Authenticator, Principal } from './auth.ts';
+import type { RateLimiter } from './rate-limit.ts';
 
 /** Everything a route needs, built once at boot (tests build their own). */
 export interface Services {
@@ -19,6 +20,8 @@ export interface Services {
   auth: Authenticator;
   logger: Logger;
   metrics: Metrics;
+  /** Rate limits: failed authentications per address; expensive calls per token and per address. */
+  limits: { authFailures: RateLimiter; expensive: RateLimiter };
   /** Directory for request-scoped temporary files (uploads). */
   tmpDir: string;
   /** The device side, when this node drives devices (absent: manifests and artifacts only). */

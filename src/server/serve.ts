@@ -28,6 +28,21 @@ export function assertBindAllowed(config: Config, tokensEnabled: boolean): void 
   }
 }
 
+/**
+ * Node's HTTP server limits: the whole request (a slow body too) must arrive within the request
+ * timeout (Node's default is 300 s), headers within the headers timeout; the timeouts are checked
+ * every second (Node's default is every 30 s), and header blocks are capped at 16 KiB.
+ */
+export function serverOptions(config: Config) {
+  return {
+    requestTimeout: config.requestTimeoutMs,
+    headersTimeout: config.headersTimeoutMs,
+    keepAliveTimeout: config.keepAliveTimeoutMs,
+    connectionsCheckingInterval: Math.min(1000, config.headersTimeoutMs),
+    maxHeaderSize: 16 * 1024,
+  };
+}
+
 export async function startServer(config: Config, overrides: Partial<Services> = {}): Promise<RunningServer> {
   const services = buildServices(config, overrides);
   assertBindAllowed(config, services.auth.enabled);
@@ -47,7 +62,16 @@ export async function startServer(config: Config, overrides: Partial<Services> =
   }
   const app = createApp(services);
   const server: ServerType = await new Promise((resolve, reject) => {
-    const s = nodeServe({ fetch: app.fetch, hostname: config.host, port: config.port }, () => resolve(s));
+    const s = nodeServe(
+      {
+        fetch: app.fetch,
+        hostname: config.host,
+        port: config.port,
+        serverOptions: serverOptions(config),
+      },
+      () => resolve(s),
+    );
+    (s as { maxConnections?: number }).maxConnections = config.maxConnections;
     s.once('error', reject);
   });
   const address = server.address() as AddressInfo;

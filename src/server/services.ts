@@ -7,6 +7,7 @@ import { createMetrics } from '../observability/metrics.ts';
 import { ReleaseRepository } from '../releases/repository.ts';
 import { Authenticator } from './auth.ts';
 import type { Services } from './env.ts';
+import { RateLimiter } from './rate-limit.ts';
 
 /** The artifact store the configuration names: S3 when S3_BUCKET is set, else `<dataDir>/artifacts`. */
 export function storeFromConfig(config: Config): ArtifactStore {
@@ -25,6 +26,10 @@ export function buildServices(
     auth: overrides.auth ?? Authenticator.fromFile(config.tokensFile),
     logger: overrides.logger ?? createLogger(config.logLevel),
     metrics: overrides.metrics ?? createMetrics({ defaults: true }),
+    limits: overrides.limits ?? {
+      authFailures: new RateLimiter(config.rateAuthFailures),
+      expensive: new RateLimiter(config.rateExpensive),
+    },
     tmpDir: overrides.tmpDir ?? path.join(config.dataDir, 'tmp'),
   };
 }

@@ -1,15 +1,55 @@
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import { BridgeError } from '../../errors.ts';
 import type { Principal, Role } from '../auth.ts';
 import type { AppEnv } from '../env.ts';
+import { rateLimited } from '../rate-limit.ts';
 
-/** Resolve the caller (or null) for every request; bad or unknown tokens are refused at once. */
+/**
+ * Resolve the caller (or null) for every request; bad or unknown tokens are refused at once. Failed
+ * authentications are rate-limited per client address: past the limit, every request of that address
+ * that carries credentials is 429 before its token is even looked at.
+ */
 export function authenticate(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
+    const { auth, limits, metrics } = c.var.services;
     const remote = c.env?.incoming?.socket?.remoteAddress;
-    c.set('principal', c.var.services.auth.authenticate(c.req.header('authorization'), remote));
+    const header = c.req.header('authorization');
+    // In-process requests (tests through app.request) have no address and are not limited.
+    const key = remote === undefined ? undefined : `addr:${remote}`;
+    if (key !== undefined && header !== undefined && auth.enabled) {
+      const wait = limits.authFailures.retryAfter(key);
+      if (wait > 0) {
+        metrics.rateLimited.inc({ limit: 'auth-failures' });
+        throw rateLimited('failed authentications from this address', wait);
+      }
+    }
+    try {
+      c.set('principal', auth.authenticate(header, remote));
+    } catch (err) {
+      if (key !== undefined && err instanceof BridgeError && err.code === 'UNAUTHENTICATED') {
+        limits.authFailures.take(key);
+      }
+      throw err;
+    }
     await next();
   };
+}
+
+/** Count an expensive call against the caller's token and address; 429 past either limit. */
+export function takeExpensive(c: Context<AppEnv>, principal: Principal | null): void {
+  const { limits, metrics, auth } = c.var.services;
+  if (!limits.expensive.enabled) return;
+  const remote = c.env?.incoming?.socket?.remoteAddress;
+  const keys = [
+    ...(remote === undefined ? [] : [`addr:${remote}`]),
+    ...(principal !== null && auth.enabled ? [`token:${principal.name}`] : []),
+  ];
+  const wait = Math.max(0, ...keys.map((k) => limits.expensive.retryAfter(k)));
+  if (wait > 0) {
+    metrics.rateLimited.inc({ limit: 'expensive' });
+    throw rateLimited('expensive calls (snapshot, publish)', wait);
+  }
+  for (const k of keys) limits.expensive.take(k);
 }
 
 /** Throw unless the caller has one of `roles` (admin always passes); resolves the principal. */

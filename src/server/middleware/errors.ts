@@ -22,6 +22,9 @@ export function errorBody(c: Context<AppEnv>, err: BridgeError) {
 }
 
 export function errorResponse(c: Context<AppEnv>, err: BridgeError): Response {
+  const retryAfter = err.details?.['retryAfterSeconds'];
+  if (err.code === 'RATE_LIMITED' && typeof retryAfter === 'number')
+    c.header('Retry-After', String(retryAfter));
   return c.json(errorBody(c, err), err.status as ContentfulStatusCode);
 }
 

@@ -11,7 +11,7 @@ import type { Principal } from '../auth.ts';
 import { hasBody, mediaTypeOf, readLimited, tooLarge } from '../body.ts';
 import type { AppEnv, Services } from '../env.ts';
 import { parseJsonBody } from '../json-body.ts';
-import { assertRole } from './auth.ts';
+import { assertRole, takeExpensive } from './auth.ts';
 import { forwardToOwner } from './owner-proxy.ts';
 
 /** Who may call a route: anyone, a token of a role (admin always passes), or admin once tokens exist. */
@@ -29,6 +29,8 @@ export interface BodyPolicy {
 export interface RoutePolicy {
   access: Access;
   body?: BodyPolicy;
+  /** Rate-limited per token and per client address (snapshot, publish). */
+  expensive?: boolean;
   /** A lease-scoped helper operation: forwarded to the node that drives the lease's device. */
   forward?: boolean;
 }
@@ -82,6 +84,7 @@ async function readJson(c: Context<AppEnv>, body: BodyPolicy): Promise<void> {
 export function guard(policy: RoutePolicy): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const principal = authorize(c, policy.access);
+    if (policy.expensive) takeExpensive(c, principal);
     if (policy.body) checkBodyHeaders(c, policy.body);
     if (policy.forward && principal !== null) {
       const forwarded = await forwardToOwner(c, principal, policy.body ? maxBytesOf(c, policy.body) : 0);

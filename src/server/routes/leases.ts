@@ -351,7 +351,12 @@ export function registerLeases(app: OpenAPIHono<AppEnv>): void {
       summary:
         'Capture a UI snapshot (normalized JSON or raw uiautomator XML) through the session or one-shot',
       security: [{ bearer: [] }],
-      middleware: guard({ access: 'client', body: jsonBody(SMALL_BODY_BYTES), forward: true }),
+      middleware: guard({
+        access: 'client',
+        body: jsonBody(SMALL_BODY_BYTES),
+        forward: true,
+        expensive: true,
+      }),
       request: {
         params: z.object({ id: LeaseIdParam }),
         body: { content: { 'application/json': { schema: SnapshotBody } }, required: false },

@@ -138,7 +138,7 @@ export function registerReleases(app: OpenAPIHono<AppEnv>): void {
       path: '/v1/helpers/{name}/releases',
       summary: 'Admin: upload an APK and publish it as a helper release',
       security: [{ bearer: [] }],
-      middleware: guard({ access: 'admin', body: uploadPolicy }),
+      middleware: guard({ access: 'admin', body: uploadPolicy, expensive: true }),
       description:
         'Body: multipart/form-data with a file field `apk` and fields `version`, `installArgs`, `runner`; or the raw APK ' +
         '(application/vnd.android.package-archive) with those as query parameters. A published version is immutable: ' +
