@@ -25,6 +25,7 @@ import {
 } from 'node:fs/promises';
 import path from 'node:path';
 import { BridgeError } from '../errors.ts';
+import { parseStrictJson } from '../strict-json.ts';
 import {
   type ArtifactStore,
   type ByteRange,
@@ -369,7 +370,10 @@ export class FsArtifactStore implements ArtifactStore {
     const metaPath = this.#metaPath(key);
     let sidecar: Sidecar | null = null;
     try {
-      const parsed = JSON.parse(await readFile(metaPath, 'utf8')) as Partial<Sidecar>;
+      const parsed = parseStrictJson(await readFile(metaPath), {
+        maxDepth: 1,
+        maxBytes: 4096,
+      }) as Partial<Sidecar>;
       if (
         typeof parsed.sha256 === 'string' &&
         parsed.ino === st.ino &&

@@ -248,7 +248,8 @@ export async function buildPlan(kind: string, args: string[], durationMs?: numbe
   try {
     if (kind === 'plan') {
       if (args.length !== 1) throw new UsageError('plan takes one file');
-      return JSON.parse((await readInput(args[0])).toString('utf8'));
+      const { parseStrictJson } = await import('../strict-json.ts');
+      return parseStrictJson(await readInput(args[0]));
     }
     return planForGesture(
       gestureFromWords(

@@ -13,6 +13,8 @@
  * lease-bound subcommands can be added beside it.
  */
 import type { Command } from 'commander';
+import { isBridgeError } from '../errors.ts';
+import { parseStrictJson } from '../strict-json.ts';
 import { ExitCode } from './exit.ts';
 import { readInput } from './input.ts';
 import { addLeaseGesture } from './lease.ts';
@@ -60,9 +62,10 @@ async function verdictOf(bytes: Uint8Array, base64: boolean) {
   if (base64) return decodeTouchPlanBase64(text);
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = parseStrictJson(text, { maxBytes: MAX_TOUCH_PLAN_BYTES });
   } catch (err) {
-    return fail(`input is not valid JSON: ${(err as Error).message}`);
+    if (!isBridgeError(err)) throw err;
+    return fail(`input is not valid JSON: ${err.message.replace(/^JSON: /, '')}`);
   }
   return validateTouchPlan(value);
 }

@@ -8,7 +8,8 @@
  * exit code is 0 or 1; usage errors print only to stderr. Without `--json`, a human summary.
  */
 import type { Command } from 'commander';
-import type { FieldError } from '../errors.ts';
+import { type FieldError, isBridgeError } from '../errors.ts';
+import { parseStrictJson } from '../strict-json.ts';
 import { ExitCode } from './exit.ts';
 import { readInput } from './input.ts';
 
@@ -68,7 +69,10 @@ async function validateCommand(file: string, options: ValidateOptions): Promise<
   if (!valid) throw new ExitCode(1);
 }
 
-/** Decode (UTF-8, a leading BOM is dropped) and parse JSON; failures become one error at path "". */
+/**
+ * Decode (UTF-8, a leading BOM is dropped) and parse with the strict JSON parser (no duplicate or
+ * prototype keys, nesting at most 64 deep); failures become one error at path "" naming the rule.
+ */
 export function parseManifestBytes(bytes: Uint8Array): { value: unknown } | { error: FieldError } {
   if (bytes.length > MAX_MANIFEST_BYTES) {
     return { error: { path: '', message: `manifest is larger than ${MAX_MANIFEST_BYTES} bytes` } };
@@ -80,8 +84,11 @@ export function parseManifestBytes(bytes: Uint8Array): { value: unknown } | { er
     return { error: { path: '', message: 'manifest is not valid UTF-8' } };
   }
   try {
-    return { value: JSON.parse(text) as unknown };
+    return { value: parseStrictJson(text, { maxBytes: MAX_MANIFEST_BYTES }) };
   } catch (err) {
-    return { error: { path: '', message: `manifest is not valid JSON: ${(err as Error).message}` } };
+    if (!isBridgeError(err)) throw err;
+    return {
+      error: { path: '', message: `manifest is not valid JSON: ${err.message.replace(/^JSON: /, '')}` },
+    };
   }
 }

@@ -24,6 +24,7 @@ import { shellCommand } from '../adb/shell-quote.ts';
 import type { TunnelManager } from '../adb/tunnels.ts';
 import { BridgeError, invalidArgument, isBridgeError } from '../errors.ts';
 import type { Logger } from '../observability/logger.ts';
+import { parseStrictJson } from '../strict-json.ts';
 import type { EndpointPolicy } from './endpoint-policy.ts';
 import {
   type DeviceSelector,
@@ -279,9 +280,11 @@ export class DeviceRegistry extends EventEmitter {
     }
     let entries: unknown;
     try {
-      entries = JSON.parse(text);
+      entries = parseStrictJson(text);
     } catch (err) {
-      throw new BridgeError('INVALID_ARGUMENT', `device config ${path}: not JSON (${message(err)})`);
+      throw new BridgeError('INVALID_ARGUMENT', `device config ${path}: ${message(err)}`, {
+        ...(isBridgeError(err) && err.details !== undefined ? { details: err.details } : {}),
+      });
     }
     if (!Array.isArray(entries)) {
       throw new BridgeError(

@@ -3,8 +3,9 @@
  * from a store is validated again: a store is outside input too.
  */
 import type { ArtifactStore } from '../artifacts/store.ts';
-import { BridgeError } from '../errors.ts';
+import { BridgeError, isBridgeError } from '../errors.ts';
 import { compareSemver, type HelperManifest, isSemver, validateManifest } from '../manifest/index.ts';
+import { parseStrictJson } from '../strict-json.ts';
 import { helpersPrefix, latestKey, manifestKey, versionPrefix } from './layout.ts';
 
 export interface HelperSummary {
@@ -71,7 +72,7 @@ export class ReleaseRepository {
 /** The version a stored `latest.json` pointer names; INTERNAL when the pointer is corrupt. */
 export function parseLatestPointer(bytes: Buffer, name: string): string {
   try {
-    const pointer = JSON.parse(bytes.toString('utf8')) as { version?: unknown };
+    const pointer = parseStrictJson(bytes, { maxDepth: 2, maxBytes: 4096 }) as { version?: unknown };
     if (typeof pointer.version === 'string' && isSemver(pointer.version)) return pointer.version;
   } catch {
     // fall through
@@ -87,9 +88,12 @@ export function formatLatestPointer(version: string): string {
 export function parseStoredManifest(bytes: Buffer, what: string): HelperManifest {
   let raw: unknown;
   try {
-    raw = JSON.parse(bytes.toString('utf8'));
-  } catch {
-    throw new BridgeError('INTERNAL', `stored manifest of ${what} is not valid JSON`);
+    raw = parseStrictJson(bytes);
+  } catch (err) {
+    throw new BridgeError(
+      'INTERNAL',
+      `stored manifest of ${what} is not valid JSON: ${isBridgeError(err) ? err.message.replace(/^JSON: /, '') : 'unreadable'}`,
+    );
   }
   const verdict = validateManifest(raw);
   if (!verdict.valid) {

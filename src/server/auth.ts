@@ -7,7 +7,8 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { isLoopbackHost } from '../config.ts';
-import { BridgeError } from '../errors.ts';
+import { BridgeError, isBridgeError } from '../errors.ts';
+import { parseStrictJson } from '../strict-json.ts';
 
 export type Role = 'admin' | 'client';
 
@@ -52,9 +53,12 @@ export class Authenticator {
   static fromJson(text: string, source = 'tokens file'): Authenticator {
     let raw: unknown;
     try {
-      raw = JSON.parse(text);
+      // The strict parser's messages name the rule, line, column and path, never the content: the
+      // file holds secrets (token hashes), and JSON.parse's messages quote the text around an error.
+      raw = parseStrictJson(text, { maxDepth: 4 });
     } catch (err) {
-      throw new BridgeError('INVALID_ARGUMENT', `${source}: not valid JSON: ${(err as Error).message}`);
+      const detail = isBridgeError(err) ? `: ${err.message.replace(/^JSON: /, '')}` : '';
+      throw new BridgeError('INVALID_ARGUMENT', `${source}: not valid JSON${detail}`);
     }
     const parsed = TokensFileSchema.safeParse(raw);
     if (!parsed.success) {

@@ -287,6 +287,23 @@ describe('DeviceRegistry: registration', () => {
     await writeFile(unknown, JSON.stringify([{ endpoint: sim.devices[0]!.address, lables: {} }]));
     expect((await rejection(registry.loadConfigFile(unknown))).message).toMatch(/entry 0: .*lables/);
 
+    // Duplicate and prototype keys are refused by name before anything is registered.
+    const dup = path.join(tmp.dir, 'dup.json');
+    await writeFile(
+      dup,
+      `[{"endpoint": "${sim.devices[0]!.address}", "endpoint": "${sim.devices[1]!.address}"}]`,
+    );
+    const dupErr = await rejection(registry.loadConfigFile(dup));
+    expect(dupErr.code).toBe('INVALID_ARGUMENT');
+    expect(dupErr.message).toMatch(/duplicate key "endpoint" at line 1, column \d+/);
+    const proto = path.join(tmp.dir, 'proto.json');
+    await writeFile(
+      proto,
+      `[{"endpoint": "${sim.devices[0]!.address}", "labels": {"__proto__": {"x": "y"}}}]`,
+    );
+    expect((await rejection(registry.loadConfigFile(proto))).message).toContain('"__proto__"');
+    expect(tunnels.list()).toEqual([]);
+
     const good = path.join(tmp.dir, 'devices.json');
     await writeFile(
       good,

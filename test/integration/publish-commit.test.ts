@@ -56,6 +56,22 @@ describe('publish commit protocol', () => {
     expect(keys.every((k) => !k.includes('~'))).toBe(true);
   });
 
+  it('stored manifests and pointers are read back through the strict JSON parser', async () => {
+    const first = await publishRelease(store, {
+      apkPath: fixture('snapshot-helper-v2.apk'),
+      version: '0.2.0',
+    });
+    const text = JSON.stringify(first.manifest);
+    await store.put(manifestKey(NAME, '0.2.0'), `${text.slice(0, -1)},"sha256":"${'0'.repeat(64)}"}`);
+    const repo = new ReleaseRepository(store);
+    await expect(repo.getManifest(NAME, '0.2.0')).rejects.toMatchObject({
+      code: 'INTERNAL',
+      message: expect.stringMatching(/duplicate key "sha256"/),
+    });
+    await store.put(latestKey(NAME), '{"version":"0.2.0","__proto__":{}}');
+    await expect(repo.getLatestVersion(NAME)).rejects.toMatchObject({ code: 'INTERNAL' });
+  });
+
   it('publishing the same bytes again completes a release that stopped after its manifest was written', async () => {
     const first = await publishRelease(store, {
       apkPath: fixture('snapshot-helper-v2.apk'),

@@ -117,6 +117,44 @@ describe('devicebridge manifest validate', () => {
     expect(r.stdout).toContain('name: ');
   });
 
+  it('5,000 nested [ in an unknown field: exit 1, one JSON object naming the depth limit, no stack trace', async () => {
+    const fields = JSON.stringify(agentDevice()).slice(0, -1);
+    const file = writeTemp('deep.json', `${fields},"x":${'['.repeat(5000)}${']'.repeat(5000)}}`);
+    const r = await run(['manifest', 'validate', file, '--json']);
+    expect(r.code).toBe(1);
+    const out = oneJsonObject(r.stdout);
+    expect(out.valid).toBe(false);
+    expect(out.manifest).toBeNull();
+    expect(out.errors).toHaveLength(1);
+    expect(out.errors[0]?.message).toMatch(/nest|depth/i);
+    expect(out.errors[0]?.message).toContain('64');
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+    const human = await run(['manifest', 'validate', file]);
+    expect(human.code).toBe(1);
+    expect(human.stdout).toMatch(/^invalid: 1 problem\n/);
+    expect(human.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('duplicate and prototype keys are invalid, and the error names the key', async () => {
+    const fields = JSON.stringify(agentDevice()).slice(0, -1);
+    const dup = await run(['manifest', 'validate', '-', '--json'], `${fields},"sha256":"${'a'.repeat(64)}"}`);
+    expect(dup.code).toBe(1);
+    const dupOut = oneJsonObject(dup.stdout);
+    expect(dupOut.errors).toHaveLength(1);
+    expect(dupOut.errors[0]?.message).toContain('"sha256"');
+    expect(dupOut.errors[0]?.message).toMatch(/duplicate/);
+    expect(dupOut.errors[0]?.message).not.toContain('a'.repeat(64));
+
+    const proto = await run(
+      ['manifest', 'validate', '-', '--json'],
+      `${fields},"__proto__":{"installArgs":["install","--user","0"]}}`,
+    );
+    expect(proto.code).toBe(1);
+    const protoOut = oneJsonObject(proto.stdout);
+    expect(protoOut.valid).toBe(false);
+    expect(protoOut.errors[0]?.message).toContain('"__proto__"');
+  });
+
   it('usage errors exit 2 and print nothing on stdout: missing file, missing argument, unknown option', async () => {
     const missing = await run(['manifest', 'validate', path.join(dir, 'nope.json'), '--json']);
     expect(missing).toMatchObject({ code: 2, stdout: '' });

@@ -43,6 +43,29 @@ describe('Authenticator', () => {
     expect(() => Authenticator.fromJson(dup)).toThrow(/\[1\]: duplicate/);
   });
 
+  it('tokens-file parse errors name line and column, never the content; duplicate and prototype keys are refused by name', () => {
+    const secret = hashToken('the-secret-token');
+    const broken = `[\n  {"name": "ops", "tenant": "acme", "role": "admin",\n   "sha256": "${secret}" oops}\n]`;
+    const err = (() => {
+      try {
+        Authenticator.fromJson(broken, 'DEVICEBRIDGE_TOKENS_FILE');
+      } catch (e) {
+        return e as BridgeError;
+      }
+      throw new Error('accepted a broken tokens file');
+    })();
+    expect(err).toBeInstanceOf(BridgeError);
+    expect(err.message).toMatch(/^DEVICEBRIDGE_TOKENS_FILE: .*line 3, column \d+/);
+    expect(err.message).not.toContain(secret.slice(0, 8));
+    expect(err.message).not.toContain('oops');
+    expect(err.message).not.toContain('acme');
+
+    const dup = `[{"name":"a","tenant":"t","role":"client","sha256":"${secret}","role":"admin"}]`;
+    expect(() => Authenticator.fromJson(dup)).toThrow(/duplicate key "role"/);
+    const proto = `[{"name":"a","tenant":"t","role":"client","sha256":"${secret}","__proto__":{"role":"admin"}}]`;
+    expect(() => Authenticator.fromJson(proto)).toThrow(/"__proto__"/);
+  });
+
   it('property: arbitrary headers never authenticate and never throw anything but BridgeError', () => {
     const auth = testTokens();
     fc.assert(

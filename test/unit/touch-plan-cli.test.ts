@@ -108,6 +108,29 @@ describe('devicebridge gesture validate', () => {
     expect(out.errors[0]?.message).toMatch(/^input is not valid JSON/);
   });
 
+  it('duplicate and prototype keys are invalid (exit 1) and named, in validate and in gesture plan files', async () => {
+    const plan = JSON.stringify(
+      JSON.parse(Buffer.from(encodeTouchPlanBase64(buildTap(10, 20)), 'base64').toString()),
+    );
+    const dup = await file('dup.json', `${plan.slice(0, -1)},"protocol":"android-touch-plan-v1"}`);
+    expect(await cli(dup, '--json')).toBe(1);
+    const out = JSON.parse(stdout) as { errors: Array<{ path: string; message: string }> };
+    expect(out.errors[0]?.message).toMatch(/duplicate key "protocol"/);
+    const proto = await file('proto.json', `${plan.slice(0, -1)},"__proto__":{}}`);
+    stdout = '';
+    expect(await cli(proto, '--json')).toBe(1);
+    expect(stdout).toContain('__proto__');
+    const { buildPlan } = await import('../../src/cli/device.ts');
+    await expect(buildPlan('plan', [dup])).rejects.toThrow(/duplicate key "protocol"/);
+    await expect(buildPlan('plan', [proto])).rejects.toThrow(/"__proto__"/);
+    // The base64 payload form (the helper's and the simulator's decoder) applies the same rules.
+    const { decodeTouchPlanBase64 } = await import('../../src/helpers/protocol/touch-plan.ts');
+    const verdict = decodeTouchPlanBase64(
+      Buffer.from(`${plan.slice(0, -1)},"__proto__":{}}`).toString('base64'),
+    );
+    expect(verdict.valid).toBe(false);
+  });
+
   it('exit 2 for an unreadable file or an unknown option, nothing on stdout', async () => {
     expect(await cli(join(dir, 'missing.json'), '--json')).toBe(2);
     expect(stdout).toBe('');

@@ -13,6 +13,7 @@
  * - Every rule is checked and every failure reported, each with a dotted path
  *   (`pointers.1.samples.3.offsetMs`), not just the first one.
  */
+import { parseStrictJson } from '../../strict-json.ts';
 
 export const TOUCH_PLAN_PROTOCOL = 'android-touch-plan-v1';
 export const TOUCH_PLAN_MAX_DURATION_MS = 120_000;
@@ -250,14 +251,14 @@ export function decodeTouchPlanBase64(b64: string): TouchPlanValidation {
   }
   let value: unknown;
   try {
-    value = JSON.parse(json);
+    value = parseStrictJson(json);
   } catch (err) {
     return {
       valid: false,
       errors: [
         {
           path: '',
-          message: `payload is not valid JSON: ${err instanceof Error ? err.message : String(err)}`,
+          message: `payload is not valid JSON: ${err instanceof Error ? err.message.replace(/^JSON: /, '') : String(err)}`,
         },
       ],
     };
