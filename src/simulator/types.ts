@@ -82,8 +82,13 @@ export interface SimDevice {
   /** Record an injected input event (gestures, `input tap`), for tests to inspect. */
   recordInput(event: Record<string, unknown>): void;
   readonly faults: Faults;
-  /** Seeded PRNG in [0, 1), so shuffled bundle keys are reproducible per device. */
+  /** Seeded PRNG in [0, 1), so randomised behaviour (faults) is reproducible per device. */
   random(): number;
+  /**
+   * Monotonic milliseconds for the emulated helper's `elapsedMs` (default `performance.now()`); a
+   * frozen clock makes its output byte-for-byte reproducible (the contract tests).
+   */
+  now?(): number;
 }
 
 /** A shell command implementation: argv excludes the command name; resolves to the exit code. */

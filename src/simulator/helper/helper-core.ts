@@ -110,6 +110,9 @@ export function stringExtra(extras: ReadonlyMap<string, string>, key: string): s
   return raw === undefined || raw === '' ? undefined : raw;
 }
 
+/** The device's clock when it has one (contract tests freeze it), else the process's. */
+const clock = (device: SimDevice): number => device.now?.() ?? performance.now();
+
 const tick = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
@@ -127,11 +130,11 @@ export interface Capture {
 }
 
 export async function capture(device: SimDevice, o: HelperOptions): Promise<Capture> {
-  const started = performance.now();
+  const started = clock(device);
   await waitForIdle(o);
   const result = captureUiXml(device.uiXml(), o.maxDepth, o.maxNodes);
   const bytes = Buffer.from(result.xml, 'utf8');
-  const elapsedMs = Math.round(performance.now() - started);
+  const elapsedMs = Math.round(clock(device) - started);
   return {
     xml: result.xml,
     bytes,
@@ -166,7 +169,7 @@ export function viewportFields(device: SimDevice): Bundle {
 
 /** Validate and "inject" a touch plan. The emulated injection takes a few ms, not the plan's duration. */
 export async function injectGesture(device: SimDevice, payloadBase64: string | undefined): Promise<Bundle> {
-  const started = performance.now();
+  const started = clock(device);
   if (payloadBase64 === undefined || payloadBase64 === '') {
     throw new HelperFailure('java.lang.IllegalArgumentException', 'Missing payloadBase64');
   }
@@ -181,7 +184,7 @@ export async function injectGesture(device: SimDevice, payloadBase64: string | u
   device.recordInput({ ...plan });
   await tick(Math.min(plan.durationMs, 5));
   // The real injector paces events over durationMs; report that, plus the time we actually spent.
-  const elapsedMs = plan.durationMs + Math.round(performance.now() - started);
+  const elapsedMs = plan.durationMs + Math.round(clock(device) - started);
   return [
     ['ok', 'true'],
     ['kind', plan.kind],

@@ -54,6 +54,11 @@ interface ScanHandlers {
 /**
  * Walk `<node>` elements in document order. Returns the kept text (original slices) and whether
  * anything was dropped. Comments and processing instructions are copied through.
+ *
+ * A kept node whose first child is dropped is written as a leaf (`<node ... />`), as the helper's
+ * serializer writes a node without written children: both limits drop every later sibling once one
+ * child is dropped (all children share a depth; maxNodes only grows stricter), so its other
+ * children are skipped with it.
  */
 function scanNodes(xml: string, handlers: ScanHandlers): { xml: string; dropped: boolean } {
   const out: string[] = [];
@@ -61,7 +66,12 @@ function scanNodes(xml: string, handlers: ScanHandlers): { xml: string; dropped:
   let pos = 0;
   let depth = -1;
   let skipNest = 0;
+  /** The skipped region is the rest of a collapsed parent: leaving it closes that parent. */
+  let collapsing = false;
   let dropped = false;
+  /** Per open depth: end index of the node's open tag, and how many children it kept so far. */
+  const openEnd: number[] = [];
+  const kept: number[] = [];
   for (;;) {
     const lt = xml.indexOf('<', pos);
     if (lt < 0) break;
@@ -85,7 +95,13 @@ function scanNodes(xml: string, handlers: ScanHandlers): { xml: string; dropped:
       if (!isNodeTag(xml, lt + 2)) continue;
       if (skipNest > 0) {
         skipNest -= 1;
-        if (skipNest === 0) copyFrom = end + 1;
+        if (skipNest === 0) {
+          copyFrom = end + 1;
+          if (collapsing) {
+            depth -= 1;
+            collapsing = false;
+          }
+        }
       } else {
         depth -= 1;
       }
@@ -99,10 +115,23 @@ function scanNodes(xml: string, handlers: ScanHandlers): { xml: string; dropped:
     }
     const nodeDepth = depth + 1;
     if (handlers.open(nodeDepth, lt, end)) {
-      if (!selfClosing) depth = nodeDepth;
+      if (nodeDepth > 0) kept[nodeDepth - 1] = (kept[nodeDepth - 1] ?? 0) + 1;
+      if (!selfClosing) {
+        depth = nodeDepth;
+        openEnd[nodeDepth] = end;
+        kept[nodeDepth] = 0;
+      }
       continue;
     }
     dropped = true;
+    const parent = nodeDepth - 1;
+    if (parent >= 0 && kept[parent] === 0) {
+      // Collapse the parent into a leaf and skip the rest of it, up to and with its close tag.
+      out.push(`${xml.slice(copyFrom, openEnd[parent])} />`);
+      skipNest = selfClosing ? 1 : 2;
+      collapsing = true;
+      continue;
+    }
     out.push(xml.slice(copyFrom, lt));
     if (selfClosing) copyFrom = end + 1;
     else skipNest = 1;

@@ -1,0 +1,6 @@
+package dev.devicebridge.snapshothelper.core;
+
+/** Instrumentation.sendStatus. */
+public interface StatusSink {
+    void status(int code, Fields fields);
+}

@@ -1,0 +1,103 @@
+/**
+ * Our own snapshot helper, built from android/ by release/build-android.sh, end to end: published
+ * with `devicebridge release publish`, served by `devicebridge serve --simulate 1`, installed by
+ * `ensure` through the real adb server (the simulator's package manager reads the real APK, its
+ * signer and its instrumentation), then snapshot, viewport and gestures over both transports.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DeviceBridgeClient } from '../../src/client/index.ts';
+import {
+  ANDROID_VERSION,
+  ANDROID_VERSION_CODE,
+  buildAndroid,
+  DEBUG_CERT_SHA256,
+} from '../support/android.ts';
+import { tempDir } from '../support/bridge.ts';
+import { runCli, startCli, waitForExit } from '../support/cli.ts';
+import { freePortCandidate } from '../support/device-bed.ts';
+
+describe('the built snapshot helper on a simulated device (e2e)', () => {
+  let tmp: { dir: string; cleanup(): Promise<void> };
+  let out: string;
+  let server: Awaited<ReturnType<typeof startCli>>;
+  let client: DeviceBridgeClient;
+
+  beforeAll(async () => {
+    tmp = await tempDir();
+    out = await mkdtemp(path.join(tmpdir(), 'android-out-'));
+    await buildAndroid(out);
+    const published = await runCli([
+      'release',
+      'publish',
+      '--apk',
+      path.join(out, `snapshot-helper-${ANDROID_VERSION}.apk`),
+      '--version',
+      ANDROID_VERSION,
+      '--store',
+      `file:${tmp.dir}`,
+      '--json',
+    ]);
+    expect(published.stderr).not.toMatch(/error/i);
+    expect(published.code).toBe(0);
+    server = await startCli(['serve', '--port', '0', '--data-dir', tmp.dir, '--simulate', '1', '--json'], {
+      env: { DEVICEBRIDGE_ADB_PORT: String(freePortCandidate()), LOG_LEVEL: 'silent' },
+    });
+    client = new DeviceBridgeClient({ baseUrl: (JSON.parse(server.firstLine) as { url: string }).url });
+  }, 240_000);
+
+  afterAll(async () => {
+    if (server && server.child.exitCode === null) {
+      server.child.kill('SIGTERM');
+      await waitForExit(server.child).catch(() => server.child.kill('SIGKILL'));
+    }
+    await tmp?.cleanup();
+    if (out) await rm(out, { recursive: true, force: true });
+  });
+
+  it('serves a manifest for the built APK: our package, runner, versionCode and signer', async () => {
+    const manifest = (await (
+      await fetch(`${client.baseUrl}/v1/helpers/android-snapshot-helper/manifest`)
+    ).json()) as Record<string, unknown>;
+    expect(manifest).toMatchObject({
+      name: 'android-snapshot-helper',
+      version: ANDROID_VERSION,
+      versionCode: ANDROID_VERSION_CODE,
+      packageName: 'dev.devicebridge.snapshothelper',
+      instrumentationRunner: 'dev.devicebridge.snapshothelper/.SnapshotInstrumentation',
+      minSdk: 23,
+      signingCertSha256: DEBUG_CERT_SHA256,
+    });
+  });
+
+  it('ensure installs it; snapshot, viewport and gestures work over both transports', async () => {
+    const lease = await client.acquireLease({ selector: { labels: { simulated: 'true' } }, ttlSeconds: 120 });
+    try {
+      expect(await client.ensureHelper(lease.id)).toMatchObject({ before: 'missing', action: 'installed' });
+      expect(await client.ensureHelper(lease.id)).toMatchObject({ before: 'current' });
+      const session = await client.snapshot(lease.id, { transport: 'session', format: 'xml' });
+      const oneShot = await client.snapshot(lease.id, { transport: 'one-shot', format: 'xml' });
+      expect(session.transport).toBe('session');
+      expect(oneShot.transport).toBe('one-shot');
+      if (session.format !== 'xml' || oneShot.format !== 'xml') throw new Error('unexpected formats');
+      expect(session.xml).toContain('</hierarchy>');
+      expect(oneShot.xml).toBe(session.xml);
+      for (const transport of ['session', 'one-shot'] as const) {
+        const viewport = await client.viewport(lease.id, transport);
+        expect(viewport.width).toBeGreaterThan(0);
+        const swipe = await client.gesture(lease.id, {
+          kind: 'swipe',
+          from: { x: 500, y: 1500 },
+          to: { x: 500, y: 500 },
+          transport,
+        });
+        expect(swipe).toMatchObject({ kind: 'swipe' });
+        expect(swipe.injectedEvents).toBeGreaterThan(1);
+      }
+    } finally {
+      await client.releaseLease(lease.id);
+    }
+  });
+});

@@ -1,0 +1,132 @@
+/**
+ * release/build-android.sh: signed, aligned, verified, deterministic artifacts, checked with the
+ * Android tools CI has (aapt, apksigner, zipalign, dexdump) and with our own APK reader.
+ */
+import { createHash } from 'node:crypto';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readApkInfo } from '../../src/artifacts/apk-reader.ts';
+import {
+  ANDROID_VERSION,
+  ANDROID_VERSION_CODE,
+  buildAndroid,
+  DEBUG_CERT_SHA256,
+  run,
+} from '../support/android.ts';
+
+const HELPER = `snapshot-helper-${ANDROID_VERSION}.apk`;
+let first: string;
+let second: string;
+let scratch: string;
+
+const sha256 = async (file: string): Promise<string> =>
+  createHash('sha256')
+    .update(await readFile(file))
+    .digest('hex');
+
+beforeAll(async () => {
+  scratch = await mkdtemp(path.join(tmpdir(), 'android-build-'));
+  first = path.join(scratch, 'first');
+  second = path.join(scratch, 'second');
+  await buildAndroid(first);
+  await buildAndroid(second);
+}, 240_000);
+
+afterAll(async () => {
+  if (scratch) await rm(scratch, { recursive: true, force: true });
+});
+
+describe('build-android.sh', () => {
+  it('is deterministic: two builds of the same tree give the same bytes', async () => {
+    const a = await sha256(path.join(first, HELPER));
+    expect(a).toMatch(/^[0-9a-f]{64}$/);
+    expect(await sha256(path.join(second, HELPER))).toBe(a);
+  });
+
+  it('writes <file>.sha256 in sha256sum format', async () => {
+    const line = await readFile(path.join(first, `${HELPER}.sha256`), 'utf8');
+    expect(line).toBe(`${await sha256(path.join(first, HELPER))}  ${HELPER}\n`);
+  });
+
+  it('snapshot helper: aapt badging and manifest say package, versions, SDKs and the instrumentation', async () => {
+    const apk = path.join(first, HELPER);
+    const badging = await run('aapt', ['dump', 'badging', apk]);
+    expect(badging.code).toBe(0);
+    expect(badging.stdout).toContain(
+      `package: name='dev.devicebridge.snapshothelper' versionCode='${ANDROID_VERSION_CODE}' versionName='${ANDROID_VERSION}'`,
+    );
+    expect(badging.stdout).toMatch(/^sdkVersion:'23'$/m);
+    const target = Number(/^targetSdkVersion:'(\d+)'$/m.exec(badging.stdout)?.[1]);
+    expect(target).toBeGreaterThanOrEqual(34);
+    expect(badging.stdout).toMatch(/^testOnly='-1'$/m);
+    const tree = await run('aapt', ['dump', 'xmltree', apk, 'AndroidManifest.xml']);
+    expect(tree.stdout).toMatch(
+      /E: instrumentation[\s\S]*android:name\(0x01010003\)="\.SnapshotInstrumentation"/,
+    );
+    const info = await readApkInfo(apk);
+    expect(info.packageName).toBe('dev.devicebridge.snapshothelper');
+    expect(info.versionCode).toBe(ANDROID_VERSION_CODE);
+    expect(info.instrumentations).toEqual([
+      {
+        name: 'dev.devicebridge.snapshothelper.SnapshotInstrumentation',
+        targetPackage: 'dev.devicebridge.snapshothelper',
+      },
+    ]);
+    expect(info.signerCertSha256).toEqual([DEBUG_CERT_SHA256]);
+  });
+
+  it('snapshot helper: apksigner verifies it, signed by the committed debug key', async () => {
+    const verify = await run('apksigner', ['verify', '--print-certs', '-v', path.join(first, HELPER)]);
+    expect(verify.code).toBe(0);
+    expect(verify.stdout).toMatch(/^Verified using v2 scheme \(APK Signature Scheme v2\): true$/m);
+    expect(verify.stdout).toContain(`Signer #1 certificate SHA-256 digest: ${DEBUG_CERT_SHA256}`);
+  });
+
+  it('snapshot helper: zipalign -c -p 4 accepts it', async () => {
+    const check = await run('zipalign', ['-c', '-p', '4', path.join(first, HELPER)]);
+    expect(check.code).toBe(0);
+  });
+
+  it('snapshot helper: classes.dex holds the instrumentation and the core with their superclasses', async () => {
+    const dump = await run('dexdump', [path.join(first, HELPER)]);
+    expect(dump.code).toBe(0);
+    const superOf = new Map<string, string>();
+    for (const m of dump.stdout.matchAll(
+      /Class descriptor\s*: '([^']+)'\s*\n\s*Access flags[^\n]*\n\s*Superclass\s*: '([^']+)'/g,
+    )) {
+      superOf.set(m[1] as string, m[2] as string);
+    }
+    expect(superOf.get('Ldev/devicebridge/snapshothelper/SnapshotInstrumentation;')).toBe(
+      'Landroid/app/Instrumentation;',
+    );
+    expect(superOf.get('Ldev/devicebridge/snapshothelper/core/HelperCore;')).toBe('Ljava/lang/Object;');
+    expect(superOf.get('Ldev/devicebridge/snapshothelper/core/UiXmlWriter;')).toBe('Ljava/lang/Object;');
+    expect(superOf.get('Ldev/devicebridge/snapshothelper/core/HelperFailure;')).toBe('Ljava/lang/Exception;');
+    // Test code never reaches the APK.
+    expect([...superOf.keys()].some((c) => c.includes('Test;') || c.includes('Fake'))).toBe(false);
+  });
+});
+
+describe('build-android.sh without a toolchain', () => {
+  it('names the missing Debian jars and the setup script', async () => {
+    const out = path.join(scratch, 'no-tools');
+    const result = await run('bash', ['release/build-android.sh', out], {
+      env: { DEVICEBRIDGE_TOOLS: path.join(scratch, 'empty-tools'), ANDROID_HOME: '', ANDROID_SDK_ROOT: '' },
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('android-23.jar');
+    expect(result.stderr).toContain('dx.jar');
+    expect(result.stderr).toContain('release/setup-toolchain.sh');
+  });
+
+  it('names the missing SDK parts when ANDROID_HOME points at an empty SDK', async () => {
+    const result = await run('bash', ['release/build-android.sh', path.join(scratch, 'no-sdk')], {
+      env: { ANDROID_HOME: path.join(scratch, 'empty-sdk'), ANDROID_SDK_ROOT: '' },
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('platforms/android-N/android.jar');
+    expect(result.stderr).toContain('build-tools');
+  });
+});
