@@ -203,7 +203,8 @@ export class SnapshotDriver {
       // The lock is never held past the request's deadline.
       const work = this.#device.locks.withRead(
         this.#device.serial,
-        () => this.#serveUnlocked(request, { signal, deadlineAt, attempts, onGiveUp }, viaSession, viaOneShot),
+        () =>
+          this.#serveUnlocked(request, { signal, deadlineAt, attempts, onGiveUp }, viaSession, viaOneShot),
         { signal },
       );
       this.#pending.add(work);
