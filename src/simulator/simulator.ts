@@ -49,6 +49,12 @@ export interface SimulatedDevice {
   setFaults(faults: Faults): void;
   /** Drop every open connection of this device (like a cable pull). */
   disconnectAll(): void;
+  /**
+   * Accept the host's key from now on (`--require-auth` devices): the next handshake is answered
+   * with CNXN. A connection already waiting in AUTH stays unauthorized (its prompt is gone), so the
+   * host has to connect again, as with a real device whose key was added to adb_keys.
+   */
+  acceptKey(): void;
 }
 
 export interface Simulator {
@@ -110,6 +116,10 @@ class Device implements SimulatedDevice {
         this.#held.clear();
       }
     }
+  }
+
+  acceptKey(): void {
+    this.#requireAuth = false;
   }
 
   disconnectAll(): void {
