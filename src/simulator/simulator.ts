@@ -10,7 +10,7 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import { AdbdConnection } from './adbd/connection.ts';
 import { mergeFaults } from './faults.ts';
-import { runningHelperCount } from './helper/instrumentation-run.ts';
+import { runningHelperCount, stopAllHelpers } from './helper/instrumentation-run.ts';
 import type { Faults, SimAndroid, SimAndroidOptions } from './types.ts';
 
 export interface SimulatorOptions {
@@ -51,7 +51,8 @@ export interface SimulatedDevice {
   /**
    * Replace the faults; they apply to open connections at once. Lifting `offlineAfterMs` brings it
    * back; setting `unauthorized` drops the connections (the key was revoked), lifting it accepts the
-   * host's key on connections waiting for it.
+   * host's key on connections waiting for it; setting `helperCrash` kills running helpers, and
+   * `helperTimeout` makes a running session stop answering.
    */
   setFaults(faults: Faults): void;
   /** Add or change some faults, keeping the others. */
@@ -167,6 +168,10 @@ class Device implements SimulatedDevice {
     } else if (this.faults.unauthorized !== true && before.unauthorized === true) {
       // The user tapped "Allow": waiting connections go online.
       for (const connection of this.#connections) connection.authorize();
+    }
+    if (this.faults.helperCrash === true && before.helperCrash !== true) {
+      // The helper crashes: running instrumentations die now (and new ones crash as they start).
+      stopAllHelpers(this.android.device);
     }
     if (this.faults.offlineAfterMs !== undefined && before.offlineAfterMs === undefined && !this.#offline) {
       // Set at run time on a connected device: counted from now.

@@ -102,8 +102,10 @@ export class SnapshotDriver {
   #session: HelperSession | undefined;
   #starting: Promise<HelperSession> | undefined;
   #closed = false;
-  /** Requests still running on the device (a request that gave up may still be cleaning up). */
+  /** Requests' work on the device, until it settles (a request that gave up may still clean up). */
   readonly #pending = new Set<Promise<unknown>>();
+  /** Work of requests that gave up and is still running: the next request waits for it. */
+  readonly #abandoned = new Set<Promise<unknown>>();
 
   constructor(device: HelperDevice, manifest: HelperManifest, options: DriverOptions) {
     this.#device = device;
@@ -198,18 +200,26 @@ export class SnapshotDriver {
       else signal.addEventListener('abort', onAbort, { once: true });
     });
     gaveUp.catch(() => undefined);
+    let inner: Promise<unknown> | undefined;
     try {
+      // A request that gave up may still be stopping its helper: starting ours first would be killed.
+      if (this.#abandoned.size > 0) await Promise.race([Promise.allSettled([...this.#abandoned]), gaveUp]);
       // Reads of the device run concurrently, never during an install (ensure holds the write lock).
       // The lock is never held past the request's deadline.
       const work = this.#device.locks.withRead(
         this.#device.serial,
-        () =>
-          this.#serveUnlocked(request, { signal, deadlineAt, attempts, onGiveUp }, viaSession, viaOneShot),
+        () => {
+          const running = this.#serveUnlocked(
+            request,
+            { signal, deadlineAt, attempts, onGiveUp },
+            viaSession,
+            viaOneShot,
+          );
+          inner = this.#track(this.#pending, running);
+          return running;
+        },
         { signal },
       );
-      this.#pending.add(work);
-      const forget = () => this.#pending.delete(work);
-      work.then(forget, forget);
       const served = await Promise.race([work, gaveUp]);
       return { ...served, elapsedMs: round2(performance.now() - started), attempts, deadlineMs };
     } catch (err) {
@@ -217,10 +227,22 @@ export class SnapshotDriver {
       // An attempt still running when the request gave up ends with the request's answer.
       const code = cause instanceof BridgeError ? cause.code : 'INTERNAL';
       for (const giveUp of onGiveUp) giveUp(code);
+      if (inner !== undefined && this.#pending.has(inner)) this.#track(this.#abandoned, inner);
       throw withAttempts(cause, attempts, deadlineMs);
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  /** Keep `work` in `set` until it settles; resolves (never rejects) when it does. */
+  #track(set: Set<Promise<unknown>>, work: Promise<unknown>): Promise<unknown> {
+    const settled = work.then(
+      () => undefined,
+      () => undefined,
+    );
+    set.add(work);
+    void settled.then(() => set.delete(work));
+    return work;
   }
 
   async #serveUnlocked<T>(
@@ -401,7 +423,7 @@ export class SnapshotDriver {
     this.#closed = true;
     let timer: NodeJS.Timeout | undefined;
     const settled = await Promise.race([
-      Promise.allSettled([...this.#pending]).then(() => true),
+      Promise.allSettled([...this.#pending, ...this.#abandoned]).then(() => true),
       new Promise<boolean>((resolve) => {
         timer = setTimeout(() => resolve(false), waitMs);
       }),

@@ -50,10 +50,20 @@ export async function runOneShot(
     request.capture.timeoutMs + COMMAND_DEADLINE_SLACK_MS,
     request.deadlineMs ?? Number.POSITIVE_INFINITY,
   );
-  const stream = await device.shellStream(command, {
-    timeoutMs: deadlineMs,
-    ...(request.signal ? { signal: request.signal } : {}),
-  });
+  let stream: Awaited<ReturnType<HelperDevice['shellStream']>>;
+  try {
+    stream = await device.shellStream(command, {
+      timeoutMs: deadlineMs,
+      ...(request.signal ? { signal: request.signal } : {}),
+    });
+  } catch (err) {
+    // Abandoned while opening: the device may have started the helper all the same.
+    if (request.signal?.aborted) {
+      await forceStop(device, manifest.packageName);
+      if (request.signal.reason instanceof BridgeError) throw request.signal.reason;
+    }
+    throw err;
+  }
   stream.stdout.on('data', (d: Buffer) => parser.push(d));
   let timer: NodeJS.Timeout | undefined;
   const timedOut = new Promise<'timeout'>((resolve) => {

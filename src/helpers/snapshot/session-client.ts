@@ -99,9 +99,10 @@ export class HelperSession {
     const readyTimeout = options.readyTimeoutMs ?? this.capture.timeoutMs + 10_000;
     const stepTimeout = Math.min(10_000, readyTimeout);
     if (signal?.aborted) throw cancelled(signal, 'helper session start');
+    // Not cancelled by the signal: abandoning a forward request adb may already have carried out
+    // would leave a forward nobody knows about. It is short and has its own timeout.
     this.#forward = await this.#device.openForward(options.owner ?? this.id, `tcp:${devicePort}`, {
       timeoutMs: stepTimeout,
-      ...(signal ? { signal } : {}),
     });
     if (signal?.aborted) throw cancelled(signal, 'helper session start');
     const command = buildInstrumentCommand({ runner, capture: this.capture, sessionPort: devicePort });

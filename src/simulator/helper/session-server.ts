@@ -107,6 +107,12 @@ export async function runSession(
       return;
     }
     const [action = '', requestId = '', payload = ''] = splitCommand(line);
+    if (device.faults.helperTimeout === true && action !== 'quit') {
+      // A hung helper: the command is read and never answered while the process lives.
+      await run.stopped;
+      socket.destroy();
+      return;
+    }
     try {
       if (action === 'quit') {
         respond(socket, formatSessionHeaders([...sessionBundle(requestId), ['ok', 'true']], random));

@@ -1,0 +1,225 @@
+/**
+ * Soak (opt-in, not part of `npm test`): `npm run soak [-- --seconds N]` (or SOAK_SECONDS; default
+ * 600). One bridge (leases in memory), 10 simulated devices behind its real adb server, 10 clients
+ * leasing any device and running random operations (snapshots through every transport, viewport,
+ * gestures, ensure, releases racing an operation), while a fault injector switches a random fault
+ * on a random device for 0.3–2 s, over and over. Every answer must be a success or a typed error.
+ *
+ * At the end the faults are lifted and the soak checks: every device back online (none
+ * quarantined), 0 forwards on the adb server, 0 helpers running on any device, no active lease,
+ * every lease ended `released`. Prints a summary (JSON and a table) and exits 1 on any violation.
+ */
+import { ERROR_CODES } from '../../src/errors.ts';
+import type { Faults, SimulatedDevice } from '../../src/simulator/index.ts';
+import { testDeviceBridge } from '../support/bridge.ts';
+
+type Json = Record<string, any>;
+
+function secondsArg(): number {
+  const i = process.argv.indexOf('--seconds');
+  const text = i >= 0 ? process.argv[i + 1] : process.env['SOAK_SECONDS'];
+  const value = text === undefined ? 600 : Number(text);
+  if (!Number.isInteger(value) || value < 5 || value > 24 * 3600) {
+    process.stderr.write(`--seconds must be an integer from 5 to 86400, got ${text}\n`);
+    process.exit(2);
+  }
+  return value;
+}
+
+const SECONDS = secondsArg();
+const DEVICES = 10;
+const CLIENTS = 10;
+const FAULTS: Array<[string, (d: SimulatedDevice) => void]> = [
+  ['latency-ms=100', (d) => d.setFault({ latencyMs: 100 })],
+  ['bandwidth=128k', (d) => d.setFault({ bandwidthBytesPerSec: 128 * 1024 })],
+  ['drop-after-bytes=4096', (d) => d.setFault({ dropAfterBytes: 4096 })],
+  ['stall', (d) => d.setFault({ stall: true })],
+  ['offline', (d) => d.setFault({ offlineAfterMs: 0 })],
+  ['cable pull', (d) => d.unplug()],
+  ['unauthorized', (d) => d.setFault({ unauthorized: true })],
+  ['helper-crash', (d) => d.setFault({ helperCrash: true })],
+  ['helper-timeout', (d) => d.setFault({ helperTimeout: true })],
+  ['chunk=corrupt:0', (d) => d.setFault({ chunk: { action: 'corrupt', index: 0 } } as Faults)],
+  ['chunk=drop:0', (d) => d.setFault({ chunk: { action: 'drop', index: 0 } } as Faults)],
+  ['install-failure', (d) => d.setFault({ installFailure: 'INSTALL_FAILED_INSUFFICIENT_STORAGE' })],
+];
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const pick = <T>(items: readonly T[]): T => items[Math.floor(Math.random() * items.length)]!;
+
+const bridge = await testDeviceBridge({
+  simulate: DEVICES,
+  env: { DEVICEBRIDGE_HEALTH_INTERVAL_MS: '1000' },
+});
+const sims = bridge.node.simulator!.devices;
+
+async function api(method: string, path: string, body?: unknown) {
+  const res = await bridge.app.request(path, {
+    method,
+    ...(body === undefined
+      ? {}
+      : { headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) }),
+  });
+  const text = await res.text();
+  return { status: res.status, body: (text ? JSON.parse(text) : null) as Json };
+}
+
+const outcomes = new Map<string, number>();
+const faultsApplied = new Map<string, number>();
+const violations: string[] = [];
+const leases: string[] = [];
+let operations = 0;
+
+function record(op: string, res: { status: number; body: Json }): void {
+  operations++;
+  const error = res.body?.error;
+  const key = res.status < 300 ? `${op} ${res.status}` : `${op} ${error?.code ?? res.status}`;
+  outcomes.set(key, (outcomes.get(key) ?? 0) + 1);
+  if (res.status >= 300) {
+    const known = error && Object.hasOwn(ERROR_CODES, error.code) && typeof error.retryable === 'boolean';
+    if (!known)
+      violations.push(`${op}: untyped answer ${res.status} ${JSON.stringify(res.body).slice(0, 200)}`);
+  }
+}
+
+const ops: Array<[string, (id: string) => Promise<{ status: number; body: Json }>]> = [
+  [
+    'snapshot auto',
+    (id) => api('POST', `/v1/leases/${id}/snapshot`, { format: 'xml', timeoutMs: 2000, deadlineMs: 4000 }),
+  ],
+  [
+    'snapshot one-shot',
+    (id) =>
+      api('POST', `/v1/leases/${id}/snapshot`, { transport: 'one-shot', timeoutMs: 2000, deadlineMs: 4000 }),
+  ],
+  [
+    'snapshot session',
+    (id) =>
+      api('POST', `/v1/leases/${id}/snapshot`, { transport: 'session', timeoutMs: 2000, deadlineMs: 4000 }),
+  ],
+  ['viewport', (id) => api('GET', `/v1/leases/${id}/viewport?deadlineMs=4000`)],
+  [
+    'gesture',
+    (id) => api('POST', `/v1/leases/${id}/gestures`, { kind: 'tap', x: 50, y: 60, deadlineMs: 4000 }),
+  ],
+  ['ensure', (id) => api('POST', `/v1/leases/${id}/helpers/android-snapshot-helper/ensure`, {})],
+];
+
+const endAt = Date.now() + SECONDS * 1000;
+
+async function client(): Promise<void> {
+  while (Date.now() < endAt) {
+    const acquired = await api('POST', '/v1/leases', { ttlSeconds: 120, waitSeconds: 10 });
+    record('acquire', acquired);
+    if (acquired.status !== 201) {
+      await sleep(200);
+      continue;
+    }
+    const id = acquired.body.id as string;
+    leases.push(id);
+    const rounds = 1 + Math.floor(Math.random() * 6);
+    for (let i = 0; i < rounds && Date.now() < endAt; i++) {
+      const [name, op] = pick(ops);
+      record(name, await op(id));
+    }
+    if (Math.random() < 0.3) {
+      // Release racing an operation.
+      const [name, op] = pick(ops);
+      const running = op(id);
+      await sleep(Math.floor(Math.random() * 30));
+      const [res, rel] = await Promise.all([running, api('DELETE', `/v1/leases/${id}`)]);
+      record(`${name} (racing release)`, res);
+      record('release', rel);
+      teardownFailures(rel);
+    } else {
+      const rel = await api('DELETE', `/v1/leases/${id}`);
+      record('release', rel);
+      teardownFailures(rel);
+    }
+  }
+}
+
+function teardownFailures(rel: { status: number; body: Json }): void {
+  const failures = rel.body?.teardown?.failures as string[] | undefined;
+  if (failures && failures.length > 0)
+    violations.push(`teardown failed (device quarantined): ${failures.join('; ')}`);
+}
+
+async function injector(): Promise<void> {
+  while (Date.now() < endAt) {
+    const d = pick(sims);
+    const [name, apply] = pick(FAULTS);
+    apply(d);
+    faultsApplied.set(name, (faultsApplied.get(name) ?? 0) + 1);
+    await sleep(300 + Math.random() * 1700);
+    d.clearFault();
+    d.plug();
+    await sleep(Math.random() * 1000);
+  }
+}
+
+const started = Date.now();
+process.stderr.write(`soak: ${SECONDS} s, ${DEVICES} devices, ${CLIENTS} clients\n`);
+await Promise.all([...Array.from({ length: CLIENTS }, client), injector()]);
+for (const d of sims) {
+  d.clearFault();
+  d.plug();
+}
+
+// Every device back online without operator action.
+const recoverStarted = Date.now();
+let states: string[] = [];
+while (Date.now() - recoverStarted < 60_000) {
+  states = ((await api('GET', '/v1/devices')).body.devices as Json[]).map((d) => d.state as string);
+  if (states.every((s) => s === 'online')) break;
+  await sleep(250);
+}
+const recoverySeconds = Math.round((Date.now() - recoverStarted) / 100) / 10;
+for (const d of (await api('GET', '/v1/devices')).body.devices as Json[]) {
+  if (d.state !== 'online') {
+    violations.push(
+      `device ${d.id} ${d.state} 60 s after the faults were lifted ${d.quarantineReason ?? ''}`,
+    );
+  }
+}
+const forwards = await bridge.node.adb.client.listForwards({ timeoutMs: 5000 });
+if (forwards.length > 0) violations.push(`${forwards.length} forward(s) left on the adb server`);
+const helpers = sims.reduce((n, d) => n + d.runningHelpers(), 0);
+if (helpers > 0) violations.push(`${helpers} helper(s) still running`);
+const active = (await api('GET', '/v1/leases')).body.leases as Json[];
+if (active.length > 0) violations.push(`${active.length} lease(s) still active`);
+let notReleased = 0;
+for (const id of leases) if ((await api('GET', `/v1/leases/${id}`)).body.state !== 'released') notReleased++;
+if (notReleased > 0) violations.push(`${notReleased} lease(s) not ended as released`);
+
+const summary = {
+  seconds: Math.round((Date.now() - started) / 1000),
+  devices: DEVICES,
+  clients: CLIENTS,
+  leases: leases.length,
+  operations,
+  faults: Object.fromEntries(faultsApplied),
+  outcomes: Object.fromEntries([...outcomes].sort()),
+  endState: {
+    devicesOnline: states.filter((s) => s === 'online').length,
+    quarantined: states.filter((s) => s === 'quarantined').length,
+    forwards: forwards.length,
+    helpersRunning: helpers,
+    activeLeases: active.length,
+    recoverySeconds,
+  },
+  violations,
+};
+process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+process.stdout.write(
+  `\n| operation | outcome | count |\n|---|---|---|\n${[...outcomes]
+    .sort()
+    .map(([k, n]) => {
+      const [op, outcome] = [k.slice(0, k.lastIndexOf(' ')), k.slice(k.lastIndexOf(' ') + 1)];
+      return `| ${op} | ${outcome} | ${n} |`;
+    })
+    .join('\n')}\n`,
+);
+await bridge.cleanup();
+process.stdout.write(violations.length === 0 ? 'soak: OK\n' : `soak: ${violations.length} violation(s)\n`);
+process.exit(violations.length === 0 ? 0 : 1);
