@@ -3,8 +3,17 @@
  * enforced while streaming, media types, one helper-name rule, strict JSON bodies, rate limits.
  * Through app.request() over a real filesystem store; split into happy / error / security cases.
  */
+import { readFile } from 'node:fs/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ADMIN_TOKEN, CLIENT_TOKEN, type TestBridge, testBridge, testTokens } from '../support/bridge.ts';
+import { validateManifest } from '../../src/manifest/index.ts';
+import {
+  ADMIN_TOKEN,
+  CLIENT_TOKEN,
+  fixture,
+  type TestBridge,
+  testBridge,
+  testTokens,
+} from '../support/bridge.ts';
 
 const admin = { Authorization: `Bearer ${ADMIN_TOKEN}` };
 const client = { Authorization: `Bearer ${CLIENT_TOKEN}` };
@@ -149,6 +158,61 @@ describe('HTTP edge: errors', () => {
       });
       expect(res.status, url).toBe(415);
       expect(await codeOf(res)).toBe('UNSUPPORTED_MEDIA_TYPE');
+    }
+  });
+});
+
+async function publishV1(bridge: TestBridge): Promise<void> {
+  const res = await bridge.app.request('/v1/helpers/android-snapshot-helper/releases?version=0.1.0', {
+    method: 'POST',
+    headers: { ...admin, 'Content-Type': 'application/vnd.android.package-archive' },
+    body: await readFile(fixture('snapshot-helper-v1.apk')),
+  });
+  expect(res.status, await res.clone().text()).toBe(201);
+}
+
+describe('HTTP edge: apkUrl comes from configuration, never from the request', () => {
+  let bridge: TestBridge | undefined;
+  afterEach(async () => {
+    await bridge?.cleanup();
+    bridge = undefined;
+  });
+
+  const hosts = ['evil.example', 'evil.example:443', '127.0.0.1:9', 'localhost'];
+
+  it('without DEVICEBRIDGE_PUBLIC_URL: the loopback listen address, whatever the Host; the manifest validates', async () => {
+    bridge = await testBridge({ auth: testTokens() });
+    await publishV1(bridge);
+    for (const host of hosts) {
+      for (const path of [
+        '/v1/helpers/android-snapshot-helper/manifest',
+        '/v1/helpers/android-snapshot-helper/versions/0.1.0/manifest',
+      ]) {
+        const res = await bridge.app.request(`http://${host}${path}`, { headers: { Host: host } });
+        expect(res.status).toBe(200);
+        const manifest = (await res.json()) as { apkUrl: string; sha256: string };
+        expect(manifest.apkUrl, host).toBe(`http://127.0.0.1:7100/v1/artifacts/${manifest.sha256}`);
+        expect(validateManifest(manifest).errors).toEqual([]);
+        // Public and cacheable: nothing in it depends on the request, so it varies on nothing.
+        expect(res.headers.get('cache-control')).toMatch(/^public/);
+        expect(res.headers.get('vary')).toBeNull();
+      }
+    }
+  });
+
+  it('with an https DEVICEBRIDGE_PUBLIC_URL (with a path): that origin and path; the manifest validates', async () => {
+    bridge = await testBridge({
+      auth: testTokens(),
+      env: { DEVICEBRIDGE_PUBLIC_URL: 'https://bridge.example.com/devicebridge/' },
+    });
+    await publishV1(bridge);
+    for (const host of hosts) {
+      const res = await bridge.app.request(`http://${host}/v1/helpers/android-snapshot-helper/manifest`, {
+        headers: { Host: host },
+      });
+      const manifest = (await res.json()) as { apkUrl: string; sha256: string };
+      expect(manifest.apkUrl).toBe(`https://bridge.example.com/devicebridge/v1/artifacts/${manifest.sha256}`);
+      expect(validateManifest(manifest).valid).toBe(true);
     }
   });
 });
