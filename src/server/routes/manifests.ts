@@ -7,7 +7,13 @@ import { guard, JSON_TYPES } from '../middleware/guard.ts';
 import { errorResponses, FieldErrorSchema, ManifestSchema } from '../schemas.ts';
 
 const Verdict = z
-  .object({ valid: z.boolean(), errors: z.array(FieldErrorSchema), manifest: ManifestSchema.nullable() })
+  .object({
+    valid: z.boolean(),
+    errors: z.array(FieldErrorSchema),
+    // A union, not `.nullable()`: the document rendered that as allOf[HelperManifest, object|null],
+    // which no null satisfies (found by the HTTP fuzz suite).
+    manifest: z.union([ManifestSchema, z.null()]),
+  })
   .openapi('ManifestVerdict');
 
 const MAX_MANIFEST_BYTES = 256 * 1024;
