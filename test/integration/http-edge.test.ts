@@ -216,3 +216,75 @@ describe('HTTP edge: apkUrl comes from configuration, never from the request', (
     }
   });
 });
+
+describe('HTTP edge: request bodies go through the strict JSON parser', () => {
+  let bridge: TestBridge;
+  beforeEach(async () => {
+    bridge = await testBridge({ auth: testTokens() });
+  });
+  afterEach(async () => bridge.cleanup());
+
+  const post = (path: string, body: string) =>
+    bridge.app.request(path, {
+      method: 'POST',
+      headers: { ...admin, 'Content-Type': 'application/json' },
+      body,
+    });
+
+  it('POST /v1/manifests/validate: a 5,000-deep unknown field is valid:false naming the depth limit, never 500', async () => {
+    const res = await post(
+      '/v1/manifests/validate',
+      `{"name":"x","x":${'['.repeat(5000)}${']'.repeat(5000)}}`,
+    );
+    expect(res.status).toBe(200);
+    const verdict = (await res.json()) as {
+      valid: boolean;
+      manifest: unknown;
+      errors: Array<{ path: string; message: string }>;
+    };
+    expect(verdict.valid).toBe(false);
+    expect(verdict.manifest).toBeNull();
+    expect(verdict.errors[0]!.message).toMatch(/64/);
+    expect(verdict.errors[0]!.message).toMatch(/deep|depth|nest/i);
+  });
+
+  it('POST /v1/manifests/validate: duplicate and prototype keys are valid:false naming the key', async () => {
+    const dup = await post('/v1/manifests/validate', '{"sha256":"a","sha256":"b"}');
+    const dupVerdict = (await dup.json()) as {
+      valid: boolean;
+      errors: Array<{ path: string; message: string }>;
+    };
+    expect(dupVerdict.valid).toBe(false);
+    expect(dupVerdict.errors[0]!.message).toContain('"sha256"');
+    expect(dupVerdict.errors[0]!.path).toBe('sha256');
+    const proto = await post(
+      '/v1/manifests/validate',
+      '{"__proto__":{"installArgs":["install","--user","0"]}}',
+    );
+    const protoVerdict = (await proto.json()) as { valid: boolean; errors: Array<{ message: string }> };
+    expect(protoVerdict.valid).toBe(false);
+    expect(protoVerdict.errors[0]!.message).toContain('__proto__');
+  });
+
+  it('a body that is not JSON is 400 without echoing it', async () => {
+    const res = await post('/v1/manifests/validate', 'secret-value-xyz');
+    expect(res.status).toBe(400);
+    expect(await res.text()).not.toContain('secret-value-xyz');
+  });
+
+  it('control routes refuse duplicate keys, prototype keys and deep nesting with 400 naming the rule', async () => {
+    for (const [path, body, needle] of [
+      ['/v1/leases', '{"selector":{},"selector":{"deviceId":"x"}}', '"selector"'],
+      ['/v1/leases', '{"selector":{"labels":{"__proto__":"x"}}}', '__proto__'],
+      ['/v1/devices', '{"endpoint":"127.0.0.1:5555","endpoint":"10.0.0.1:5555"}', '"endpoint"'],
+      ['/v1/devices', `{"labels":${'{"a":'.repeat(100)}1${'}'.repeat(100)}}`, '64'],
+      ['/v1/leases/lease_x/gestures', '{"kind":"tap","x":1,"y":1,"constructor":{}}', 'constructor'],
+    ] as const) {
+      const res = await post(path, body);
+      expect(res.status, `${path} ${body.slice(0, 40)}`).toBe(400);
+      const error = ((await res.json()) as { error: { code: string; message: string } }).error;
+      expect(error.code).toBe('INVALID_ARGUMENT');
+      expect(error.message, path).toContain(needle);
+    }
+  });
+});
