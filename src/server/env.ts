@@ -22,6 +22,11 @@ export interface Services {
   metrics: Metrics;
   /** Rate limits: failed authentications per address; expensive calls per token and per address. */
   limits: { authFailures: RateLimiter; expensive: RateLimiter };
+  /**
+   * The bridge's own base URL for `apkUrl`s and for other nodes (from configuration: the public URL,
+   * or the loopback listen address); undefined when neither exists.
+   */
+  publicUrl?: string;
   /** Directory for request-scoped temporary files (uploads). */
   tmpDir: string;
   /** The device side, when this node drives devices (absent: manifests and artifacts only). */

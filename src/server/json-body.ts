@@ -1,19 +1,22 @@
-/** Request bodies that are JSON: UTF-8 only, parsed once at the edge. */
-import { BridgeError } from '../errors.ts';
+/**
+ * Request bodies that are JSON go through the strict boundary parser once, at the edge: UTF-8 only,
+ * no duplicate keys, no `__proto__`/`constructor`/`prototype` keys, nesting at most 64 deep, and no
+ * more bytes than the route's limit. Errors are INVALID_ARGUMENT naming the rule, line, column and
+ * JSON path, never echoing input values.
+ */
+import { BridgeError, isBridgeError } from '../errors.ts';
+import { parseStrictJson } from '../strict-json.ts';
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
+export const MAX_BODY_DEPTH = 64;
 
-/** Parse a request body (already size-limited) as JSON; INVALID_ARGUMENT names the problem. */
-export function parseJsonBody(bytes: Uint8Array, _maxBytes: number): unknown {
-  let text: string;
+/** Parse a request body (already size-limited while streaming) strictly. */
+export function parseJsonBody(bytes: Uint8Array, maxBytes: number): unknown {
   try {
-    text = utf8.decode(bytes);
-  } catch {
-    throw new BridgeError('INVALID_ARGUMENT', 'request body is not valid UTF-8');
-  }
-  try {
-    return JSON.parse(text);
+    return parseStrictJson(bytes, { maxBytes, maxDepth: MAX_BODY_DEPTH });
   } catch (err) {
-    throw new BridgeError('INVALID_ARGUMENT', `request body is not JSON: ${(err as Error).message}`);
+    if (!isBridgeError(err)) throw err;
+    throw new BridgeError('INVALID_ARGUMENT', `request body: ${err.message}`, {
+      ...(err.details === undefined ? {} : { details: err.details }),
+    });
   }
 }

@@ -5,6 +5,7 @@ import { type Config, ConfigError, isLoopbackHost } from '../config.ts';
 import { createApp } from './app.ts';
 import type { Services } from './env.ts';
 import { attachDeviceNode, type DeviceNode, startDeviceNode } from './node.ts';
+import { assertApkUrlsValid, publicBaseUrl } from './public-url.ts';
 import { buildServices } from './services.ts';
 
 export interface RunningServer {
@@ -46,6 +47,7 @@ export function serverOptions(config: Config) {
 export async function startServer(config: Config, overrides: Partial<Services> = {}): Promise<RunningServer> {
   const services = buildServices(config, overrides);
   assertBindAllowed(config, services.auth.enabled);
+  assertApkUrlsValid(config);
   let node: DeviceNode | undefined;
   let deviceError: string | undefined;
   if (config.devices && services.devices === undefined) {
@@ -77,8 +79,9 @@ export async function startServer(config: Config, overrides: Partial<Services> =
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${host}:${address.port}`;
-  // Other nodes hand lease-scoped calls for our devices to this URL.
-  await node?.announce(config.publicUrl ?? url);
+  // apkUrls and other nodes use the configured URL, else the loopback address we listen on.
+  services.publicUrl = overrides.publicUrl ?? publicBaseUrl(config, address.port) ?? url;
+  await node?.announce(services.publicUrl);
   let closing: Promise<void> | undefined;
   return {
     url,

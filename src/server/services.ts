@@ -7,6 +7,7 @@ import { createMetrics } from '../observability/metrics.ts';
 import { ReleaseRepository } from '../releases/repository.ts';
 import { Authenticator } from './auth.ts';
 import type { Services } from './env.ts';
+import { publicBaseUrl } from './public-url.ts';
 import { RateLimiter } from './rate-limit.ts';
 
 /** The artifact store the configuration names: S3 when S3_BUCKET is set, else `<dataDir>/artifacts`. */
@@ -19,7 +20,9 @@ export function buildServices(
   overrides: Partial<Services> & { logger?: Logger } = {},
 ): Services {
   const store = overrides.store ?? storeFromConfig(config);
+  const publicUrl = overrides.publicUrl ?? publicBaseUrl(config);
   return {
+    ...(publicUrl === undefined ? {} : { publicUrl }),
     config,
     store,
     releases: overrides.releases ?? new ReleaseRepository(store),

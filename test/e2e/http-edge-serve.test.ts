@@ -100,6 +100,28 @@ describe('HTTP edge on a real socket', () => {
     cleanup = undefined;
   });
 
+  it('refuses at start a configuration whose served manifests would fail the bridge’s own validator', async () => {
+    for (const [env, variable] of [
+      [{ DEVICEBRIDGE_PUBLIC_URL: 'http://bridge.example.com' }, 'DEVICEBRIDGE_PUBLIC_URL'],
+      [{ DEVICEBRIDGE_PUBLIC_URL: 'https://bridge.example.com/?x=1' }, 'DEVICEBRIDGE_PUBLIC_URL'],
+      [{ DEVICEBRIDGE_HOST: '0.0.0.0' }, 'DEVICEBRIDGE_PUBLIC_URL'],
+      [{ S3_BUCKET: 'bucket', S3_PUBLIC_BASE_URL: 'http://cdn.example.com/artifacts' }, 'S3_PUBLIC_BASE_URL'],
+    ] as const) {
+      await expect(start(env), JSON.stringify(env)).rejects.toThrow(variable);
+      await cleanup?.();
+    }
+    // Loopback http and any https public URL are fine; so is a non-loopback bind with an https URL.
+    const ok = await start({
+      DEVICEBRIDGE_HOST: '0.0.0.0',
+      DEVICEBRIDGE_PUBLIC_URL: 'https://bridge.example.com',
+    });
+    expect(ok.services.publicUrl).toBe('https://bridge.example.com');
+    await ok.close();
+    await cleanup?.();
+    const local = await start({});
+    expect(local.services.publicUrl).toBe(`http://127.0.0.1:${local.port}`);
+  });
+
   it('a 50 MB body without a token gets 401 without the server reading it', async () => {
     const { url } = await start();
     for (const declare of [false, true]) {

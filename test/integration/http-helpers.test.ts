@@ -84,7 +84,8 @@ describe('helpers and artifacts: happy path', () => {
     expect(latest.status).toBe(200);
     expect(latest.headers.get('cache-control')).toContain('max-age');
     const manifest = (await latest.json()) as { apkUrl: string; sha256: string };
-    expect(manifest.apkUrl).toBe(`http://bridge.test:7100/v1/artifacts/${sha}`);
+    // From configuration (here the loopback listen address), never from the request's Host.
+    expect(manifest.apkUrl).toBe(`http://127.0.0.1:7100/v1/artifacts/${sha}`);
 
     const artifact = await bridge.app.request(new URL(manifest.apkUrl).pathname);
     expect(artifact.status).toBe(200);

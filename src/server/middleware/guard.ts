@@ -92,5 +92,10 @@ export function guard(policy: RoutePolicy): MiddlewareHandler<AppEnv> {
     }
     if (policy.body?.json) await readJson(c, policy.body);
     await next();
+    if (policy.access !== 'anyone') {
+      // Answers to authenticated callers depend on who asks (tenancy): never from a shared cache.
+      c.header('Cache-Control', 'private, no-store');
+      c.header('Vary', 'Authorization');
+    }
   };
 }

@@ -35,8 +35,15 @@ async function resolveApkUrl(c: Context<AppEnv>, manifest: HelperManifest): Prom
       return url;
     }
   }
-  const base = (config.publicUrl ?? new URL(c.req.url).origin).replace(/\/+$/, '');
-  return `${base}/v1/artifacts/${manifest.sha256}`;
+  // Configuration only, never the request's Host (see public-url.ts).
+  const base = c.var.services.publicUrl;
+  if (base === undefined) {
+    throw new BridgeError(
+      'UNAVAILABLE',
+      'this bridge has no public URL for artifacts (DEVICEBRIDGE_PUBLIC_URL)',
+    );
+  }
+  return `${base.replace(/\/+$/, '')}/v1/artifacts/${manifest.sha256}`;
 }
 
 /** Serve a manifest with a strong ETag over the exact body and `If-None-Match` → 304. */
