@@ -2,6 +2,7 @@
 import type { AddressInfo } from 'node:net';
 import { serve as nodeServe, type ServerType } from '@hono/node-server';
 import { type Config, ConfigError, isLoopbackHost } from '../config.ts';
+import { BridgeError, isBridgeError } from '../errors.ts';
 import { createApp } from './app.ts';
 import type { Services } from './env.ts';
 import { attachDeviceNode, type DeviceNode, startDeviceNode } from './node.ts';
@@ -43,6 +44,14 @@ export function serverOptions(config: Config) {
   };
 }
 
+/**
+ * A device side refused at start (a devices file or simulated devices that fail validation or the
+ * tunnel allowlist) is the operator's input being refused: fatal, unlike a missing adb.
+ */
+export function isRefusedStart(err: unknown): boolean {
+  return isBridgeError(err) && (err.code === 'INVALID_ARGUMENT' || err.code === 'PERMISSION_DENIED');
+}
+
 export async function startServer(config: Config, overrides: Partial<Services> = {}): Promise<RunningServer> {
   const services = buildServices(config, overrides);
   assertBindAllowed(config, services.auth.enabled);
@@ -53,27 +62,41 @@ export async function startServer(config: Config, overrides: Partial<Services> =
       node = await startDeviceNode({ config, logger: services.logger, metrics: services.metrics, services });
       attachDeviceNode(services, node);
     } catch (err) {
-      // Manifests and artifacts still work without adb; the device routes answer UNAVAILABLE. Only
-      // an explicit `--simulate N` makes a missing device side fatal.
+      // startDeviceNode has stopped everything it started. Manifests and artifacts still work
+      // without adb, and the device routes answer UNAVAILABLE; but a refused devices file or
+      // refused simulated devices, and any failure under an explicit `--simulate N`, are fatal.
+      if (config.simulate > 0 || isRefusedStart(err)) {
+        await services.store.close().catch(() => undefined);
+        throw err;
+      }
       deviceError = (err as Error).message;
       services.logger.error({ err: deviceError }, 'device side unavailable');
-      if (config.simulate > 0) throw err;
     }
   }
   const app = createApp(services);
-  const server: ServerType = await new Promise((resolve, reject) => {
-    const s = nodeServe(
-      {
-        fetch: app.fetch,
-        hostname: config.host,
-        port: config.port,
-        serverOptions: serverOptions(config),
-      },
-      () => resolve(s),
-    );
-    (s as { maxConnections?: number }).maxConnections = config.maxConnections;
-    s.once('error', reject);
-  });
+  let server: ServerType;
+  try {
+    server = await new Promise((resolve, reject) => {
+      const s = nodeServe(
+        {
+          fetch: app.fetch,
+          hostname: config.host,
+          port: config.port,
+          serverOptions: serverOptions(config),
+        },
+        () => resolve(s),
+      );
+      (s as { maxConnections?: number }).maxConnections = config.maxConnections;
+      s.once('error', reject);
+    });
+  } catch (err) {
+    await node?.close().catch(() => undefined);
+    await services.store.close().catch(() => undefined);
+    const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+    throw new BridgeError('UNAVAILABLE', `cannot listen on ${config.host}:${config.port}: ${code}`, {
+      retryable: code === 'EADDRINUSE',
+    });
+  }
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${host}:${address.port}`;
