@@ -1,5 +1,6 @@
 /** Start the HTTP service on a real socket, with graceful shutdown. */
-import type { AddressInfo } from 'node:net';
+import { lookup } from 'node:dns/promises';
+import { type AddressInfo, isIP } from 'node:net';
 import { serve as nodeServe, type ServerType } from '@hono/node-server';
 import { type Config, ConfigError, isLoopbackHost } from '../config.ts';
 import { BridgeError, isBridgeError } from '../errors.ts';
@@ -19,12 +20,46 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+export type HostLookup = (host: string) => Promise<Array<{ address: string; family: number }>>;
+
+const systemLookup: HostLookup = (host) => lookup(host, { all: true, verbatim: true });
+
+/**
+ * Resolve the bind host before any decision is taken on it: a name is loopback only when every
+ * address it resolves to is (`foo.localhost` may resolve anywhere, or nowhere). Resolves the
+ * address to listen on; a name that does not resolve is a configuration error naming the variable.
+ */
+export async function resolveBindHost(
+  host: string,
+  resolve: HostLookup = systemLookup,
+): Promise<{
+  address: string;
+  loopback: boolean;
+}> {
+  const bare = host.replace(/^\[|\]$/g, '');
+  if (isIP(bare) !== 0) return { address: bare, loopback: isLoopbackHost(bare) };
+  let addresses: Array<{ address: string; family: number }>;
+  try {
+    addresses = await resolve(bare);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? 'lookup failed';
+    throw new ConfigError('DEVICEBRIDGE_HOST', `cannot resolve ${JSON.stringify(host)} (${code})`);
+  }
+  if (addresses.length === 0) {
+    throw new ConfigError('DEVICEBRIDGE_HOST', `cannot resolve ${JSON.stringify(host)} (no addresses)`);
+  }
+  return {
+    address: addresses[0]!.address,
+    loopback: addresses.every((a) => isIP(a.address) !== 0 && isLoopbackHost(a.address)),
+  };
+}
+
 /** Refuse a non-loopback bind when no tokens are configured: anonymous admin must stay local. */
-export function assertBindAllowed(config: Config, tokensEnabled: boolean): void {
-  if (!tokensEnabled && !isLoopbackHost(config.host)) {
+export function assertBindAllowed(host: string, loopback: boolean, tokensEnabled: boolean): void {
+  if (!tokensEnabled && !loopback) {
     throw new ConfigError(
       'DEVICEBRIDGE_HOST',
-      `refusing to bind ${config.host} without tokens: set DEVICEBRIDGE_TOKENS_FILE or bind 127.0.0.1`,
+      `refusing to bind ${host} without tokens (it is not loopback): set DEVICEBRIDGE_TOKENS_FILE or bind 127.0.0.1`,
     );
   }
 }
@@ -53,8 +88,14 @@ export function isRefusedStart(err: unknown): boolean {
 }
 
 export async function startServer(config: Config, overrides: Partial<Services> = {}): Promise<RunningServer> {
+  const bind = await resolveBindHost(config.host);
   const services = buildServices(config, overrides);
-  assertBindAllowed(config, services.auth.enabled);
+  try {
+    assertBindAllowed(config.host, bind.loopback, services.auth.enabled);
+  } catch (err) {
+    await services.store.close().catch(() => undefined);
+    throw err;
+  }
   let node: DeviceNode | undefined;
   let deviceError: string | undefined;
   if (config.devices && services.devices === undefined) {
@@ -80,7 +121,7 @@ export async function startServer(config: Config, overrides: Partial<Services> =
       const s = nodeServe(
         {
           fetch: app.fetch,
-          hostname: config.host,
+          hostname: bind.address,
           port: config.port,
           serverOptions: serverOptions(config),
         },
