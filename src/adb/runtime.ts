@@ -59,7 +59,12 @@ export class AdbRuntime {
     }
     await server.start();
     const runtime = new AdbRuntime(server, options.logger);
-    await runtime.tunnels.start();
+    try {
+      await runtime.tunnels.start();
+    } catch (err) {
+      await runtime.close().catch(() => undefined);
+      throw err;
+    }
     return runtime;
   }
 

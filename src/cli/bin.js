@@ -6,5 +6,6 @@ import { register } from 'tsx/esm/api';
 // versions need Node 22 is known and would only clutter `--json` output on stderr.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 register();
-const { main } = await import('./main.ts');
+const { installCrashHandlers, main } = await import('./main.ts');
+installCrashHandlers();
 process.exitCode = await main(process.argv);

@@ -16,11 +16,16 @@ interface ClientFlags {
 }
 
 async function client(flags: ClientFlags) {
-  const { DeviceBridgeClient } = await import('../client/index.ts');
-  return new DeviceBridgeClient({
-    ...(flags.url ? { baseUrl: flags.url } : {}),
-    ...(flags.token ? { token: flags.token } : {}),
-  });
+  const { BridgeClientError, DeviceBridgeClient, parseBridgeUrl } = await import('../client/index.ts');
+  try {
+    return new DeviceBridgeClient({
+      ...(flags.url ? { baseUrl: parseBridgeUrl(flags.url, '--url') } : {}),
+      ...(flags.token ? { token: flags.token } : {}),
+    });
+  } catch (err) {
+    if (err instanceof BridgeClientError) throw new UsageError(err.message);
+    throw err;
+  }
 }
 
 /** Run a client call; print JSON or human output; map errors to exit codes. */

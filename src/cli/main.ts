@@ -41,16 +41,51 @@ export async function main(argv: string[]): Promise<number> {
       return EXIT_USAGE;
     }
     if (err instanceof UsageError || err instanceof ConfigError) {
-      process.stderr.write(`devicebridge: ${err.message}\n`);
+      process.stderr.write(`${errorLine(err.message)}\n`);
       return EXIT_USAGE;
     }
     if (isBridgeError(err)) {
-      process.stderr.write(`devicebridge: ${err.code}: ${err.message}\n`);
+      process.stderr.write(`${errorLine(`${err.code}: ${err.message}`)}\n`);
       return EXIT_FAILURE;
     }
-    process.stderr.write(
-      `devicebridge: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
-    );
+    process.stderr.write(`${errorLine(describeUnexpected(err))}\n`);
     return EXIT_FAILURE;
   }
+}
+
+/** An unexpected error as one line: its name and message, never its stack. */
+export function describeUnexpected(err: unknown): string {
+  if (err instanceof Error) return `${err.name}: ${err.message}`;
+  return String(err);
+}
+
+/**
+ * The one line every CLI error path prints: `devicebridge: <message>`, with URL credentials
+ * (`scheme://user:password@`) replaced and line breaks and control characters made inert, so no
+ * message (a Node error quoting a URL, a multi-line cause) prints a secret or a stack.
+ */
+export function errorLine(message: string): string {
+  const redacted = redactUrlCredentials(message).replace(/[\u0000-\u001f\u007f]+/g, ' ');
+  return `devicebridge: ${redacted.length > 2000 ? `${redacted.slice(0, 2000)}…` : redacted}`;
+}
+
+/** Replace the userinfo of anything URL-like (`scheme://userinfo@host`) with `***`. */
+export function redactUrlCredentials(text: string): string {
+  return text.replace(/([A-Za-z][A-Za-z0-9+.-]*:\/\/)[^/?#\s]*@/g, '$1***@');
+}
+
+/**
+ * Last line of defence for errors no command caught (a rejected promise nobody awaited, an
+ * exception in a timer): one line on stderr and exit 1, never a stack trace.
+ */
+export function installCrashHandlers(): void {
+  const crash = (err: unknown) => {
+    try {
+      process.stderr.write(`${errorLine(describeUnexpected(err))}\n`);
+    } finally {
+      process.exit(EXIT_FAILURE);
+    }
+  };
+  process.on('uncaughtException', crash);
+  process.on('unhandledRejection', crash);
 }

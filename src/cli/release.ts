@@ -33,22 +33,32 @@ export function registerRelease(program: Command): void {
     )
     .option('--json', 'print one JSON object')
     .action(async (opts: PublishOptions) => {
-      const { access } = await import('node:fs/promises');
+      const { access, stat } = await import('node:fs/promises');
+      const { constants } = await import('node:fs');
       const { loadConfig } = await import('../config.ts');
       const { openArtifactStore, storeSpecFromConfig } = await import('../artifacts/open-store.ts');
       const { publishRelease } = await import('../releases/publish.ts');
       const { parseInstallArgsString } = await import('../manifest/index.ts');
 
+      // A regular file only: /dev/zero, a FIFO or a directory would hang or fail deep inside.
+      // (stat, not open: opening a FIFO would block until a writer appears.)
+      const st = await stat(opts.apk).catch(() => null);
+      if (st === null) throw new UsageError(`--apk: cannot read ${opts.apk}`);
+      if (!st.isFile()) throw new UsageError(`--apk: ${opts.apk} is not a regular file`);
       try {
-        await access(opts.apk);
+        await access(opts.apk, constants.R_OK);
       } catch {
         throw new UsageError(`--apk: cannot read ${opts.apk}`);
       }
       const config = loadConfig(process.env, {});
       // A file: store names the bridge's data directory; artifacts live under it as `serve` expects.
-      const spec = opts.store.startsWith('file:')
-        ? storeSpecFromConfig({ ...config, s3Bucket: undefined, dataDir: opts.store.slice('file:'.length) })
-        : opts.store;
+      let spec = opts.store;
+      if (opts.store.startsWith('file:')) {
+        const dataDir = opts.store.slice('file:'.length);
+        // `file:` alone would silently mean ./artifacts: say which directory instead.
+        if (dataDir.trim() === '') throw new UsageError('--store file: needs a directory, e.g. file:./var');
+        spec = storeSpecFromConfig({ ...config, s3Bucket: undefined, dataDir });
+      }
       if (!spec.startsWith('file:') && !spec.startsWith('s3://')) {
         throw new UsageError(
           `--store must be file:DATA_DIR or s3://BUCKET/PREFIX, got ${JSON.stringify(opts.store)}`,

@@ -23,7 +23,8 @@ export function registerServe(program: Command): void {
         json?: boolean;
       }) => {
         const { loadConfig } = await import('../config.ts');
-        const { startServer } = await import('../server/serve.ts');
+        const { isRefusedStart, startServer } = await import('../server/serve.ts');
+        const { UsageError } = await import('./exit.ts');
         const config = loadConfig(process.env, {
           host: opts.host,
           port: opts.port,
@@ -31,7 +32,14 @@ export function registerServe(program: Command): void {
           simulate: opts.simulate,
           ...(opts.devices === false ? { devices: false } : {}),
         });
-        const server = await startServer(config);
+        let server: Awaited<ReturnType<typeof startServer>>;
+        try {
+          server = await startServer(config);
+        } catch (err) {
+          // Refused input (devices file, simulated devices): a usage error, exit 2.
+          if (isRefusedStart(err)) throw new UsageError((err as Error).message);
+          throw err;
+        }
         const devices = server.node
           ? (await server.node.devices.list()).map((d) => ({ id: d.id, serial: d.serial, state: d.state }))
           : null;

@@ -43,6 +43,29 @@ export class BridgeClientError extends Error {
   }
 }
 
+/**
+ * Check a bridge base URL (`DEVICEBRIDGE_URL`, `--url`): http(s), no credentials, no query or
+ * fragment. Resolves the URL without a trailing slash. Errors (`BridgeClientError`, status 0, code
+ * INVALID_ARGUMENT) never quote the URL: it may carry a password. Tokens go in
+ * `DEVICEBRIDGE_TOKEN`, never in the URL.
+ */
+export function parseBridgeUrl(raw: string, source = 'DEVICEBRIDGE_URL'): string {
+  const refuse = (why: string) =>
+    new BridgeClientError(0, 'INVALID_ARGUMENT', `${source} ${why}`, false, undefined);
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw refuse('is not a valid URL (expected http(s)://host:port)');
+  }
+  if (url.username !== '' || url.password !== '' || /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i.test(raw.trim())) {
+    throw refuse('must not carry credentials (user:password@); put the token in DEVICEBRIDGE_TOKEN');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw refuse('must be an http(s) URL');
+  if (url.search !== '' || url.hash !== '') throw refuse('must not carry a query or a fragment');
+  return url.href.replace(/\/+$/, '');
+}
+
 export interface DeviceView {
   id: string;
   serial: string;
@@ -109,9 +132,9 @@ export class DeviceBridgeClient {
   readonly #timeoutMs: number;
 
   constructor(options: ClientOptions = {}) {
-    this.baseUrl = (options.baseUrl ?? process.env['DEVICEBRIDGE_URL'] ?? 'http://127.0.0.1:7100').replace(
-      /\/+$/,
-      '',
+    this.baseUrl = parseBridgeUrl(
+      options.baseUrl ?? process.env['DEVICEBRIDGE_URL'] ?? 'http://127.0.0.1:7100',
+      options.baseUrl === undefined ? 'DEVICEBRIDGE_URL' : 'the bridge URL',
     );
     this.#token = options.token ?? process.env['DEVICEBRIDGE_TOKEN'];
     this.#fetch = options.fetch ?? fetch;

@@ -75,7 +75,55 @@ export function attachDeviceNode(services: Services, node: DeviceNode): void {
   });
 }
 
+/**
+ * What a start has set up so far, undone in reverse order: each start step registers its own
+ * cleanup as soon as it succeeds, so a step that fails (a refused devices file, refused simulated
+ * devices, an adb server that does not answer) stops everything started before it.
+ */
+class Teardown {
+  readonly #steps: Array<{ what: string; run: () => Promise<void> | void }> = [];
+  readonly #logger: Logger;
+
+  constructor(logger: Logger) {
+    this.#logger = logger;
+  }
+
+  add(what: string, run: () => Promise<void> | void): void {
+    this.#steps.push({ what, run });
+  }
+
+  /** Register a step that runs after the adb side is down (simulated devices outlive their tunnels). */
+  addAfterAdb(what: string, run: () => Promise<void> | void): void {
+    const adb = this.#steps.findIndex((s) => s.what === 'adb');
+    this.#steps.splice(adb === -1 ? this.#steps.length : adb, 0, { what, run });
+  }
+
+  async run(): Promise<void> {
+    for (const step of this.#steps.splice(0).reverse()) {
+      try {
+        await step.run();
+      } catch (err) {
+        this.#logger.warn({ err: (err as Error).message, step: step.what }, 'cleanup step failed');
+      }
+    }
+  }
+}
+
 export async function startDeviceNode(options: DeviceNodeOptions): Promise<DeviceNode> {
+  const teardown = new Teardown(options.logger);
+  try {
+    return await startSteps(options, teardown);
+  } catch (err) {
+    options.logger.error(
+      { err: (err as Error).message },
+      'device side failed to start; stopping what it started',
+    );
+    await teardown.run();
+    throw err;
+  }
+}
+
+async function startSteps(options: DeviceNodeOptions, teardown: Teardown): Promise<DeviceNode> {
   const { config, logger, metrics } = options;
   const node =
     config.nodeName ??
@@ -87,12 +135,16 @@ export async function startDeviceNode(options: DeviceNodeOptions): Promise<Devic
     options.leaseStore && options.deviceStore
       ? { leaseStore: options.leaseStore, deviceStore: options.deviceStore, nodes: new MemoryNodeDirectory() }
       : await stores(config);
+  teardown.add('lease store', () => built.leaseStore.close());
+  teardown.add('device store', () => built.deviceStore.close());
+  teardown.add('node directory', () => built.nodes.close());
   const adb = await AdbRuntime.start({
     port: config.adbPort,
     adbPath: config.adbPath,
     logger,
     ...(config.adbServer ? { external: config.adbServer } : {}),
   });
+  teardown.add('adb', () => adb.close());
   adb.server.on('restarted', () => metrics.adbServerRestarts.inc());
 
   // The registry and the manager refer to each other through callbacks.
@@ -133,6 +185,7 @@ export async function startDeviceNode(options: DeviceNodeOptions): Promise<Devic
     checkFence: (deviceId, leaseId, token) => leases!.checkFence(deviceId, leaseId, token),
     logger,
   });
+  teardown.add('lease operations', () => operations.close());
   leases = new LeaseManager({
     store: built.leaseStore,
     candidates: (selector) => devices.match(selector),
@@ -154,7 +207,9 @@ export async function startDeviceNode(options: DeviceNodeOptions): Promise<Devic
   let simulator: Simulator | undefined;
   if (simulate > 0) {
     const { startSimulator } = await import('../simulator/index.ts');
-    simulator = await startSimulator({ port: 0, count: simulate });
+    const started = await startSimulator({ port: 0, count: simulate });
+    simulator = started;
+    teardown.addAfterAdb('simulator', () => started.close());
     for (const [i, d] of simulator.devices.entries()) {
       await devices.register({
         endpoint: d.address,
@@ -175,15 +230,19 @@ export async function startDeviceNode(options: DeviceNodeOptions): Promise<Devic
   };
   const gauges = setInterval(() => void refresh().catch(() => undefined), 5000);
   gauges.unref();
+  teardown.add('gauges', () => clearInterval(gauges));
   await refresh().catch(() => undefined);
   devices.start();
+  teardown.add('device registry', () => devices.stop());
   leases.start();
+  teardown.add('lease manager', () => leases!.stop());
   logger.info(
     { node, devices: (await devices.list()).length, store: config.redisUrl ? 'redis' : 'memory' },
     'device node started',
   );
 
   let heartbeat: NodeJS.Timeout | undefined;
+  teardown.add('heartbeat', () => clearInterval(heartbeat));
   return {
     name: node,
     nodes: built.nodes,
@@ -202,17 +261,6 @@ export async function startDeviceNode(options: DeviceNodeOptions): Promise<Devic
     leases,
     operations,
     ...(simulator ? { simulator } : {}),
-    async close() {
-      clearInterval(heartbeat);
-      clearInterval(gauges);
-      await leases!.stop();
-      await devices.stop();
-      await operations.close();
-      await adb.close();
-      await simulator?.close();
-      await built.leaseStore.close();
-      await built.deviceStore.close();
-      await built.nodes.close();
-    },
+    close: () => teardown.run(),
   };
 }

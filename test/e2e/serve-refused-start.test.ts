@@ -1,0 +1,125 @@
+/**
+ * A device side that is refused at start (a devices file or `--simulate N` whose endpoints the
+ * tunnel allowlist refuses) must not leave anything running: `devicebridge serve` exits 2 within
+ * a second of the refusal, and no `adb -P <port>` server (nor anything else it started) survives.
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { tempDir } from '../support/bridge.ts';
+import { BIN } from '../support/cli.ts';
+import { freePortCandidate } from '../support/device-bed.ts';
+
+const cleanups: Array<() => Promise<void>> = [];
+
+/** If the bridge leaked its adb server, end it (by pid) so a failing test leaves nothing behind. */
+function reapAdb(port: number): void {
+  cleanups.push(async () => {
+    for (const pid of adbServersOn(port)) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+  });
+}
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+/** Processes whose command line is an adb server on `port` (whoever their parent is now). */
+function adbServersOn(port: number): number[] {
+  const out = execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' });
+  return out
+    .split('\n')
+    .filter((line) => new RegExp(`\\badb -P ${port} `).test(line))
+    .map((line) => Number(line.trim().split(/\s+/)[0]));
+}
+
+interface Refused {
+  code: number | null;
+  stderr: string;
+  /** Milliseconds from the first refusal message on stderr to the process's exit. */
+  exitAfterRefusalMs: number;
+  /** Child processes of the bridge seen while it ran (its adb server). */
+  childrenSeen: number;
+}
+
+function serveRefused(args: string[], env: Record<string, string>): Promise<Refused> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...args], {
+      env: { ...process.env, LOG_LEVEL: 'info', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    let refusedAt: number | undefined;
+    let childrenSeen = 0;
+    const poll = setInterval(() => {
+      try {
+        const kids = execFileSync('ps', ['--ppid', String(child.pid), '-o', 'pid='], { encoding: 'utf8' });
+        childrenSeen = Math.max(childrenSeen, kids.trim().split('\n').filter(Boolean).length);
+      } catch {
+        // no children right now
+      }
+    }, 50);
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+      if (refusedAt === undefined && /refused|not allowed/i.test(stderr)) refusedAt = Date.now();
+    });
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      clearInterval(poll);
+      reject(new Error(`serve did not exit within 30 s of starting; stderr: ${stderr.slice(-2000)}`));
+    }, 30_000);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      clearInterval(poll);
+      const exitedAt = Date.now();
+      resolve({
+        code,
+        stderr,
+        exitAfterRefusalMs: refusedAt === undefined ? Number.POSITIVE_INFINITY : exitedAt - refusedAt,
+        childrenSeen,
+      });
+    });
+  });
+}
+
+describe('serve: a refused device-side start leaves nothing running', () => {
+  it('a devices file the tunnel allowlist refuses: exit 2 within a second, no adb server left', async () => {
+    const tmp = await tempDir();
+    cleanups.push(tmp.cleanup);
+    const adbPort = freePortCandidate();
+    reapAdb(adbPort);
+    const devicesFile = path.join(tmp.dir, 'devices.json');
+    await writeFile(devicesFile, JSON.stringify([{ endpoint: '192.168.77.10:5555' }]));
+    const r = await serveRefused(['--data-dir', tmp.dir], {
+      DEVICEBRIDGE_ADB_PORT: String(adbPort),
+      DEVICEBRIDGE_DEVICES_FILE: devicesFile,
+    });
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toContain('192.168.77.10');
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+    expect(r.exitAfterRefusalMs).toBeLessThan(1000);
+    expect(r.childrenSeen).toBeGreaterThan(0); // the adb server had been started
+    expect(adbServersOn(adbPort)).toEqual([]);
+  });
+
+  it('--simulate N whose devices are refused: exit 2 within a second, no adb server or simulator left', async () => {
+    const tmp = await tempDir();
+    cleanups.push(tmp.cleanup);
+    const adbPort = freePortCandidate();
+    reapAdb(adbPort);
+    const r = await serveRefused(['--data-dir', tmp.dir, '--simulate', '2'], {
+      DEVICEBRIDGE_ADB_PORT: String(adbPort),
+      DEVICEBRIDGE_TUNNEL_ALLOW: '10.0.0.0/8',
+    });
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+    expect(r.exitAfterRefusalMs).toBeLessThan(1000);
+    expect(r.childrenSeen).toBeGreaterThan(0);
+    expect(adbServersOn(adbPort)).toEqual([]);
+  });
+});
