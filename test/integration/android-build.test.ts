@@ -3,7 +3,7 @@
  * Android tools CI has (aapt, apksigner, zipalign, dexdump) and with our own APK reader.
  */
 import { createHash } from 'node:crypto';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -106,6 +106,63 @@ describe('build-android.sh', () => {
     expect(superOf.get('Ldev/devicebridge/snapshothelper/core/HelperFailure;')).toBe('Ljava/lang/Exception;');
     // Test code never reaches the APK.
     expect([...superOf.keys()].some((c) => c.includes('Test;') || c.includes('Fake'))).toBe(false);
+  });
+});
+
+describe('publish-android.sh', () => {
+  it('publishes the built helper into a file store; the manifest passes manifest validate; a rerun is unchanged', async () => {
+    const data = path.join(scratch, 'store');
+    const published = await run('bash', [
+      'release/publish-android.sh',
+      first,
+      '--store',
+      `file:${data}`,
+      '--json',
+    ]);
+    expect(published.code).toBe(0);
+    const line = JSON.parse(published.stdout) as { status: string; manifest: Record<string, unknown> };
+    expect(line.status).toBe('published');
+    expect(line.manifest).toMatchObject({
+      name: 'android-snapshot-helper',
+      version: ANDROID_VERSION,
+      versionCode: ANDROID_VERSION_CODE,
+      packageName: 'dev.devicebridge.snapshothelper',
+      installArgs: ['install', '-r', '-t'],
+      signingCertSha256: DEBUG_CERT_SHA256,
+      sha256: await sha256(path.join(first, HELPER)),
+    });
+    const stored = path.join(
+      data,
+      'artifacts/helpers/android-snapshot-helper/versions',
+      ANDROID_VERSION,
+      'manifest.json',
+    );
+    const validate = await run('node', ['src/cli/bin.js', 'manifest', 'validate', stored, '--json']);
+    expect(validate.code).toBe(0);
+    expect(JSON.parse(validate.stdout)).toMatchObject({ valid: true, errors: [] });
+    const again = await run('bash', [
+      'release/publish-android.sh',
+      second,
+      '--store',
+      `file:${data}`,
+      '--json',
+    ]);
+    expect(again.code).toBe(0);
+    expect(JSON.parse(again.stdout)).toMatchObject({ status: 'unchanged' });
+  });
+
+  it('refuses an artifact that does not match its .sha256', async () => {
+    const tampered = path.join(scratch, 'tampered');
+    await cp(first, tampered, { recursive: true });
+    await writeFile(path.join(tampered, `${HELPER}.sha256`), `${'0'.repeat(64)}  ${HELPER}\n`);
+    const result = await run('bash', [
+      'release/publish-android.sh',
+      tampered,
+      '--store',
+      `file:${scratch}/s2`,
+    ]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`does not match ${HELPER}.sha256`);
   });
 });
 
