@@ -2,6 +2,7 @@
 # release/build-android.sh OUTDIR — build Device Bridge's on-device helpers from android/ into OUTDIR:
 #
 #   snapshot-helper-<v>.apk (+ .sha256)   instrumentation APK, dev.devicebridge.snapshothelper
+#   glass-agent-<v>.jar (+ .sha256)       app_process dex jar, main class dev.devicebridge.glassagent.Main
 #
 # Toolchain: an Android SDK when ANDROID_HOME or ANDROID_SDK_ROOT is set (the newest
 # platforms/android-N/android.jar, and d8/aapt/zipalign/apksigner of DEVICEBRIDGE_BUILD_TOOLS or the
@@ -65,7 +66,7 @@ else
   [ -f "$LINK_AGAINST" ] || missing+=("$LINK_AGAINST (apt-get install android-framework-res)")
   DEXER=dx
 fi
-for tool in javac java; do command -v "$tool" >/dev/null 2>&1 || missing+=("$tool (apt-get install openjdk-17-jdk-headless)"); done
+for tool in javac java jar; do command -v "$tool" >/dev/null 2>&1 || missing+=("$tool (apt-get install openjdk-17-jdk-headless)"); done
 [ -f "$KEYSTORE" ] || missing+=("$KEYSTORE (committed; restore it from git, never regenerate it)")
 if [ "${#missing[@]}" -gt 0 ]; then
   log "cannot build, missing:"
@@ -123,6 +124,20 @@ build_apk() {
   log "built $OUT/$outfile"
 }
 
+# build_jar NAME OUTFILE SRC_DIRS... — an app_process dex jar: classes.dex alone in a zip.
+build_jar() {
+  local name=$1 outfile=$2; shift 2
+  compile "$name" "$@"
+  dex "$name"
+  local w="$WORK/$name"
+  (cd "$w" && jar cfM raw.jar classes.dex)
+  normalize "$w/raw.jar" "$OUT/$outfile"
+  checksum "$outfile"
+  log "built $OUT/$outfile"
+}
+
 A="$ROOT/android"
 build_apk snapshot-helper "snapshot-helper-$VERSION.apk" "$A/snapshot-helper" \
   "$A/snapshot-helper/src/core/java" "$A/snapshot-helper/src/main/java"
+build_jar glass-agent "glass-agent-$VERSION.jar" \
+  "$A/glass-agent/src/core/java" "$A/glass-agent/src/main/java"

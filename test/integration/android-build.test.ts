@@ -12,11 +12,14 @@ import {
   ANDROID_VERSION,
   ANDROID_VERSION_CODE,
   buildAndroid,
+  builtAndroid,
   DEBUG_CERT_SHA256,
   run,
 } from '../support/android.ts';
 
 const HELPER = `snapshot-helper-${ANDROID_VERSION}.apk`;
+const AGENT = `glass-agent-${ANDROID_VERSION}.jar`;
+const ARTIFACTS = [HELPER, AGENT];
 let first: string;
 let second: string;
 let scratch: string;
@@ -28,9 +31,9 @@ const sha256 = async (file: string): Promise<string> =>
 
 beforeAll(async () => {
   scratch = await mkdtemp(path.join(tmpdir(), 'android-build-'));
-  first = path.join(scratch, 'first');
+  // The shared build (maybe cached by an earlier file or run) and a fresh one must be identical.
+  first = await builtAndroid();
   second = path.join(scratch, 'second');
-  await buildAndroid(first);
   await buildAndroid(second);
 }, 240_000);
 
@@ -40,14 +43,18 @@ afterAll(async () => {
 
 describe('build-android.sh', () => {
   it('is deterministic: two builds of the same tree give the same bytes', async () => {
-    const a = await sha256(path.join(first, HELPER));
-    expect(a).toMatch(/^[0-9a-f]{64}$/);
-    expect(await sha256(path.join(second, HELPER))).toBe(a);
+    for (const file of ARTIFACTS) {
+      const a = await sha256(path.join(first, file));
+      expect(a).toMatch(/^[0-9a-f]{64}$/);
+      expect(await sha256(path.join(second, file)), file).toBe(a);
+    }
   });
 
   it('writes <file>.sha256 in sha256sum format', async () => {
-    const line = await readFile(path.join(first, `${HELPER}.sha256`), 'utf8');
-    expect(line).toBe(`${await sha256(path.join(first, HELPER))}  ${HELPER}\n`);
+    for (const file of ARTIFACTS) {
+      const line = await readFile(path.join(first, `${file}.sha256`), 'utf8');
+      expect(line).toBe(`${await sha256(path.join(first, file))}  ${file}\n`);
+    }
   });
 
   it('snapshot helper: aapt badging and manifest say package, versions, SDKs and the instrumentation', async () => {
@@ -106,6 +113,25 @@ describe('build-android.sh', () => {
     expect(superOf.get('Ldev/devicebridge/snapshothelper/core/HelperFailure;')).toBe('Ljava/lang/Exception;');
     // Test code never reaches the APK.
     expect([...superOf.keys()].some((c) => c.includes('Test;') || c.includes('Fake'))).toBe(false);
+  });
+});
+
+describe('glass agent jar', () => {
+  it('is classes.dex alone, with Main (a static main(String[])) and the protocol core', async () => {
+    const list = await run('unzip', ['-Z1', path.join(first, AGENT)]);
+    expect(list.stdout.trim().split('\n')).toEqual(['classes.dex']);
+    const dump = await run('dexdump', [path.join(first, AGENT)]);
+    expect(dump.code).toBe(0);
+    const main = /Class descriptor\s*: 'Ldev\/devicebridge\/glassagent\/Main;'[\s\S]*?(?=Class #|$)/.exec(
+      dump.stdout,
+    )?.[0];
+    expect(main).toBeDefined();
+    expect(main).toMatch(/Superclass\s*: 'Ljava\/lang\/Object;'/);
+    expect(main).toMatch(
+      /name\s*: 'main'\s*\n\s*type\s*: '\(\[Ljava\/lang\/String;\)V'\s*\n\s*access\s*: 0x0009 \(PUBLIC STATIC\)/,
+    );
+    expect(dump.stdout).toContain("Class descriptor  : 'Ldev/devicebridge/glassagent/core/AgentProtocol;'");
+    expect(dump.stdout).not.toMatch(/Test;'|Recording/);
   });
 });
 
