@@ -3,6 +3,7 @@
 #
 #   snapshot-helper-<v>.apk (+ .sha256)   instrumentation APK, dev.devicebridge.snapshothelper
 #   glass-agent-<v>.jar (+ .sha256)       app_process dex jar, main class dev.devicebridge.glassagent.Main
+#   glass-a11y-<v>.apk (+ .sha256)        AccessibilityService APK, dev.devicebridge.glassa11y
 #
 # Toolchain: an Android SDK when ANDROID_HOME or ANDROID_SDK_ROOT is set (the newest
 # platforms/android-N/android.jar, and d8/aapt/zipalign/apksigner of DEVICEBRIDGE_BUILD_TOOLS or the
@@ -107,13 +108,14 @@ normalize() { java "$ROOT/release/tools/ZipNormalize.java" "$1" "$2"; }
 
 checksum() { (cd "$OUT" && sha256sum "$1" > "$1.sha256"); }
 
-# build_apk NAME OUTFILE MANIFEST_DIR SRC_DIRS...
+# build_apk NAME OUTFILE MANIFEST_DIR SRC_DIRS... (MANIFEST_DIR/res, when present, holds resources)
 build_apk() {
   local name=$1 outfile=$2 dir=$3; shift 3
   compile "$name" "$@"
   dex "$name"
-  local w="$WORK/$name"
-  "$AAPT" package -f -M "$dir/AndroidManifest.xml" -I "$LINK_AGAINST" \
+  local w="$WORK/$name" res=()
+  [ -d "$dir/res" ] && res=(-S "$dir/res")
+  "$AAPT" package -f -M "$dir/AndroidManifest.xml" "${res[@]}" -I "$LINK_AGAINST" \
     --version-code "$VERSION_CODE" --version-name "$VERSION" -0 arsc -F "$w/resources.apk" >/dev/null
   (cd "$w" && "$AAPT" add -f resources.apk classes.dex >/dev/null)
   normalize "$w/resources.apk" "$w/unaligned.apk"
@@ -141,3 +143,6 @@ build_apk snapshot-helper "snapshot-helper-$VERSION.apk" "$A/snapshot-helper" \
   "$A/snapshot-helper/src/core/java" "$A/snapshot-helper/src/main/java"
 build_jar glass-agent "glass-agent-$VERSION.jar" \
   "$A/glass-agent/src/core/java" "$A/glass-agent/src/main/java"
+build_apk glass-a11y "glass-a11y-$VERSION.apk" "$A/a11y-service" \
+  "$A/a11y-service/src/core/java" "$A/a11y-service/src/main/java" \
+  "$A/glass-agent/src/core/java/dev/devicebridge/glassagent/core/LineServer.java"

@@ -19,7 +19,8 @@ import {
 
 const HELPER = `snapshot-helper-${ANDROID_VERSION}.apk`;
 const AGENT = `glass-agent-${ANDROID_VERSION}.jar`;
-const ARTIFACTS = [HELPER, AGENT];
+const A11Y = `glass-a11y-${ANDROID_VERSION}.apk`;
+const ARTIFACTS = [HELPER, AGENT, A11Y];
 let first: string;
 let second: string;
 let scratch: string;
@@ -132,6 +133,35 @@ describe('glass agent jar', () => {
     );
     expect(dump.stdout).toContain("Class descriptor  : 'Ldev/devicebridge/glassagent/core/AgentProtocol;'");
     expect(dump.stdout).not.toMatch(/Test;'|Recording/);
+  });
+});
+
+describe('glass a11y APK', () => {
+  it('declares the accessibility service with its permission and config, versioned, signed, aligned', async () => {
+    const apk = path.join(first, A11Y);
+    const badging = await run('aapt', ['dump', 'badging', apk]);
+    expect(badging.stdout).toContain(
+      `package: name='dev.devicebridge.glassa11y' versionCode='${ANDROID_VERSION_CODE}' versionName='${ANDROID_VERSION}'`,
+    );
+    expect(badging.stdout).toMatch(/^sdkVersion:'23'$/m);
+    const tree = (await run('aapt', ['dump', 'xmltree', apk, 'AndroidManifest.xml'])).stdout;
+    expect(tree).toMatch(/E: service[\s\S]*android:name\(0x01010003\)="\.GlassAccessibilityService"/);
+    expect(tree).toContain('"android.permission.BIND_ACCESSIBILITY_SERVICE"');
+    expect(tree).toContain('"android.accessibilityservice.AccessibilityService"');
+    const config = (await run('aapt', ['dump', 'xmltree', apk, 'res/xml/accessibility_service.xml'])).stdout;
+    expect(config).toMatch(/android:canRetrieveWindowContent\(0x01010385\)=\(type 0x12\)0xffffffff/);
+    // Android 11+ refuses resources.arsc compressed or unaligned.
+    expect((await run('unzip', ['-v', apk])).stdout).toMatch(/\d+\s+Stored\s+\d+\s+0%.*resources\.arsc/);
+    expect((await run('zipalign', ['-c', '-p', '4', apk])).code).toBe(0);
+    const verify = await run('apksigner', ['verify', '--print-certs', apk]);
+    expect(verify.code).toBe(0);
+    expect(verify.stdout).toContain(`Signer #1 certificate SHA-256 digest: ${DEBUG_CERT_SHA256}`);
+    const dump = (await run('dexdump', [apk])).stdout;
+    expect(dump).toMatch(
+      /Class descriptor\s*: 'Ldev\/devicebridge\/glassa11y\/GlassAccessibilityService;'\s*\n\s*Access flags[^\n]*\n\s*Superclass\s*: 'Landroid\/accessibilityservice\/AccessibilityService;'/,
+    );
+    expect(dump).toContain("'Ldev/devicebridge/glassa11y/core/A11yProtocol;'");
+    expect(dump).toContain("'Ldev/devicebridge/glassagent/core/LineServer;'");
   });
 });
 
