@@ -2,6 +2,8 @@
 # release/build-android.sh OUTDIR — build Device Bridge's on-device helpers from android/ into OUTDIR:
 #
 #   snapshot-helper-<v>.apk (+ .sha256)   instrumentation APK, dev.devicebridge.snapshothelper
+#   glass-agent-<v>.jar (+ .sha256)       app_process dex jar, main class dev.devicebridge.glassagent.Main
+#   glass-a11y-<v>.apk (+ .sha256)        AccessibilityService APK, dev.devicebridge.glassa11y
 #
 # Toolchain: an Android SDK when ANDROID_HOME or ANDROID_SDK_ROOT is set (the newest
 # platforms/android-N/android.jar, and d8/aapt/zipalign/apksigner of DEVICEBRIDGE_BUILD_TOOLS or the
@@ -65,7 +67,7 @@ else
   [ -f "$LINK_AGAINST" ] || missing+=("$LINK_AGAINST (apt-get install android-framework-res)")
   DEXER=dx
 fi
-for tool in javac java; do command -v "$tool" >/dev/null 2>&1 || missing+=("$tool (apt-get install openjdk-17-jdk-headless)"); done
+for tool in javac java jar; do command -v "$tool" >/dev/null 2>&1 || missing+=("$tool (apt-get install openjdk-17-jdk-headless)"); done
 [ -f "$KEYSTORE" ] || missing+=("$KEYSTORE (committed; restore it from git, never regenerate it)")
 if [ "${#missing[@]}" -gt 0 ]; then
   log "cannot build, missing:"
@@ -106,13 +108,14 @@ normalize() { java "$ROOT/release/tools/ZipNormalize.java" "$1" "$2"; }
 
 checksum() { (cd "$OUT" && sha256sum "$1" > "$1.sha256"); }
 
-# build_apk NAME OUTFILE MANIFEST_DIR SRC_DIRS...
+# build_apk NAME OUTFILE MANIFEST_DIR SRC_DIRS... (MANIFEST_DIR/res, when present, holds resources)
 build_apk() {
   local name=$1 outfile=$2 dir=$3; shift 3
   compile "$name" "$@"
   dex "$name"
-  local w="$WORK/$name"
-  "$AAPT" package -f -M "$dir/AndroidManifest.xml" -I "$LINK_AGAINST" \
+  local w="$WORK/$name" res=()
+  [ -d "$dir/res" ] && res=(-S "$dir/res")
+  "$AAPT" package -f -M "$dir/AndroidManifest.xml" "${res[@]}" -I "$LINK_AGAINST" \
     --version-code "$VERSION_CODE" --version-name "$VERSION" -0 arsc -F "$w/resources.apk" >/dev/null
   (cd "$w" && "$AAPT" add -f resources.apk classes.dex >/dev/null)
   normalize "$w/resources.apk" "$w/unaligned.apk"
@@ -123,6 +126,23 @@ build_apk() {
   log "built $OUT/$outfile"
 }
 
+# build_jar NAME OUTFILE SRC_DIRS... — an app_process dex jar: classes.dex alone in a zip.
+build_jar() {
+  local name=$1 outfile=$2; shift 2
+  compile "$name" "$@"
+  dex "$name"
+  local w="$WORK/$name"
+  (cd "$w" && jar cfM raw.jar classes.dex)
+  normalize "$w/raw.jar" "$OUT/$outfile"
+  checksum "$outfile"
+  log "built $OUT/$outfile"
+}
+
 A="$ROOT/android"
 build_apk snapshot-helper "snapshot-helper-$VERSION.apk" "$A/snapshot-helper" \
   "$A/snapshot-helper/src/core/java" "$A/snapshot-helper/src/main/java"
+build_jar glass-agent "glass-agent-$VERSION.jar" \
+  "$A/glass-agent/src/core/java" "$A/glass-agent/src/main/java"
+build_apk glass-a11y "glass-a11y-$VERSION.apk" "$A/a11y-service" \
+  "$A/a11y-service/src/core/java" "$A/a11y-service/src/main/java" \
+  "$A/glass-agent/src/core/java/dev/devicebridge/glassagent/core/LineServer.java"

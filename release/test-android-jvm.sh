@@ -20,7 +20,7 @@ fi
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
 classes=()
-for module in snapshot-helper; do
+for module in snapshot-helper glass-agent a11y-service; do
   dir="$ROOT/android/$module/src"
   [ -d "$dir/test/java" ] || continue
   # --release 8: the cores must not use anything newer than what the APKs can run.

@@ -12,6 +12,18 @@ export {
 } from './install-args.ts';
 export { isJavaComponent, isJavaPackageName, resolveComponent } from './java-names.ts';
 export {
+  type AccessibilityServiceManifest,
+  type AppProcessJarManifest,
+  DEVICE_JAR_DIR,
+  isDeviceJarPath,
+  isSocketName,
+  type ReleaseManifest,
+  type ReleaseManifestValidation,
+  SOCKET_NAME_RE,
+  validateReleaseManifest,
+} from './kinds.ts';
+export {
+  DEFAULT_MANIFEST_KIND,
   HELPER_NAME_RE,
   HELPER_NAME_RULE,
   type HelperManifest,
@@ -21,8 +33,10 @@ export {
   isSafeFileName,
   isSafeToken,
   KNOWN_MANIFEST_FIELDS,
+  MANIFEST_KINDS,
   MAX_SDK_LEVEL,
   MAX_VERSION_CODE,
+  type ManifestKind,
   type ManifestValidation,
   MIN_SDK_LEVEL,
   SAFE_FILE_NAME_RE,

@@ -33,6 +33,19 @@ export const MIN_SDK_LEVEL = 1;
 export const MAX_SDK_LEVEL = 1000;
 
 export const SNAPSHOT_HELPER_NAME = 'android-snapshot-helper';
+
+/**
+ * What a manifest describes (`kind`): an instrumentation APK (the default when `kind` is absent, so
+ * today's and agent-device's manifests stay valid), an AccessibilityService APK, or an
+ * `app_process` dex jar. This module validates the instrumentation kind; `kinds.ts` the others.
+ */
+export const MANIFEST_KINDS = [
+  'instrumentation-apk',
+  'accessibility-service-apk',
+  'app-process-jar',
+] as const;
+export type ManifestKind = (typeof MANIFEST_KINDS)[number];
+export const DEFAULT_MANIFEST_KIND: ManifestKind = 'instrumentation-apk';
 export const SNAPSHOT_OUTPUT_FORMAT = 'uiautomator-xml';
 export const SNAPSHOT_STATUS_PROTOCOL = 'android-snapshot-helper-v1';
 
@@ -53,7 +66,7 @@ export function isSafeAssetName(s: unknown): s is string {
   return isSafeFileName(s) && /\.(?:apk|jar)$/.test(s);
 }
 
-const RULES = {
+export const RULES = {
   name: HELPER_NAME_RULE,
   version: 'must be a semantic version (semver 2.0, e.g. 1.2.3 or 1.2.3-rc.1, no leading "v")',
   token:
@@ -84,6 +97,10 @@ const safeToken = z.string().refine(isSafeToken, RULES.token);
  */
 export const HelperManifestSchema = z
   .looseObject({
+    kind: z
+      .literal(DEFAULT_MANIFEST_KIND)
+      .optional()
+      .meta({ description: 'instrumentation-apk (the default when absent)' }),
     name: z.string().refine(isHelperName, RULES.name).meta({ description: 'helper name, a lowercase slug' }),
     version: z.string().max(MAX_SEMVER_LENGTH).regex(SEMVER_RE, RULES.version),
     releaseTag: safeToken.optional(),
@@ -125,7 +142,7 @@ export type ManifestValidation =
 
 type Check = (value: unknown, path: string) => FieldError[];
 
-interface FieldSpec {
+export interface FieldSpec {
   key: string;
   required: boolean;
   nullable?: boolean;
@@ -133,18 +150,18 @@ interface FieldSpec {
   normalize?: (value: unknown) => unknown;
 }
 
-function one(path: string, message: string): FieldError[] {
+export function one(path: string, message: string): FieldError[] {
   return [{ path, message }];
 }
 
-function stringRule(rule: string, accept: (s: string) => boolean): Check {
+export function stringRule(rule: string, accept: (s: string) => boolean): Check {
   return (v, path) => {
     if (typeof v !== 'string') return one(path, `must be a string (got ${typeName(v)})`);
     return accept(v) ? [] : one(path, `${rule} (got ${describeValue(v)})`);
   };
 }
 
-function integerRule(min: number, max: number): Check {
+export function integerRule(min: number, max: number): Check {
   return (v, path) => {
     if (typeof v === 'string') {
       return one(path, `must be a JSON number, not a string (got ${describeValue(v)})`);
@@ -156,10 +173,26 @@ function integerRule(min: number, max: number): Check {
   };
 }
 
-const sha256Check = stringRule(RULES.sha256, (s) => normalizeSha256(s) !== null);
-const normalizeDigest = (v: unknown) => normalizeSha256(v as string);
+export const sha256Check = stringRule(RULES.sha256, (s) => normalizeSha256(s) !== null);
+export const normalizeDigest = (v: unknown) => normalizeSha256(v as string);
 
-const FIELDS: readonly FieldSpec[] = [
+/** `kind` of an instrumentation manifest: absent or "instrumentation-apk". */
+function instrumentationKindCheck(v: unknown, path: string): FieldError[] {
+  if (v === DEFAULT_MANIFEST_KIND) return [];
+  if (typeof v === 'string' && (MANIFEST_KINDS as readonly string[]).includes(v)) {
+    return one(
+      path,
+      `is "${v}", but this needs an "${DEFAULT_MANIFEST_KIND}" manifest (the default when kind is absent)`,
+    );
+  }
+  return one(
+    path,
+    `must be one of ${MANIFEST_KINDS.map((k) => `"${k}"`).join(', ')} (got ${describeValue(v)})`,
+  );
+}
+
+export const FIELDS: readonly FieldSpec[] = [
+  { key: 'kind', required: false, check: instrumentationKindCheck },
   { key: 'name', required: true, check: stringRule(RULES.name, isHelperName) },
   { key: 'version', required: true, check: stringRule(RULES.version, isSemver) },
   { key: 'releaseTag', required: false, check: stringRule(RULES.token, isSafeToken) },

@@ -4,15 +4,13 @@
  * `ensure` through the real adb server (the simulator's package manager reads the real APK, its
  * signer and its instrumentation), then snapshot, viewport and gestures over both transports.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DeviceBridgeClient } from '../../src/client/index.ts';
 import {
   ANDROID_VERSION,
   ANDROID_VERSION_CODE,
-  buildAndroid,
+  builtAndroid,
   DEBUG_CERT_SHA256,
 } from '../support/android.ts';
 import { tempDir } from '../support/bridge.ts';
@@ -27,8 +25,7 @@ describe('the built snapshot helper on a simulated device (e2e)', () => {
 
   beforeAll(async () => {
     tmp = await tempDir();
-    out = await mkdtemp(path.join(tmpdir(), 'android-out-'));
-    await buildAndroid(out);
+    out = await builtAndroid();
     const published = await runCli([
       'release',
       'publish',
@@ -44,6 +41,7 @@ describe('the built snapshot helper on a simulated device (e2e)', () => {
     expect(published.code).toBe(0);
     server = await startCli(['serve', '--port', '0', '--data-dir', tmp.dir, '--simulate', '1', '--json'], {
       env: { DEVICEBRIDGE_ADB_PORT: String(freePortCandidate()), LOG_LEVEL: 'silent' },
+      timeoutMs: 90_000,
     });
     client = new DeviceBridgeClient({ baseUrl: (JSON.parse(server.firstLine) as { url: string }).url });
   }, 240_000);
@@ -54,7 +52,6 @@ describe('the built snapshot helper on a simulated device (e2e)', () => {
       await waitForExit(server.child).catch(() => server.child.kill('SIGKILL'));
     }
     await tmp?.cleanup();
-    if (out) await rm(out, { recursive: true, force: true });
   });
 
   it('serves a manifest for the built APK: our package, runner, versionCode and signer', async () => {

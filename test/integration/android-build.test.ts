@@ -3,7 +3,7 @@
  * Android tools CI has (aapt, apksigner, zipalign, dexdump) and with our own APK reader.
  */
 import { createHash } from 'node:crypto';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,11 +12,15 @@ import {
   ANDROID_VERSION,
   ANDROID_VERSION_CODE,
   buildAndroid,
+  builtAndroid,
   DEBUG_CERT_SHA256,
   run,
 } from '../support/android.ts';
 
 const HELPER = `snapshot-helper-${ANDROID_VERSION}.apk`;
+const AGENT = `glass-agent-${ANDROID_VERSION}.jar`;
+const A11Y = `glass-a11y-${ANDROID_VERSION}.apk`;
+const ARTIFACTS = [HELPER, AGENT, A11Y];
 let first: string;
 let second: string;
 let scratch: string;
@@ -28,9 +32,9 @@ const sha256 = async (file: string): Promise<string> =>
 
 beforeAll(async () => {
   scratch = await mkdtemp(path.join(tmpdir(), 'android-build-'));
-  first = path.join(scratch, 'first');
+  // The shared build (maybe cached by an earlier file or run) and a fresh one must be identical.
+  first = await builtAndroid();
   second = path.join(scratch, 'second');
-  await buildAndroid(first);
   await buildAndroid(second);
 }, 240_000);
 
@@ -40,14 +44,18 @@ afterAll(async () => {
 
 describe('build-android.sh', () => {
   it('is deterministic: two builds of the same tree give the same bytes', async () => {
-    const a = await sha256(path.join(first, HELPER));
-    expect(a).toMatch(/^[0-9a-f]{64}$/);
-    expect(await sha256(path.join(second, HELPER))).toBe(a);
+    for (const file of ARTIFACTS) {
+      const a = await sha256(path.join(first, file));
+      expect(a).toMatch(/^[0-9a-f]{64}$/);
+      expect(await sha256(path.join(second, file)), file).toBe(a);
+    }
   });
 
   it('writes <file>.sha256 in sha256sum format', async () => {
-    const line = await readFile(path.join(first, `${HELPER}.sha256`), 'utf8');
-    expect(line).toBe(`${await sha256(path.join(first, HELPER))}  ${HELPER}\n`);
+    for (const file of ARTIFACTS) {
+      const line = await readFile(path.join(first, `${file}.sha256`), 'utf8');
+      expect(line).toBe(`${await sha256(path.join(first, file))}  ${file}\n`);
+    }
   });
 
   it('snapshot helper: aapt badging and manifest say package, versions, SDKs and the instrumentation', async () => {
@@ -106,6 +114,111 @@ describe('build-android.sh', () => {
     expect(superOf.get('Ldev/devicebridge/snapshothelper/core/HelperFailure;')).toBe('Ljava/lang/Exception;');
     // Test code never reaches the APK.
     expect([...superOf.keys()].some((c) => c.includes('Test;') || c.includes('Fake'))).toBe(false);
+  });
+});
+
+describe('glass agent jar', () => {
+  it('is classes.dex alone, with Main (a static main(String[])) and the protocol core', async () => {
+    const list = await run('unzip', ['-Z1', path.join(first, AGENT)]);
+    expect(list.stdout.trim().split('\n')).toEqual(['classes.dex']);
+    const dump = await run('dexdump', [path.join(first, AGENT)]);
+    expect(dump.code).toBe(0);
+    const main = /Class descriptor\s*: 'Ldev\/devicebridge\/glassagent\/Main;'[\s\S]*?(?=Class #|$)/.exec(
+      dump.stdout,
+    )?.[0];
+    expect(main).toBeDefined();
+    expect(main).toMatch(/Superclass\s*: 'Ljava\/lang\/Object;'/);
+    expect(main).toMatch(
+      /name\s*: 'main'\s*\n\s*type\s*: '\(\[Ljava\/lang\/String;\)V'\s*\n\s*access\s*: 0x0009 \(PUBLIC STATIC\)/,
+    );
+    expect(dump.stdout).toContain("Class descriptor  : 'Ldev/devicebridge/glassagent/core/AgentProtocol;'");
+    expect(dump.stdout).not.toMatch(/Test;'|Recording/);
+  });
+});
+
+describe('glass a11y APK', () => {
+  it('declares the accessibility service with its permission and config, versioned, signed, aligned', async () => {
+    const apk = path.join(first, A11Y);
+    const badging = await run('aapt', ['dump', 'badging', apk]);
+    expect(badging.stdout).toContain(
+      `package: name='dev.devicebridge.glassa11y' versionCode='${ANDROID_VERSION_CODE}' versionName='${ANDROID_VERSION}'`,
+    );
+    expect(badging.stdout).toMatch(/^sdkVersion:'23'$/m);
+    const tree = (await run('aapt', ['dump', 'xmltree', apk, 'AndroidManifest.xml'])).stdout;
+    expect(tree).toMatch(/E: service[\s\S]*android:name\(0x01010003\)="\.GlassAccessibilityService"/);
+    expect(tree).toContain('"android.permission.BIND_ACCESSIBILITY_SERVICE"');
+    expect(tree).toContain('"android.accessibilityservice.AccessibilityService"');
+    const config = (await run('aapt', ['dump', 'xmltree', apk, 'res/xml/accessibility_service.xml'])).stdout;
+    expect(config).toMatch(/android:canRetrieveWindowContent\(0x01010385\)=\(type 0x12\)0xffffffff/);
+    // Android 11+ refuses resources.arsc compressed or unaligned.
+    expect((await run('unzip', ['-v', apk])).stdout).toMatch(/\d+\s+Stored\s+\d+\s+0%.*resources\.arsc/);
+    expect((await run('zipalign', ['-c', '-p', '4', apk])).code).toBe(0);
+    const verify = await run('apksigner', ['verify', '--print-certs', apk]);
+    expect(verify.code).toBe(0);
+    expect(verify.stdout).toContain(`Signer #1 certificate SHA-256 digest: ${DEBUG_CERT_SHA256}`);
+    const dump = (await run('dexdump', [apk])).stdout;
+    expect(dump).toMatch(
+      /Class descriptor\s*: 'Ldev\/devicebridge\/glassa11y\/GlassAccessibilityService;'\s*\n\s*Access flags[^\n]*\n\s*Superclass\s*: 'Landroid\/accessibilityservice\/AccessibilityService;'/,
+    );
+    expect(dump).toContain("'Ldev/devicebridge/glassa11y/core/A11yProtocol;'");
+    expect(dump).toContain("'Ldev/devicebridge/glassagent/core/LineServer;'");
+  });
+});
+
+describe('publish-android.sh', () => {
+  it('publishes the built helper into a file store; the manifest passes manifest validate; a rerun is unchanged', async () => {
+    const data = path.join(scratch, 'store');
+    const published = await run('bash', [
+      'release/publish-android.sh',
+      first,
+      '--store',
+      `file:${data}`,
+      '--json',
+    ]);
+    expect(published.code).toBe(0);
+    const line = JSON.parse(published.stdout) as { status: string; manifest: Record<string, unknown> };
+    expect(line.status).toBe('published');
+    expect(line.manifest).toMatchObject({
+      name: 'android-snapshot-helper',
+      version: ANDROID_VERSION,
+      versionCode: ANDROID_VERSION_CODE,
+      packageName: 'dev.devicebridge.snapshothelper',
+      installArgs: ['install', '-r', '-t'],
+      signingCertSha256: DEBUG_CERT_SHA256,
+      sha256: await sha256(path.join(first, HELPER)),
+    });
+    const stored = path.join(
+      data,
+      'artifacts/helpers/android-snapshot-helper/versions',
+      ANDROID_VERSION,
+      'manifest.json',
+    );
+    const validate = await run('node', ['src/cli/bin.js', 'manifest', 'validate', stored, '--json']);
+    expect(validate.code).toBe(0);
+    expect(JSON.parse(validate.stdout)).toMatchObject({ valid: true, errors: [] });
+    const again = await run('bash', [
+      'release/publish-android.sh',
+      second,
+      '--store',
+      `file:${data}`,
+      '--json',
+    ]);
+    expect(again.code).toBe(0);
+    expect(JSON.parse(again.stdout)).toMatchObject({ status: 'unchanged' });
+  });
+
+  it('refuses an artifact that does not match its .sha256', async () => {
+    const tampered = path.join(scratch, 'tampered');
+    await cp(first, tampered, { recursive: true });
+    await writeFile(path.join(tampered, `${HELPER}.sha256`), `${'0'.repeat(64)}  ${HELPER}\n`);
+    const result = await run('bash', [
+      'release/publish-android.sh',
+      tampered,
+      '--store',
+      `file:${scratch}/s2`,
+    ]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`does not match ${HELPER}.sha256`);
   });
 });
 

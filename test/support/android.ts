@@ -1,6 +1,8 @@
 /** Runs the release/ scripts for android/ (build, JVM tests) as child processes. */
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -54,4 +56,46 @@ export async function buildAndroid(outDir: string, env: NodeJS.ProcessEnv = {}):
   const result = await run('bash', [path.join(ROOT, 'release/build-android.sh'), outDir], { env });
   if (result.code !== 0) throw new Error(`build-android.sh failed (${result.code}): ${result.stderr}`);
   return result;
+}
+
+/** Every file under android/ and release/, hashed with its path: the build's whole input. */
+async function sourceHash(): Promise<string> {
+  const hash = createHash('sha256');
+  const walk = async (dir: string): Promise<void> => {
+    const entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : 1));
+    for (const entry of entries) {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) await walk(full);
+      else if (entry.isFile())
+        hash
+          .update(path.relative(ROOT, full))
+          .update('\0')
+          .update(await readFile(full));
+    }
+  };
+  await walk(path.join(ROOT, 'android'));
+  await walk(path.join(ROOT, 'release'));
+  return hash.digest('hex').slice(0, 16);
+}
+
+/**
+ * The artifacts of the current android/ and release/ sources, built once and shared by the test
+ * files of a run (and later runs while the sources are unchanged) under .tools/test-build/<hash>.
+ * Returns the output directory.
+ */
+export async function builtAndroid(): Promise<string> {
+  const dir = path.join(ROOT, '.tools/test-build', await sourceHash());
+  if (existsSync(path.join(dir, '.complete'))) return dir;
+  const staging = await mkdtemp(path.join(ROOT, '.tools/test-build-'));
+  try {
+    await buildAndroid(staging);
+    await writeFile(path.join(staging, '.complete'), '');
+    await mkdir(path.dirname(dir), { recursive: true });
+    // Another test file may have finished the same build first: either copy is the same bytes.
+    await rename(staging, dir).catch(() => rm(staging, { recursive: true, force: true }));
+  } catch (error) {
+    await rm(staging, { recursive: true, force: true });
+    throw error;
+  }
+  return dir;
 }

@@ -1,0 +1,130 @@
+package dev.devicebridge.glassagent.core;
+
+import static org.junit.Assert.assertArrayEquals;
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertNull;
+import static org.junit.Assert.assertTrue;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.Test;
+
+public class AgentProtocolTest {
+    /** Records calls; fails when told to. */
+    static final class RecordingAgent implements Agent {
+        String clipboard = "";
+        final List<String> calls = new ArrayList<String>();
+        List<PointerSample> gesture;
+        Chord chord;
+        boolean fail;
+
+        @Override public String clipboardGet() {
+            calls.add("clipboard_get");
+            return clipboard;
+        }
+        @Override public void clipboardSet(String text) {
+            if (fail) throw new IllegalStateException("clipboard service unavailable");
+            calls.add("clipboard_set");
+            clipboard = text;
+        }
+        @Override public void pointer(List<PointerSample> g, String button) {
+            calls.add("pointer:" + button);
+            gesture = g;
+        }
+        @Override public void key(Chord c) {
+            calls.add("key");
+            chord = c;
+        }
+        @Override public void text(String text) {
+            calls.add("text:" + text);
+        }
+    }
+
+    private final RecordingAgent agent = new RecordingAgent();
+    private final AgentProtocol protocol = new AgentProtocol(agent);
+
+    @Test
+    public void eachOpAnswersWithItsIdAndOk() {
+        assertEquals("{\"id\":1,\"ok\":true}", protocol.handle("{\"id\":1,\"op\":\"ping\"}"));
+        assertEquals("{\"id\":2,\"ok\":true}", protocol.handle("{\"id\":2,\"op\":\"clipboard_set\",\"text\":\"h\u00e9 \ud83d\ude00\"}"));
+        assertEquals("{\"id\":3,\"ok\":true,\"text\":\"h\u00e9 \ud83d\ude00\"}", protocol.handle("{\"op\":\"clipboard_get\",\"id\":3}"));
+        assertEquals("{\"id\":4,\"ok\":true}", protocol.handle(
+                "{\"id\":4,\"op\":\"pointer\",\"button\":\"left\",\"gesture\":[{\"x\":1,\"y\":2,\"t_ms\":0},{\"x\":3.5,\"y\":4,\"t_ms\":16}]}"));
+        assertEquals(2, agent.gesture.size());
+        assertEquals(3.5, agent.gesture.get(1).x, 0);
+        assertEquals(16, agent.gesture.get(1).tMs);
+        assertEquals("{\"id\":5,\"ok\":true}", protocol.handle("{\"id\":5,\"op\":\"key\",\"chord\":\"ctrl+a\"}"));
+        assertEquals(29, agent.chord.keyCode);
+        assertEquals(Chord.META_CTRL_ON, agent.chord.metaState);
+        assertEquals("{\"id\":6,\"ok\":true}", protocol.handle("{\"id\":6,\"op\":\"text\",\"text\":\"\u4f60\u597d\ud83d\udc4b\"}"));
+        assertEquals("text:\u4f60\u597d\ud83d\udc4b", agent.calls.get(agent.calls.size() - 1));
+    }
+
+    @Test
+    public void malformedLinesGetIdMinusOne() {
+        for (String line : new String[] {"not json", "[1,2]", "{\"op\":\"ping\"}", "{\"id\":\"7\",\"op\":\"ping\"}",
+            "{\"id\":1.5,\"op\":\"ping\"}", "{\"id\":1,\"op\":\"ping\"} trailing", "{\"id\":1,"}) {
+            assertEquals(line, AgentProtocol.MALFORMED, protocol.handle(line));
+        }
+        assertEquals("{\"id\":-1,\"ok\":false,\"error\":\"malformed request\"}", AgentProtocol.MALFORMED);
+        assertTrue(agent.calls.isEmpty());
+    }
+
+    @Test
+    public void unknownOpsAndHandlerErrorsKeepTheIdAndSayWhy() {
+        assertEquals("{\"id\":9,\"ok\":false,\"error\":\"unknown op: dance\"}", protocol.handle("{\"id\":9,\"op\":\"dance\"}"));
+        assertEquals("{\"id\":10,\"ok\":false,\"error\":\"missing field: op\"}", protocol.handle("{\"id\":10}"));
+        assertEquals("{\"id\":11,\"ok\":false,\"error\":\"missing field: text (a string)\"}",
+                protocol.handle("{\"id\":11,\"op\":\"text\",\"text\":5}"));
+        agent.fail = true;
+        assertEquals("{\"id\":12,\"ok\":false,\"error\":\"clipboard service unavailable\"}",
+                protocol.handle("{\"id\":12,\"op\":\"clipboard_set\",\"text\":\"x\"}"));
+        String badKey = protocol.handle("{\"id\":13,\"op\":\"key\",\"chord\":\"hyper+q\"}");
+        assertEquals("{\"id\":13,\"ok\":false,\"error\":\"unknown modifier \\\"hyper\\\" in key chord \\\"hyper+q\\\"\"}", badKey);
+        String badGesture = protocol.handle("{\"id\":14,\"op\":\"pointer\",\"gesture\":[{\"x\":1,\"y\":1,\"t_ms\":5},{\"x\":1,\"y\":1,\"t_ms\":4}]}");
+        assertTrue(badGesture, badGesture.contains("t_ms must not decrease (4 after 5)"));
+        assertTrue(protocol.handle("{\"id\":15,\"op\":\"pointer\",\"gesture\":[]}").contains("non-empty array"));
+        assertNull(agent.gesture);
+    }
+
+    @Test
+    public void chords() {
+        Chord shiftTab = Chord.parse("Shift+Tab");
+        assertEquals(61, shiftTab.keyCode);
+        assertEquals(Chord.META_SHIFT_ON, shiftTab.metaState);
+        assertArrayEquals(new int[] {59}, shiftTab.modifierKeyCodes);
+        assertEquals(66, Chord.parse("enter").keyCode);
+        assertEquals(135, Chord.parse("f5").keyCode);
+        Chord redo = Chord.parse("ctrl+shift+z");
+        assertEquals(54, redo.keyCode);
+        assertEquals(Chord.META_CTRL_ON | Chord.META_SHIFT_ON, redo.metaState);
+        assertArrayEquals(new int[] {113, 59}, redo.modifierKeyCodes);
+        for (String bad : new String[] {"", "ctrl+", "ctrl+ctrl+a", "a+b", "f13"}) {
+            try {
+                Chord.parse(bad);
+                throw new AssertionError("accepted " + bad);
+            } catch (IllegalArgumentException expected) {
+                assertTrue(expected.getMessage().length() > 0);
+            }
+        }
+    }
+
+    @Test
+    public void lineServerSendsTheBannerThenOneReplyPerLineInUtf8() throws Exception {
+        byte[] input = ("{\"id\":1,\"op\":\"ping\"}\n\n{\"id\":2,\"op\":\"text\",\"text\":\"\u00e9\ud83d\ude00\"}\r\nbroken\n")
+                .getBytes(StandardCharsets.UTF_8);
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        LineServer.serve(new ByteArrayInputStream(input), out, AgentProtocol.HELLO, new LineServer.Handler() {
+            @Override
+            public String handle(String line) {
+                return protocol.handle(line);
+            }
+        });
+        assertEquals("{\"hello\":{\"proto\":1}}\n{\"id\":1,\"ok\":true}\n{\"id\":2,\"ok\":true}\n" + AgentProtocol.MALFORMED + "\n",
+                new String(out.toByteArray(), StandardCharsets.UTF_8));
+        assertEquals("text:\u00e9\ud83d\ude00", agent.calls.get(0));
+    }
+}
