@@ -61,6 +61,11 @@ export interface Forward {
 }
 
 const DEFAULT_TIMEOUT = 30_000;
+/**
+ * What adbkit gets as its adb binary: a path below /dev/null can never exist, so its auto-start
+ * (`start-server` on ECONNREFUSED) fails with ENOTDIR and the call fails UNAVAILABLE instead.
+ */
+export const NO_AUTOSTART_BIN = '/dev/null/devicebridge-never-starts-adb';
 /** How long the rest of a `FAIL` reply (its message) may take once the status arrived. */
 const FAIL_REST_MS = 2000;
 
@@ -78,15 +83,13 @@ export class AdbClient extends EventEmitter {
   readonly host: string;
   readonly port: number;
 
-  constructor(options: { host?: string; port: number; bin?: string }) {
+  constructor(options: { host?: string; port: number }) {
     super();
     this.host = options.host ?? '127.0.0.1';
     this.port = options.port;
-    this.#client = AdbKit.createClient({
-      host: this.host,
-      port: this.port,
-      ...(options.bin ? { bin: options.bin } : {}),
-    });
+    // adbkit answers ECONNREFUSED by running `<bin> -P <port> start-server`: a fresh, empty daemon
+    // behind the bridge's back. Only the AdbServer manager starts adb, so that must always fail.
+    this.#client = AdbKit.createClient({ host: this.host, port: this.port, bin: NO_AUTOSTART_BIN });
   }
 
   /** `adb connect host:port`; resolves the serial adb uses for it. */

@@ -13,7 +13,7 @@ export function mapAdbError(err: unknown, context: { serial?: string; operation:
   if (/device offline|device still connecting|closed|ECONNRESET|EPIPE/i.test(message)) {
     return new BridgeError('DEVICE_OFFLINE', `${where}: device offline (${message})`, { details });
   }
-  if (/unauthorized/i.test(message)) {
+  if (/unauthorized|failed to authenticate/i.test(message)) {
     return new BridgeError(
       'UNAUTHORIZED_DEVICE',
       `${where}: device unauthorized: accept the debugging prompt or the adb key`,
@@ -24,6 +24,11 @@ export function mapAdbError(err: unknown, context: { serial?: string; operation:
   }
   if (/device '.*' not found|no devices|device not found/i.test(message)) {
     return new BridgeError('DEVICE_OFFLINE', `${where}: device not connected (${message})`, { details });
+  }
+  if (message.includes('devicebridge-never-starts-adb')) {
+    // adbkit found no server and tried to start one (client.ts NO_AUTOSTART_BIN): only the bridge's
+    // server manager starts adb.
+    return new BridgeError('UNAVAILABLE', `${where}: adb server unreachable (not running)`, { details });
   }
   if (/ECONNREFUSED|connect ECONN|adb server/i.test(message)) {
     return new BridgeError('UNAVAILABLE', `${where}: adb server unreachable (${message})`, { details });

@@ -1,8 +1,13 @@
 /**
  * The bridge's own adb server: `adb -P <port> server nodaemon` on a private port (never the user's
- * 5037), restarted with capped exponential backoff when it dies or is killed from outside. Emits
- * `restarted` after a restart so tunnels can be re-connected. With `external: true` (ADB_SERVER) it
- * only waits for that server to answer.
+ * 5037), restarted with capped exponential backoff when it dies or is killed from outside. Nothing
+ * else in the bridge starts adb (adbkit's auto-start is disabled in client.ts).
+ *
+ * "Ready" means *our* server answers: the child we spawned (still alive), or a server we adopted and
+ * watch (one found on the private port, e.g. a SIGKILLed bridge's leftover) — never merely "something
+ * answers on the port". Emits `exit` when our server is gone and `restarted` after every server
+ * change (restart, adoption of a server found on the port, replacement of an adopted one) so every
+ * tunnel is re-connected. With `external: true` (ADB_SERVER) it only waits for that server to answer.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { EventEmitter } from 'node:events';
@@ -68,6 +73,8 @@ export class AdbServer extends EventEmitter {
   readonly #backoffMs: number;
   readonly #maxBackoffMs: number;
   #child: ChildProcess | undefined;
+  /** A server we found on the private port and watch (no child of ours). */
+  #adopted = false;
   #stopped = false;
   #restarts = 0;
   #failures = 0;
@@ -120,7 +127,7 @@ export class AdbServer extends EventEmitter {
           { port: this.port },
           'adopting the adb server already running on the private port',
         );
-        this.#watchAdopted();
+        this.#adopt();
       } else {
         this.#spawn();
       }
@@ -128,17 +135,35 @@ export class AdbServer extends EventEmitter {
     await this.waitUntilReady(timeoutMs);
   }
 
-  #watchAdopted(): void {
+  /** Is the server on the port ours: our live child, or the one we adopted? */
+  #ours(): boolean {
+    if (this.#external || this.#adopted) return true;
+    const child = this.#child;
+    return child !== undefined && child.exitCode === null && child.signalCode === null;
+  }
+
+  #adopt(): void {
+    this.#adopted = true;
+    let misses = 0;
+    if (this.#watchdog) clearInterval(this.#watchdog);
     this.#watchdog = setInterval(() => {
-      void pingAdbServer(this.host, this.port, 1000).catch(() => {
-        if (this.#stopped || this.#child) return;
-        clearInterval(this.#watchdog);
-        this.#watchdog = undefined;
-        this.#logger?.warn({ port: this.port }, 'adopted adb server is gone; starting our own');
-        this.emit('exit', { code: null, signal: null });
-        void this.#restart();
-      });
-    }, 2000);
+      void pingAdbServer(this.host, this.port, 1000).then(
+        () => {
+          misses = 0;
+        },
+        () => {
+          // Two missed pings in a row (not one slow answer) mean it is gone.
+          misses += 1;
+          if (this.#stopped || this.#child || misses < 2) return;
+          clearInterval(this.#watchdog);
+          this.#watchdog = undefined;
+          this.#adopted = false;
+          this.#logger?.warn({ port: this.port }, 'adopted adb server is gone; starting our own');
+          this.emit('exit', { code: null, signal: null });
+          void this.#restart();
+        },
+      );
+    }, 1000);
     this.#watchdog.unref();
   }
 
@@ -150,6 +175,13 @@ export class AdbServer extends EventEmitter {
         throw new BridgeError(
           'UNAVAILABLE',
           `cannot start ${this.#adbPath}: ${this.#spawnError.message} (install Debian's adb or set DEVICEBRIDGE_ADB_PATH)`,
+        );
+      }
+      if (!this.#ours()) {
+        // Our child exited before answering (e.g. the port was taken): whatever answers is not ours.
+        throw new BridgeError(
+          'UNAVAILABLE',
+          `the adb server on ${this.host}:${this.port} exited before it answered`,
         );
       }
       try {
@@ -204,26 +236,48 @@ export class AdbServer extends EventEmitter {
   }
 
   async #restart(): Promise<void> {
+    if (this.#stopped || this.#child || this.#adopted) return;
+    // A server answering on the private port now was not started by us (nothing in the bridge
+    // auto-starts adb; a CLI run by hand might): adopt and watch it rather than fight over the port.
+    const taken = await pingAdbServer(this.host, this.port, 500).then(
+      () => true,
+      () => false,
+    );
     if (this.#stopped) return;
-    this.#spawn();
-    try {
-      await this.waitUntilReady(10_000);
-      this.#failures = 0;
-      this.#restarts += 1;
-      this.emit('restarted', { restarts: this.#restarts });
-    } catch (err) {
-      this.#logger?.error({ err: (err as Error).message }, 'adb server restart did not answer');
-      this.#child?.kill('SIGKILL');
+    if (taken) {
+      this.#logger?.warn(
+        { port: this.port },
+        'an adb server we did not start holds the private port; adopting it',
+      );
+      this.#adopt();
+    } else {
+      this.#spawn();
+      const child = this.#child as ChildProcess | undefined;
+      try {
+        await this.waitUntilReady(10_000);
+      } catch (err) {
+        this.#logger?.error({ err: (err as Error).message }, 'adb server restart did not answer');
+        // Its exit (now or after the kill) schedules the next attempt, with a longer backoff.
+        child?.kill('SIGKILL');
+        return;
+      }
     }
+    if (this.#stopped) return;
+    this.#failures = 0;
+    this.#restarts += 1;
+    this.emit('restarted', { restarts: this.#restarts, adopted: this.#adopted });
   }
 
   async stop(): Promise<void> {
     this.#stopped = true;
     if (this.#restartTimer) clearTimeout(this.#restartTimer);
     if (this.#watchdog) {
-      // An adopted server on our private port is ours to end too.
       clearInterval(this.#watchdog);
       this.#watchdog = undefined;
+    }
+    if (this.#adopted) {
+      // An adopted server on our private port is ours to end too.
+      this.#adopted = false;
       await killAdbServer(this.host, this.port).catch(() => undefined);
     }
     const child = this.#child;
