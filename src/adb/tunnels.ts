@@ -1,7 +1,10 @@
 /**
  * Remote ADB tunnels (`adb connect host:port`): registered endpoints are connected, watched with
- * adb's device tracker, and re-connected with capped exponential backoff while offline or absent.
- * After the adb server restarts, every tunnel is re-connected. Emits `state` {endpoint, state}.
+ * adb's device tracker, and re-connected with capped exponential backoff while offline, absent or
+ * unauthorized (an unauthorized tunnel is disconnected first, so the retry is a fresh handshake that
+ * sees a key accepted meanwhile). After every adb server change (`restarted`) every tunnel is
+ * re-connected; `reconnect` lets the health loop re-connect a tunnel adb no longer lists.
+ * Emits `state` {endpoint, state}.
  */
 import { EventEmitter } from 'node:events';
 import type { Logger } from '../observability/logger.ts';
@@ -14,6 +17,16 @@ export interface TunnelStatus {
   attempts: number;
   lastError?: string;
 }
+
+type Tunnel = TunnelStatus & {
+  timer?: NodeJS.Timeout;
+  /** An attempt is running. */
+  connecting?: boolean;
+  /** Run another attempt right after the running one (the server changed meanwhile). */
+  again?: boolean;
+  /** Re-handshaking an unauthorized transport: the absent/offline moments in between are ours. */
+  rehandshake?: boolean;
+};
 
 export interface TunnelOptions {
   client: AdbClient;
@@ -29,7 +42,7 @@ export class TunnelManager extends EventEmitter {
   readonly #logger: Logger | undefined;
   readonly #initial: number;
   readonly #max: number;
-  readonly #tunnels = new Map<string, TunnelStatus & { timer?: NodeJS.Timeout }>();
+  readonly #tunnels = new Map<string, Tunnel>();
   #tracker: { stop(): void } | undefined;
   #stopped = false;
   readonly #onRestart = () => void this.#afterServerRestart();
@@ -72,12 +85,14 @@ export class TunnelManager extends EventEmitter {
   #observe(serial: string, state: string): void {
     const t = this.#tunnels.get(serial);
     if (!t) return;
+    // Our own disconnect + connect of an unauthorized tunnel: it stays unauthorized until it is not.
+    if (t.rehandshake && state !== 'device' && state !== 'unauthorized') return;
     this.#set(t, state);
     if (state === 'device') {
       t.attempts = 0;
       if (t.timer) clearTimeout(t.timer);
       t.timer = undefined;
-    } else if (state === 'offline' || state === 'absent') {
+    } else if (state === 'offline' || state === 'absent' || state === 'unauthorized') {
       this.#schedule(t);
     }
   }
@@ -88,8 +103,8 @@ export class TunnelManager extends EventEmitter {
     this.emit('state', { endpoint: t.endpoint, state });
   }
 
-  #schedule(t: TunnelStatus & { timer?: NodeJS.Timeout }): void {
-    if (this.#stopped || t.timer || !this.#tunnels.has(t.endpoint)) return;
+  #schedule(t: Tunnel): void {
+    if (this.#stopped || t.timer || t.connecting || !this.#tunnels.has(t.endpoint)) return;
     const delay = Math.min(this.#max, this.#initial * 2 ** Math.min(t.attempts, 16));
     t.timer = setTimeout(() => {
       t.timer = undefined;
@@ -98,28 +113,66 @@ export class TunnelManager extends EventEmitter {
     t.timer.unref?.();
   }
 
-  async #connect(t: TunnelStatus & { timer?: NodeJS.Timeout }): Promise<void> {
-    if (this.#stopped || !this.#tunnels.has(t.endpoint)) return;
+  async #connect(t: Tunnel): Promise<void> {
+    if (this.#stopped || t.connecting || this.#tunnels.get(t.endpoint) !== t) return;
+    t.connecting = true;
+    try {
+      await this.#connectOnce(t);
+    } finally {
+      t.connecting = false;
+    }
+    if (t.again) {
+      t.again = false;
+      void this.#connect(t);
+    } else if (t.state !== 'device') {
+      this.#schedule(t);
+    }
+  }
+
+  async #connectOnce(t: Tunnel): Promise<void> {
     t.attempts += 1;
     try {
       // adb keeps retrying an offline transport on its own schedule (and its backoff grows); after
       // two of our attempts found it still offline, drop it so `connect` opens a fresh transport.
-      if (t.state === 'offline' && t.attempts > 2) {
+      // An unauthorized transport never re-handshakes by itself: drop it every time, so the next
+      // `connect` presents the key again (accepted by now, or not).
+      if (t.state === 'unauthorized') t.rehandshake = true;
+      if ((t.state === 'offline' && t.attempts > 2) || t.rehandshake) {
         await this.#client.disconnect(t.endpoint, { timeoutMs: 5000 }).catch(() => undefined);
       }
       await this.#client.connect(t.endpoint, { timeoutMs: 10_000 });
-      const found = (await this.#client.devices()).find((d) => d.serial === t.endpoint);
-      this.#set(t, found?.state ?? 'absent');
-      if (found?.state === 'device') {
+      const found = (await this.#client.devices({ timeoutMs: 10_000 })).find((d) => d.serial === t.endpoint);
+      const state = found?.state ?? 'absent';
+      // Re-handshaking an unauthorized device: it stays unauthorized until it is `device` (or the
+      // endpoint stops answering: connect throws below).
+      const handshaking = t.rehandshake === true && state !== 'device';
+      if (!handshaking) t.rehandshake = false;
+      this.#set(t, handshaking ? 'unauthorized' : state);
+      if (state === 'device') {
         t.attempts = 0;
         delete t.lastError;
-        return;
       }
     } catch (err) {
       t.lastError = (err as Error).message;
-      this.#set(t, 'offline');
+      // `adb connect` answers "failed to authenticate" for a device that has not accepted the key.
+      const unauthorized = (err as { code?: string }).code === 'UNAUTHORIZED_DEVICE';
+      t.rehandshake = unauthorized;
+      this.#set(t, unauthorized ? 'unauthorized' : 'offline');
     }
-    this.#schedule(t);
+  }
+
+  /**
+   * Re-connect a registered tunnel now (unless an attempt is already pending or running), e.g. when
+   * the health loop finds that adb no longer lists it. A lost device tracker is re-opened too.
+   * Resolves false for an endpoint that is not registered.
+   */
+  reconnect(endpoint: string): boolean {
+    const t = this.#tunnels.get(endpoint);
+    if (!t || this.#stopped) return false;
+    if (!this.#tracker) void this.#track();
+    if (t.timer || t.connecting) return true;
+    void this.#connect(t);
+    return true;
   }
 
   /** Register and connect an endpoint; it stays registered (and retried) even when unreachable. */
@@ -132,7 +185,7 @@ export class TunnelManager extends EventEmitter {
     if (t.timer) clearTimeout(t.timer);
     t.timer = undefined;
     await this.#connect(t);
-    return this.status(endpoint)!;
+    return this.status(endpoint) ?? { endpoint, state: 'absent', attempts: 0 };
   }
 
   async remove(endpoint: string): Promise<void> {
@@ -191,7 +244,11 @@ export class TunnelManager extends EventEmitter {
       this.#set(t, 'connecting');
     }
     await this.#track();
-    for (const t of this.#tunnels.values()) void this.#connect(t);
+    for (const t of this.#tunnels.values()) {
+      // An attempt still running was made against the old server: run another one after it.
+      if (t.connecting) t.again = true;
+      else void this.#connect(t);
+    }
   }
 
   stop(): void {

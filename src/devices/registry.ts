@@ -10,8 +10,10 @@
  *
  * Health (`start`/`stop`): every `healthIntervalMs` each owned record is checked against the adb
  * server's device list (tunnels are re-added when this node does not track them yet, e.g. after a
- * restart) and online ones get a cheap `echo ok` probe. Offline or a failed probe is a failure;
- * `unauthorized` is a state, not a failure (it needs a human, not a retry). After
+ * restart, and re-connected when adb no longer lists a tracked one) and online ones get a cheap
+ * `echo ok` probe. Offline or a failed probe is a failure; an unreachable adb server is not the
+ * device's failure (offline, not counted); `unauthorized` is a state, not a failure (the tunnel
+ * manager retries it with backoff until the key is accepted). After
  * `quarantineAfterFailures` consecutive failures the device is quarantined with a reason and stays
  * so until `clearQuarantine`. Tunnel `state` events update the state at once (without counting).
  *
@@ -212,6 +214,9 @@ export class DeviceRegistry extends EventEmitter {
       if (updated.ownerNode === this.#node && this.#tunnels.status(endpoint) === undefined) {
         await this.#tunnels.add(endpoint);
         await this.#refresh(id, endpoint);
+      } else if (updated.ownerNode === this.#node && this.#tunnels.status(endpoint)?.state !== 'device') {
+        // Registering again is an operator's way to say "try now".
+        this.#tunnels.reconnect(endpoint);
       }
       this.#logger?.info({ deviceId: id, endpoint }, 'device registration updated');
       return (await this.#store.get(id)) ?? updated;
@@ -674,11 +679,27 @@ export class DeviceRegistry extends EventEmitter {
       if (record.endpoint !== undefined && this.#tunnels.status(record.endpoint) === undefined) {
         // Not tracked on this node (restart): re-connect in the background, tunnels retry by themselves.
         this.#tunnels.add(record.endpoint).catch(() => undefined);
+      } else if (record.endpoint !== undefined && adb !== null && !adb.has(record.serial)) {
+        // Tracked, but adb no longer lists it (its server changed under us): re-connect now.
+        this.#tunnels.reconnect(record.endpoint);
       }
-      let observed = deviceStateFromAdb(adb?.get(record.serial));
+      if (adb === null) {
+        // The adb server is down: not the device's failure (the server manager restarts adb and
+        // every tunnel is re-connected), so it does not count towards quarantine.
+        await this.#apply(record, 'offline', { count: false });
+        return;
+      }
+      let observed = deviceStateFromAdb(adb.get(record.serial));
+      if (
+        observed === 'offline' &&
+        record.endpoint !== undefined &&
+        this.#tunnels.status(record.endpoint)?.state === 'unauthorized'
+      ) {
+        // Between the tunnel manager's re-handshakes of an unauthorized device: still unauthorized.
+        observed = 'unauthorized';
+      }
       let failure: string | undefined;
-      if (adb === null) failure = 'adb server unreachable';
-      else if (observed === 'offline') failure = `adb reports ${adb.get(record.serial) ?? 'no such device'}`;
+      if (observed === 'offline') failure = `adb reports ${adb.get(record.serial) ?? 'no such device'}`;
       else if (observed === 'online') {
         const probe = await this.#probe(record.serial);
         if (probe !== null) {

@@ -67,6 +67,12 @@ export interface SimulatedDevice {
   listeners(): string[];
   /** Helper instrumentations running on the device. */
   runningHelpers(): number;
+  /**
+   * Accept the host's key from now on (`--require-auth` devices): the next handshake is answered
+   * with CNXN. A connection already waiting in AUTH stays unauthorized (its prompt is gone), so the
+   * host has to connect again, as with a real device whose key was added to adb_keys.
+   */
+  acceptKey(): void;
 }
 
 export interface Simulator {
@@ -176,6 +182,10 @@ class Device implements SimulatedDevice {
         this.#held.clear();
       }
     }
+  }
+
+  acceptKey(): void {
+    this.#requireAuth = false;
   }
 
   disconnectAll(): void {

@@ -3,12 +3,27 @@
  * TCP: every read has a deadline, the server manager is the only one that starts adb, forwards that
  * adb already dropped count as removed, unauthorized devices are retried, stray forwards reconciled.
  */
+import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
+import { AdbClient } from '../../src/adb/client.ts';
+import { AdbRuntime } from '../../src/adb/runtime.ts';
+import { AdbServer } from '../../src/adb/server.ts';
+import { TunnelManager } from '../../src/adb/tunnels.ts';
+import { EndpointPolicy } from '../../src/devices/endpoint-policy.ts';
+import { MemoryDeviceStore } from '../../src/devices/memory-store.ts';
+import { DeviceRegistry } from '../../src/devices/registry.ts';
 import { SnapshotDriver } from '../../src/helpers/snapshot/driver.ts';
 import { EnsureVerdicts } from '../../src/helpers/snapshot/ensure-helper.ts';
 import { DEVICE_FEATURES, deviceBanner } from '../../src/simulator/adbd/connection.ts';
-import type { SimulatedDevice } from '../../src/simulator/index.ts';
-import { type DeviceBed, fixtureApk, fixtureManifest, startDeviceBed } from '../support/device-bed.ts';
+import { type SimulatedDevice, startSimulator } from '../../src/simulator/index.ts';
+import {
+  type DeviceBed,
+  fixtureApk,
+  fixtureManifest,
+  freePortCandidate,
+  startDeviceBed,
+} from '../support/device-bed.ts';
 
 const NO_ANSWER = Symbol('no answer');
 
@@ -84,4 +99,225 @@ describe('defect 1: no adb read without a deadline', () => {
     const again = await within(driver.ensure(), 30_000);
     expect(again).toMatchObject({ action: 'installed' });
   });
+});
+
+/** Processes other than `except` that serve adb on `port` (a daemon `adb start-server` forked). */
+function adbServersOn(port: number, except: number | undefined): Array<{ pid: number; cmdline: string }> {
+  const found: Array<{ pid: number; cmdline: string }> = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === except) continue;
+    let cmdline: string;
+    try {
+      cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').join(' ').trim();
+    } catch {
+      continue;
+    }
+    const ours = /(^|\/)adb /.test(cmdline) && /\bserver\b/.test(cmdline);
+    if (ours && (cmdline.includes(`tcp:${port}`) || cmdline.includes(`-P ${port} `))) {
+      found.push({ pid: Number(entry), cmdline });
+    }
+  }
+  return found;
+}
+
+async function startRuntime(): Promise<AdbRuntime> {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    try {
+      return await AdbRuntime.start({ port: freePortCandidate() });
+    } catch {
+      // port taken: try another
+    }
+  }
+  throw new Error('could not start a private adb server');
+}
+
+describe('defect 2: the adb server SIGKILLed under traffic', () => {
+  const cleanups: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined);
+  });
+
+  it('is restarted a bounded number of times by the bridge only, and the device is online again', async () => {
+    const sim = await startSimulator({ port: 0, count: 1 });
+    cleanups.push(() => sim.close());
+    const runtime = await startRuntime();
+    const port = runtime.server.port;
+    cleanups.push(async () => {
+      await runtime.close();
+      // A daemon adbkit or a CLI started behind the bridge's back would outlive it: end it here.
+      for (const foreign of adbServersOn(port, undefined)) process.kill(foreign.pid, 'SIGKILL');
+    });
+    const registry = new DeviceRegistry({
+      store: new MemoryDeviceStore(),
+      client: runtime.client,
+      tunnels: runtime.tunnels,
+      policy: new EndpointPolicy(),
+      node: 'node-a',
+      healthIntervalMs: 250,
+      probeTimeoutMs: 2000,
+    });
+    cleanups.push(() => registry.stop());
+    const record = await registry.register({ endpoint: sim.devices[0]!.address });
+    expect(record.state).toBe('online');
+    registry.start();
+    let exits = 0;
+    runtime.server.on('exit', () => {
+      exits += 1;
+    });
+
+    // Traffic: three callers keep talking to adb through adbkit the whole time.
+    let traffic = true;
+    const callers = [0, 1, 2].map(async (i) => {
+      while (traffic) {
+        await (i === 0
+          ? runtime.client.devices({ timeoutMs: 1000 })
+          : runtime.client.shell(record.serial, 'echo ok', { timeoutMs: 1000 })
+        ).catch(() => undefined);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    });
+    cleanups.push(async () => {
+      traffic = false;
+      await Promise.all(callers);
+    });
+
+    const killedPid = runtime.server.pid!;
+    const killedAt = Date.now();
+    process.kill(killedPid, 'SIGKILL');
+    // Back online without operator action within 20 s.
+    const until = killedAt + 20_000;
+    let state = (await registry.get(record.id)).state;
+    while (Date.now() < until) {
+      state = (await registry.get(record.id)).state;
+      if (state === 'online' && exits > 0) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(state, `device ${state} 20 s after the kill`).toBe('online');
+    expect(exits).toBeGreaterThanOrEqual(1);
+    // Traffic goes on for a while: the server stays up, nobody restarts it again.
+    await new Promise((r) => setTimeout(r, 3000));
+    traffic = false;
+    await Promise.all(callers);
+    expect(exits, 'server exits after the one kill (a restart loop)').toBeLessThanOrEqual(1);
+    expect(runtime.server.restarts).toBe(1);
+    expect(runtime.server.pid).toBeDefined();
+    expect(runtime.server.pid).not.toBe(killedPid);
+    expect(adbServersOn(port, runtime.server.pid), 'adb servers the bridge did not start').toEqual([]);
+    expect((await registry.get(record.id)).state).toBe('online');
+    expect(
+      (await runtime.client.shell(record.serial, 'echo ok', { timeoutMs: 5000 })).stdout.toString(),
+    ).toBe('ok\n');
+  }, 60_000);
+});
+
+describe('defect 2: readiness means our server', () => {
+  const cleanups: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined);
+  });
+
+  it('a server someone else started on the port is adopted (not fought over), and replaced when it dies; tunnels follow', async () => {
+    const sim = await startSimulator({ port: 0, count: 1 });
+    cleanups.push(() => sim.close());
+    let server: AdbServer | undefined;
+    for (let attempt = 0; attempt < 5 && !server; attempt++) {
+      const candidate = new AdbServer({ port: freePortCandidate(), backoffMs: 1500, maxBackoffMs: 3000 });
+      await candidate.start(10_000).then(
+        () => {
+          server = candidate;
+        },
+        () => candidate.stop(),
+      );
+    }
+    if (!server) throw new Error('could not start a private adb server');
+    const own = server;
+    cleanups.push(() => own.stop());
+    const client = new AdbClient({ port: own.port });
+    const tunnels = new TunnelManager({ client, server: own, initialBackoffMs: 100, maxBackoffMs: 1000 });
+    await tunnels.start();
+    cleanups.push(async () => tunnels.stop());
+    const address = sim.devices[0]!.address;
+    await tunnels.add(address);
+    expect(await tunnels.waitFor(address, 'device', 10_000)).toBe(true);
+    const changes: Array<{ restarts: number; adopted: boolean }> = [];
+    own.on('restarted', (e: { restarts: number; adopted: boolean }) => changes.push(e));
+    let exits = 0;
+    own.on('exit', () => {
+      exits += 1;
+    });
+
+    // Our server dies; before the manager's restart someone else's daemon takes the port.
+    const adopted = new Promise((r) => own.once('restarted', r));
+    process.kill(own.pid!, 'SIGKILL');
+    const foreign = spawn('adb', ['-P', String(own.port), 'server', 'nodaemon'], { stdio: 'ignore' });
+    cleanups.push(async () => {
+      foreign.kill('SIGKILL');
+    });
+    await adopted;
+    expect(changes).toEqual([{ restarts: 1, adopted: true }]);
+    expect(own.pid).toBeUndefined();
+    // Tunnels are re-connected on the adopted server.
+    expect(await tunnels.waitFor(address, 'device', 10_000)).toBe(true);
+    expect((await client.devices()).find((d) => d.serial === address)?.state).toBe('device');
+
+    // The foreign daemon dies: our own server replaces it, `restarted` fires, tunnels follow.
+    const replaced = new Promise((r) => own.once('restarted', r));
+    foreign.kill('SIGKILL');
+    await replaced;
+    expect(changes).toEqual([
+      { restarts: 1, adopted: true },
+      { restarts: 2, adopted: false },
+    ]);
+    expect(own.pid).toBeDefined();
+    expect(exits).toBe(2);
+    expect(await tunnels.waitFor(address, 'device', 10_000)).toBe(true);
+    expect((await client.shell(address, 'echo ok', { timeoutMs: 5000 })).stdout.toString()).toBe('ok\n');
+    expect(adbServersOn(own.port, own.pid)).toEqual([]);
+  }, 60_000);
+});
+
+describe('defect 6: unauthorized devices are retried', () => {
+  const cleanups: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined);
+  });
+
+  it('an unauthorized device is probed again with backoff and comes back online once the key is accepted', async () => {
+    const bed = await startDeviceBed();
+    cleanups.push(() => bed.close());
+    const locked = await startSimulator({ port: 0, count: 1, requireAuth: true });
+    cleanups.push(() => locked.close());
+    const registry = new DeviceRegistry({
+      store: new MemoryDeviceStore(),
+      client: bed.client,
+      tunnels: bed.tunnels,
+      policy: new EndpointPolicy(),
+      node: 'node-a',
+      healthIntervalMs: 200,
+      quarantineAfterFailures: 2,
+    });
+    cleanups.push(() => registry.stop());
+    const d = locked.devices[0]!;
+    const record = await registry.register({ endpoint: d.address });
+    expect(record.state).toBe('unauthorized');
+    registry.start();
+    const states: string[] = [];
+    registry.on('state', (e: { state: string }) => states.push(e.state));
+
+    // The user accepts the key: without operator action the device is online within 10 s (the
+    // tunnel manager's backoff here is 100 ms doubling to 1 s).
+    d.acceptKey();
+    const acceptedAt = Date.now();
+    let state = record.state;
+    while (Date.now() - acceptedAt < 10_000 && state !== 'online') {
+      await new Promise((r) => setTimeout(r, 50));
+      state = (await registry.get(record.id)).state;
+    }
+    expect(state, `still ${state} 10 s after the key was accepted`).toBe('online');
+    // Retrying never counted as a health failure, let alone quarantined the device.
+    expect(states).not.toContain('quarantined');
+    expect((await registry.get(record.id)).consecutiveFailures).toBe(0);
+    expect((await bed.client.shell(d.serial, 'echo ok', { timeoutMs: 5000 })).stdout.toString()).toBe('ok\n');
+    await bed.tunnels.remove(d.address);
+  }, 60_000);
 });
