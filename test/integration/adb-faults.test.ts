@@ -321,3 +321,64 @@ describe('defect 6: unauthorized devices are retried', () => {
     await bed.tunnels.remove(d.address);
   }, 60_000);
 });
+
+describe('defect 2: the health loop re-connects tunnels adb lost', () => {
+  const cleanups: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined);
+  });
+
+  it('a server change nobody reported: the tracked tunnel is re-connected by the health loop', async () => {
+    const sim = await startSimulator({ port: 0, count: 1 });
+    cleanups.push(() => sim.close());
+    let first: AdbServer | undefined;
+    for (let attempt = 0; attempt < 5 && !first; attempt++) {
+      const candidate = new AdbServer({ port: freePortCandidate() });
+      await candidate.start(10_000).then(
+        () => {
+          first = candidate;
+        },
+        () => candidate.stop(),
+      );
+    }
+    if (!first) throw new Error('could not start a private adb server');
+    const port = first.port;
+    const client = new AdbClient({ port });
+    // No server to listen to: this tunnel manager never hears of the change below.
+    const tunnels = new TunnelManager({ client, initialBackoffMs: 100, maxBackoffMs: 1000 });
+    await tunnels.start();
+    cleanups.push(async () => tunnels.stop());
+    const registry = new DeviceRegistry({
+      store: new MemoryDeviceStore(),
+      client,
+      tunnels,
+      policy: new EndpointPolicy(),
+      node: 'node-a',
+      healthIntervalMs: 200,
+      quarantineAfterFailures: 1000,
+    });
+    cleanups.push(() => registry.stop());
+    const address = sim.devices[0]!.address;
+    const record = await registry.register({ endpoint: address });
+    expect(record.state).toBe('online');
+    registry.start();
+
+    // The server is replaced behind the tunnel manager's back: the new one knows no device.
+    await first.stop();
+    const second = new AdbServer({ port });
+    await second.start(10_000);
+    cleanups.push(() => second.stop());
+    const replacedAt = Date.now();
+    let listed: string | undefined;
+    while (Date.now() - replacedAt < 10_000) {
+      listed = (await client.devices({ timeoutMs: 2000 }).catch(() => [])).find(
+        (d) => d.serial === address,
+      )?.state;
+      if (listed === 'device' && (await registry.get(record.id)).state === 'online') break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(listed, 'adb lists the device again').toBe('device');
+    expect((await registry.get(record.id)).state).toBe('online');
+    expect(tunnels.status(address)?.state).toBe('device');
+  }, 60_000);
+});
