@@ -58,11 +58,32 @@ export class ForwardLedger {
     return [...this.#entries.values()].filter((e) => owner === undefined || e.owner === owner);
   }
 
+  /**
+   * Remove a forward on the server. A forward the server no longer has is a successful removal:
+   * adb drops a device's forwards itself when it goes offline, and `killforward` then answers FAIL
+   * (with an empty message, or "listener ... not found"). When the removal fails, the server's own
+   * list decides: absent there means removed; present (or no list) means the failure stands.
+   */
+  async #remove(serial: string, local: string, deadline?: Deadline): Promise<void> {
+    try {
+      await this.#adb.removeForward(serial, local, deadline);
+    } catch (err) {
+      if (/listener .* not found|not found|cannot remove/i.test((err as Error).message)) return;
+      let listed: Array<{ serial: string; local: string }>;
+      try {
+        listed = await this.#adb.listForwards(deadline);
+      } catch {
+        throw err;
+      }
+      if (listed.some((f) => f.serial === serial && f.local === local)) throw err;
+    }
+  }
+
   /** Remove one forward (e.g. a session closing) whatever its owner. */
   async close(serial: string, local: string, deadline?: Deadline): Promise<void> {
     const k = key(serial, local);
     if (!this.#entries.has(k)) return;
-    await this.#adb.removeForward(serial, local, deadline);
+    await this.#remove(serial, local, deadline);
     this.#entries.delete(k);
   }
 
@@ -71,17 +92,11 @@ export class ForwardLedger {
     const report: ReleaseReport = { removed: [], failed: [] };
     for (const entry of this.entries(owner)) {
       try {
-        await this.#adb.removeForward(entry.serial, entry.local, deadline);
+        await this.#remove(entry.serial, entry.local, deadline);
         this.#entries.delete(key(entry.serial, entry.local));
         report.removed.push(entry);
       } catch (err) {
-        // A forward the server no longer has is gone: that is what we wanted.
-        if (/not found|cannot remove|listener .* not found/i.test((err as Error).message)) {
-          this.#entries.delete(key(entry.serial, entry.local));
-          report.removed.push(entry);
-        } else {
-          report.failed.push({ ...entry, error: (err as Error).message });
-        }
+        report.failed.push({ ...entry, error: (err as Error).message });
       }
     }
     return report;

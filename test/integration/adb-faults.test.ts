@@ -382,3 +382,49 @@ describe('defect 2: the health loop re-connects tunnels adb lost', () => {
     expect(tunnels.status(address)?.state).toBe('device');
   }, 60_000);
 });
+
+describe('defect 4: a forward adb already dropped is removed, not a teardown failure', () => {
+  let bed: DeviceBed | undefined;
+  afterEach(async () => {
+    await bed?.close();
+    bed = undefined;
+  });
+
+  it('release after the device went offline (adb dropped its forwards) reports every forward removed', async () => {
+    bed = await startDeviceBed();
+    const d = bed.sim.devices[0]!;
+    const a = await bed.ledger.open('lease-offline', d.serial, 'tcp:0', 'tcp:9000');
+    const b = await bed.ledger.open('lease-offline', d.serial, 'tcp:0', 'localabstract:helper');
+    expect((await bed.client.listForwards()).map((f) => f.local).sort()).toEqual([a.local, b.local].sort());
+    // The device stops answering: adb marks it offline and drops its forwards by itself.
+    d.setFaults({ offlineAfterMs: 1 });
+    d.disconnectAll();
+    const until = Date.now() + 15_000;
+    let state: string | undefined = 'device';
+    while (Date.now() < until) {
+      state = (await bed.client.devices()).find((x) => x.serial === d.serial)?.state;
+      if (state !== 'device' && (await bed.client.listForwards()).length === 0) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(state).not.toBe('device');
+    expect(await bed.client.listForwards()).toEqual([]);
+    const report = await bed.ledger.release('lease-offline');
+    expect(report.failed).toEqual([]);
+    expect(report.removed.map((f) => f.local).sort()).toEqual([a.local, b.local].sort());
+    expect(bed.ledger.entries('lease-offline')).toEqual([]);
+    d.setFaults({});
+  }, 60_000);
+
+  it('a forward that is still there and cannot be removed stays a failure', async () => {
+    bed = await startDeviceBed();
+    const d = bed.sim.devices[0]!;
+    const entry = await bed.ledger.open('lease-live', d.serial, 'tcp:0', 'tcp:9000');
+    // The adb server is gone: the forward cannot be removed nor shown to be gone.
+    bed.tunnels.stop();
+    await bed.server.stop();
+    const report = await bed.ledger.release('lease-live', { timeoutMs: 2000 });
+    expect(report.removed).toEqual([]);
+    expect(report.failed.map((f) => f.local)).toEqual([entry.local]);
+    expect(bed.ledger.entries('lease-live')).toHaveLength(1);
+  });
+});

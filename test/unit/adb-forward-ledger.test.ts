@@ -1,0 +1,70 @@
+/** ForwardLedger over a fake of its own ForwardOps interface (pure): removals and reconcile. */
+import { describe, expect, it } from 'vitest';
+import { ForwardLedger, type ForwardOps } from '../../src/adb/forward-ledger.ts';
+
+/** A server whose killforward answers FAIL with an empty message when the forward is gone (as adb does for an offline device). */
+function fakeAdb(): ForwardOps & { server: Map<string, string>; listFails: boolean; killFails: boolean } {
+  const server = new Map<string, string>();
+  let next = 40000;
+  const fake = {
+    server,
+    listFails: false,
+    killFails: false,
+    async forward(serial: string, local: string, remote: string) {
+      const bound = local === 'tcp:0' ? `tcp:${next++}` : local;
+      server.set(`${serial} ${bound}`, remote);
+      return bound;
+    },
+    async removeForward(serial: string, local: string) {
+      if (fake.killFails || !server.delete(`${serial} ${local}`)) throw new Error('');
+    },
+    async listForwards() {
+      if (fake.listFails) throw new Error('adb server unreachable');
+      return [...server].map(([k, remote]) => {
+        const [serial = '', local = ''] = k.split(' ');
+        return { serial, local, remote };
+      });
+    },
+  };
+  return fake;
+}
+
+describe('ForwardLedger removals', () => {
+  it('a forward the server no longer lists is removed, even when killforward answers an empty FAIL', async () => {
+    const adb = fakeAdb();
+    const ledger = new ForwardLedger(adb, { ownsServer: true });
+    const gone = await ledger.open('lease-1', 's1', 'tcp:0', 'tcp:9000');
+    await ledger.open('lease-1', 's1', 'tcp:0', 'tcp:9001');
+    adb.server.delete(`s1 ${gone.local}`); // the device went offline: adb dropped it
+    const report = await ledger.release('lease-1');
+    expect(report.failed).toEqual([]);
+    expect(report.removed).toHaveLength(2);
+    expect(adb.server.size).toBe(0);
+    expect(ledger.entries()).toEqual([]);
+  });
+
+  it('a forward still listed that cannot be removed is a failure and stays in the ledger', async () => {
+    const adb = fakeAdb();
+    const ledger = new ForwardLedger(adb, { ownsServer: true });
+    await ledger.open('lease-1', 's1', 'tcp:0', 'tcp:9000');
+    adb.killFails = true;
+    const report = await ledger.release('lease-1');
+    expect(report.removed).toEqual([]);
+    expect(report.failed).toHaveLength(1);
+    expect(ledger.entries('lease-1')).toHaveLength(1);
+  });
+
+  it('when the server cannot even list its forwards, the failure stands', async () => {
+    const adb = fakeAdb();
+    const ledger = new ForwardLedger(adb, { ownsServer: true });
+    const entry = await ledger.open('lease-1', 's1', 'tcp:0', 'tcp:9000');
+    adb.server.delete(`s1 ${entry.local}`);
+    adb.listFails = true;
+    const report = await ledger.release('lease-1');
+    expect(report.failed.map((f) => f.local)).toEqual([entry.local]);
+    // close() of a forward adb dropped succeeds once the list answers again.
+    adb.listFails = false;
+    await expect(ledger.close('s1', entry.local)).resolves.toBeUndefined();
+    expect(ledger.entries()).toEqual([]);
+  });
+});
