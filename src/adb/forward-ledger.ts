@@ -20,6 +20,13 @@ export interface ForwardOps {
   listForwards(deadline?: Deadline): Promise<Array<{ serial: string; local: string; remote: string }>>;
 }
 
+export interface ReconcileResult {
+  /** `serial local remote` of every stray removed from the server. */
+  removedStrays: string[];
+  /** Ledger entries the server no longer had. */
+  forgotten: ForwardEntry[];
+}
+
 export interface ReleaseReport {
   removed: ForwardEntry[];
   failed: Array<ForwardEntry & { error: string }>;
@@ -33,6 +40,9 @@ export class ForwardLedger {
   readonly #entries = new Map<string, ForwardEntry>();
   /** Everything this ledger ever created, so strays on an external server can be told apart. */
   readonly #created = new Set<string>();
+  /** `forward` calls in flight: reconcile waits for them, so it never takes a new forward for a stray. */
+  readonly #inflight = new Set<Promise<unknown>>();
+  #reconciling: Promise<ReconcileResult> | undefined;
 
   constructor(adb: ForwardOps, options: { ownsServer: boolean }) {
     this.#adb = adb;
@@ -47,11 +57,18 @@ export class ForwardLedger {
     remote: string,
     deadline?: Deadline,
   ): Promise<ForwardEntry> {
-    const bound = await this.#adb.forward(serial, local, remote, deadline);
-    const entry = { owner, serial, local: bound, remote };
-    this.#entries.set(key(serial, bound), entry);
-    this.#created.add(key(serial, bound));
-    return entry;
+    while (this.#reconciling) await this.#reconciling.catch(() => undefined);
+    const work = this.#adb.forward(serial, local, remote, deadline);
+    this.#inflight.add(work);
+    try {
+      const bound = await work;
+      const entry = { owner, serial, local: bound, remote };
+      this.#entries.set(key(serial, bound), entry);
+      this.#created.add(key(serial, bound));
+      return entry;
+    } finally {
+      this.#inflight.delete(work);
+    }
   }
 
   entries(owner?: string): ForwardEntry[] {
@@ -104,9 +121,21 @@ export class ForwardLedger {
 
   /**
    * Remove forwards on the server that no live owner holds but the bridge created; forget ledger
-   * entries the server no longer has (e.g. after an adb server restart).
+   * entries the server no longer has (e.g. after an adb server restart). Runs at start-up and after
+   * every adb server change (AdbRuntime), so a SIGKILLed bridge's forwards on its private server are
+   * removed. Concurrent calls share one pass; `open` waits for it, and it waits for opens in flight.
    */
-  async reconcile(deadline?: Deadline): Promise<{ removedStrays: string[]; forgotten: ForwardEntry[] }> {
+  reconcile(deadline?: Deadline): Promise<ReconcileResult> {
+    this.#reconciling ??= (async () => {
+      await Promise.allSettled([...this.#inflight]);
+      return this.#reconcileNow(deadline);
+    })().finally(() => {
+      this.#reconciling = undefined;
+    });
+    return this.#reconciling;
+  }
+
+  async #reconcileNow(deadline?: Deadline): Promise<ReconcileResult> {
     const live = await this.#adb.listForwards(deadline);
     const onServer = new Set(live.map((f) => key(f.serial, f.local)));
     const removedStrays: string[] = [];

@@ -1,11 +1,17 @@
 /**
  * The ADB side of one bridge node: an adb server (the bridge's own on a private port, or an external
  * `ADB_SERVER`), the client, tunnels, the forward ledger and per-device locks. Built once at start.
+ *
+ * The forward ledger is reconciled with the server at start-up and after every server change
+ * (`restarted`): forwards a SIGKILLed bridge left on its private server are removed, entries a
+ * restarted server lost are forgotten. Emits `reconciled` {reason, removedStrays, forgotten} (or
+ * {reason, error}).
  */
+import { EventEmitter } from 'node:events';
 import type { Logger } from '../observability/logger.ts';
 import { AdbClient } from './client.ts';
 import { DeviceLocks } from './device-lock.ts';
-import { ForwardLedger } from './forward-ledger.ts';
+import { ForwardLedger, type ReconcileResult } from './forward-ledger.ts';
 import { AdbServer, pingAdbServer } from './server.ts';
 import { TunnelManager } from './tunnels.ts';
 
@@ -19,18 +25,45 @@ export interface AdbRuntimeOptions {
   reuseRunning?: boolean;
 }
 
-export class AdbRuntime {
+export type ReconcileEvent =
+  | ({ reason: 'start' | 'restarted' } & ReconcileResult)
+  | { reason: 'start' | 'restarted'; error: string };
+
+export class AdbRuntime extends EventEmitter {
   readonly server: AdbServer;
   readonly client: AdbClient;
   readonly tunnels: TunnelManager;
   readonly ledger: ForwardLedger;
   readonly locks = new DeviceLocks();
+  readonly #logger: Logger | undefined;
+  readonly #onRestarted = () => void this.reconcile('restarted');
 
   private constructor(server: AdbServer, logger?: Logger) {
+    super();
     this.server = server;
+    this.#logger = logger;
     this.client = new AdbClient({ host: server.host, port: server.port });
     this.tunnels = new TunnelManager({ client: this.client, server, ...(logger ? { logger } : {}) });
     this.ledger = new ForwardLedger(this.client, { ownsServer: !server.external });
+  }
+
+  /** Reconcile the forward ledger with the server; never throws (the outcome is logged and emitted). */
+  async reconcile(reason: 'start' | 'restarted'): Promise<ReconcileEvent> {
+    let event: ReconcileEvent;
+    try {
+      event = { reason, ...(await this.ledger.reconcile({ timeoutMs: 10_000 })) };
+      if (event.removedStrays.length > 0 || event.forgotten.length > 0) {
+        this.#logger?.info(
+          { reason, removedStrays: event.removedStrays, forgotten: event.forgotten.length },
+          'forward ledger reconciled with the adb server',
+        );
+      }
+    } catch (err) {
+      event = { reason, error: (err as Error).message };
+      this.#logger?.warn({ reason, err: event.error }, 'forward reconcile failed');
+    }
+    this.emit('reconciled', event);
+    return event;
   }
 
   static async start(options: AdbRuntimeOptions): Promise<AdbRuntime> {
@@ -61,6 +94,8 @@ export class AdbRuntime {
     const runtime = new AdbRuntime(server, options.logger);
     try {
       await runtime.tunnels.start();
+      server.on('restarted', runtime.#onRestarted);
+      await runtime.reconcile('start');
     } catch (err) {
       await runtime.close().catch(() => undefined);
       throw err;
@@ -69,6 +104,7 @@ export class AdbRuntime {
   }
 
   async close(): Promise<void> {
+    this.server.off('restarted', this.#onRestarted);
     this.tunnels.stop();
     await this.server.stop();
   }

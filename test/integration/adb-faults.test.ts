@@ -428,3 +428,85 @@ describe('defect 4: a forward adb already dropped is removed, not a teardown fai
     expect(bed.ledger.entries('lease-live')).toHaveLength(1);
   });
 });
+
+describe('forward reconcile at start-up and after every adb server change', () => {
+  const cleanups: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined);
+  });
+
+  it("a killed bridge's forwards left on its private adb server are removed when the next bridge starts", async () => {
+    const sim = await startSimulator({ port: 0, count: 1 });
+    cleanups.push(() => sim.close());
+    const d = sim.devices[0]!;
+    // The previous bridge: its adb server on the private port, a device and two lease forwards; then
+    // the bridge is SIGKILLed and only its server (a separate process) is left.
+    let port = 0;
+    let leftover: ReturnType<typeof spawn> | undefined;
+    for (let attempt = 0; attempt < 5 && !leftover; attempt++) {
+      port = freePortCandidate();
+      const child = spawn('adb', ['-P', String(port), 'server', 'nodaemon'], { stdio: 'ignore' });
+      const until = Date.now() + 10_000;
+      let up = false;
+      while (!up && child.exitCode === null && Date.now() < until) {
+        up = await new AdbClient({ port }).devices({ timeoutMs: 500 }).then(
+          () => true,
+          () => false,
+        );
+        if (!up) await new Promise((r) => setTimeout(r, 100));
+      }
+      if (up) leftover = child;
+      else child.kill('SIGKILL');
+    }
+    if (!leftover) throw new Error('could not start the leftover adb server');
+    const child = leftover;
+    cleanups.push(async () => {
+      child.kill('SIGKILL');
+    });
+    const previous = new AdbClient({ port });
+    await previous.connect(d.address);
+    const until = Date.now() + 10_000;
+    while ((await previous.devices()).find((x) => x.serial === d.serial)?.state !== 'device') {
+      if (Date.now() > until) throw new Error('device did not come up on the leftover server');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    await previous.forward(d.serial, 'tcp:0', 'tcp:9000');
+    await previous.forward(d.serial, 'tcp:0', 'localabstract:helper');
+    expect(await previous.listForwards()).toHaveLength(2);
+
+    // The next bridge on the same private port adopts the server and reconciles at start-up.
+    const events: unknown[] = [];
+    const runtime = await AdbRuntime.start({ port });
+    cleanups.push(() => runtime.close());
+    runtime.on('reconciled', (e) => events.push(e));
+    expect(runtime.server.external).toBe(false);
+    expect(await runtime.client.listForwards()).toEqual([]);
+    // A second reconcile finds nothing left to do.
+    expect(await runtime.reconcile('start')).toMatchObject({ removedStrays: [], forgotten: [] });
+    expect(events).toHaveLength(1);
+  }, 60_000);
+
+  it('after the adb server is restarted the ledger forgets the forwards the server lost', async () => {
+    const sim = await startSimulator({ port: 0, count: 1 });
+    cleanups.push(() => sim.close());
+    const runtime = await startRuntime();
+    cleanups.push(() => runtime.close());
+    const d = sim.devices[0]!;
+    await runtime.tunnels.add(d.address);
+    expect(await runtime.tunnels.waitFor(d.address, 'device', 10_000)).toBe(true);
+    const entry = await runtime.ledger.open('lease-1', d.serial, 'tcp:0', 'tcp:9000');
+    expect(runtime.ledger.entries('lease-1')).toHaveLength(1);
+    const reconciled = new Promise<{ reason: string; forgotten: Array<{ local: string }> }>((resolve) =>
+      runtime.on('reconciled', resolve),
+    );
+    process.kill(runtime.server.pid!, 'SIGKILL');
+    const outcome = await within(reconciled, 20_000);
+    expect(outcome, 'no reconcile after the restart').not.toBe(NO_ANSWER);
+    const event = outcome as Awaited<typeof reconciled>;
+    expect(event.reason).toBe('restarted');
+    expect(event.forgotten.map((f) => f.local)).toEqual([entry.local]);
+    expect(runtime.ledger.entries()).toEqual([]);
+    // Releasing the lease afterwards has nothing left to fail on.
+    expect(await runtime.ledger.release('lease-1')).toEqual({ removed: [], failed: [] });
+  }, 60_000);
+});

@@ -68,3 +68,39 @@ describe('ForwardLedger removals', () => {
     expect(ledger.entries()).toEqual([]);
   });
 });
+
+describe('ForwardLedger reconcile and opens in flight', () => {
+  it('a forward being opened while reconcile runs is never taken for a stray', async () => {
+    const adb = fakeAdb();
+    const create = adb.forward.bind(adb);
+    let proceed!: () => void;
+    const gate = new Promise<void>((r) => (proceed = r));
+    // The forward exists on the server before the ledger hears its port back.
+    adb.forward = async (serial, local, remote) => {
+      const bound = await create(serial, local, remote);
+      await gate;
+      return bound;
+    };
+    const ledger = new ForwardLedger(adb, { ownsServer: true });
+    const opening = ledger.open('lease-1', 's1', 'tcp:0', 'tcp:9000');
+    await new Promise((r) => setImmediate(r));
+    const reconciling = ledger.reconcile();
+    proceed();
+    const entry = await opening;
+    const result = await reconciling;
+    expect(result.removedStrays).toEqual([]);
+    expect(adb.server.has(`s1 ${entry.local}`)).toBe(true);
+    expect(ledger.entries('lease-1')).toEqual([entry]);
+  });
+
+  it('an open asked for while reconcile runs waits for it', async () => {
+    const adb = fakeAdb();
+    adb.server.set('s1 tcp:50000', 'tcp:1'); // a stray
+    const ledger = new ForwardLedger(adb, { ownsServer: true });
+    const reconciling = ledger.reconcile();
+    const opening = ledger.open('lease-1', 's1', 'tcp:0', 'tcp:9000');
+    const [result, entry] = await Promise.all([reconciling, opening]);
+    expect(result.removedStrays).toEqual(['s1 tcp:50000 tcp:1']);
+    expect([...adb.server.keys()]).toEqual([`s1 ${entry.local}`]);
+  });
+});
