@@ -183,7 +183,17 @@ for (const d of (await api('GET', '/v1/devices')).body.devices as Json[]) {
   }
 }
 const forwards = await bridge.node.adb.client.listForwards({ timeoutMs: 5000 });
-if (forwards.length > 0) violations.push(`${forwards.length} forward(s) left on the adb server`);
+if (forwards.length > 0) {
+  const ledger = bridge.node.adb.ledger.entries();
+  violations.push(
+    `${forwards.length} forward(s) left on the adb server: ${forwards
+      .map(
+        (f) =>
+          `${f.serial} ${f.local} -> ${f.remote} (ledger owner: ${ledger.find((e) => e.local === f.local)?.owner ?? 'none'})`,
+      )
+      .join('; ')}`,
+  );
+}
 const helpers = sims.reduce((n, d) => n + d.runningHelpers(), 0);
 if (helpers > 0) violations.push(`${helpers} helper(s) still running`);
 const active = (await api('GET', '/v1/leases')).body.leases as Json[];
