@@ -242,6 +242,34 @@ describe('HTTP edge on a real socket', () => {
     expect(metrics).toMatch(/devicebridge_rate_limited_total\{limit="auth-failures"\} 2/);
   });
 
+  it('failed authentications are limited per presented credential too, across addresses', async () => {
+    const { port } = await start({ DEVICEBRIDGE_RATE_AUTH_FAILURES: '3' });
+    const from = (localAddress: string, token: string) =>
+      new Promise<number>((resolve, reject) => {
+        http
+          .get(
+            {
+              host: '127.0.0.1',
+              port,
+              path: '/metrics',
+              localAddress,
+              headers: { Authorization: `Bearer ${token}` },
+            },
+            (res) => {
+              res.resume();
+              resolve(res.statusCode ?? 0);
+            },
+          )
+          .on('error', reject);
+      });
+    const statuses: number[] = [];
+    for (const address of ['127.0.0.2', '127.0.0.3', '127.0.0.4', '127.0.0.5'])
+      statuses.push(await from(address, 'revoked-token'));
+    expect(statuses).toEqual([401, 401, 401, 429]);
+    // Another address with another credential is not affected.
+    expect(await from('127.0.0.6', ADMIN_TOKEN)).toBe(200);
+  });
+
   it('expensive calls (publish) are limited per token and per address', async () => {
     const { url } = await start({ DEVICEBRIDGE_RATE_EXPENSIVE: '2' });
     const statuses: number[] = [];

@@ -81,6 +81,20 @@ describe('HTTP edge: security', () => {
     }
   });
 
+  it('the OpenAPI document declares security on /metrics, publish and every token route', async () => {
+    const doc = (await (await bridge.app.request('/v1/openapi.json')).json()) as {
+      paths: Record<string, Record<string, { security?: unknown[] }>>;
+    };
+    expect(doc.paths['/metrics']!['get']!.security).toEqual([{ bearer: [] }]);
+    expect(doc.paths['/v1/helpers/{name}/releases']!['post']!.security).toEqual([{ bearer: [] }]);
+    for (const [p, ops] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(ops)) {
+        if (p.startsWith('/v1/devices') || p.startsWith('/v1/leases'))
+          expect(op.security, `${method} ${p}`).toBeTruthy();
+      }
+    }
+  });
+
   it('the scheme of Authorization is case-insensitive (RFC 7235): "bearer" and "BEARER" work', async () => {
     for (const scheme of ['bearer', 'BEARER', 'Bearer']) {
       const res = await bridge.app.request('/metrics', {

@@ -1,13 +1,14 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { BridgeError } from '../../errors.ts';
-import type { Principal, Role } from '../auth.ts';
+import { hashToken, type Principal, type Role } from '../auth.ts';
 import type { AppEnv } from '../env.ts';
 import { rateLimited } from '../rate-limit.ts';
 
 /**
  * Resolve the caller (or null) for every request; bad or unknown tokens are refused at once. Failed
- * authentications are rate-limited per client address: past the limit, every request of that address
- * that carries credentials is 429 before its token is even looked at.
+ * authentications are rate-limited per client address and per presented credential (a revoked or
+ * guessed token hammered from many addresses): past either limit, a request carrying credentials is
+ * 429 before its token is even looked at. Keys hold a digest of the header, never the token.
  */
 export function authenticate(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
@@ -15,19 +16,20 @@ export function authenticate(): MiddlewareHandler<AppEnv> {
     const remote = c.env?.incoming?.socket?.remoteAddress;
     const header = c.req.header('authorization');
     // In-process requests (tests through app.request) have no address and are not limited.
-    const key = remote === undefined ? undefined : `addr:${remote}`;
-    if (key !== undefined && header !== undefined && auth.enabled) {
-      const wait = limits.authFailures.retryAfter(key);
-      if (wait > 0) {
-        metrics.rateLimited.inc({ limit: 'auth-failures' });
-        throw rateLimited('failed authentications from this address', wait);
-      }
+    const keys =
+      remote === undefined || header === undefined || !auth.enabled
+        ? []
+        : [`addr:${remote}`, `cred:${hashToken(header).slice(0, 32)}`];
+    const wait = Math.max(0, ...keys.map((k) => limits.authFailures.retryAfter(k)));
+    if (wait > 0) {
+      metrics.rateLimited.inc({ limit: 'auth-failures' });
+      throw rateLimited('failed authentications from this address or with this credential', wait);
     }
     try {
       c.set('principal', auth.authenticate(header, remote));
     } catch (err) {
-      if (key !== undefined && err instanceof BridgeError && err.code === 'UNAUTHENTICATED') {
-        limits.authFailures.take(key);
+      if (err instanceof BridgeError && err.code === 'UNAUTHENTICATED') {
+        for (const k of keys) limits.authFailures.take(k);
       }
       throw err;
     }
