@@ -1,23 +1,32 @@
 #!/usr/bin/env bash
-# release/generate-contract.sh [OUTDIR] — run the snapshot helper's pure-Java core over the contract
-# requests and fixture trees in test/fixtures/contract/snapshot-helper/ and write the exact byte
-# streams a device produces (am instrument output, session responses) into OUTDIR (default: that
-# directory's streams/, replaced). test/integration/contract-snapshot-helper.test.ts regenerates
-# them into a temporary directory and fails when the committed ones are stale.
+# release/generate-contract.sh [OUTDIR] — run the pure-Java cores over the committed contract
+# requests and write the exact byte streams a device produces:
+#   - snapshot helper (test/fixtures/contract/snapshot-helper/: requests.json, trees/) → am
+#     instrument output and session responses, into OUTDIR/snapshot-helper (default: its streams/);
+#   - glass agent and a11y service (test/fixtures/contract/glass/requests.json) → the bytes each
+#     client sends and each device side answers, into OUTDIR/glass (default: its streams/).
+# Without OUTDIR the committed streams/ directories are replaced. The contract tests regenerate
+# them into a temporary directory and fail when the committed ones are stale.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
-CONTRACT="$ROOT/test/fixtures/contract/snapshot-helper"
-OUT="${1:-$CONTRACT/streams}"
+CONTRACTS="$ROOT/test/fixtures/contract"
+CONTRACT="$CONTRACTS/snapshot-helper"
+OUT="${1:+$1/snapshot-helper}"; OUT="${OUT:-$CONTRACT/streams}"
+GLASS_OUT="${1:+$1/glass}"; GLASS_OUT="${GLASS_OUT:-$CONTRACTS/glass/streams}"
 J=/usr/share/java
 [ -f "$J/com.android.json.jar" ] || { echo "generate-contract: missing $J/com.android.json.jar (run release/setup-toolchain.sh)" >&2; exit 1; }
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
 SH="$ROOT/android/snapshot-helper/src"
+GA="$ROOT/android/glass-agent/src"
+A11Y="$ROOT/android/a11y-service/src"
 # shellcheck disable=SC2046
 javac --release 8 -encoding UTF-8 -nowarn -cp "$J/com.android.json.jar" -d "$WORK/classes" \
   $(find "$SH/core/java" "$SH/contract/java" -name '*.java' | sort) \
-  "$SH/test/java/dev/devicebridge/snapshothelper/core/FakeNode.java"
-if [ -z "${1:-}" ]; then rm -rf "$OUT"; fi
-mkdir -p "$OUT"
+  "$SH/test/java/dev/devicebridge/snapshothelper/core/FakeNode.java" \
+  $(find "$GA/core/java" "$A11Y/core/java" "$A11Y/contract/java" -name '*.java' | sort)
+if [ -z "${1:-}" ]; then rm -rf "$OUT" "$GLASS_OUT"; fi
+mkdir -p "$OUT" "$GLASS_OUT"
 java -cp "$WORK/classes:$J/com.android.json.jar" dev.devicebridge.snapshothelper.contract.GenerateContract "$CONTRACT" "$OUT"
+java -cp "$WORK/classes:$J/com.android.json.jar" dev.devicebridge.glasscontract.GenerateGlassContract "$CONTRACTS/glass" "$GLASS_OUT"
