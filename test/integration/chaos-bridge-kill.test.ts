@@ -138,8 +138,8 @@ describe('chaos: bridge SIGKILL mid-lease (Redis)', () => {
     const released = await http(second, 'DELETE', `/v1/leases/${id}`);
     expect(released.status).toBe(200);
     expect(released.body.teardown.failures).toEqual([]);
-    // The killed bridge's own forward stays on the adb server until start-up runs
-    // ForwardLedger.reconcile (the faults-adb branch): see the todo below.
+    // The killed bridge's own forward is removed when the restarted node reconciles at start-up.
+    expect(await forwards()).toEqual([]);
     expect(device.runningHelpers()).toBe(0);
     const devices = (await http(second, 'GET', '/v1/devices')).body.devices as Json[];
     expect(devices.map((d) => d.state)).toEqual(['online']);
@@ -148,8 +148,4 @@ describe('chaos: bridge SIGKILL mid-lease (Redis)', () => {
         `| bridge SIGKILL mid-lease (Redis) | lease kept (200 after restart) | - | ${recoveryS.toFixed(2)} | 30 |\n`,
     );
   }, 120_000);
-
-  it.todo(
-    "the restarted bridge removes the killed bridge's forward (needs ForwardLedger.reconcile at start-up, faults-adb)",
-  );
 });
