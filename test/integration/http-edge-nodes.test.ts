@@ -50,7 +50,7 @@ describe('owner proxy: security', () => {
     });
     expect(acquired.status, await acquired.clone().text()).toBe(201);
     leaseId = ((await acquired.json()) as { id: string }).id;
-  }, 60_000);
+  }, 120_000);
 
   afterAll(async () => {
     await new Promise<void>((resolve) => server?.close(() => resolve()));
@@ -68,6 +68,37 @@ describe('owner proxy: security', () => {
     });
     expect(res.status, await res.clone().text()).toBe(200);
     expect(res.headers.get(FORWARDED)).toBe('node-a');
+  });
+
+  it('a forwarded body is streamed to the owner, under the route limit (413 when it streams past it)', async () => {
+    const snapshot = await b.app.request(`/v1/leases/${leaseId}/snapshot`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${CLIENT_TOKEN}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ format: 'xml', transport: 'one-shot' }),
+    });
+    expect(snapshot.status, await snapshot.clone().text()).toBe(200);
+    expect(snapshot.headers.get(FORWARDED)).toBe('node-a');
+    expect(((await snapshot.json()) as { xml: string }).xml).toContain('</hierarchy>');
+
+    const chunk = new TextEncoder().encode(' '.repeat(64 * 1024));
+    let sent = 0;
+    const oversized = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent === 0) controller.enqueue(new TextEncoder().encode('{"kind":"tap","x":1,"y":1'));
+        if (sent >= 4 * 1024 * 1024) return controller.close();
+        sent += chunk.length;
+        controller.enqueue(chunk);
+      },
+    });
+    const res = await b.app.request(`/v1/leases/${leaseId}/gestures`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${CLIENT_TOKEN}`, 'Content-Type': 'application/json' },
+      body: oversized,
+      duplex: 'half',
+    } as RequestInit);
+    expect(res.status, await res.clone().text()).toBe(413);
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe('PAYLOAD_TOO_LARGE');
+    expect(sent).toBeLessThan(4 * 1024 * 1024);
   });
 
   it('never forwards an unauthenticated or other-tenant call: answered locally, no trace of the owner', async () => {
