@@ -8,4 +8,9 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 register();
 const { installCrashHandlers, main } = await import('./main.ts');
 installCrashHandlers();
-process.exitCode = await main(process.argv);
+const code = await main(process.argv);
+// A failed command has printed its one line and awaited its own cleanup: end now rather than wait
+// for the runtime to wind down (seconds on a loaded machine). Output to pipes, files and terminals
+// is written synchronously on Linux, so nothing printed is lost. Success exits naturally.
+if (code !== 0) process.exit(code);
+process.exitCode = code;

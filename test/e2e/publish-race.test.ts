@@ -2,7 +2,7 @@
  * Concurrent publishers in separate `devicebridge release publish` processes, against the
  * filesystem store and against a real S3-compatible server that honours conditional writes (moto,
  * see support/moto-server.ts). Every round races two versions (0.1.0, 0.2.0), each published by
- * several processes with two different byte variants of the APK. After the dust settles:
+ * three processes (two byte variants of the APK, one of them twice). After the dust settles:
  * - exactly one variant per version was published and every other racer of that version either
  *   saw its own bytes (unchanged, exit 0) or was refused (CONFLICT, exit 1);
  * - each version's `<asset>.sha256` file names the sha256 of the manifest that won;
@@ -30,9 +30,7 @@ const RACERS: Array<{ apk: string; version: string }> = [
   { apk: 'snapshot-helper-v2.apk', version: '0.2.0' },
   { apk: 'snapshot-helper-v2-keyb.apk', version: '0.2.0' },
   { apk: 'snapshot-helper-v1.apk', version: '0.1.0' },
-  { apk: 'snapshot-helper-v1-rebuilt.apk', version: '0.1.0' },
   { apk: 'snapshot-helper-v2.apk', version: '0.2.0' },
-  { apk: 'snapshot-helper-v2-keyb.apk', version: '0.2.0' },
 ];
 const ROUNDS = 1;
 
