@@ -87,7 +87,7 @@ compile() {
   local sources
   sources="$(find "$@" -name '*.java' | sort)"
   # shellcheck disable=SC2086
-  javac -source 8 -target 8 -Xlint:-options -encoding UTF-8 -bootclasspath "$ANDROID_JAR" \
+  javac -J-XX:TieredStopAtLevel=1 -J-XX:+UseSerialGC -source 8 -target 8 -Xlint:-options -encoding UTF-8 -bootclasspath "$ANDROID_JAR" \
     -implicit:none -d "$classes" $sources
 }
 
@@ -100,11 +100,15 @@ dex() {
     "$D8" --release --min-api 23 --lib "$ANDROID_JAR" --output "$WORK/$name/d8" $(find "$classes" -name '*.class' | sort)
     mv "$WORK/$name/d8/classes.dex" "$WORK/$name/classes.dex"
   else
-    java -jar "$DX_JAR" --dex --min-sdk-version=21 --output="$WORK/$name/classes.dex" "$classes"
+    java "${JAVA_FAST[@]}" -jar "$DX_JAR" --dex --min-sdk-version=21 --output="$WORK/$name/classes.dex" "$classes"
   fi
 }
 
-normalize() { java "$ROOT/release/tools/ZipNormalize.java" "$1" "$2"; }
+# Short-lived JVMs: C1 only and the serial collector start and finish faster on small machines.
+JAVA_FAST=(-XX:TieredStopAtLevel=1 -XX:+UseSerialGC)
+mkdir -p "$WORK/tools"
+javac -d "$WORK/tools" "$ROOT/release/tools/ZipNormalize.java"
+normalize() { java "${JAVA_FAST[@]}" -cp "$WORK/tools" ZipNormalize "$1" "$2"; }
 
 checksum() { (cd "$OUT" && sha256sum "$1" > "$1.sha256"); }
 

@@ -16,7 +16,7 @@ import java.util.zip.ZipOutputStream;
  * Rewrites a zip (an unsigned APK or a dex jar) deterministically: AndroidManifest.xml first, every
  * other entry in name order, one fixed timestamp (1981-01-01 00:00 DOS time, independent of the time
  * zone), no extra fields or comments, stored entries stay stored (resources.arsc must), everything
- * else deflated at level 9. Run by release/build-android.sh as `java ZipNormalize.java IN OUT`.
+ * else deflated at level 9. Compiled and run by release/build-android.sh (`ZipNormalize IN OUT`).
  */
 public final class ZipNormalize {
     private static final LocalDateTime FIXED = LocalDateTime.of(1981, 1, 1, 0, 0, 0);

@@ -44,7 +44,7 @@ describe('the built snapshot helper on a simulated device (e2e)', () => {
       timeoutMs: 90_000,
     });
     client = new DeviceBridgeClient({ baseUrl: (JSON.parse(server.firstLine) as { url: string }).url });
-  }, 240_000);
+  }, 600_000);
 
   afterAll(async () => {
     if (server && server.child.exitCode === null) {

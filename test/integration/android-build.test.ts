@@ -36,7 +36,7 @@ beforeAll(async () => {
   first = await builtAndroid();
   second = path.join(scratch, 'second');
   await buildAndroid(second);
-}, 240_000);
+}, 900_000);
 
 afterAll(async () => {
   if (scratch) await rm(scratch, { recursive: true, force: true });

@@ -53,7 +53,11 @@ export function run(
 
 /** `release/build-android.sh OUTDIR`; throws with its stderr when it fails. */
 export async function buildAndroid(outDir: string, env: NodeJS.ProcessEnv = {}): Promise<RunResult> {
-  const result = await run('bash', [path.join(ROOT, 'release/build-android.sh'), outDir], { env });
+  // About 20 s on an idle 2-core machine; far more when the machine is shared by parallel suites.
+  const result = await run('bash', [path.join(ROOT, 'release/build-android.sh'), outDir], {
+    env,
+    timeoutMs: 420_000,
+  });
   if (result.code !== 0) throw new Error(`build-android.sh failed (${result.code}): ${result.stderr}`);
   return result;
 }
