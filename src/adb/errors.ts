@@ -13,7 +13,7 @@ export function mapAdbError(err: unknown, context: { serial?: string; operation:
   if (/device offline|device still connecting|closed|ECONNRESET|EPIPE/i.test(message)) {
     return new BridgeError('DEVICE_OFFLINE', `${where}: device offline (${message})`, { details });
   }
-  if (/unauthorized|failed to authenticate/i.test(message)) {
+  if (/unauthorized|failed to authenticate|still authorizing/i.test(message)) {
     return new BridgeError(
       'UNAUTHORIZED_DEVICE',
       `${where}: device unauthorized: accept the debugging prompt or the adb key`,

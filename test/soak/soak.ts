@@ -3,7 +3,8 @@
  * 600). One bridge (leases in memory), 10 simulated devices behind its real adb server, 10 clients
  * leasing any device and running random operations (snapshots through every transport, viewport,
  * gestures, ensure, releases racing an operation), while a fault injector switches a random fault
- * on a random device for 0.3–2 s, over and over. Every answer must be a success or a typed error.
+ * on a random device for 0.3–2 s, over and over. Every answer must be a success or a typed error
+ * (`INTERNAL`, an unclassified failure, counts as a violation).
  *
  * At the end the faults are lifted and the soak checks: every device back online (none
  * quarantined), 0 forwards on the adb server, 0 helpers running on any device, no active lease,
@@ -67,6 +68,8 @@ async function api(method: string, path: string, body?: unknown) {
 const outcomes = new Map<string, number>();
 const faultsApplied = new Map<string, number>();
 const violations: string[] = [];
+/** One message per error code seen, for the summary. */
+const examples = new Map<string, string>();
 const leases: string[] = [];
 let operations = 0;
 
@@ -76,9 +79,14 @@ function record(op: string, res: { status: number; body: Json }): void {
   const key = res.status < 300 ? `${op} ${res.status}` : `${op} ${error?.code ?? res.status}`;
   outcomes.set(key, (outcomes.get(key) ?? 0) + 1);
   if (res.status >= 300) {
+    if (error?.code && !examples.has(error.code))
+      examples.set(error.code, String(error.message).slice(0, 200));
     const known = error && Object.hasOwn(ERROR_CODES, error.code) && typeof error.retryable === 'boolean';
     if (!known)
       violations.push(`${op}: untyped answer ${res.status} ${JSON.stringify(res.body).slice(0, 200)}`);
+    // INTERNAL is a failure nobody classified: a bug, not an answer.
+    else if (error.code === 'INTERNAL')
+      violations.push(`${op}: INTERNAL ${String(error.message).slice(0, 200)}`);
   }
 }
 
@@ -210,6 +218,7 @@ const summary = {
   operations,
   faults: Object.fromEntries(faultsApplied),
   outcomes: Object.fromEntries([...outcomes].sort()),
+  examples: Object.fromEntries(examples),
   endState: {
     devicesOnline: states.filter((s) => s === 'online').length,
     quarantined: states.filter((s) => s === 'quarantined').length,

@@ -81,6 +81,10 @@ describe('parsePmInstallOutput', () => {
     expect(mapAdbError(new Error('connect ECONNREFUSED 127.0.0.1:5137'), { operation: 'x' }).code).toBe(
       'UNAVAILABLE',
     );
+    // What adb answers while the device's key prompt is pending (seen in the soak as INTERNAL).
+    const authorizing = mapAdbError(new Error("Failure: 'device still authorizing'"), { operation: 'shell' });
+    expect(authorizing.code).toBe('UNAUTHORIZED_DEVICE');
+    expect(authorizing.retryable).toBe(true);
   });
 });
 
