@@ -25,11 +25,11 @@ for module in snapshot-helper glass-agent a11y-service; do
   [ -d "$dir/test/java" ] || continue
   # --release 8: the cores must not use anything newer than what the APKs can run.
   # shellcheck disable=SC2046
-  javac --release 8 -encoding UTF-8 -Xlint:all -Xlint:-serial -Werror -cp "$CP" -d "$WORK/classes" \
+  javac -J-XX:TieredStopAtLevel=1 -J-XX:+UseSerialGC --release 8 -encoding UTF-8 -Xlint:all -Xlint:-serial -Werror -cp "$CP" -d "$WORK/classes" \
     $(find "$dir/core/java" "$dir/test/java" -name '*.java' | sort)
   while IFS= read -r f; do
     rel="${f#"$dir/test/java/"}"
     classes+=("$(echo "${rel%.java}" | tr / .)")
   done < <(find "$dir/test/java" -name '*Test.java' | sort)
 done
-exec java -cp "$WORK/classes:$CP" org.junit.runner.JUnitCore "${classes[@]}"
+exec java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -cp "$WORK/classes:$CP" org.junit.runner.JUnitCore "${classes[@]}"
