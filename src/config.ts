@@ -105,7 +105,10 @@ const fields = {
     z.coerce.number().int().min(0).max(1_000_000).default(60),
   ],
   /** Expensive calls (snapshot, publish) per minute per token and per client address (0 = no limit). */
-  rateExpensive: ['DEVICEBRIDGE_RATE_EXPENSIVE', z.coerce.number().int().min(0).max(1_000_000).default(600)],
+  rateExpensive: [
+    'DEVICEBRIDGE_RATE_EXPENSIVE',
+    z.coerce.number().int().min(0).max(1_000_000).default(12_000),
+  ],
   healthIntervalMs: [
     'DEVICEBRIDGE_HEALTH_INTERVAL_MS',
     z.coerce.number().int().min(100).max(3_600_000).default(5000),
