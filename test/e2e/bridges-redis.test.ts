@@ -143,14 +143,18 @@ describe('four bridges on one Redis (e2e)', () => {
             const end = Date.now();
             const other = nodes[(i + 1) % nodes.length]!;
             const released = await http(other.url, 'DELETE', `/v1/leases/${lease.id}`);
-            expect(released.status, JSON.stringify(released.json)).toBe(200);
+            // On a loaded machine a 1 s lease may run out before its release arrives: then the
+            // holder held it until expiresAt, and the release is refused as expired (never lost).
+            const expired = released.status === 410;
+            if (!expired) expect(released.status, JSON.stringify(released.json)).toBe(200);
+            else expect(released.json.error.code).toBe('LEASE_EXPIRED');
             log.push({
               deviceId: lease.deviceId,
               leaseId: lease.id,
               token: lease.fencingToken,
               start,
-              end,
-              released: true,
+              end: expired ? lease.expiresAt : end,
+              released: !expired,
             });
           }
         }
@@ -228,11 +232,10 @@ describe('four bridges on one Redis (e2e)', () => {
 
   it('a killed bridge leaves its leases valid; another bridge expires them with one teardown', async () => {
     const victim = nodes[3]!;
-    const lease = (await http(victim.url, 'POST', '/v1/leases', { ttlSeconds: 3 })).json as {
-      id: string;
-      expiresAt: number;
-    };
-    expect(lease.id).toBeTruthy();
+    // The first test's last leases may still hold every device for a few seconds: wait for one.
+    const acquired = await http(victim.url, 'POST', '/v1/leases', { ttlSeconds: 3, waitSeconds: 15 });
+    expect(acquired.status, JSON.stringify(acquired.json)).toBe(201);
+    const lease = acquired.json as { id: string; expiresAt: number };
     victim.child.kill('SIGKILL');
     await waitForExit(victim.child);
     // A SIGKILLed bridge cannot stop its adb server: end it here so the test leaves nothing behind.
