@@ -10,7 +10,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { hashToken } from '../../src/server/auth.ts';
 import { fixture, tempDir } from '../support/bridge.ts';
-import { BIN, type CliResult, runCli } from '../support/cli.ts';
+import { BIN, type CliResult, runCli, runProcess } from '../support/cli.ts';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -156,20 +156,7 @@ describe('devicebridge CLI error paths', () => {
       installCrashHandlers();
       setTimeout(() => { throw new Error('boom at http://ops:s3cr3t-pw@example.test/x'); }, 10);
     `;
-    const r = await new Promise<CliResult>((resolve) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (d: Buffer) => {
-        stdout += d.toString();
-      });
-      child.stderr.on('data', (d: Buffer) => {
-        stderr += d.toString();
-      });
-      child.on('close', (code) => resolve({ code, stdout, stderr }));
-    });
+    const r = await runProcess(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script]);
     expect(r.code).toBe(1);
     expect(oneLine(r)).toBe('devicebridge: Error: boom at http://***@example.test/x\n');
   });

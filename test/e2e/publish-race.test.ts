@@ -10,7 +10,6 @@
  * The racers are held at a start gate (support/start-gate.mjs) after loading the CLI's modules, so
  * they really publish at the same moment instead of one start-up apart.
  */
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -20,7 +19,7 @@ import type { ArtifactStore } from '../../src/artifacts/store.ts';
 import { checksumKey, latestKey, manifestKey } from '../../src/releases/layout.ts';
 import { type MotoS3Server, startMotoServer } from '../integration/support/moto-server.ts';
 import { fixture, tempDir } from '../support/bridge.ts';
-import { BIN } from '../support/cli.ts';
+import { BIN, type CliResult, runProcess } from '../support/cli.ts';
 
 const GATE = path.resolve(import.meta.dirname, '../support/start-gate.mjs');
 const NAME = 'android-snapshot-helper';
@@ -41,29 +40,10 @@ interface RacerResult {
   stderr: string;
 }
 
-function racer(
-  args: string[],
-  env: Record<string, string>,
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', GATE, BIN, ...args], {
-      env: { ...process.env, LOG_LEVEL: 'silent', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => {
-      stdout += d.toString();
-    });
-    child.stderr.on('data', (d: Buffer) => {
-      stderr += d.toString();
-    });
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
+function racer(args: string[], env: Record<string, string>): Promise<CliResult> {
+  return runProcess(process.execPath, ['--import', GATE, BIN, ...args], {
+    env: { LOG_LEVEL: 'silent', ...env },
+    timeoutMs: 60_000,
   });
 }
 

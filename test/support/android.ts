@@ -1,9 +1,9 @@
 /** Runs the release/ scripts for android/ (build, JVM tests) as child processes. */
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { type CliResult, runProcess } from './cli.ts';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
 export const ANDROID_VERSION = readFileSync(path.join(ROOT, 'android/VERSION'), 'utf8').trim();
@@ -17,38 +17,15 @@ export const ANDROID_VERSION_CODE = ANDROID_VERSION.split('.')
  */
 export const DEBUG_CERT_SHA256 = 'c19a4e4d35aa232020c7de756d707cf2cc7eadf639e3c22957bf3b5566a9251e';
 
-export interface RunResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+export type RunResult = CliResult;
 
+/** A release/ script or tool, run from the repository root (killed after 150 s by default). */
 export function run(
   command: string,
   args: string[],
   options: { env?: NodeJS.ProcessEnv; timeoutMs?: number; cwd?: string } = {},
 ): Promise<RunResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, {
-      cwd: options.cwd ?? ROOT,
-      env: { ...process.env, ...options.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => {
-      stdout += d.toString();
-    });
-    child.stderr.on('data', (d: Buffer) => {
-      stderr += d.toString();
-    });
-    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 150_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+  return runProcess(command, args, { cwd: ROOT, timeoutMs: 150_000, ...options });
 }
 
 /** `release/build-android.sh OUTDIR`; throws with its stderr when it fails. */

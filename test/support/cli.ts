@@ -10,12 +10,20 @@ export interface CliResult {
   stderr: string;
 }
 
-export function runCli(
-  args: string[],
-  options: { env?: Record<string, string>; input?: string | Buffer; timeoutMs?: number } = {},
-): Promise<CliResult> {
+export interface RunOptions {
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+  /** Bytes for stdin; without it stdin is closed at once. */
+  input?: string | Buffer;
+  /** SIGKILL the process after this long (default 30 s). */
+  timeoutMs?: number;
+}
+
+/** Run any command to completion and collect its output (killed after `timeoutMs`). */
+export function runProcess(command: string, args: string[], options: RunOptions = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
+    const child = spawn(command, args, {
+      ...(options.cwd ? { cwd: options.cwd } : {}),
       env: { ...process.env, ...options.env },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
@@ -35,6 +43,11 @@ export function runCli(
     });
     child.stdin.end(options.input ?? '');
   });
+}
+
+/** Run the CLI to completion. */
+export function runCli(args: string[], options: RunOptions = {}): Promise<CliResult> {
+  return runProcess(process.execPath, [BIN, ...args], options);
 }
 
 /** Start a long-running CLI command and wait for its first stdout line. */
