@@ -19,6 +19,7 @@ import { isJavaComponent, isJavaPackageName, resolveComponent } from './java-nam
 import {
   FIELDS,
   type FieldSpec,
+  fieldErrors,
   type HelperManifest,
   integerRule,
   isSafeFileName,
@@ -158,17 +159,7 @@ function checkFields(
   absent: readonly string[],
   kind: string,
 ): FieldError[] {
-  const errors: FieldError[] = [];
-  for (const spec of specs) {
-    const value = Object.hasOwn(input, spec.key) ? input[spec.key] : undefined;
-    if (value === undefined) {
-      if (spec.required)
-        errors.push({ path: spec.key, message: spec.nullable ? 'is required (may be null)' : 'is required' });
-      continue;
-    }
-    if (value === null && spec.nullable) continue;
-    errors.push(...spec.check(value, spec.key));
-  }
+  const errors = fieldErrors(input, specs);
   for (const key of absent) {
     if (Object.hasOwn(input, key)) errors.push({ path: key, message: `must be absent for kind "${kind}"` });
   }

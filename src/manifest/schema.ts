@@ -150,6 +150,27 @@ export interface FieldSpec {
   normalize?: (value: unknown) => unknown;
 }
 
+/** Each spec's rule applied to its field: required fields present, nullable ones may be null. */
+export function fieldErrors(
+  input: Record<string, unknown>,
+  specs: readonly FieldSpec[],
+  skip: (key: string) => boolean = () => false,
+): FieldError[] {
+  const errors: FieldError[] = [];
+  for (const spec of specs) {
+    if (skip(spec.key)) continue;
+    const value = Object.hasOwn(input, spec.key) ? input[spec.key] : undefined;
+    if (value === undefined) {
+      if (spec.required)
+        errors.push({ path: spec.key, message: spec.nullable ? 'is required (may be null)' : 'is required' });
+      continue;
+    }
+    if (value === null && spec.nullable) continue;
+    errors.push(...spec.check(value, spec.key));
+  }
+  return errors;
+}
+
 export function one(path: string, message: string): FieldError[] {
   return [{ path, message }];
 }
@@ -298,17 +319,7 @@ export function validateManifest(input: unknown): ManifestValidation {
   }
   const errors: FieldError[] = [];
   const isSnapshotHelper = input['name'] === SNAPSHOT_HELPER_NAME;
-  for (const spec of FIELDS) {
-    const value = Object.hasOwn(input, spec.key) ? input[spec.key] : undefined;
-    if (isSnapshotHelper && spec.key in SNAPSHOT_FIXED) continue;
-    if (value === undefined) {
-      if (spec.required)
-        errors.push({ path: spec.key, message: spec.nullable ? 'is required (may be null)' : 'is required' });
-      continue;
-    }
-    if (value === null && spec.nullable) continue;
-    errors.push(...spec.check(value, spec.key));
-  }
+  errors.push(...fieldErrors(input, FIELDS, (key) => isSnapshotHelper && key in SNAPSHOT_FIXED));
   errors.push(...snapshotHelperErrors(input), ...relationErrors(input));
   if (errors.length > 0) return { valid: false, manifest: null, errors };
 
