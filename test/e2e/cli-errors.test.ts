@@ -3,14 +3,13 @@
  * code, never a stack trace, never a secret (tokens file content, credentials in DEVICEBRIDGE_URL),
  * and refused input refused up front (empty store path, non-regular APK, unresolvable bind host).
  */
-import { spawn } from 'node:child_process';
 import { lookup } from 'node:dns/promises';
 import { readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { hashToken } from '../../src/server/auth.ts';
 import { fixture, tempDir } from '../support/bridge.ts';
-import { BIN, type CliResult, runCli, runProcess } from '../support/cli.ts';
+import { type CliResult, runCli, runProcess } from '../support/cli.ts';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -28,23 +27,7 @@ function oneLine(r: CliResult): string {
 }
 
 function runIn(cwd: string, args: string[], timeoutMs = 20_000): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => {
-      stdout += d.toString();
-    });
-    child.stderr.on('data', (d: Buffer) => {
-      stderr += d.toString();
-    });
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+  return runCli(args, { cwd, timeoutMs });
 }
 
 describe('devicebridge CLI error paths', () => {

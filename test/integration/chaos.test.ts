@@ -17,14 +17,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../../src/errors.ts';
 import type { SimulatedDevice } from '../../src/simulator/index.ts';
-import { type DeviceBridge, testDeviceBridge } from '../support/bridge.ts';
+import { type DeviceBridge, type TimedAnswer, testDeviceBridge, timedRequest } from '../support/bridge.ts';
 
 type Json = Record<string, any>;
-interface Answer {
-  status: number;
-  body: Json;
-  ms: number;
-}
+type Answer = TimedAnswer;
 
 /** What each faulted request may take: the helper's timeout, and the request's whole deadline. */
 const TIMEOUT_MS = 2000;
@@ -45,20 +41,8 @@ const leasesTaken: string[] = [];
 let bridge: DeviceBridge;
 let devices: Array<{ id: string; sim: SimulatedDevice }>;
 
-async function api(method: string, path: string, body?: unknown): Promise<Answer> {
-  const started = performance.now();
-  const res = await bridge.app.request(path, {
-    method,
-    ...(body === undefined
-      ? {}
-      : { headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) }),
-  });
-  const text = await res.text();
-  return {
-    status: res.status,
-    body: (text ? JSON.parse(text) : null) as Json,
-    ms: performance.now() - started,
-  };
+function api(method: string, path: string, body?: unknown): Promise<Answer> {
+  return timedRequest(bridge.app, method, path, body);
 }
 
 const snapshot = (leaseId: string, extra: Json = {}) =>

@@ -4,7 +4,7 @@
  * server, simulator over TCP, HTTP app.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type DeviceBridge, testDeviceBridge } from '../support/bridge.ts';
+import { type DeviceBridge, testDeviceBridge, timedRequest } from '../support/bridge.ts';
 
 type Json = Record<string, any>;
 
@@ -24,21 +24,7 @@ describe('one deadline per request', () => {
     await bridge?.cleanup();
   });
 
-  async function api(method: string, path: string, body?: unknown) {
-    const started = performance.now();
-    const res = await bridge.app.request(path, {
-      method,
-      ...(body === undefined
-        ? {}
-        : { headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) }),
-    });
-    const text = await res.text();
-    return {
-      status: res.status,
-      body: (text ? JSON.parse(text) : null) as Json,
-      ms: performance.now() - started,
-    };
-  }
+  const api = (method: string, path: string, body?: unknown) => timedRequest(bridge.app, method, path, body);
 
   it('a snapshot says what served it', async () => {
     const res = await api('POST', `/v1/leases/${leaseId}/snapshot`, { transport: 'auto', format: 'xml' });

@@ -49,6 +49,32 @@ export interface TestBridge {
   cleanup(): Promise<void>;
 }
 
+/** One JSON answer of the app, with how long it took. */
+export interface TimedAnswer {
+  status: number;
+  // biome-ignore lint/suspicious/noExplicitAny: tests read whatever fields the answer has
+  body: Record<string, any>;
+  ms: number;
+}
+
+/** `app.request` with an optional JSON body; the answer parsed and timed. */
+export async function timedRequest(
+  app: TestBridge['app'],
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<TimedAnswer> {
+  const started = performance.now();
+  const res = await app.request(path, {
+    method,
+    ...(body === undefined
+      ? {}
+      : { headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) }),
+  });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : null, ms: performance.now() - started };
+}
+
 /** An app over a fresh data dir; `auth` defaults to no tokens (loopback admin). */
 export async function testBridge(
   options: { auth?: Authenticator; env?: Record<string, string> } = {},
