@@ -151,21 +151,7 @@ class Parser {
       this.#path.push(key);
       out[key] = this.#value(depth);
       this.#path.pop();
-      this.#skipSpace();
-      const next = this.#src.charCodeAt(this.#pos);
-      if (next === 0x2c /* , */) {
-        this.#pos++;
-        this.#skipSpace();
-        continue;
-      }
-      if (next === 0x7d /* } */) {
-        this.#pos++;
-        return out;
-      }
-      throw this.#fail(
-        'syntax',
-        Number.isNaN(next) ? 'unexpected end of input in an object' : "expected ',' or '}'",
-      );
+      if (this.#memberEnd(0x7d /* } */, 'an object')) return out;
     }
   }
 
@@ -182,22 +168,25 @@ class Parser {
       this.#path.push(out.length);
       out.push(this.#value(depth));
       this.#path.pop();
-      this.#skipSpace();
-      const next = this.#src.charCodeAt(this.#pos);
-      if (next === 0x2c /* , */) {
-        this.#pos++;
-        this.#skipSpace();
-        continue;
-      }
-      if (next === 0x5d /* ] */) {
-        this.#pos++;
-        return out;
-      }
-      throw this.#fail(
-        'syntax',
-        Number.isNaN(next) ? 'unexpected end of input in an array' : "expected ',' or ']'",
-      );
+      if (this.#memberEnd(0x5d /* ] */, 'an array')) return out;
     }
+  }
+
+  /** After a member: `,` means another follows (false); the closing character ends the container (true). */
+  #memberEnd(close: number, container: 'an object' | 'an array'): boolean {
+    this.#skipSpace();
+    const next = this.#src.charCodeAt(this.#pos);
+    if (next === 0x2c /* , */) {
+      this.#pos++;
+      this.#skipSpace();
+      return false;
+    }
+    if (next === close) {
+      this.#pos++;
+      return true;
+    }
+    if (Number.isNaN(next)) throw this.#fail('syntax', `unexpected end of input in ${container}`);
+    throw this.#fail('syntax', `expected ',' or '${String.fromCharCode(close)}'`);
   }
 
   #string(): string {
