@@ -9,7 +9,7 @@ import { registerArtifacts } from './routes/artifacts.ts';
 import { registerDevices } from './routes/devices.ts';
 import { registerHealth } from './routes/health.ts';
 import { registerHelpers } from './routes/helpers.ts';
-import { registerLeases } from './routes/leases.ts';
+import { registerLeases } from './routes/leases/index.ts';
 import { registerManifests } from './routes/manifests.ts';
 import { registerReleases } from './routes/releases.ts';
 
