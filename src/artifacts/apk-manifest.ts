@@ -54,6 +54,11 @@ export interface ManifestInfo {
   debuggable: boolean;
   /** Fully qualified class names (`.Foo` resolved against the package). */
   instrumentations: Array<{ name: string; targetPackage: string }>;
+  /**
+   * `<service>`s of the application: fully qualified class name and the permission a caller must
+   * hold (`android.permission.BIND_ACCESSIBILITY_SERVICE` for an accessibility service), or null.
+   */
+  services: Array<{ name: string; permission: string | null }>;
 }
 
 /** Mirrors BinaryXmlParser.parse()'s walk; throws unless the parser is guaranteed to terminate cheaply. */
@@ -215,6 +220,15 @@ export function parseBinaryManifest(xml: Uint8Array): ManifestInfo {
     return { name, targetPackage };
   });
 
+  const services = (application === undefined ? [] : childElements(application, 'service')).map((element) => {
+    const rawName = stringValue(attribute(element, 'name', ANDROID_NS));
+    const name = rawName === null ? null : resolveClassName(packageName, rawName);
+    if (name === null || !CLASS_NAME.test(name)) {
+      throw invalidApk(`<service> has no valid class name (${JSON.stringify(rawName)})`);
+    }
+    return { name, permission: stringValue(attribute(element, 'permission', ANDROID_NS)) };
+  });
+
   return {
     packageName,
     // Unsigned, as PackageInfo.getLongVersionCode() reports it (versionCodeMajor is not supported).
@@ -225,5 +239,6 @@ export function parseBinaryManifest(xml: Uint8Array): ManifestInfo {
     testOnly: application !== undefined && boolValue(attribute(application, 'testOnly', ANDROID_NS)),
     debuggable: application !== undefined && boolValue(attribute(application, 'debuggable', ANDROID_NS)),
     instrumentations,
+    services,
   };
 }

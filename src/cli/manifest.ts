@@ -35,7 +35,7 @@ export function registerManifest(program: Command): void {
 }
 
 async function validateCommand(file: string, options: ValidateOptions): Promise<void> {
-  const { KNOWN_MANIFEST_FIELDS, sanitizeForTerminal, validateManifest } = await import(
+  const { knownFieldsOf, sanitizeForTerminal, validateReleaseManifest } = await import(
     '../manifest/index.ts'
   );
   const bytes = await readInput(file, MAX_MANIFEST_BYTES + 1);
@@ -45,7 +45,7 @@ async function validateCommand(file: string, options: ValidateOptions): Promise<
   if ('error' in parsed) {
     errors = [parsed.error];
   } else {
-    const result = validateManifest(parsed.value);
+    const result = validateReleaseManifest(parsed.value);
     errors = result.errors;
     manifest = result.manifest;
   }
@@ -55,7 +55,8 @@ async function validateCommand(file: string, options: ValidateOptions): Promise<
     process.stdout.write(`${JSON.stringify({ valid, errors, manifest })}\n`);
   } else if (manifest !== null) {
     const lines = [`valid: ${sanitizeForTerminal(`${manifest['name']} ${manifest['version']}`)}`];
-    const unknown = Object.keys(manifest).filter((k) => !KNOWN_MANIFEST_FIELDS.includes(k));
+    const known = knownFieldsOf(manifest['kind']);
+    const unknown = Object.keys(manifest).filter((k) => !known.includes(k));
     if (unknown.length > 0) {
       lines.push(`note: unknown fields kept but not trusted: ${sanitizeForTerminal(unknown.join(', '))}`);
     }

@@ -1,35 +1,60 @@
 import type { Command } from 'commander';
 import { BridgeError } from '../errors.ts';
+import { isManifestKind, MANIFEST_KINDS } from '../manifest/index.ts';
 import { EXIT_FAILURE, EXIT_USAGE, ExitCode, UsageError } from './exit.ts';
 
 interface PublishOptions {
-  apk: string;
+  apk?: string;
+  jar?: string;
+  kind?: string;
   version: string;
   name?: string;
   installArgs?: string;
   runner?: string;
+  mainClass?: string;
+  socketName?: string;
+  devicePath?: string;
+  serviceComponent?: string;
   store: string;
   json?: boolean;
 }
+
+const KIND_CHOICES = MANIFEST_KINDS;
 
 export function registerRelease(program: Command): void {
   const release = program.command('release').description('Build, package and publish helper releases');
   release
     .command('publish')
     .description(
-      'Publish a helper APK: verify its metadata, upload it, write its manifest, then move "latest"',
+      'Publish a helper release (an APK, or a dex jar for app_process): verify its metadata, upload it, ' +
+        'write its manifest, then move "latest"',
     )
-    .requiredOption('--apk <file>', 'the APK to publish')
+    .option('--apk <file>', 'the APK to publish (kinds instrumentation-apk, accessibility-service-apk)')
+    .option('--jar <file>', 'the dex jar to publish (kind app-process-jar; implies --kind app-process-jar)')
+    .option(
+      '--kind <kind>',
+      `what the artifact is: ${KIND_CHOICES.join(', ')} (default: instrumentation-apk, or app-process-jar with --jar)`,
+    )
     .requiredOption('--version <version>', 'release version (semver); must equal the APK versionName')
     .requiredOption(
       '--store <spec>',
       'file:DATA_DIR (what `serve --data-dir DATA_DIR` serves) or s3://BUCKET/PREFIX',
     )
     .option('--name <name>', 'helper name', 'android-snapshot-helper')
-    .option('--install-args <args>', 'install arguments, e.g. "install -r -t"', 'install -r -t')
+    .option('--install-args <args>', 'APK kinds: install arguments (default "install -r -t")')
     .option(
       '--runner <component>',
       "instrumentation runner pkg/.Class (default: the APK's only instrumentation)",
+    )
+    .option('--main-class <class>', 'app-process-jar: the class app_process starts (defined by the jar)')
+    .option('--socket-name <name>', 'glass kinds: the localabstract socket the component listens on')
+    .option(
+      '--device-path <path>',
+      'app-process-jar: where the jar goes (default /data/local/tmp/<name>.jar)',
+    )
+    .option(
+      '--service-component <component>',
+      "accessibility-service-apk: pkg/.Class (default: the APK's only accessibility service)",
     )
     .option('--json', 'print one JSON object')
     .action(async (opts: PublishOptions) => {
@@ -40,15 +65,31 @@ export function registerRelease(program: Command): void {
       const { publishRelease } = await import('../releases/publish.ts');
       const { parseInstallArgsString } = await import('../manifest/index.ts');
 
+      if ((opts.apk === undefined) === (opts.jar === undefined)) {
+        throw new UsageError('give exactly one of --apk <file> and --jar <file>');
+      }
+      const kind = opts.kind ?? (opts.jar === undefined ? 'instrumentation-apk' : 'app-process-jar');
+      if (!isManifestKind(kind)) {
+        throw new UsageError(`--kind must be one of ${KIND_CHOICES.join(', ')}, got ${JSON.stringify(kind)}`);
+      }
+      if ((kind === 'app-process-jar') !== (opts.jar !== undefined)) {
+        throw new UsageError(
+          kind === 'app-process-jar'
+            ? '--kind app-process-jar publishes a --jar'
+            : `--kind ${kind} publishes an --apk`,
+        );
+      }
+      const flag = opts.jar === undefined ? '--apk' : '--jar';
+      const file = (opts.jar ?? opts.apk) as string;
       // A regular file only: /dev/zero, a FIFO or a directory would hang or fail deep inside.
       // (stat, not open: opening a FIFO would block until a writer appears.)
-      const st = await stat(opts.apk).catch(() => null);
-      if (st === null) throw new UsageError(`--apk: cannot read ${opts.apk}`);
-      if (!st.isFile()) throw new UsageError(`--apk: ${opts.apk} is not a regular file`);
+      const st = await stat(file).catch(() => null);
+      if (st === null) throw new UsageError(`${flag}: cannot read ${file}`);
+      if (!st.isFile()) throw new UsageError(`${flag}: ${file} is not a regular file`);
       try {
-        await access(opts.apk, constants.R_OK);
+        await access(file, constants.R_OK);
       } catch {
-        throw new UsageError(`--apk: cannot read ${opts.apk}`);
+        throw new UsageError(`${flag}: cannot read ${file}`);
       }
       const config = loadConfig(process.env, {});
       // A file: store names the bridge's data directory; artifacts live under it as `serve` expects.
@@ -69,11 +110,18 @@ export function registerRelease(program: Command): void {
       const store = openArtifactStore(spec, config);
       try {
         const result = await publishRelease(store, {
-          apkPath: opts.apk,
+          apkPath: file,
           version: opts.version,
+          kind,
           ...(opts.name === undefined ? {} : { name: opts.name }),
-          installArgs: parseInstallArgsString(opts.installArgs ?? 'install -r -t'),
+          ...(opts.installArgs === undefined
+            ? {}
+            : { installArgs: parseInstallArgsString(opts.installArgs) }),
           ...(opts.runner === undefined ? {} : { runner: opts.runner }),
+          ...(opts.mainClass === undefined ? {} : { mainClass: opts.mainClass }),
+          ...(opts.socketName === undefined ? {} : { socketName: opts.socketName }),
+          ...(opts.devicePath === undefined ? {} : { devicePath: opts.devicePath }),
+          ...(opts.serviceComponent === undefined ? {} : { serviceComponent: opts.serviceComponent }),
           ...(progress ? { onProgress: progress.update } : {}),
         });
         progress?.stop();
@@ -82,8 +130,12 @@ export function registerRelease(program: Command): void {
         } else {
           const m = result.manifest;
           const verb = result.status === 'published' ? 'published' : 'already published (identical bytes)';
+          const what =
+            m.kind === 'app-process-jar'
+              ? `dex jar, main class ${m.mainClass}`
+              : `${m.packageName} versionCode ${m.versionCode}`;
           process.stdout.write(
-            `${verb}: ${m.name} ${m.version} (${m.packageName} versionCode ${m.versionCode})\n` +
+            `${verb}: ${m.name} ${m.version} (${what})\n` +
               `  sha256 ${m.sha256}\n  store  ${store.description}\n  latest ${result.latest ? 'yes' : 'no'}\n`,
           );
         }

@@ -23,6 +23,7 @@ import {
   type HelperManifest,
   integerRule,
   isSafeFileName,
+  KNOWN_MANIFEST_FIELDS,
   MANIFEST_KINDS,
   MAX_SDK_LEVEL,
   MAX_VERSION_CODE,
@@ -148,6 +149,16 @@ const A11Y_FIELDS: readonly FieldSpec[] = [
   socketName,
 ];
 const A11Y_ABSENT = ['instrumentationRunner', 'mainClass', 'devicePath'];
+
+const KNOWN_FIELDS: Readonly<Record<string, readonly string[]>> = {
+  'app-process-jar': ['kind', ...JAR_FIELDS.map((f) => f.key)],
+  'accessibility-service-apk': ['kind', ...A11Y_FIELDS.map((f) => f.key)],
+};
+
+/** The fields a manifest of this kind defines (absent or unknown kind: the instrumentation APK's). */
+export function knownFieldsOf(kind: unknown): readonly string[] {
+  return (typeof kind === 'string' ? KNOWN_FIELDS[kind] : undefined) ?? KNOWN_MANIFEST_FIELDS;
+}
 
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);

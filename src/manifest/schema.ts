@@ -45,6 +45,9 @@ export const MANIFEST_KINDS = [
   'app-process-jar',
 ] as const;
 export type ManifestKind = (typeof MANIFEST_KINDS)[number];
+export function isManifestKind(v: unknown): v is ManifestKind {
+  return typeof v === 'string' && (MANIFEST_KINDS as readonly string[]).includes(v);
+}
 export const DEFAULT_MANIFEST_KIND: ManifestKind = 'instrumentation-apk';
 export const SNAPSHOT_OUTPUT_FORMAT = 'uiautomator-xml';
 export const SNAPSHOT_STATUS_PROTOCOL = 'android-snapshot-helper-v1';

@@ -6,34 +6,55 @@
  * compare-and-swap, so concurrent publishers (threads, processes, machines sharing a store) never
  * leave a checksum that disagrees with its manifest nor move `latest` backwards.
  */
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { readApkInfo } from '../artifacts/apk-reader.ts';
+import { type ApkInfo, readApkInfo } from '../artifacts/apk-reader.ts';
+import { parseDexJar } from '../artifacts/dex.ts';
 import { sha256File } from '../artifacts/hash.ts';
 import type { ArtifactStore } from '../artifacts/store.ts';
 import { BridgeError, type FieldError } from '../errors.ts';
 import {
   assertInstallArgs,
   compareSemver,
+  DEVICE_JAR_DIR,
   HELPER_NAME_RE,
   HELPER_NAME_RULE,
-  type HelperManifest,
+  isJavaComponent,
+  isManifestKind,
   isSemver,
+  MANIFEST_KINDS,
+  type ManifestKind,
+  type ReleaseManifest,
   resolveComponent,
-  validateManifest,
+  validateReleaseManifest,
 } from '../manifest/index.ts';
 import { artifactKey, checksumKey, latestKey, manifestKey } from './layout.ts';
 import { formatLatestPointer, parseLatestPointer, ReleaseRepository } from './repository.ts';
 
 export const SNAPSHOT_HELPER_NAME = 'android-snapshot-helper';
 export const DEFAULT_INSTALL_ARGS = ['install', '-r', '-t'];
+/** The permission Android requires of an accessibility service's `<service>` element. */
+export const BIND_ACCESSIBILITY_SERVICE = 'android.permission.BIND_ACCESSIBILITY_SERVICE';
 
 export interface PublishRequest {
+  /** The artifact: an APK, or a dex jar for kind `app-process-jar`. */
   apkPath: string;
   version: string;
   name?: string;
+  /** What the artifact is (default `instrumentation-apk`; see src/manifest/kinds.ts). */
+  kind?: ManifestKind;
+  /** APK kinds only (default `install -r -t`). */
   installArgs?: string[];
   /** `pkg/.Class` or `pkg/full.Class`; default: the APK's only declared instrumentation. */
   runner?: string;
+  /** `app-process-jar`: the class `app_process` starts (must be defined by the jar's dex). */
+  mainClass?: string;
+  /** Both glass kinds: the `localabstract:` socket the component listens on. */
+  socketName?: string;
+  /** `app-process-jar`: where the jar is pushed (default `/data/local/tmp/<name>.jar`). */
+  devicePath?: string;
+  /** `accessibility-service-apk`: `pkg/.Class`; default: the APK's only accessibility service. */
+  serviceComponent?: string;
   /** A stable public URL for the artifact, when the store has one; otherwise apkUrl is resolved when served. */
   apkUrl?: string | null;
   onProgress?: (sentBytes: number, totalBytes: number) => void;
@@ -42,7 +63,7 @@ export interface PublishRequest {
 export interface PublishResult {
   /** `published`: new version written; `unchanged`: same version with identical bytes already there. */
   status: 'published' | 'unchanged';
-  manifest: HelperManifest;
+  manifest: ReleaseManifest;
   /** Whether the `latest` pointer now names this version. */
   latest: boolean;
 }
@@ -51,9 +72,17 @@ function refuse(message: string, errors: FieldError[] = []): BridgeError {
   return new BridgeError('INVALID_ARGUMENT', message, errors.length > 0 ? { details: { errors } } : {});
 }
 
-/** Build the manifest for an APK; pure apart from reading the APK. */
-async function buildManifest(request: PublishRequest): Promise<HelperManifest> {
+/** Fields a kind does not take: giving one is a mistake the publisher should hear about. */
+const NOT_FOR_KIND: Record<ManifestKind, Array<keyof PublishRequest>> = {
+  'instrumentation-apk': ['mainClass', 'socketName', 'devicePath', 'serviceComponent'],
+  'app-process-jar': ['installArgs', 'runner', 'serviceComponent'],
+  'accessibility-service-apk': ['runner', 'mainClass', 'devicePath'],
+};
+
+/** Build the manifest for an artifact; pure apart from reading the artifact. */
+async function buildManifest(request: PublishRequest): Promise<ReleaseManifest> {
   const name = request.name ?? SNAPSHOT_HELPER_NAME;
+  const kind = request.kind ?? 'instrumentation-apk';
   if (!HELPER_NAME_RE.test(name)) {
     throw refuse(`name ${JSON.stringify(name)} is not a valid helper name`, [
       { path: 'name', message: HELPER_NAME_RULE },
@@ -64,17 +93,76 @@ async function buildManifest(request: PublishRequest): Promise<HelperManifest> {
       { path: 'version', message: 'must be a semantic version such as 1.2.3' },
     ]);
   }
-  const installArgs = assertInstallArgs(request.installArgs ?? DEFAULT_INSTALL_ARGS);
-  const apk = await readApkInfo(request.apkPath);
-  const { sha256, size } = await sha256File(request.apkPath);
-
-  if (apk.versionName !== null && apk.versionName !== request.version) {
+  if (!isManifestKind(kind)) {
+    throw refuse(`kind ${JSON.stringify(kind)} is not a manifest kind`, [
+      { path: 'kind', message: `must be one of ${MANIFEST_KINDS.join(', ')}` },
+    ]);
+  }
+  const extra = NOT_FOR_KIND[kind].filter((key) => request[key] !== undefined);
+  if (extra.length > 0) {
     throw refuse(
-      `version ${request.version} does not match the APK's versionName ${apk.versionName} (${path.basename(request.apkPath)})`,
-      [{ path: 'version', message: `APK declares versionName ${apk.versionName}` }],
+      `${extra.join(', ')} ${extra.length === 1 ? 'does' : 'do'} not apply to a ${kind} release`,
+      extra.map((key) => ({ path: key, message: `not used by kind ${kind}` })),
     );
   }
+  if (name === SNAPSHOT_HELPER_NAME && kind !== 'instrumentation-apk') {
+    throw refuse(`${SNAPSHOT_HELPER_NAME} is an instrumentation APK, not a ${kind}`, [
+      { path: 'kind', message: 'must be instrumentation-apk for the snapshot helper' },
+    ]);
+  }
+  const { sha256, size } = await sha256File(request.apkPath);
+  const ext = kind === 'app-process-jar' ? 'jar' : 'apk';
+  const assetName = `${name}-${request.version}.${ext}`;
+  const common = {
+    kind,
+    name,
+    version: request.version,
+    releaseTag: `v${request.version}`,
+    assetName,
+    apkUrl: request.apkUrl ?? null,
+    sha256,
+    checksumName: `${assetName}.sha256`,
+  };
 
+  let candidate: Record<string, unknown>;
+  if (kind === 'app-process-jar') {
+    candidate = { ...common, ...(await jarFields(request, name)), sizeBytes: size };
+  } else {
+    const installArgs = assertInstallArgs(request.installArgs ?? DEFAULT_INSTALL_ARGS);
+    const apk = await readApkInfo(request.apkPath);
+    if (apk.versionName !== null && apk.versionName !== request.version) {
+      throw refuse(
+        `version ${request.version} does not match the APK's versionName ${apk.versionName} (${path.basename(request.apkPath)})`,
+        [{ path: 'version', message: `APK declares versionName ${apk.versionName}` }],
+      );
+    }
+    const specific =
+      kind === 'accessibility-service-apk'
+        ? a11yFields(request, apk)
+        : instrumentationFields(request, apk, name);
+    candidate = {
+      ...common,
+      packageName: apk.packageName,
+      versionCode: apk.versionCode,
+      ...specific,
+      minSdk: apk.minSdk ?? 1,
+      targetSdk: apk.targetSdk ?? apk.minSdk ?? 1,
+      ...(name === SNAPSHOT_HELPER_NAME
+        ? { outputFormat: 'uiautomator-xml', statusProtocol: 'android-snapshot-helper-v1' }
+        : {}),
+      installArgs,
+      sizeBytes: size,
+      ...(apk.signerCertSha256[0] === undefined ? {} : { signingCertSha256: apk.signerCertSha256[0] }),
+    };
+  }
+  // Today's instrumentation manifests carry no `kind` (it is their default): keep them byte-stable.
+  if (kind === 'instrumentation-apk') delete candidate['kind'];
+  const verdict = validateReleaseManifest(candidate);
+  if (!verdict.valid) throw refuse('the release would produce an invalid manifest', verdict.errors);
+  return verdict.manifest;
+}
+
+function instrumentationFields(request: PublishRequest, apk: ApkInfo, name: string): Record<string, unknown> {
   let runner: string | undefined;
   if (request.runner !== undefined) {
     let resolved: { packageName: string; className: string };
@@ -111,31 +199,77 @@ async function buildManifest(request: PublishRequest): Promise<HelperManifest> {
       { path: 'instrumentationRunner', message: 'required for the snapshot helper' },
     ]);
   }
+  return runner === undefined ? {} : { instrumentationRunner: runner };
+}
 
-  const assetName = `${name}-${request.version}.apk`;
-  const candidate: Record<string, unknown> = {
-    name,
-    version: request.version,
-    releaseTag: `v${request.version}`,
-    assetName,
-    apkUrl: request.apkUrl ?? null,
-    sha256,
-    checksumName: `${assetName}.sha256`,
-    packageName: apk.packageName,
-    versionCode: apk.versionCode,
-    ...(runner === undefined ? {} : { instrumentationRunner: runner }),
-    minSdk: apk.minSdk ?? 1,
-    targetSdk: apk.targetSdk ?? apk.minSdk ?? 1,
-    ...(name === SNAPSHOT_HELPER_NAME
-      ? { outputFormat: 'uiautomator-xml', statusProtocol: 'android-snapshot-helper-v1' }
-      : {}),
-    installArgs,
-    sizeBytes: size,
-    ...(apk.signerCertSha256[0] === undefined ? {} : { signingCertSha256: apk.signerCertSha256[0] }),
+/** The accessibility service: the one named (declared with the bind permission) or the APK's only one. */
+function a11yFields(request: PublishRequest, apk: ApkInfo): Record<string, unknown> {
+  const services = apk.services.filter((s) => s.permission === BIND_ACCESSIBILITY_SERVICE);
+  const declared = services.map((s) => s.name).join(', ') || 'none';
+  let className: string;
+  if (request.serviceComponent !== undefined) {
+    if (!isJavaComponent(request.serviceComponent)) {
+      throw refuse(`service ${JSON.stringify(request.serviceComponent)} is not a component (pkg/.Class)`, [
+        { path: 'serviceComponent', message: 'must be pkg/.Class or pkg/full.Class' },
+      ]);
+    }
+    const resolved = resolveComponent(request.serviceComponent);
+    if (resolved.packageName !== apk.packageName) {
+      throw refuse(
+        `service package ${resolved.packageName} does not match the APK's package ${apk.packageName}`,
+        [{ path: 'serviceComponent', message: `APK package is ${apk.packageName}` }],
+      );
+    }
+    if (!services.some((s) => s.name === resolved.className)) {
+      throw refuse(
+        `service ${resolved.className} is not an accessibility service of the APK (declared with ${BIND_ACCESSIBILITY_SERVICE}: ${declared})`,
+        [{ path: 'serviceComponent', message: `APK declares: ${declared}` }],
+      );
+    }
+    className = resolved.className;
+  } else if (services.length === 1) {
+    className = services[0]!.name;
+  } else {
+    throw refuse(
+      services.length === 0
+        ? `the APK declares no accessibility service (a <service> with ${BIND_ACCESSIBILITY_SERVICE})`
+        : `the APK declares ${services.length} accessibility services; choose one with --service-component`,
+      [{ path: 'serviceComponent', message: `APK declares: ${declared}` }],
+    );
+  }
+  return {
+    serviceComponent: shortComponent(apk.packageName, className),
+    socketName: requireSocketName(request),
   };
-  const verdict = validateManifest(candidate);
-  if (!verdict.valid) throw refuse('the release would produce an invalid manifest', verdict.errors);
-  return verdict.manifest;
+}
+
+async function jarFields(request: PublishRequest, name: string): Promise<Record<string, unknown>> {
+  if (request.mainClass === undefined) {
+    throw refuse('an app-process-jar release needs its main class (--main-class)', [
+      { path: 'mainClass', message: 'required for kind app-process-jar' },
+    ]);
+  }
+  const jar = parseDexJar(await readFile(request.apkPath));
+  if (!jar.classes.includes(request.mainClass)) {
+    throw refuse(
+      `main class ${request.mainClass} is not defined by the jar's ${jar.dexEntries.join(', ')} (${jar.classes.length} classes)`,
+      [{ path: 'mainClass', message: 'must be a class the jar defines' }],
+    );
+  }
+  return {
+    mainClass: request.mainClass,
+    socketName: requireSocketName(request),
+    devicePath: request.devicePath ?? `${DEVICE_JAR_DIR}${name}.jar`,
+  };
+}
+
+function requireSocketName(request: PublishRequest): string {
+  if (request.socketName === undefined) {
+    throw refuse(`a ${request.kind} release needs its socket name (--socket-name)`, [
+      { path: 'socketName', message: `required for kind ${request.kind}` },
+    ]);
+  }
+  return request.socketName;
 }
 
 function shortComponent(packageName: string, className: string): string {
@@ -144,11 +278,11 @@ function shortComponent(packageName: string, className: string): string {
     : `${packageName}/${className}`;
 }
 
-function sameRelease(a: HelperManifest, b: HelperManifest): boolean {
+function sameRelease(a: ReleaseManifest, b: ReleaseManifest): boolean {
   return a.sha256 === b.sha256;
 }
 
-function conflict(existing: HelperManifest): BridgeError {
+function conflict(existing: ReleaseManifest): BridgeError {
   return new BridgeError(
     'CONFLICT',
     `${existing.name} ${existing.version} is already published with different bytes (sha256 ${existing.sha256}); a published version is immutable`,
@@ -164,7 +298,7 @@ export async function publishRelease(store: ArtifactStore, request: PublishReque
   const repo = new ReleaseRepository(store);
   const { name, version } = manifest;
 
-  const existing = await repo.getManifest(name, version);
+  const existing = await repo.getRelease(name, version);
   if (existing !== null) {
     if (!sameRelease(existing, manifest)) throw conflict(existing);
     // Same bytes: finish what a publisher that stopped after the commit point may have left undone.
@@ -177,7 +311,10 @@ export async function publishRelease(store: ArtifactStore, request: PublishReque
   const present = await store.stat(key);
   if (present === null || present.size !== manifest.sizeBytes) {
     await store.putFile(key, request.apkPath, {
-      contentType: 'application/vnd.android.package-archive',
+      contentType:
+        manifest.kind === 'app-process-jar'
+          ? 'application/java-archive'
+          : 'application/vnd.android.package-archive',
       ...(request.onProgress ? { onProgress: request.onProgress } : {}),
     });
   } else {
@@ -194,7 +331,7 @@ export async function publishRelease(store: ArtifactStore, request: PublishReque
       contentType: 'application/json',
     },
   );
-  const winner = await repo.getManifest(name, version);
+  const winner = await repo.getRelease(name, version);
   if (winner === null) {
     throw new BridgeError(
       'UNAVAILABLE',
@@ -217,7 +354,7 @@ export async function publishRelease(store: ArtifactStore, request: PublishReque
  * any publisher of the same bytes (the winner, a racer, a retry after a crash) may run it: the
  * checksum file, then `latest`. Resolves whether `latest` names this version.
  */
-async function completeRelease(store: ArtifactStore, manifest: HelperManifest): Promise<boolean> {
+async function completeRelease(store: ArtifactStore, manifest: ReleaseManifest): Promise<boolean> {
   const { name, version } = manifest;
   const assetName = manifest.assetName ?? name;
   const checksumName = manifest.checksumName ?? `${assetName}.sha256`;

@@ -1,10 +1,20 @@
 /**
  * Read side of published releases over an ArtifactStore (see layout.ts). Every manifest read back
  * from a store is validated again: a store is outside input too.
+ *
+ * `getRelease` / `getLatestRelease` return a manifest of any kind (what the manifest routes serve);
+ * `getManifest` / `getLatestManifest` are for callers that install and instrument an APK (ensure,
+ * snapshot) and refuse a helper of another kind with a clear error.
  */
 import type { ArtifactStore } from '../artifacts/store.ts';
 import { BridgeError, isBridgeError } from '../errors.ts';
-import { compareSemver, type HelperManifest, isSemver, validateManifest } from '../manifest/index.ts';
+import {
+  compareSemver,
+  type HelperManifest,
+  isSemver,
+  type ReleaseManifest,
+  validateReleaseManifest,
+} from '../manifest/index.ts';
 import { parseStrictJson } from '../strict-json.ts';
 import { helpersPrefix, latestKey, manifestKey, versionPrefix } from './layout.ts';
 
@@ -25,11 +35,17 @@ export class ReleaseRepository {
     return this.#store;
   }
 
-  /** The manifest of one version, or null when that version was never published. */
-  async getManifest(name: string, version: string): Promise<HelperManifest | null> {
+  /** The manifest (any kind) of one version, or null when that version was never published. */
+  async getRelease(name: string, version: string): Promise<ReleaseManifest | null> {
     const bytes = await this.#store.get(manifestKey(name, version));
     if (bytes === null) return null;
     return parseStoredManifest(bytes, `${name} ${version}`);
+  }
+
+  /** The manifest of one version of an instrumentation-APK helper, or null when never published. */
+  async getManifest(name: string, version: string): Promise<HelperManifest | null> {
+    const manifest = await this.getRelease(name, version);
+    return manifest === null ? null : instrumentationApk(manifest);
   }
 
   /** The version the `latest` pointer names, or null when nothing was published. */
@@ -39,9 +55,14 @@ export class ReleaseRepository {
     return parseLatestPointer(bytes, name);
   }
 
-  async getLatestManifest(name: string): Promise<HelperManifest | null> {
+  async getLatestRelease(name: string): Promise<ReleaseManifest | null> {
     const version = await this.getLatestVersion(name);
-    return version === null ? null : this.getManifest(name, version);
+    return version === null ? null : this.getRelease(name, version);
+  }
+
+  async getLatestManifest(name: string): Promise<HelperManifest | null> {
+    const manifest = await this.getLatestRelease(name);
+    return manifest === null ? null : instrumentationApk(manifest);
   }
 
   async listVersions(name: string): Promise<string[]> {
@@ -85,7 +106,18 @@ export function formatLatestPointer(version: string): string {
   return `${JSON.stringify({ version })}\n`;
 }
 
-export function parseStoredManifest(bytes: Buffer, what: string): HelperManifest {
+/** The manifest as an instrumentation APK; INVALID_ARGUMENT naming the kind otherwise. */
+export function instrumentationApk(manifest: ReleaseManifest): HelperManifest {
+  if (manifest.kind === undefined || manifest.kind === 'instrumentation-apk') return manifest;
+  const { kind } = manifest;
+  throw new BridgeError(
+    'INVALID_ARGUMENT',
+    `helper ${manifest.name} ${manifest.version} is a ${kind} release, not an instrumentation APK`,
+    { details: { name: manifest.name, version: manifest.version, kind } },
+  );
+}
+
+export function parseStoredManifest(bytes: Buffer, what: string): ReleaseManifest {
   let raw: unknown;
   try {
     raw = parseStrictJson(bytes);
@@ -95,7 +127,7 @@ export function parseStoredManifest(bytes: Buffer, what: string): HelperManifest
       `stored manifest of ${what} is not valid JSON: ${isBridgeError(err) ? err.message.replace(/^JSON: /, '') : 'unreadable'}`,
     );
   }
-  const verdict = validateManifest(raw);
+  const verdict = validateReleaseManifest(raw);
   if (!verdict.valid) {
     throw new BridgeError('INTERNAL', `stored manifest of ${what} is invalid`, {
       details: { errors: verdict.errors },

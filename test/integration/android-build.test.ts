@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readApkInfo } from '../../src/artifacts/apk-reader.ts';
+import { parseDexJar } from '../../src/artifacts/dex.ts';
 import {
   ANDROID_VERSION,
   ANDROID_VERSION_CODE,
@@ -134,6 +135,15 @@ describe('glass agent jar', () => {
     expect(dump.stdout).toContain("Class descriptor  : 'Ldev/devicebridge/glassagent/core/AgentProtocol;'");
     expect(dump.stdout).not.toMatch(/Test;'|Recording/);
   });
+
+  it('our dex reader lists exactly the classes dexdump lists (what release publish checks mainClass against)', async () => {
+    const dump = await run('dexdump', [path.join(first, AGENT)]);
+    const dexdumped = [...dump.stdout.matchAll(/Class descriptor\s*: 'L([^']+);'/g)].map((m) =>
+      (m[1] as string).replaceAll('/', '.'),
+    );
+    expect(dexdumped.length).toBeGreaterThan(3);
+    expect(parseDexJar(await readFile(path.join(first, AGENT))).classes).toEqual(dexdumped);
+  });
 });
 
 describe('glass a11y APK', () => {
@@ -166,7 +176,7 @@ describe('glass a11y APK', () => {
 });
 
 describe('publish-android.sh', () => {
-  it('publishes the built helper into a file store; the manifest passes manifest validate; a rerun is unchanged', async () => {
+  it('publishes the three artifacts into a file store; each manifest passes manifest validate; a rerun is unchanged', async () => {
     const data = path.join(scratch, 'store');
     const published = await run('bash', [
       'release/publish-android.sh',
@@ -175,10 +185,17 @@ describe('publish-android.sh', () => {
       `file:${data}`,
       '--json',
     ]);
-    expect(published.code).toBe(0);
-    const line = JSON.parse(published.stdout) as { status: string; manifest: Record<string, unknown> };
-    expect(line.status).toBe('published');
-    expect(line.manifest).toMatchObject({
+    expect(published.code, published.stderr).toBe(0);
+    const lines = published.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { status: string; manifest: Record<string, unknown> });
+    expect(lines.map((l) => [l.manifest['name'], l.status])).toEqual([
+      ['android-snapshot-helper', 'published'],
+      ['glass-agent', 'published'],
+      ['glass-a11y', 'published'],
+    ]);
+    expect(lines[0]!.manifest).toMatchObject({
       name: 'android-snapshot-helper',
       version: ANDROID_VERSION,
       versionCode: ANDROID_VERSION_CODE,
@@ -187,15 +204,38 @@ describe('publish-android.sh', () => {
       signingCertSha256: DEBUG_CERT_SHA256,
       sha256: await sha256(path.join(first, HELPER)),
     });
-    const stored = path.join(
-      data,
-      'artifacts/helpers/android-snapshot-helper/versions',
-      ANDROID_VERSION,
-      'manifest.json',
-    );
-    const validate = await run('node', ['src/cli/bin.js', 'manifest', 'validate', stored, '--json']);
-    expect(validate.code).toBe(0);
-    expect(JSON.parse(validate.stdout)).toMatchObject({ valid: true, errors: [] });
+    expect(lines[0]!.manifest).not.toHaveProperty('kind');
+    expect(lines[1]!.manifest).toEqual({
+      kind: 'app-process-jar',
+      name: 'glass-agent',
+      version: ANDROID_VERSION,
+      releaseTag: `v${ANDROID_VERSION}`,
+      assetName: `glass-agent-${ANDROID_VERSION}.jar`,
+      apkUrl: null,
+      sha256: await sha256(path.join(first, AGENT)),
+      checksumName: `glass-agent-${ANDROID_VERSION}.jar.sha256`,
+      mainClass: 'dev.devicebridge.glassagent.Main',
+      socketName: 'glass-agent',
+      devicePath: '/data/local/tmp/glass-agent.jar',
+      sizeBytes: (await readFile(path.join(first, AGENT))).length,
+    });
+    expect(lines[2]!.manifest).toMatchObject({
+      kind: 'accessibility-service-apk',
+      name: 'glass-a11y',
+      packageName: 'dev.devicebridge.glassa11y',
+      versionCode: ANDROID_VERSION_CODE,
+      serviceComponent: 'dev.devicebridge.glassa11y/.GlassAccessibilityService',
+      socketName: 'glass-a11y',
+      installArgs: ['install', '-r', '-t'],
+      signingCertSha256: DEBUG_CERT_SHA256,
+      sha256: await sha256(path.join(first, A11Y)),
+    });
+    for (const name of ['android-snapshot-helper', 'glass-agent', 'glass-a11y']) {
+      const stored = path.join(data, 'artifacts/helpers', name, 'versions', ANDROID_VERSION, 'manifest.json');
+      const validate = await run('node', ['src/cli/bin.js', 'manifest', 'validate', stored, '--json']);
+      expect(validate.code, name).toBe(0);
+      expect(JSON.parse(validate.stdout)).toMatchObject({ valid: true, errors: [] });
+    }
     const again = await run('bash', [
       'release/publish-android.sh',
       second,
@@ -204,7 +244,12 @@ describe('publish-android.sh', () => {
       '--json',
     ]);
     expect(again.code).toBe(0);
-    expect(JSON.parse(again.stdout)).toMatchObject({ status: 'unchanged' });
+    expect(
+      again.stdout
+        .trim()
+        .split('\n')
+        .map((l) => (JSON.parse(l) as { status: string }).status),
+    ).toEqual(['unchanged', 'unchanged', 'unchanged']);
   });
 
   it('refuses an artifact that does not match its .sha256', async () => {

@@ -143,6 +143,16 @@ describe('fixtures', () => {
   });
 });
 
+/** The fixtures that declare `<service>`s (test/fixtures/apk/manifests/*.xml). */
+const SERVICES: Record<string, ApkInfo['services']> = {
+  'a11y-service.apk': [
+    {
+      name: 'dev.glass.a11y.GlassAccessibilityService',
+      permission: 'android.permission.BIND_ACCESSIBILITY_SERVICE',
+    },
+  ],
+};
+
 describe('readApkInfo on the fixtures', () => {
   it.each(fixtures.map((f) => [f.file]))('%s equals FIXTURES.json', async (file) => {
     const { meta, path } = fixture(file);
@@ -156,6 +166,7 @@ describe('readApkInfo on the fixtures', () => {
       testOnly: meta.testOnly,
       debuggable: false,
       instrumentations: meta.instrumentations,
+      services: SERVICES[file] ?? [],
       signerCertSha256: meta.signerSha256 === null ? [] : [meta.signerSha256],
     } satisfies ApkInfo);
   });

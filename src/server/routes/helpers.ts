@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { BridgeError } from '../../errors.ts';
-import type { HelperManifest } from '../../manifest/index.ts';
+import type { ReleaseManifest } from '../../manifest/index.ts';
 import { artifactKey } from '../../releases/layout.ts';
 import type { AppEnv } from '../env.ts';
 import { errorResponses, HelperNameParam, ManifestSchema, VersionParam } from '../schemas.ts';
@@ -18,7 +18,7 @@ const HelperList = z
 /** Presigned URLs are reused for half their lifetime so a manifest's ETag stays stable meanwhile. */
 const presignMemo = new WeakMap<object, Map<string, { url: string; until: number }>>();
 
-async function resolveApkUrl(c: Context<AppEnv>, manifest: HelperManifest): Promise<string | null> {
+async function resolveApkUrl(c: Context<AppEnv>, manifest: ReleaseManifest): Promise<string | null> {
   if (manifest.apkUrl !== null) return manifest.apkUrl;
   const { store, config } = c.var.services;
   if (store.kind === 's3') {
@@ -47,7 +47,7 @@ async function resolveApkUrl(c: Context<AppEnv>, manifest: HelperManifest): Prom
 }
 
 /** Serve a manifest with a strong ETag over the exact body and `If-None-Match` → 304. */
-async function sendManifest(c: Context<AppEnv>, manifest: HelperManifest, cacheControl: string) {
+async function sendManifest(c: Context<AppEnv>, manifest: ReleaseManifest, cacheControl: string) {
   const served = { ...manifest, apkUrl: await resolveApkUrl(c, manifest) };
   const body = JSON.stringify(served);
   const etag = `"${createHash('sha256').update(body).digest('hex').slice(0, 32)}"`;
@@ -90,7 +90,7 @@ export function registerHelpers(app: OpenAPIHono<AppEnv>): void {
     }),
     async (c) => {
       const { name } = c.req.valid('param');
-      const manifest = await c.var.services.releases.getLatestManifest(name);
+      const manifest = await c.var.services.releases.getLatestRelease(name);
       if (manifest === null) throw new BridgeError('NOT_FOUND', `helper ${name} has no published release`);
       return sendManifest(c, manifest, 'public, max-age=60, must-revalidate') as never;
     },
@@ -106,7 +106,7 @@ export function registerHelpers(app: OpenAPIHono<AppEnv>): void {
     }),
     async (c) => {
       const { name, version } = c.req.valid('param');
-      const manifest = await c.var.services.releases.getManifest(name, version);
+      const manifest = await c.var.services.releases.getRelease(name, version);
       if (manifest === null) throw new BridgeError('NOT_FOUND', `helper ${name} has no release ${version}`);
       return sendManifest(c, manifest, 'public, max-age=300') as never;
     },

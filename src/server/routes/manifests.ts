@@ -1,6 +1,6 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import { type BridgeError, type FieldError, isBridgeError } from '../../errors.ts';
-import { validateManifest } from '../../manifest/index.ts';
+import { validateReleaseManifest } from '../../manifest/index.ts';
 import { readLimited } from '../body.ts';
 import type { AppEnv } from '../env.ts';
 import { parseJsonBody } from '../json-body.ts';
@@ -65,7 +65,7 @@ export function registerManifests(app: OpenAPIHono<AppEnv>): void {
         };
         return c.json(verdict, 200);
       }
-      const verdict = validateManifest(raw);
+      const verdict = validateReleaseManifest(raw);
       return c.json(verdict as z.infer<typeof Verdict>, 200);
     },
   );

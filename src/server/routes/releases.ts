@@ -8,7 +8,7 @@ import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import busboy from 'busboy';
 import type { Context } from 'hono';
 import { BridgeError } from '../../errors.ts';
-import { parseInstallArgsString } from '../../manifest/index.ts';
+import { isManifestKind, MANIFEST_KINDS, parseInstallArgsString } from '../../manifest/index.ts';
 import { publishRelease } from '../../releases/publish.ts';
 import { hasBody, limitedStream, mediaTypeOf, tooLarge } from '../body.ts';
 import type { AppEnv } from '../env.ts';
@@ -27,12 +27,39 @@ const Query = z.object({
     .openapi({ description: 'release version (semver); or a form field' }),
   installArgs: z.string().max(64).optional().openapi({ example: 'install -r -t' }),
   runner: z.string().max(512).optional().openapi({ example: 'com.example.helper/.Instrumentation' }),
+  kind: z
+    .enum(MANIFEST_KINDS)
+    .optional()
+    .openapi({ description: 'what the artifact is (default instrumentation-apk)' }),
+  mainClass: z.string().max(512).optional().openapi({ example: 'dev.devicebridge.glassagent.Main' }),
+  socketName: z.string().max(64).optional().openapi({ example: 'glass-agent' }),
+  devicePath: z.string().max(512).optional().openapi({ example: '/data/local/tmp/glass-agent.jar' }),
+  serviceComponent: z
+    .string()
+    .max(512)
+    .optional()
+    .openapi({ example: 'dev.devicebridge.glassa11y/.GlassAccessibilityService' }),
 });
 
 /** Multipart framing and the small text fields get this much room above the APK limit. */
 const MULTIPART_OVERHEAD_BYTES = 64 * 1024;
-const APK_TYPES = ['application/vnd.android.package-archive', 'application/octet-stream'];
-const FORM_FIELDS = new Set(['version', 'installArgs', 'runner']);
+const APK_TYPES = [
+  'application/vnd.android.package-archive',
+  'application/java-archive',
+  'application/octet-stream',
+];
+/** The text fields of a publish, as form fields or query parameters (the same names). */
+const TEXT_FIELDS = [
+  'version',
+  'installArgs',
+  'runner',
+  'kind',
+  'mainClass',
+  'socketName',
+  'devicePath',
+  'serviceComponent',
+] as const;
+const FORM_FIELDS = new Set<string>(TEXT_FIELDS);
 
 const uploadPolicy: BodyPolicy = {
   maxBytes: (services) => services.config.maxUploadBytes + MULTIPART_OVERHEAD_BYTES,
@@ -64,7 +91,7 @@ async function receiveMultipart(
         files: 1,
         fields: FORM_FIELDS.size,
         fieldSize: 1024,
-        parts: 8,
+        parts: 1 + TEXT_FIELDS.length,
         headerPairs: 16,
       },
     });
@@ -95,7 +122,7 @@ async function receiveMultipart(
   });
   for (const event of ['filesLimit', 'fieldsLimit', 'partsLimit'] as const) {
     parser.on(event, () =>
-      fail(badForm('too many parts (one file "apk" and the fields version, installArgs, runner)')),
+      fail(badForm(`too many parts (one file "apk" and the fields ${TEXT_FIELDS.join(', ')})`)),
     );
   }
   const source = Readable.fromWeb(
@@ -136,12 +163,14 @@ export function registerReleases(app: OpenAPIHono<AppEnv>): void {
     createRoute({
       method: 'post',
       path: '/v1/helpers/{name}/releases',
-      summary: 'Admin: upload an APK and publish it as a helper release',
+      summary: 'Admin: upload an APK (or a dex jar) and publish it as a helper release',
       security: [{ bearer: [] }],
       middleware: guard({ access: 'admin', body: uploadPolicy, expensive: true }),
       description:
-        'Body: multipart/form-data with a file field `apk` and fields `version`, `installArgs`, `runner`; or the raw APK ' +
-        '(application/vnd.android.package-archive) with those as query parameters. A published version is immutable: ' +
+        'Body: multipart/form-data with a file field `apk` (the APK, or the dex jar of an app-process-jar) and fields ' +
+        '`version`, `installArgs`, `runner`, `kind`, `mainClass`, `socketName`, `devicePath`, `serviceComponent`; or the ' +
+        'raw artifact (application/vnd.android.package-archive, application/java-archive) with those as query parameters. ' +
+        'A published version is immutable: ' +
         'the same bytes again is a no-op (200, status "unchanged"), different bytes are refused (409).',
       request: { params: z.object({ name: HelperNameParam }), query: Query },
       responses: {
@@ -163,14 +192,29 @@ export function registerReleases(app: OpenAPIHono<AppEnv>): void {
         const { fields } = await receiveApk(c, file, services.config.maxUploadBytes);
         const version = fields['version'] ?? query.version;
         if (version === undefined) throw new BridgeError('INVALID_ARGUMENT', 'version is required');
-        const installArgsText = fields['installArgs'] ?? query.installArgs;
-        const runner = fields['runner'] ?? query.runner;
+        const text = (key: (typeof TEXT_FIELDS)[number]): string | undefined => fields[key] ?? query[key];
+        const installArgsText = text('installArgs');
+        const kind = text('kind');
+        if (kind !== undefined && !isManifestKind(kind)) {
+          throw new BridgeError('INVALID_ARGUMENT', `kind must be one of ${MANIFEST_KINDS.join(', ')}`, {
+            details: { errors: [{ path: 'kind', message: `must be one of ${MANIFEST_KINDS.join(', ')}` }] },
+          });
+        }
+        const optional = (key: 'runner' | 'mainClass' | 'socketName' | 'devicePath' | 'serviceComponent') => {
+          const value = text(key);
+          return value === undefined ? {} : { [key]: value };
+        };
         const result = await publishRelease(services.store, {
           apkPath: file,
           name,
           version,
+          ...(kind === undefined ? {} : { kind }),
           ...(installArgsText === undefined ? {} : { installArgs: parseInstallArgsString(installArgsText) }),
-          ...(runner === undefined ? {} : { runner }),
+          ...optional('runner'),
+          ...optional('mainClass'),
+          ...optional('socketName'),
+          ...optional('devicePath'),
+          ...optional('serviceComponent'),
         });
         services.metrics.publishes.inc({ outcome: result.status });
         c.var.logger.info({ helper: name, version, status: result.status }, 'release publish');
