@@ -37,12 +37,17 @@ function exchange(name: string): Array<{ request: string; reply: Reply }> {
   return requests.map((request, i) => ({ request, reply: JSON.parse(replies[i] as string) as Reply }));
 }
 
+/**
+ * The id a device echoes: the request must be one JSON object (nothing after it, not even
+ * whitespace), with no non-finite number in it, and an integer id a JSON host holds exactly.
+ */
 function requestId(request: string): number {
+  if (/[ \t\r\n]$/.test(request)) return -1;
   try {
     const value = JSON.parse(request) as { id?: unknown };
-    return typeof value === 'object' && value !== null && Number.isInteger(value.id)
-      ? (value.id as number)
-      : -1;
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return -1;
+    if (/\d[eE]\d{3,}/.test(request)) return -1; // 1e400: org.json refuses Infinity
+    return Number.isSafeInteger(value.id) ? (value.id as number) : -1;
   } catch {
     return -1;
   }
@@ -56,7 +61,7 @@ describe('glass agent replies', () => {
       expect(reply.id).toBe(requestId(request));
       if (reply.id === -1) expect(reply).toEqual({ id: -1, ok: false, error: 'malformed request' });
     }
-    expect(pairs.filter((p) => p.reply.id === -1)).toHaveLength(2);
+    expect(pairs.filter((p) => p.reply.id === -1)).toHaveLength(8);
   });
 
   it('answer each op with ok and its fields; errors keep the connection and say why', () => {
@@ -68,8 +73,12 @@ describe('glass agent replies', () => {
     expect(byId.get(12)).toEqual({ id: 12, ok: false, error: 'unknown op: teleport' });
     expect(byId.get(13)?.ok).toBe(false);
     expect(byId.get(14)?.error).toContain('t_ms must not decrease');
-    // The connection stayed open: the last request after every error was answered.
-    expect(pairs.at(-1)?.reply).toEqual({ id: 15, ok: true });
+    // The connection stayed open: requests after every error were answered.
+    expect(byId.get(15)).toEqual({ id: 15, ok: true });
+    expect(byId.get(17)?.text).toBe('</script> "q" \\ tab\there\nnl \u0001 \u007f \u2028 é');
+    expect(byId.get(19)?.error).toBe('modifier "ctrl" repeated in key chord "ctrl+ctrl+a"');
+    expect(byId.get(34)?.text).toBe('lone ? high, pair 🚀');
+    expect(byId.get(9007199254740991)).toEqual({ id: 9007199254740991, ok: true });
   });
 });
 

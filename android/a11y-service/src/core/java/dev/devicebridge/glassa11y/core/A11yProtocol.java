@@ -111,7 +111,11 @@ public final class A11yProtocol {
     }
 
     static Long integer(Object value) {
-        if (value instanceof Integer || value instanceof Long) return ((Number) value).longValue();
+        // Ids and refs stay within what a JSON host can hold exactly (2^53 - 1), as JavaScript hosts read them.
+        if (value instanceof Integer || value instanceof Long) {
+            long v = ((Number) value).longValue();
+            return Math.abs(v) <= 9007199254740991L ? Long.valueOf(v) : null;
+        }
         if (value instanceof Double) {
             double d = (Double) value;
             if (d == Math.rint(d) && Math.abs(d) <= 9007199254740991.0) return (long) d;

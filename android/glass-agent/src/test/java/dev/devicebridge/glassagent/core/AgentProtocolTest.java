@@ -66,10 +66,13 @@ public class AgentProtocolTest {
     @Test
     public void malformedLinesGetIdMinusOne() {
         for (String line : new String[] {"not json", "[1,2]", "{\"op\":\"ping\"}", "{\"id\":\"7\",\"op\":\"ping\"}",
-            "{\"id\":1.5,\"op\":\"ping\"}", "{\"id\":1,\"op\":\"ping\"} trailing", "{\"id\":1,"}) {
+            "{\"id\":1.5,\"op\":\"ping\"}", "{\"id\":1,\"op\":\"ping\"} trailing", "{\"id\":1,",
+            // Beyond 2^53 - 1 a JavaScript host cannot hold the id it would get back.
+            "{\"id\":9007199254740992,\"op\":\"ping\"}", "{\"id\":-9007199254740992,\"op\":\"ping\"}"}) {
             assertEquals(line, AgentProtocol.MALFORMED, protocol.handle(line));
         }
         assertEquals("{\"id\":-1,\"ok\":false,\"error\":\"malformed request\"}", AgentProtocol.MALFORMED);
+        assertEquals("{\"id\":9007199254740991,\"ok\":true}", protocol.handle("{\"id\":9007199254740991,\"op\":\"ping\"}"));
         assertTrue(agent.calls.isEmpty());
     }
 
