@@ -81,6 +81,8 @@ export interface SimDevice {
   displaySize(): { width: number; height: number };
   /** Record an injected input event (gestures, `input tap`), for tests to inspect. */
   recordInput(event: Record<string, unknown>): void;
+  /** The system clipboard's primary clip as text (the glass agent reads and sets it); null when empty. */
+  clipboard: string | null;
   readonly faults: Faults;
   /** Seeded PRNG in [0, 1), so randomised behaviour (faults) is reproducible per device. */
   random(): number;

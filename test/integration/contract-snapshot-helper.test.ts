@@ -233,6 +233,7 @@ function contractDevice(xml: string) {
   const random = mulberry32(7);
   const device: SimDevice & { connect(port: number): Promise<net.Socket>; close(): void } = {
     serial: 'contract-1',
+    clipboard: null,
     getprop: (key) => (key === 'ro.build.version.sdk' ? '34' : undefined),
     findPackage: (name) => (name === PKG ? pkg : undefined),
     findInstrumentation: (component) =>

@@ -58,6 +58,7 @@ function fakeDevice(
   const random = mulberry32(options.seed ?? 42);
   const device: FakeDevice = {
     serial: 'emulator-5554',
+    clipboard: null,
     inputs,
     getprop: (key) => (key === 'ro.build.version.sdk' ? '34' : undefined),
     findPackage: (name) => (name === PKG && options.installed !== false ? pkg : undefined),

@@ -38,6 +38,8 @@ export class SimDeviceImpl implements SimDevice {
   readonly #inputEvents: Array<Record<string, unknown>> = [];
   readonly #random: () => number;
   #uiXml: string | undefined;
+  /** The system clipboard's primary clip as text (the glass agent reads and sets it); null when empty. */
+  clipboard: string | null = null;
 
   constructor(options: SimDeviceOptions) {
     this.serial = options.serial;

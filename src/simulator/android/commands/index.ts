@@ -1,6 +1,7 @@
 /** The command table of the emulated `/system/bin`. */
 import type { CommandFn } from '../context.ts';
 import { am } from './am.ts';
+import { appProcess } from './app-process.ts';
 import { echo, falseCommand, id, sh, sleep, trueCommand, uname, whoami } from './basic.ts';
 import { dumpsys } from './dumpsys.ts';
 import { cat, ls, md5sum, mkdir, rm, sha1sum, sha256sum, touch } from './files.ts';
@@ -82,6 +83,7 @@ export function createCommandTable(extra: Iterable<[string, CommandFn]> = []): M
   return new Map<string, CommandFn>([
     ...TOYBOX,
     ['am', am],
+    ['app_process', appProcess],
     ['cmd', cmd],
     ['dumpsys', dumpsys],
     ['getprop', getprop],

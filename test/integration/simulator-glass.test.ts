@@ -1,0 +1,148 @@
+/**
+ * The simulator's glass agent through the real adb server, as the bridge will drive it: push the
+ * dex jar, start it with `CLASSPATH=… app_process / Main` on a held shell, forward
+ * `localabstract:glass-agent`, read the banner, talk; one client at a time; a second agent finds
+ * the socket taken; closing the shell stops the agent.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { connect as netConnect, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type SimulatedDevice, type Simulator, startSimulator } from '../../src/simulator/index.ts';
+import { buildDexJar } from '../support/dex-jar.ts';
+import { type AdbServer, startAdbServer } from './support/adb-server.ts';
+
+const MAIN = 'dev.devicebridge.glassagent.Main';
+const JAR = '/data/local/tmp/glass-agent.jar';
+let sim: Simulator;
+let server: AdbServer;
+let device: SimulatedDevice;
+let dir: string;
+
+/** A line client on a forwarded port: `next()` resolves with the next reply line. */
+function lineClient(
+  port: number,
+): Promise<{ socket: Socket; next(): Promise<string>; send(line: string): void }> {
+  return new Promise((resolve, reject) => {
+    const socket = netConnect(port, '127.0.0.1');
+    const lines: string[] = [];
+    const waiters: Array<(l: string) => void> = [];
+    let buffer = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (text: string) => {
+      buffer += text;
+      for (let i = buffer.indexOf('\n'); i !== -1; i = buffer.indexOf('\n')) {
+        const line = buffer.slice(0, i);
+        buffer = buffer.slice(i + 1);
+        const waiter = waiters.shift();
+        if (waiter) waiter(line);
+        else lines.push(line);
+      }
+    });
+    socket.on('error', reject);
+    socket.on('connect', () =>
+      resolve({
+        socket,
+        send: (line) => socket.write(`${line}\n`),
+        next: () =>
+          new Promise<string>((res) => {
+            const line = lines.shift();
+            if (line !== undefined) res(line);
+            else waiters.push(res);
+          }),
+      }),
+    );
+  });
+}
+
+async function forward(): Promise<number> {
+  const out = await server.adb(['-s', device.serial, 'forward', 'tcp:0', 'localabstract:glass-agent']);
+  return Number(out.stdout.toString().trim());
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'sim-glass-'));
+  sim = await startSimulator({ port: 0, count: 1 });
+  device = sim.devices[0]!;
+  server = await startAdbServer();
+  await server.connect(device.address);
+  const jar = join(dir, 'glass-agent.jar');
+  await writeFile(jar, buildDexJar([MAIN, 'dev.devicebridge.glassagent.core.AgentProtocol']));
+  expect((await server.adb(['-s', device.serial, 'push', jar, JAR])).code).toBe(0);
+});
+
+afterAll(async () => {
+  await server?.stop();
+  await sim?.close();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+describe('glass agent on a simulated device', () => {
+  it('starts under app_process, answers over a forward, and stops with its shell', async () => {
+    device.android.device.clipboard = 'from the device';
+    const agent = spawn('adb', ['-s', device.serial, 'shell', `CLASSPATH=${JAR} app_process / ${MAIN}`], {
+      env: server.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const agentOut: string[] = [];
+    agent.stdout.setEncoding('utf8').on('data', (t: string) => agentOut.push(t));
+    await expect
+      .poll(() => device.android.listening(), { timeout: 10_000 })
+      .toContain('localabstract:glass-agent');
+    const port = await forward();
+    const client = await lineClient(port);
+    expect(await client.next()).toBe('{"hello":{"proto":1}}');
+    expect(agentOut.join('')).toBe('glass-agent listening on localabstract:glass-agent\n');
+    client.send('{"id":1,"op":"clipboard_get"}');
+    expect(await client.next()).toBe('{"id":1,"ok":true,"text":"from the device"}');
+    client.send('{"id":2,"op":"clipboard_set","text":"Grüße 👋"}');
+    expect(await client.next()).toBe('{"id":2,"ok":true}');
+    expect(device.android.device.clipboard).toBe('Grüße 👋');
+    client.send('{"id":3,"op":"key","chord":"ctrl+v"}');
+    expect(await client.next()).toBe('{"id":3,"ok":true}');
+    client.send('not json');
+    expect(await client.next()).toBe('{"id":-1,"ok":false,"error":"malformed request"}');
+
+    // One client at a time: a second one gets its banner only when the first leaves.
+    const second = await lineClient(port);
+    const banner = second.next();
+    const raced = await Promise.race([banner, new Promise((r) => setImmediate(() => r('waiting')))]);
+    expect(raced).toBe('waiting');
+    client.socket.end();
+    expect(await banner).toBe('{"hello":{"proto":1}}');
+    second.send('{"id":9,"op":"ping"}');
+    expect(await second.next()).toBe('{"id":9,"ok":true}');
+
+    // A second agent finds the socket taken.
+    const again = await server.adb(['-s', device.serial, 'shell', `CLASSPATH=${JAR} app_process / ${MAIN}`]);
+    expect(again.code).toBe(1);
+    expect(again.stderr.toString()).toContain('Address already in use');
+
+    second.socket.destroy();
+    agent.kill();
+    await expect
+      .poll(() => device.android.listening(), { timeout: 10_000 })
+      .not.toContain('localabstract:glass-agent');
+  });
+
+  it('refuses a jar that is missing or does not define the main class', async () => {
+    const missing = await server.adb([
+      '-s',
+      device.serial,
+      'shell',
+      `CLASSPATH=/data/local/tmp/nope.jar app_process / ${MAIN}`,
+    ]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr.toString()).toContain(`ClassNotFoundException: Didn't find class "${MAIN}"`);
+    const other = await server.adb([
+      '-s',
+      device.serial,
+      'shell',
+      `CLASSPATH=${JAR} app_process / dev.other.Main`,
+    ]);
+    expect(other.code).toBe(1);
+    expect(device.android.listening()).not.toContain('localabstract:glass-agent');
+  });
+});
