@@ -10,11 +10,15 @@ import { connect as netConnect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SimAndroidHandle } from '../../src/simulator/android/index.ts';
 import { type SimulatedDevice, type Simulator, startSimulator } from '../../src/simulator/index.ts';
+import { fixture } from '../support/bridge.ts';
 import { buildDexJar } from '../support/dex-jar.ts';
 import { type AdbServer, startAdbServer } from './support/adb-server.ts';
 
 const MAIN = 'dev.devicebridge.glassagent.Main';
+const A11Y_APK = fixture('a11y-service.apk');
+const A11Y_COMPONENT = 'dev.glass.a11y/.GlassAccessibilityService';
 const JAR = '/data/local/tmp/glass-agent.jar';
 let sim: Simulator;
 let server: AdbServer;
@@ -57,8 +61,8 @@ function lineClient(
   });
 }
 
-async function forward(): Promise<number> {
-  const out = await server.adb(['-s', device.serial, 'forward', 'tcp:0', 'localabstract:glass-agent']);
+async function forward(socket = 'glass-agent'): Promise<number> {
+  const out = await server.adb(['-s', device.serial, 'forward', 'tcp:0', `localabstract:${socket}`]);
   return Number(out.stdout.toString().trim());
 }
 
@@ -144,5 +148,83 @@ describe('glass agent on a simulated device', () => {
     ]);
     expect(other.code).toBe(1);
     expect(device.android.listening()).not.toContain('localabstract:glass-agent');
+  });
+});
+
+describe('glass a11y service on a simulated device', () => {
+  const shell = async (command: string) => {
+    const r = await server.adb(['-s', device.serial, 'shell', command]);
+    return { code: r.code, out: r.stdout.toString() };
+  };
+
+  it('binds once installed and enabled in secure settings, serves the screen, unbinds when the settings are restored', async () => {
+    expect((await server.adb(['-s', device.serial, 'install', '-t', A11Y_APK])).code).toBe(0);
+    expect(device.android.listening()).not.toContain('localabstract:glass-a11y');
+    expect((await shell(`settings put secure enabled_accessibility_services ${A11Y_COMPONENT}`)).code).toBe(
+      0,
+    );
+    // Not yet: accessibility_enabled is still 0.
+    expect(device.android.listening()).not.toContain('localabstract:glass-a11y');
+    expect((await shell('settings put secure accessibility_enabled 1')).code).toBe(0);
+    await expect
+      .poll(() => device.android.listening(), { timeout: 10_000 })
+      .toContain('localabstract:glass-a11y');
+
+    const port = await forward('glass-a11y');
+    const client = await lineClient(port);
+    expect(await client.next()).toBe('{"hello":{"proto":1}}');
+    client.send('{"id":1,"op":"action","ref":0,"action":"click"}');
+    expect(await client.next()).toBe(
+      '{"id":1,"ok":false,"error":"no tree has been served on this connection"}',
+    );
+    client.send('{"id":2,"op":"tree","package":"any"}');
+    const reply = JSON.parse(await client.next()) as {
+      id: number;
+      ok: boolean;
+      tree: { ref: number; class: string };
+      package?: string;
+    };
+    expect(reply).toMatchObject({ id: 2, ok: true, tree: { ref: 0 } });
+    expect(typeof reply.package).toBe('string');
+    client.socket.destroy();
+
+    // Restoring the settings unbinds the service; so does uninstalling its package.
+    expect((await shell('settings delete secure enabled_accessibility_services')).code).toBe(0);
+    await expect
+      .poll(() => device.android.listening(), { timeout: 10_000 })
+      .not.toContain('localabstract:glass-a11y');
+    expect((await shell(`settings put secure enabled_accessibility_services ${A11Y_COMPONENT}`)).code).toBe(
+      0,
+    );
+    await expect
+      .poll(() => device.android.listening(), { timeout: 10_000 })
+      .toContain('localabstract:glass-a11y');
+    expect((await server.adb(['-s', device.serial, 'uninstall', 'dev.glass.a11y'])).code).toBe(0);
+    await expect
+      .poll(() => device.android.listening(), { timeout: 10_000 })
+      .not.toContain('localabstract:glass-a11y');
+    await shell('settings delete secure enabled_accessibility_services');
+    await shell('settings put secure accessibility_enabled 0');
+  });
+
+  it('does not bind a component the package does not declare as an accessibility service', async () => {
+    expect((await server.adb(['-s', device.serial, 'install', '-t', A11Y_APK])).code).toBe(0);
+    await shell('settings put secure accessibility_enabled 1');
+    await shell('settings put secure enabled_accessibility_services dev.glass.a11y/.NotAService');
+    const android = device.android as SimAndroidHandle;
+    expect(android.runtime.settings.get('secure', 'enabled_accessibility_services')).toBe(
+      'dev.glass.a11y/.NotAService',
+    );
+    // The bind decision itself (binding is asynchronous: no waiting for something not to happen).
+    expect(android.glassA11y.bindable()).toBe(false);
+    await shell(
+      `settings put secure enabled_accessibility_services dev.glass.a11y/.NotAService:${A11Y_COMPONENT}`,
+    );
+    expect(android.glassA11y.bindable()).toBe(true);
+    await expect
+      .poll(() => device.android.listening(), { timeout: 10_000 })
+      .toContain('localabstract:glass-a11y');
+    await shell('settings delete secure enabled_accessibility_services');
+    await shell('settings put secure accessibility_enabled 0');
   });
 });

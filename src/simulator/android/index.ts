@@ -3,6 +3,7 @@
  * listeners, behind the `SimAndroid` contract the adbd layer drives.
  */
 import type { Duplex } from 'node:stream';
+import { GlassA11yService } from '../glass/a11y-service.ts';
 import { forceStop } from '../helper/index.ts';
 import { mulberry32 } from '../prng.ts';
 import type { ShellIO, SimAndroid, SimAndroidOptions } from '../types.ts';
@@ -26,6 +27,8 @@ export interface SimAndroidHandle extends SimAndroid {
   readonly runtime: AndroidRuntime;
   /** Input events recorded by `input ...` and the helper's gestures (oldest first). */
   inputEvents(): Array<Record<string, unknown>>;
+  /** The glass a11y service's lifecycle (bound while enabled in secure settings). */
+  readonly glassA11y: GlassA11yService;
 }
 
 export function createSimAndroid(options: SimAndroidOptions): SimAndroidHandle {
@@ -59,6 +62,9 @@ export function createSimAndroid(options: SimAndroidOptions): SimAndroidHandle {
     Array.from({ length: 16 }, () => Math.floor(pmRandom() * 16).toString(16)).join(''),
   );
   const runtime: AndroidRuntime = { device, fs, packages, settings };
+  const a11y = new GlassA11yService(device, settings, packages);
+  settings.onChange = () => a11y.reconcile();
+  packages.onChange = () => a11y.reconcile();
   const commands: Map<string, CommandFn> = createCommandTable();
   const shell = (): Shell => new Shell({ android: runtime, commands });
 
@@ -66,6 +72,7 @@ export function createSimAndroid(options: SimAndroidOptions): SimAndroidHandle {
     device,
     fs,
     runtime,
+    glassA11y: a11y,
     run(commandLine: string, io: ShellIO, stdin: AsyncIterable<Uint8Array>): Promise<number> {
       return shell().run(commandLine, io, new StdinReader(stdin));
     },
@@ -83,6 +90,7 @@ export function createSimAndroid(options: SimAndroidOptions): SimAndroidHandle {
       };
     },
     shutdown(): void {
+      a11y.close();
       for (const pkg of packages.list())
         if (pkg.instrumentations.length > 0) forceStop(device, pkg.packageName);
       device.shutdown();

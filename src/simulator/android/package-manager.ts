@@ -23,6 +23,8 @@ export interface PackageRecord extends InstalledPackage {
   lastUpdateTime: number;
   /** Directory holding base.apk (`codePath` in dumpsys). */
   codePath: string;
+  /** `<service>`s the APK declares: class name and the permission a binder must hold. */
+  services: Array<{ name: string; permission: string | null }>;
 }
 
 export interface InstallOptions {
@@ -180,6 +182,9 @@ export class PackageManager {
   #queue: Promise<unknown> = Promise.resolve();
   #nextUserId = 10200;
 
+  /** Called after every install and uninstall that changed something (the a11y manager rebinds). */
+  onChange: () => void = () => undefined;
+
   constructor(options: { fs: MemoryFileSystem; sdk: () => number; random: () => number; faults: Faults }) {
     this.#fs = options.fs;
     this.#sdk = options.sdk;
@@ -197,6 +202,7 @@ export class PackageManager {
         signerSha256: PLATFORM_CERT,
         signers: [PLATFORM_CERT],
         instrumentations: [],
+        services: [],
         minSdk: 34,
         targetSdk: 34,
         debuggable: false,
@@ -220,7 +226,11 @@ export class PackageManager {
 
   /** Install APK bytes; never throws for bad input (the result carries the failure code). */
   install(bytes: Uint8Array, options: InstallOptions = {}): Promise<InstallResult> {
-    return this.#serialise(() => this.#install(bytes, options));
+    return this.#serialise(async () => {
+      const result = await this.#install(bytes, options);
+      if (result.ok) this.onChange();
+      return result;
+    });
   }
 
   /** Uninstall; false when the package is unknown or a system package (`DELETE_FAILED_INTERNAL_ERROR`). */
@@ -230,6 +240,7 @@ export class PackageManager {
       if (pkg === undefined || pkg.system) return false;
       this.#packages.delete(packageName);
       this.#removeCodePath(pkg.codePath);
+      this.onChange();
       return true;
     });
   }
@@ -326,6 +337,7 @@ export class PackageManager {
       signerSha256: signers[0] ?? null,
       signers,
       instrumentations: info.instrumentations.map((i) => ({ name: i.name, targetPackage: i.targetPackage })),
+      services: info.services.map((sv) => ({ ...sv })),
       minSdk: info.minSdk,
       targetSdk: info.targetSdk,
       debuggable: info.debuggable,

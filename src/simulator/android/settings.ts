@@ -10,6 +10,8 @@ export function isSettingsNamespace(value: string): value is SettingsNamespace {
 
 export class SettingsStore {
   readonly #tables: Record<SettingsNamespace, Map<string, string>>;
+  /** Called after every put and delete (the a11y manager binds what `enabled_accessibility_services` names). */
+  onChange: (namespace: SettingsNamespace, key: string) => void = () => undefined;
 
   constructor(androidId: string) {
     this.#tables = {
@@ -70,11 +72,14 @@ export class SettingsStore {
 
   put(namespace: SettingsNamespace, key: string, value: string): void {
     this.#tables[namespace].set(key, value);
+    this.onChange(namespace, key);
   }
 
   /** Returns whether a row was deleted. */
   delete(namespace: SettingsNamespace, key: string): boolean {
-    return this.#tables[namespace].delete(key);
+    const deleted = this.#tables[namespace].delete(key);
+    if (deleted) this.onChange(namespace, key);
+    return deleted;
   }
 
   list(namespace: SettingsNamespace): Array<[string, string]> {
