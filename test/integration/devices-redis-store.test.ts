@@ -6,7 +6,10 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { RedisDeviceStore } from '../../src/devices/redis-store.ts';
+import { MemoryDeviceStore } from '../../src/devices/memory-store.ts';
+import { MemoryNodeDirectory } from '../../src/devices/nodes.ts';
+import { openDeviceStores } from '../../src/devices/open-store.ts';
+import { RedisDeviceStore, RedisNodeDirectory } from '../../src/devices/redis-store.ts';
 import { deviceStoreContract, deviceRecord as record } from '../support/device-store-contract.ts';
 
 const URL = process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379';
@@ -143,5 +146,24 @@ describe('RedisDeviceStore', () => {
     expect(await client.ping()).toBe('PONG');
     expect(await client.exists(`${prefix}{devicebridge}:device:x`)).toBe(1);
     await client.quit();
+  });
+});
+
+describe('openDeviceStores', () => {
+  it('opens memory stores without a Redis URL and Redis stores (prefixed, hash-tagged) with one', async () => {
+    const memory = await openDeviceStores({});
+    expect(memory.deviceStore).toBeInstanceOf(MemoryDeviceStore);
+    expect(memory.nodes).toBeInstanceOf(MemoryNodeDirectory);
+    const redis = await openDeviceStores({ redisUrl: URL, redisPrefix: prefix });
+    expect(redis.deviceStore).toBeInstanceOf(RedisDeviceStore);
+    expect(redis.nodes).toBeInstanceOf(RedisNodeDirectory);
+    await redis.deviceStore.put(record('d1'));
+    await redis.nodes.announce('node-a', 'http://127.0.0.1:1');
+    expect(await keys()).toEqual([
+      `${prefix}{devicebridge}:device:d1`,
+      `${prefix}{devicebridge}:devices`,
+      `${prefix}{devicebridge}:nodes`,
+    ]);
+    await Promise.all([redis.deviceStore.close(), redis.nodes.close()]);
   });
 });
