@@ -7,7 +7,7 @@
  *
  * Only `src/redis/` and the Redis stores import ioredis.
  */
-import { Redis, type Redis as RedisClient, type RedisOptions } from 'ioredis';
+import { Redis, type RedisOptions } from 'ioredis';
 import { invalidArgument } from '../errors.ts';
 import { createLogger, type Logger } from '../observability/logger.ts';
 
@@ -70,7 +70,7 @@ function defaultLogger(): Logger {
 }
 
 /** Open (lazily) a connection for one store. */
-export function openRedis(options: RedisConnectionOptions): RedisClient {
+export function openRedis(options: RedisConnectionOptions): Redis {
   const url = options.url ?? DEFAULT_REDIS_URL;
   parseRedisUrl(url);
   const client = new Redis(url, { ...options.options, lazyConnect: true });
@@ -94,7 +94,7 @@ export function openRedis(options: RedisConnectionOptions): RedisClient {
  * Close a connection this process opened: QUIT when it is up (pending replies arrive first),
  * a plain disconnect when it never connected or QUIT fails.
  */
-export async function closeRedis(client: RedisClient): Promise<void> {
+export async function closeRedis(client: Redis): Promise<void> {
   if (client.status === 'end') return;
   if (client.status === 'wait') {
     client.disconnect();
