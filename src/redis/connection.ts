@@ -24,7 +24,7 @@ export interface RedisConnectionOptions {
   options?: RedisOptions;
 }
 
-/** Parse and check a Redis URL. Throws INVALID_ARGUMENT naming the rule. */
+/** Parse and check a Redis URL (`Config.redisUrl` has the same scheme rule). Throws INVALID_ARGUMENT. */
 export function parseRedisUrl(url: string): URL {
   let parsed: URL;
   try {
@@ -39,9 +39,7 @@ export function parseRedisUrl(url: string): URL {
       { path: 'redisUrl', message: 'expected redis:// or rediss://' },
     ]);
   }
-  if (parsed.hostname === '') {
-    throw invalidArgument('Redis URL has no host', [{ path: 'redisUrl', message: 'expected a host' }]);
-  }
+  // No host (`redis://`, `redis:///1`) means ioredis' default, 127.0.0.1 — accepted as before.
   return parsed;
 }
 

@@ -16,17 +16,11 @@ function code(run: () => unknown): string {
 }
 
 describe('parseRedisUrl', () => {
-  it('accepts redis:// and rediss:// with a host; refuses other schemes, no host, non-URLs', () => {
+  it('accepts redis:// and rediss:// (no host = the default host); refuses other schemes and non-URLs', () => {
     expect(parseRedisUrl('redis://127.0.0.1:6379').port).toBe('6379');
     expect(parseRedisUrl('rediss://u:p@cache.example:6380/2').hostname).toBe('cache.example');
-    for (const bad of [
-      'http://127.0.0.1:6379',
-      'redis://',
-      'redis:///0',
-      '127.0.0.1:6379',
-      '',
-      'unix:/tmp/r',
-    ]) {
+    expect(parseRedisUrl('redis://').hostname).toBe('');
+    for (const bad of ['http://127.0.0.1:6379', 'redis//x', '127.0.0.1:6379', '', 'unix:/tmp/r']) {
       expect(
         code(() => parseRedisUrl(bad)),
         bad,
