@@ -65,6 +65,25 @@ export interface RedisDeviceStoreOptions {
   logger?: Logger;
 }
 
+/** Parse a stored record (INTERNAL when it is not JSON or lacks a string `id` and `state`). */
+export function decodeDeviceRecord(key: string, json: string): DeviceRecord {
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch {
+    throw new BridgeError('INTERNAL', `device record at ${key} is not JSON`);
+  }
+  if (
+    typeof value !== 'object' ||
+    value === null ||
+    typeof (value as DeviceRecord).id !== 'string' ||
+    typeof (value as DeviceRecord).state !== 'string'
+  ) {
+    throw new BridgeError('INTERNAL', `device record at ${key} is not a device record`);
+  }
+  return value as DeviceRecord;
+}
+
 export class RedisDeviceStore implements DeviceStore {
   readonly #redis: Redis;
   readonly #owned: boolean;
@@ -94,24 +113,6 @@ export class RedisDeviceStore implements DeviceStore {
     return this.#keys.index;
   }
 
-  #decode(key: string, json: string): DeviceRecord {
-    let value: unknown;
-    try {
-      value = JSON.parse(json);
-    } catch {
-      throw new BridgeError('INTERNAL', `device record at ${key} is not JSON`);
-    }
-    if (
-      typeof value !== 'object' ||
-      value === null ||
-      typeof (value as DeviceRecord).id !== 'string' ||
-      typeof (value as DeviceRecord).state !== 'string'
-    ) {
-      throw new BridgeError('INTERNAL', `device record at ${key} is not a device record`);
-    }
-    return value as DeviceRecord;
-  }
-
   async list(): Promise<DeviceRecord[]> {
     const ids = (await this.#redis.smembers(this.indexKey)).sort(compareIds);
     if (ids.length === 0) return [];
@@ -119,7 +120,7 @@ export class RedisDeviceStore implements DeviceStore {
     const values = await this.#redis.mget(...keys);
     const out: DeviceRecord[] = [];
     values.forEach((json, i) => {
-      if (json !== null) out.push(this.#decode(keys[i]!, json));
+      if (json !== null) out.push(decodeDeviceRecord(keys[i]!, json));
     });
     return out;
   }
@@ -127,7 +128,7 @@ export class RedisDeviceStore implements DeviceStore {
   async get(id: string): Promise<DeviceRecord | null> {
     const key = this.recordKey(id);
     const json = await this.#redis.get(key);
-    return json === null ? null : this.#decode(key, json);
+    return json === null ? null : decodeDeviceRecord(key, json);
   }
 
   async put(record: DeviceRecord): Promise<void> {
@@ -143,7 +144,7 @@ export class RedisDeviceStore implements DeviceStore {
     for (let attempt = 0; attempt < this.#maxAttempts; attempt++) {
       const json = await this.#redis.get(key);
       if (json === null) return null;
-      const next = checkUpdatedRecord(id, change(this.#decode(key, json)));
+      const next = checkUpdatedRecord(id, change(decodeDeviceRecord(key, json)));
       const written = Number(await this.#scripts.run('compare-and-set', [key], [json, JSON.stringify(next)]));
       if (written === 1) return next;
       if (written === -1) return null;
