@@ -34,6 +34,7 @@ import {
   expiresAfter,
   newLeaseId,
   type StoreClockOptions,
+  ttlMs,
 } from './store-common.ts';
 import type {
   AcquireRequest,
@@ -277,7 +278,7 @@ export class RedisLeaseStore implements LeaseStore {
 
   async enqueue(queueKey: string, waiterId: string, ttlSeconds: number): Promise<void> {
     checkTtl(ttlSeconds);
-    const ttlMs = expiresAfter(0, ttlSeconds);
+    const ms = ttlMs(ttlSeconds);
     await this.#scripts.run(
       'enqueue',
       [
@@ -286,7 +287,7 @@ export class RedisLeaseStore implements LeaseStore {
         this.#keys.queues,
         this.#keys.queueSequence,
       ],
-      [waiterId, this.#now() + ttlMs, queueKey, ttlMs],
+      [waiterId, this.#now() + ms, queueKey, ms],
     );
   }
 

@@ -46,9 +46,14 @@ export interface StoreClockOptions {
   retentionMs?: number;
 }
 
-/** The instant `ttlSeconds` after `now` (ms, rounded to the millisecond). */
+/** A TTL in ms, rounded to the millisecond. */
+export function ttlMs(ttlSeconds: number): number {
+  return Math.round(ttlSeconds * 1000);
+}
+
+/** The instant `ttlSeconds` after `now` (ms). */
 export function expiresAfter(now: number, ttlSeconds: number): number {
-  return now + Math.round(ttlSeconds * 1000);
+  return now + ttlMs(ttlSeconds);
 }
 
 /** List order of leases: by acquiredAt, then id. */
