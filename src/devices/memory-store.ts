@@ -2,7 +2,7 @@
  * In-process device store (the embedded default). Records are copied in and out, so callers never
  * share mutable state with the store; `update` is atomic because `change` runs synchronously.
  */
-import { BridgeError } from '../errors.ts';
+import { checkUpdatedRecord, compareIds } from './store-common.ts';
 import type { DeviceRecord, DeviceStore } from './types.ts';
 
 export class MemoryDeviceStore implements DeviceStore {
@@ -24,9 +24,7 @@ export class MemoryDeviceStore implements DeviceStore {
   async update(id: string, change: (record: DeviceRecord) => DeviceRecord): Promise<DeviceRecord | null> {
     const current = this.#records.get(id);
     if (!current) return null;
-    const next = change(structuredClone(current));
-    if (next.id !== id)
-      throw new BridgeError('INTERNAL', `update of device ${id} must not change its id (got ${next.id})`);
+    const next = checkUpdatedRecord(id, change(structuredClone(current)));
     this.#records.set(id, structuredClone(next));
     return structuredClone(next);
   }
@@ -36,9 +34,4 @@ export class MemoryDeviceStore implements DeviceStore {
   }
 
   async close(): Promise<void> {}
-}
-
-/** Stable order for device lists: by id, code-unit order. */
-export function compareIds(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }

@@ -2,58 +2,54 @@
  * Device store on Redis (ioredis), shared by every bridge node.
  *
  * Keys (all carry the `{devicebridge}` hash tag, so they share one Redis Cluster slot and the
- * multi-key scripts below are legal on a cluster):
+ * multi-key scripts in `lua/` are legal on a cluster):
  *   <prefix>{devicebridge}:device:<id>   JSON of the DeviceRecord
  *   <prefix>{devicebridge}:devices       set of ids (the index)
+ *   <prefix>{devicebridge}:nodes         hash node -> {"url","at"} (the node directory)
  *
  * `update` is optimistic compare-and-set: read the JSON, apply `change` in JS, then one Lua script
- * writes the new JSON only if the stored JSON is still byte-identical to what was read; otherwise
- * it re-reads and retries. No WATCH, so one connection serves concurrent callers.
+ * (`lua/compare-and-set.lua`) writes the new JSON only if the stored JSON is still byte-identical
+ * to what was read; otherwise it re-reads and retries. No WATCH, so one connection serves
+ * concurrent callers.
  */
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { BridgeError } from '../errors.ts';
-import { compareIds } from './memory-store.ts';
+import type { Logger } from '../observability/logger.ts';
+import { closeRedis, openRedis } from '../redis/connection.ts';
+import { KeySpace } from '../redis/keys.ts';
+import { ScriptSet } from '../redis/script-loader.ts';
 import { NODE_STALE_MS, type NodeDirectory } from './nodes.ts';
+import { checkUpdatedRecord, compareIds } from './store-common.ts';
 import type { DeviceRecord, DeviceStore } from './types.ts';
 
 export const DEVICE_HASH_TAG = '{devicebridge}';
 
-/**
- * KEYS[1] record key, KEYS[2] index set; ARGV[1] id, ARGV[2] record JSON.
- * Writes the record and adds the id to the index. Returns 1.
- */
-const PUT_LUA = `
-redis.call('SET', KEYS[1], ARGV[2])
-redis.call('SADD', KEYS[2], ARGV[1])
-return 1
-`;
+/** Where the device scripts live (kept beside this module, also in a built package). */
+export const DEVICE_SCRIPT_DIR = new URL('./lua/', import.meta.url);
+export const DEVICE_SCRIPT_NAMES = ['put', 'compare-and-set', 'delete'] as const;
+type DeviceScriptName = (typeof DEVICE_SCRIPT_NAMES)[number];
 
-/**
- * KEYS[1] record key; ARGV[1] the JSON the caller read, ARGV[2] the new JSON.
- * Returns 1 when written, 0 when the stored JSON changed meanwhile, -1 when the record is gone.
- */
-const CAS_LUA = `
-local current = redis.call('GET', KEYS[1])
-if not current then return -1 end
-if current ~= ARGV[1] then return 0 end
-redis.call('SET', KEYS[1], ARGV[2])
-return 1
-`;
+/** Every key of the device store and the node directory, built in one place. */
+export class DeviceKeys {
+  readonly #space: KeySpace;
 
-/**
- * KEYS[1] record key, KEYS[2] index set; ARGV[1] id.
- * Deletes the record and removes the id from the index. Returns the number of records deleted (0/1).
- */
-const DELETE_LUA = `
-local n = redis.call('DEL', KEYS[1])
-redis.call('SREM', KEYS[2], ARGV[1])
-return n
-`;
+  constructor(prefix: string) {
+    this.#space = new KeySpace(prefix, DEVICE_HASH_TAG);
+  }
+  record(id: string): string {
+    return this.#space.key('device', id);
+  }
+  get index(): string {
+    return this.#space.key('devices');
+  }
+  get nodes(): string {
+    return this.#space.key('nodes');
+  }
+}
 
-interface DeviceCommands {
-  devicebridgeDevicePut(record: string, index: string, id: string, json: string): Promise<number>;
-  devicebridgeDeviceCas(record: string, expected: string, json: string): Promise<number>;
-  devicebridgeDeviceDelete(record: string, index: string, id: string): Promise<number>;
+/** Both connections of this file retry a command at most 3 times while Redis is unreachable. */
+function openDeviceRedis(role: string, url: string | undefined, logger: Logger | undefined): Redis {
+  return openRedis({ url, role, logger, options: { maxRetriesPerRequest: 3 } });
 }
 
 export interface RedisDeviceStoreOptions {
@@ -65,62 +61,56 @@ export interface RedisDeviceStoreOptions {
   prefix?: string;
   /** Compare-and-set attempts before `update` gives up with CONFLICT (default 100). */
   maxUpdateAttempts?: number;
+  /** Where connection errors of an owned connection are logged. */
+  logger?: Logger;
+}
+
+/** Parse a stored record (INTERNAL when it is not JSON or lacks a string `id` and `state`). */
+export function decodeDeviceRecord(key: string, json: string): DeviceRecord {
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch {
+    throw new BridgeError('INTERNAL', `device record at ${key} is not JSON`);
+  }
+  if (
+    typeof value !== 'object' ||
+    value === null ||
+    typeof (value as DeviceRecord).id !== 'string' ||
+    typeof (value as DeviceRecord).state !== 'string'
+  ) {
+    throw new BridgeError('INTERNAL', `device record at ${key} is not a device record`);
+  }
+  return value as DeviceRecord;
 }
 
 export class RedisDeviceStore implements DeviceStore {
-  readonly #redis: Redis & DeviceCommands;
+  readonly #redis: Redis;
   readonly #owned: boolean;
-  readonly #prefix: string;
+  readonly #keys: DeviceKeys;
+  readonly #scripts: ScriptSet<DeviceScriptName>;
   readonly #maxAttempts: number;
 
   constructor(options: RedisDeviceStoreOptions = {}) {
-    const prefix = options.prefix ?? '';
-    if (/[{}]/.test(prefix)) {
-      throw new BridgeError(
-        'INVALID_ARGUMENT',
-        `redis key prefix ${JSON.stringify(prefix)} must not contain { or }`,
-      );
-    }
-    this.#prefix = prefix;
+    this.#keys = new DeviceKeys(options.prefix ?? '');
     this.#owned = options.client === undefined;
-    const redis =
-      options.client ?? new Redis(options.url ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: 3 });
-    const commands = redis as unknown as Record<string, unknown>;
-    if (typeof commands['devicebridgeDevicePut'] !== 'function') {
-      redis.defineCommand('devicebridgeDevicePut', { numberOfKeys: 2, lua: PUT_LUA });
-      redis.defineCommand('devicebridgeDeviceCas', { numberOfKeys: 1, lua: CAS_LUA });
-      redis.defineCommand('devicebridgeDeviceDelete', { numberOfKeys: 2, lua: DELETE_LUA });
-    }
-    this.#redis = redis as Redis & DeviceCommands;
+    this.#redis = options.client ?? openDeviceRedis('devices', options.url, options.logger);
+    this.#scripts = new ScriptSet(this.#redis, {
+      dir: DEVICE_SCRIPT_DIR,
+      names: DEVICE_SCRIPT_NAMES,
+      commandPrefix: 'devicebridgeDevice_',
+    });
     this.#maxAttempts = options.maxUpdateAttempts ?? 100;
   }
 
   /** The key of one device's record. */
   recordKey(id: string): string {
-    return `${this.#prefix}${DEVICE_HASH_TAG}:device:${id}`;
+    return this.#keys.record(id);
   }
 
   /** The key of the id index. */
   get indexKey(): string {
-    return `${this.#prefix}${DEVICE_HASH_TAG}:devices`;
-  }
-
-  #decode(key: string, json: string): DeviceRecord {
-    let value: unknown;
-    try {
-      value = JSON.parse(json);
-    } catch {
-      throw new BridgeError('INTERNAL', `device record at ${key} is not JSON`);
-    }
-    if (
-      typeof value !== 'object' ||
-      value === null ||
-      typeof (value as DeviceRecord).id !== 'string' ||
-      typeof (value as DeviceRecord).state !== 'string'
-    ) {
-      throw new BridgeError('INTERNAL', `device record at ${key} is not a device record`);
-    }
-    return value as DeviceRecord;
+    return this.#keys.index;
   }
 
   async list(): Promise<DeviceRecord[]> {
@@ -130,7 +120,7 @@ export class RedisDeviceStore implements DeviceStore {
     const values = await this.#redis.mget(...keys);
     const out: DeviceRecord[] = [];
     values.forEach((json, i) => {
-      if (json !== null) out.push(this.#decode(keys[i]!, json));
+      if (json !== null) out.push(decodeDeviceRecord(keys[i]!, json));
     });
     return out;
   }
@@ -138,15 +128,14 @@ export class RedisDeviceStore implements DeviceStore {
   async get(id: string): Promise<DeviceRecord | null> {
     const key = this.recordKey(id);
     const json = await this.#redis.get(key);
-    return json === null ? null : this.#decode(key, json);
+    return json === null ? null : decodeDeviceRecord(key, json);
   }
 
   async put(record: DeviceRecord): Promise<void> {
-    await this.#redis.devicebridgeDevicePut(
-      this.recordKey(record.id),
-      this.indexKey,
-      record.id,
-      JSON.stringify(record),
+    await this.#scripts.run(
+      'put',
+      [this.recordKey(record.id), this.indexKey],
+      [record.id, JSON.stringify(record)],
     );
   }
 
@@ -155,11 +144,8 @@ export class RedisDeviceStore implements DeviceStore {
     for (let attempt = 0; attempt < this.#maxAttempts; attempt++) {
       const json = await this.#redis.get(key);
       if (json === null) return null;
-      const next = change(this.#decode(key, json));
-      if (next.id !== id) {
-        throw new BridgeError('INTERNAL', `update of device ${id} must not change its id (got ${next.id})`);
-      }
-      const written = await this.#redis.devicebridgeDeviceCas(key, json, JSON.stringify(next));
+      const next = checkUpdatedRecord(id, change(decodeDeviceRecord(key, json)));
+      const written = Number(await this.#scripts.run('compare-and-set', [key], [json, JSON.stringify(next)]));
       if (written === 1) return next;
       if (written === -1) return null;
       // Lost a race: back off a little (jittered) once contention persists, then re-read.
@@ -171,12 +157,25 @@ export class RedisDeviceStore implements DeviceStore {
   }
 
   async delete(id: string): Promise<boolean> {
-    return (await this.#redis.devicebridgeDeviceDelete(this.recordKey(id), this.indexKey, id)) === 1;
+    const deleted = await this.#scripts.run('delete', [this.recordKey(id), this.indexKey], [id]);
+    return deleted === 1;
   }
 
   async close(): Promise<void> {
-    if (this.#owned) await this.#redis.quit().catch(() => this.#redis.disconnect());
+    if (this.#owned) await closeRedis(this.#redis);
   }
+}
+
+export interface RedisNodeDirectoryOptions {
+  /** `redis://…` (default `redis://127.0.0.1:6379`); ignored when `client` is given. */
+  url?: string;
+  /** A connection owned by the caller (not closed by `close()`). */
+  client?: Redis;
+  /** Key prefix, default `devicebridge:`; must not contain `{` or `}`. */
+  prefix?: string;
+  now?: () => number;
+  /** Where connection errors of an owned connection are logged. */
+  logger?: Logger;
 }
 
 /**
@@ -189,11 +188,10 @@ export class RedisNodeDirectory implements NodeDirectory {
   readonly #key: string;
   readonly #now: () => number;
 
-  constructor(options: { url?: string; client?: Redis; prefix?: string; now?: () => number } = {}) {
+  constructor(options: RedisNodeDirectoryOptions = {}) {
     this.#owned = options.client === undefined;
-    this.#client =
-      options.client ?? new Redis(options.url ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: 3 });
-    this.#key = `${options.prefix ?? 'devicebridge:'}${DEVICE_HASH_TAG}:nodes`;
+    this.#client = options.client ?? openDeviceRedis('nodes', options.url, options.logger);
+    this.#key = new DeviceKeys(options.prefix ?? 'devicebridge:').nodes;
     this.#now = options.now ?? Date.now;
   }
 
@@ -214,6 +212,6 @@ export class RedisNodeDirectory implements NodeDirectory {
   }
 
   async close(): Promise<void> {
-    if (this.#owned) await this.#client.quit().catch(() => undefined);
+    if (this.#owned) await closeRedis(this.#client);
   }
 }

@@ -7,9 +7,10 @@ export {
   type ReleaseResult,
   type TeardownReason,
 } from './manager.ts';
-export { MemoryLeaseStore, newLeaseId, type StoreClockOptions } from './memory-store.ts';
+export { MemoryLeaseStore } from './memory-store.ts';
 export { type OpenLeaseStoreOptions, openLeaseStore } from './open-store.ts';
 export { LeaseSelectorSchema, queueKeyFor, validateSelector } from './selector.ts';
+export { newLeaseId, type StoreClockOptions } from './store-common.ts';
 export type {
   AcquireRequest,
   Lease,

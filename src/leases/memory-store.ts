@@ -11,50 +11,18 @@
  * - Fencing tokens come from a per-device counter that never resets.
  * - Ended leases and teardown records are kept for `retentionMs` (default 7 days).
  */
-import { randomFillSync } from 'node:crypto';
-import { invalidArgument } from '../errors.ts';
 import { LeaseFailure, leaseError } from './errors.ts';
+import {
+  byAcquired,
+  checkTtl,
+  copyLease,
+  DEFAULT_RETENTION_MS,
+  DEFAULT_TEARDOWN_GRACE_MS,
+  expiresAfter,
+  newLeaseId,
+  type StoreClockOptions,
+} from './store-common.ts';
 import type { AcquireRequest, Lease, LeaseStore, TeardownRecord } from './types.ts';
-
-export const DEFAULT_TEARDOWN_GRACE_MS = 120_000;
-export const DEFAULT_RETENTION_MS = 7 * 24 * 3600 * 1000;
-
-/** Random bytes drawn from a pool refilled 4 KiB at a time: one syscall per 273 ids, not per id. */
-const ID_BYTES = 15;
-const pool = Buffer.alloc(ID_BYTES * 273);
-let poolOffset = pool.length;
-
-/** `lease_` + 20 URL-safe random characters (120 bits). */
-export function newLeaseId(): string {
-  if (poolOffset + ID_BYTES > pool.length) {
-    randomFillSync(pool);
-    poolOffset = 0;
-  }
-  const id = pool.toString('base64url', poolOffset, poolOffset + ID_BYTES);
-  poolOffset += ID_BYTES;
-  return `lease_${id}`;
-}
-
-export function copyLease(lease: Lease): Lease {
-  return { ...lease, selector: structuredClone(lease.selector) };
-}
-
-export function checkTtl(ttlSeconds: number): void {
-  if (!Number.isFinite(ttlSeconds) || ttlSeconds <= 0) {
-    throw invalidArgument('ttlSeconds must be a positive number', [
-      { path: 'ttlSeconds', message: 'must be > 0' },
-    ]);
-  }
-}
-
-export interface StoreClockOptions {
-  /** Clock in ms since the epoch; tests inject a fake one. Default `Date.now`. */
-  now?: () => number;
-  /** How long a device stays blocked by an ended lease whose teardown was never recorded. */
-  teardownGraceMs?: number;
-  /** How long ended leases and teardown records are kept. */
-  retentionMs?: number;
-}
 
 interface DeviceSlot {
   fence: number;
@@ -148,7 +116,7 @@ export class MemoryLeaseStore implements LeaseStore {
       holder: request.holder,
       fencingToken: slot.fence,
       acquiredAt: now,
-      expiresAt: now + Math.round(request.ttlSeconds * 1000),
+      expiresAt: expiresAfter(now, request.ttlSeconds),
       ttlSeconds: request.ttlSeconds,
       selector: structuredClone(request.selector),
       state: 'active',
@@ -189,7 +157,7 @@ export class MemoryLeaseStore implements LeaseStore {
     if (!lease) throw leaseError(LeaseFailure.NotFound, { leaseId });
     if (lease.state !== 'active' || lease.expiresAt <= now) throw leaseError(LeaseFailure.Ended, { leaseId });
     if (lease.fencingToken !== fencingToken) throw leaseError(LeaseFailure.FenceMismatch, { leaseId });
-    lease.expiresAt = now + Math.round(ttlSeconds * 1000);
+    lease.expiresAt = expiresAfter(now, ttlSeconds);
     lease.ttlSeconds = ttlSeconds;
     return copyLease(lease);
   }
@@ -242,7 +210,7 @@ export class MemoryLeaseStore implements LeaseStore {
       this.#queues.set(queueKey, queue);
     }
     // Map.set on an existing waiter keeps its place: re-enqueueing only refreshes the deadline.
-    queue.set(waiterId, this.#now() + Math.round(ttlSeconds * 1000));
+    queue.set(waiterId, expiresAfter(this.#now(), ttlSeconds));
   }
 
   async dequeue(queueKey: string, waiterId: string): Promise<void> {
@@ -285,8 +253,4 @@ export class MemoryLeaseStore implements LeaseStore {
   }
 
   async close(): Promise<void> {}
-}
-
-export function byAcquired(a: Lease, b: Lease): number {
-  return a.acquiredAt - b.acquiredAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 }

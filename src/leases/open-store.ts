@@ -1,3 +1,4 @@
+import type { Logger } from '../observability/logger.ts';
 import { MemoryLeaseStore } from './memory-store.ts';
 import type { LeaseStore } from './types.ts';
 
@@ -6,6 +7,8 @@ export interface OpenLeaseStoreOptions {
   redisUrl?: string | undefined;
   /** Redis key prefix (default `devicebridge:`). */
   redisPrefix?: string;
+  /** Where Redis connection errors are logged (credentials never are). */
+  logger?: Logger;
 }
 
 /**
@@ -18,5 +21,6 @@ export async function openLeaseStore(options: OpenLeaseStoreOptions = {}): Promi
   return new RedisLeaseStore({
     url: options.redisUrl,
     ...(options.redisPrefix === undefined ? {} : { prefix: options.redisPrefix }),
+    ...(options.logger === undefined ? {} : { logger: options.logger }),
   });
 }

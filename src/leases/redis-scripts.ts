@@ -1,10 +1,10 @@
 /**
- * Loads `lua/*.lua` once at startup and registers each on an ioredis client with `defineCommand`
- * (EVALSHA, falling back to EVAL after a SCRIPT FLUSH or on a fresh server). Negative integer replies
- * are lease failures mapped to BridgeErrors through the one table in `errors.ts`.
+ * The lease scripts (`lua/*.lua`, fragments in `lua/includes/`), loaded through the shared script
+ * loader and registered on the store's ioredis client (EVALSHA, EVAL after NOSCRIPT). Negative
+ * integer replies are lease failures mapped to BridgeErrors through the one table in `errors.ts`.
  */
-import { readFileSync } from 'node:fs';
 import type { Redis } from 'ioredis';
+import { loadScripts, ScriptSet } from '../redis/script-loader.ts';
 import { isLeaseFailure, leaseError } from './errors.ts';
 
 export const SCRIPT_NAMES = [
@@ -22,35 +22,27 @@ export const SCRIPT_NAMES = [
 ] as const;
 export type ScriptName = (typeof SCRIPT_NAMES)[number];
 
-const READ_ONLY = new Set<ScriptName>(['check-fence', 'lease-of-device', 'list-active']);
+/** Where the lease scripts live (kept beside this module, also in a built package). */
+export const LEASE_SCRIPT_DIR = new URL('./lua/', import.meta.url);
 
-let sources: Map<ScriptName, string> | undefined;
+const READ_ONLY: readonly ScriptName[] = ['check-fence', 'lease-of-device', 'list-active'];
 
-/** The script sources, read from disk on first use. */
+/** The expanded script sources (includes inlined), read from disk on first use. */
 export function scriptSources(): Map<ScriptName, string> {
-  if (!sources) {
-    sources = new Map(
-      SCRIPT_NAMES.map((name) => [name, readFileSync(new URL(`./lua/${name}.lua`, import.meta.url), 'utf8')]),
-    );
-  }
-  return sources;
+  const scripts = loadScripts(LEASE_SCRIPT_DIR, SCRIPT_NAMES);
+  return new Map([...scripts].map(([name, script]) => [name, script.lua]));
 }
-
-function commandName(name: ScriptName): string {
-  return `devicebridgeLease_${name.replace(/-/g, '_')}`;
-}
-
-type ScriptCommand = (numberOfKeys: number, ...args: Array<string | number>) => Promise<unknown>;
 
 export class LeaseScripts {
-  readonly #client: Redis;
+  readonly #scripts: ScriptSet<ScriptName>;
 
   constructor(client: Redis) {
-    this.#client = client;
-    for (const [name, lua] of scriptSources()) {
-      // No numberOfKeys: every call passes it first, so scripts take a variable number of keys.
-      client.defineCommand(commandName(name), { lua, readOnly: READ_ONLY.has(name) });
-    }
+    this.#scripts = new ScriptSet(client, {
+      dir: LEASE_SCRIPT_DIR,
+      names: SCRIPT_NAMES,
+      commandPrefix: 'devicebridgeLease_',
+      readOnly: READ_ONLY,
+    });
   }
 
   /**
@@ -63,9 +55,7 @@ export class LeaseScripts {
     args: Array<string | number>,
     details: Record<string, unknown> = {},
   ): Promise<unknown> {
-    const command = (this.#client as unknown as Record<string, ScriptCommand>)[commandName(name)];
-    if (command === undefined) throw new Error(`lease script ${name} is not defined`);
-    const reply = await command.call(this.#client, keys.length, ...keys, ...args);
+    const reply = await this.#scripts.run(name, keys, args);
     if (isLeaseFailure(reply)) throw leaseError(reply, details);
     return reply;
   }

@@ -20,17 +20,22 @@
  * rather than the scripts reading Redis TIME — so tests control expiry, at the price that bridge
  * nodes' clocks must agree (NTP); a node whose clock is ahead expires leases early by its skew.
  */
-import { Redis } from 'ioredis';
-import { BridgeError, invalidArgument } from '../errors.ts';
+import type { Redis } from 'ioredis';
+import { BridgeError } from '../errors.ts';
+import type { Logger } from '../observability/logger.ts';
+import { closeRedis, openRedis } from '../redis/connection.ts';
+import { KeySpace } from '../redis/keys.ts';
+import { LeaseScripts } from './redis-scripts.ts';
 import {
   byAcquired,
   checkTtl,
   DEFAULT_RETENTION_MS,
   DEFAULT_TEARDOWN_GRACE_MS,
+  expiresAfter,
   newLeaseId,
   type StoreClockOptions,
-} from './memory-store.ts';
-import { LeaseScripts } from './redis-scripts.ts';
+  ttlMs,
+} from './store-common.ts';
 import type {
   AcquireRequest,
   Lease,
@@ -43,6 +48,43 @@ import type {
 export const DEFAULT_PREFIX = 'devicebridge:';
 export const HASH_TAG = '{leases}';
 
+/** Every key of the lease store, built in one place (see the table at the top of this file). */
+export class LeaseKeys {
+  readonly #space: KeySpace;
+
+  constructor(prefix: string) {
+    this.#space = new KeySpace(prefix, HASH_TAG);
+  }
+  /** `<prefix>{leases}:`; the scripts that reach keys named inside other keys build them from it. */
+  get base(): string {
+    return this.#space.base;
+  }
+  dev(deviceId: string): string {
+    return this.#space.key('dev', deviceId);
+  }
+  lease(leaseId: string): string {
+    return this.#space.key('lease', leaseId);
+  }
+  queue(queueKey: string): string {
+    return this.#space.key('q', queueKey);
+  }
+  queueDeadlines(queueKey: string): string {
+    return this.#space.key('qd', queueKey);
+  }
+  teardown(leaseId: string): string {
+    return this.#space.key('td', leaseId);
+  }
+  get active(): string {
+    return this.#space.key('active');
+  }
+  get queues(): string {
+    return this.#space.key('queues');
+  }
+  get queueSequence(): string {
+    return this.#space.key('qseq');
+  }
+}
+
 export interface RedisLeaseStoreOptions extends StoreClockOptions {
   /** Connect to this URL (the store owns and closes the connection). Default redis://127.0.0.1:6379. */
   url?: string;
@@ -50,6 +92,8 @@ export interface RedisLeaseStoreOptions extends StoreClockOptions {
   client?: Redis;
   /** Key prefix, default `devicebridge:`. */
   prefix?: string;
+  /** Where connection errors of an owned connection are logged. */
+  logger?: Logger;
 }
 
 /** Parse a flat HGETALL reply into a Lease. */
@@ -88,24 +132,24 @@ export class RedisLeaseStore implements LeaseStore {
   readonly #client: Redis;
   readonly #owned: boolean;
   readonly #scripts: LeaseScripts;
-  readonly #base: string;
+  readonly #keys: LeaseKeys;
   readonly #now: () => number;
   readonly #graceMs: number;
   readonly #retentionMs: number;
 
   constructor(options: RedisLeaseStoreOptions = {}) {
-    const prefix = options.prefix ?? DEFAULT_PREFIX;
-    if (/[{}]/.test(prefix)) {
-      throw invalidArgument('Redis key prefix must not contain { or }', [
-        { path: 'prefix', message: 'must not contain { or }' },
-      ]);
-    }
+    this.#keys = new LeaseKeys(options.prefix ?? DEFAULT_PREFIX);
     this.#owned = options.client === undefined;
-    // Auto-pipelining: concurrent requests issued in one tick go out in one write (fewer syscalls).
     this.#client =
-      options.client ?? new Redis(options.url ?? 'redis://127.0.0.1:6379', { enableAutoPipelining: true });
+      options.client ??
+      openRedis({
+        url: options.url,
+        role: 'leases',
+        logger: options.logger,
+        // Auto-pipelining: concurrent requests issued in one tick go out in one write (fewer syscalls).
+        options: { enableAutoPipelining: true },
+      });
     this.#scripts = new LeaseScripts(this.#client);
-    this.#base = `${prefix}${HASH_TAG}:`;
     this.#now = options.now ?? Date.now;
     this.#graceMs = options.teardownGraceMs ?? DEFAULT_TEARDOWN_GRACE_MS;
     this.#retentionMs = options.retentionMs ?? DEFAULT_RETENTION_MS;
@@ -113,26 +157,7 @@ export class RedisLeaseStore implements LeaseStore {
 
   /** The common start of every key (`<prefix>{leases}:`), e.g. for SCAN in tests and tooling. */
   get keyBase(): string {
-    return this.#base;
-  }
-
-  #dev(deviceId: string): string {
-    return `${this.#base}dev:${deviceId}`;
-  }
-  #lease(leaseId: string): string {
-    return `${this.#base}lease:${leaseId}`;
-  }
-  #q(queueKey: string): string {
-    return `${this.#base}q:${queueKey}`;
-  }
-  #qd(queueKey: string): string {
-    return `${this.#base}qd:${queueKey}`;
-  }
-  get #active(): string {
-    return `${this.#base}active`;
-  }
-  get #queues(): string {
-    return `${this.#base}queues`;
+    return this.#keys.base;
   }
 
   async acquire(request: AcquireRequest): Promise<Lease | null> {
@@ -142,16 +167,16 @@ export class RedisLeaseStore implements LeaseStore {
     const id = newLeaseId();
     const queued = request.queueKey !== undefined;
     const queueKey = request.queueKey ?? '';
-    const expiresAt = now + Math.round(request.ttlSeconds * 1000);
+    const expiresAt = expiresAfter(now, request.ttlSeconds);
     const selector = JSON.stringify(request.selector);
     const reply = await this.#scripts.run(
       'acquire',
       [
-        this.#active,
-        this.#q(queueKey),
-        this.#qd(queueKey),
-        this.#lease(id),
-        ...request.candidates.map((d) => this.#dev(d)),
+        this.#keys.active,
+        this.#keys.queue(queueKey),
+        this.#keys.queueDeadlines(queueKey),
+        this.#keys.lease(id),
+        ...request.candidates.map((d) => this.#keys.dev(d)),
       ],
       [
         now,
@@ -186,18 +211,22 @@ export class RedisLeaseStore implements LeaseStore {
   }
 
   async get(leaseId: string): Promise<Lease | null> {
-    const reply = await this.#client.hgetall(this.#lease(leaseId));
+    const reply = await this.#client.hgetall(this.#keys.lease(leaseId));
     if (Object.keys(reply).length === 0) return null;
     return leaseFromReply(Object.entries(reply).flat());
   }
 
   async leaseOfDevice(deviceId: string): Promise<Lease | null> {
-    const reply = await this.#scripts.run('lease-of-device', [this.#dev(deviceId)], [this.#base]);
+    const reply = await this.#scripts.run('lease-of-device', [this.#keys.dev(deviceId)], [this.#keys.base]);
     return reply === 0 ? null : leaseFromReply(reply);
   }
 
   async list(filter: { tenant?: string } = {}): Promise<Lease[]> {
-    const reply = await this.#scripts.run('list-active', [this.#active], [this.#base, filter.tenant ?? '']);
+    const reply = await this.#scripts.run(
+      'list-active',
+      [this.#keys.active],
+      [this.#keys.base, filter.tenant ?? ''],
+    );
     return leasesFromReply(reply).sort(byAcquired);
   }
 
@@ -206,8 +235,8 @@ export class RedisLeaseStore implements LeaseStore {
     const now = this.#now();
     const reply = await this.#scripts.run(
       'renew',
-      [this.#lease(leaseId), this.#active],
-      [now, String(fencingToken), ttlSeconds, now + Math.round(ttlSeconds * 1000)],
+      [this.#keys.lease(leaseId), this.#keys.active],
+      [now, String(fencingToken), ttlSeconds, expiresAfter(now, ttlSeconds)],
       { leaseId },
     );
     return leaseFromReply(reply);
@@ -216,8 +245,13 @@ export class RedisLeaseStore implements LeaseStore {
   async release(leaseId: string, fencingToken?: number): Promise<Lease | null> {
     const reply = await this.#scripts.run(
       'release',
-      [this.#lease(leaseId), this.#active],
-      [this.#now(), fencingToken === undefined ? '' : String(fencingToken), this.#retentionMs, this.#base],
+      [this.#keys.lease(leaseId), this.#keys.active],
+      [
+        this.#now(),
+        fencingToken === undefined ? '' : String(fencingToken),
+        this.#retentionMs,
+        this.#keys.base,
+      ],
       { leaseId },
     );
     return reply === 0 ? null : leaseFromReply(reply);
@@ -226,7 +260,7 @@ export class RedisLeaseStore implements LeaseStore {
   async checkFence(deviceId: string, leaseId: string, fencingToken: number): Promise<Lease> {
     const reply = await this.#scripts.run(
       'check-fence',
-      [this.#lease(leaseId), this.#dev(deviceId)],
+      [this.#keys.lease(leaseId), this.#keys.dev(deviceId)],
       [deviceId, String(fencingToken), this.#now()],
       { leaseId, deviceId },
     );
@@ -236,26 +270,31 @@ export class RedisLeaseStore implements LeaseStore {
   async claimExpired(now: number, limit = 100): Promise<Lease[]> {
     const reply = await this.#scripts.run(
       'claim-expired',
-      [this.#active],
-      [now, Math.max(0, Math.floor(limit)), this.#retentionMs, this.#base],
+      [this.#keys.active],
+      [now, Math.max(0, Math.floor(limit)), this.#retentionMs, this.#keys.base],
     );
     return leasesFromReply(reply);
   }
 
   async enqueue(queueKey: string, waiterId: string, ttlSeconds: number): Promise<void> {
     checkTtl(ttlSeconds);
-    const ttlMs = Math.round(ttlSeconds * 1000);
+    const ms = ttlMs(ttlSeconds);
     await this.#scripts.run(
       'enqueue',
-      [this.#q(queueKey), this.#qd(queueKey), this.#queues, `${this.#base}qseq`],
-      [waiterId, this.#now() + ttlMs, queueKey, ttlMs],
+      [
+        this.#keys.queue(queueKey),
+        this.#keys.queueDeadlines(queueKey),
+        this.#keys.queues,
+        this.#keys.queueSequence,
+      ],
+      [waiterId, this.#now() + ms, queueKey, ms],
     );
   }
 
   async dequeue(queueKey: string, waiterId: string): Promise<void> {
     await this.#scripts.run(
       'dequeue',
-      [this.#q(queueKey), this.#qd(queueKey), this.#queues],
+      [this.#keys.queue(queueKey), this.#keys.queueDeadlines(queueKey), this.#keys.queues],
       [waiterId, queueKey],
     );
   }
@@ -263,8 +302,8 @@ export class RedisLeaseStore implements LeaseStore {
   async waiting(queueKey?: string): Promise<number> {
     const reply = await this.#scripts.run(
       'waiting',
-      [this.#queues],
-      [this.#now(), this.#base, queueKey ?? ''],
+      [this.#keys.queues],
+      [this.#now(), this.#keys.base, queueKey ?? ''],
     );
     return Number(reply);
   }
@@ -272,17 +311,21 @@ export class RedisLeaseStore implements LeaseStore {
   async recordTeardown(record: TeardownRecord): Promise<void> {
     await this.#scripts.run(
       'record-teardown',
-      [`${this.#base}td:${record.leaseId}`, this.#dev(record.deviceId), this.#lease(record.leaseId)],
+      [
+        this.#keys.teardown(record.leaseId),
+        this.#keys.dev(record.deviceId),
+        this.#keys.lease(record.leaseId),
+      ],
       [JSON.stringify(record), record.leaseId, this.#retentionMs],
     );
   }
 
   async getTeardown(leaseId: string): Promise<TeardownRecord | null> {
-    const json = await this.#client.get(`${this.#base}td:${leaseId}`);
+    const json = await this.#client.get(this.#keys.teardown(leaseId));
     return json === null ? null : (JSON.parse(json) as TeardownRecord);
   }
 
   async close(): Promise<void> {
-    if (this.#owned && this.#client.status !== 'end') await this.#client.quit();
+    if (this.#owned) await closeRedis(this.#client);
   }
 }

@@ -1,29 +1,18 @@
-/** RedisDeviceStore against the real Redis at 127.0.0.1:6379, one random key prefix per test. */
+/**
+ * RedisDeviceStore against the real Redis at 127.0.0.1:6379, one random key prefix per test: the
+ * shared DeviceStore contract, hash-tagged keys, compare-and-set across connections, a delete racing
+ * an update, and who closes the connection.
+ */
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { RedisDeviceStore } from '../../src/devices/redis-store.ts';
-import type { DeviceRecord } from '../../src/devices/types.ts';
+import { MemoryDeviceStore } from '../../src/devices/memory-store.ts';
+import { MemoryNodeDirectory } from '../../src/devices/nodes.ts';
+import { openDeviceStores } from '../../src/devices/open-store.ts';
+import { RedisDeviceStore, RedisNodeDirectory } from '../../src/devices/redis-store.ts';
+import { deviceStoreContract, deviceRecord as record } from '../support/device-store-contract.ts';
 
 const URL = process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379';
-
-function record(id: string, patch: Partial<DeviceRecord> = {}): DeviceRecord {
-  return {
-    id,
-    serial: `${id}:5555`,
-    endpoint: `${id}:5555`,
-    labels: { pool: 'ci' },
-    state: 'online',
-    properties: { sdk: 34, model: 'Sim' },
-    helpers: {},
-    source: 'api',
-    ownerNode: 'node-a',
-    consecutiveFailures: 0,
-    createdAt: 1,
-    updatedAt: 1,
-    ...patch,
-  };
-}
 
 let admin: Redis;
 let prefix: string;
@@ -39,6 +28,8 @@ async function keys(): Promise<string[]> {
   return (await admin.keys(`${prefix}*`)).sort();
 }
 
+let subStores = 0;
+
 beforeEach(() => {
   admin = new Redis(URL);
   prefix = `test-${randomUUID()}:`;
@@ -50,6 +41,14 @@ afterEach(async () => {
   if (left.length > 0) await admin.del(...left);
   await admin.quit();
 });
+
+// Each store of a test gets its own sub-prefix of the test's prefix (the model test builds many),
+// on the test's admin connection (close() leaves it open).
+deviceStoreContract(
+  'redis',
+  async () => new RedisDeviceStore({ client: admin, prefix: `${prefix}${subStores++}:` }),
+  { modelRuns: 25 },
+);
 
 describe('RedisDeviceStore', () => {
   it('CRUD with hash-tagged keys and an index', async () => {
@@ -147,5 +146,24 @@ describe('RedisDeviceStore', () => {
     expect(await client.ping()).toBe('PONG');
     expect(await client.exists(`${prefix}{devicebridge}:device:x`)).toBe(1);
     await client.quit();
+  });
+});
+
+describe('openDeviceStores', () => {
+  it('opens memory stores without a Redis URL and Redis stores (prefixed, hash-tagged) with one', async () => {
+    const memory = await openDeviceStores({});
+    expect(memory.deviceStore).toBeInstanceOf(MemoryDeviceStore);
+    expect(memory.nodes).toBeInstanceOf(MemoryNodeDirectory);
+    const redis = await openDeviceStores({ redisUrl: URL, redisPrefix: prefix });
+    expect(redis.deviceStore).toBeInstanceOf(RedisDeviceStore);
+    expect(redis.nodes).toBeInstanceOf(RedisNodeDirectory);
+    await redis.deviceStore.put(record('d1'));
+    await redis.nodes.announce('node-a', 'http://127.0.0.1:1');
+    expect(await keys()).toEqual([
+      `${prefix}{devicebridge}:device:d1`,
+      `${prefix}{devicebridge}:devices`,
+      `${prefix}{devicebridge}:nodes`,
+    ]);
+    await Promise.all([redis.deviceStore.close(), redis.nodes.close()]);
   });
 });

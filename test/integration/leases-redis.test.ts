@@ -107,6 +107,92 @@ describe('RedisLeaseStore', () => {
     expect(() => new RedisLeaseStore({ client, prefix: 'bad{' })).toThrow(BridgeError);
   });
 
+  it('the Redis layout, key by key and field by field, through acquire/release/teardown/queue', async () => {
+    const clock = new FakeClock();
+    const store = new RedisLeaseStore({ client, prefix, now: clock.now, retentionMs: 60_000 });
+    const base = `${prefix}${HASH_TAG}:`;
+    const q = '["pool=x"]';
+    await store.enqueue(q, 'w1', 30);
+    await store.enqueue(q, 'w2', 30);
+    expect(await client.zrange(`${base}q:${q}`, '0', '-1')).toEqual(['w1', 'w2']);
+    expect(await client.hgetall(`${base}qd:${q}`)).toEqual({
+      w1: String(clock.t + 30_000),
+      w2: String(clock.t + 30_000),
+    });
+    expect(await client.smembers(`${base}queues`)).toEqual([q]);
+    expect(await client.get(`${base}qseq`)).toBe('2');
+
+    const lease = await store.acquire({
+      ...req,
+      ttlSeconds: 10,
+      candidates: ['d1'],
+      queueKey: q,
+      waiterId: 'w1',
+    });
+    if (!lease) throw new Error('expected a lease');
+    expect(await client.hgetall(`${base}dev:d1`)).toEqual({ fence: '1', lease: lease.id });
+    expect(await client.hgetall(`${base}lease:${lease.id}`)).toEqual({
+      id: lease.id,
+      deviceId: 'd1',
+      tenant: 't1',
+      holder: 'h',
+      fencingToken: '1',
+      acquiredAt: String(clock.t),
+      expiresAt: String(clock.t + 10_000),
+      ttlSeconds: '10',
+      selector: JSON.stringify(req.selector),
+      state: 'active',
+    });
+    expect(await client.zrange(`${base}active`, '0', '-1', 'WITHSCORES')).toEqual([
+      lease.id,
+      String(clock.t + 10_000),
+    ]);
+    expect(await client.zrange(`${base}q:${q}`, '0', '-1')).toEqual(['w2']);
+    expect(await client.hkeys(`${base}qd:${q}`)).toEqual(['w2']);
+
+    clock.advance(1_000);
+    await store.release(lease.id, lease.fencingToken);
+    expect(await client.hgetall(`${base}dev:d1`)).toEqual({
+      fence: '1',
+      lease: lease.id,
+      pending: String(clock.t),
+    });
+    expect(await client.hmget(`${base}lease:${lease.id}`, 'state', 'endedAt')).toEqual([
+      'released',
+      String(clock.t),
+    ]);
+    expect(await client.pttl(`${base}lease:${lease.id}`)).toBeGreaterThan(50_000);
+    expect(await client.zcard(`${base}active`)).toBe(0);
+
+    await store.recordTeardown(teardownOf(lease, clock));
+    expect(await client.hgetall(`${base}dev:d1`)).toEqual({ fence: '1' });
+    expect(JSON.parse((await client.get(`${base}td:${lease.id}`)) ?? 'null')).toEqual(
+      teardownOf(lease, clock),
+    );
+    expect(await client.pttl(`${base}td:${lease.id}`)).toBeGreaterThan(50_000);
+
+    // An expired lease ends the same way, through claim-expired.
+    const second = await store.acquire({ ...req, ttlSeconds: 1, candidates: ['d1'] });
+    clock.advance(1_000);
+    expect((await store.claimExpired(clock.t)).map((l) => l.id)).toEqual([second?.id]);
+    expect(await client.hgetall(`${base}dev:d1`)).toEqual({
+      fence: '2',
+      lease: second?.id,
+      pending: String(clock.t),
+    });
+    expect(await client.hget(`${base}lease:${second?.id}`, 'state')).toBe('expired');
+
+    // The last waiter leaving drops the queue's keys and its entry in the set of queues.
+    await store.dequeue(q, 'w2');
+    expect(await client.exists(`${base}q:${q}`, `${base}qd:${q}`)).toBe(0);
+    expect(await client.smembers(`${base}queues`)).toEqual([]);
+    // waiting() drops a queue whose waiters all ran out.
+    await store.enqueue(q, 'w3', 1);
+    clock.advance(1_000);
+    expect(await store.waiting()).toBe(0);
+    expect(await client.exists(`${base}q:${q}`, `${base}qd:${q}`, `${base}queues`)).toBe(0);
+  });
+
   it('Lua failure codes: check-fence replies -1/-4/-2/-3 and each maps through the one table', async () => {
     const clock = new FakeClock();
     const store = new RedisLeaseStore({ client, prefix, now: clock.now });

@@ -27,21 +27,15 @@
   Returns: {index into the candidates (1-based), fencing token} of the new lease (the caller knows
   every other field); 0 when no candidate is free or it is another waiter's turn.
 ]]
+--- @include "includes/live-head"
+--- @include "includes/remove-waiter"
+
 local now = tonumber(ARGV[1])
 local waiter = ARGV[9]
 
 if ARGV[8] == '1' then
-  while true do
-    local head = redis.call('ZRANGE', KEYS[2], 0, 0)[1]
-    if not head then break end
-    local deadline = tonumber(redis.call('HGET', KEYS[3], head))
-    if deadline and deadline > now then
-      if head ~= waiter then return 0 end
-      break
-    end
-    redis.call('ZREM', KEYS[2], head)
-    redis.call('HDEL', KEYS[3], head)
-  end
+  local head = liveHead(KEYS[2], KEYS[3], now)
+  if head and head ~= waiter then return 0 end
 end
 
 local grace = tonumber(ARGV[10])
@@ -62,10 +56,7 @@ for i = 5, #KEYS do
       'fencingToken', fence, 'acquiredAt', ARGV[1], 'expiresAt', ARGV[2], 'ttlSeconds', ARGV[6],
       'selector', ARGV[7], 'state', 'active')
     redis.call('ZADD', KEYS[1], ARGV[2], ARGV[3])
-    if ARGV[8] == '1' and waiter ~= '' then
-      redis.call('ZREM', KEYS[2], waiter)
-      redis.call('HDEL', KEYS[3], waiter)
-    end
+    if ARGV[8] == '1' and waiter ~= '' then removeWaiter(KEYS[2], KEYS[3], waiter) end
     return { i - 4, fence }
   end
 end

@@ -13,6 +13,8 @@
 
   Returns: an array of claimed leases, each a flat field/value array (empty array when none).
 ]]
+--- @include "includes/end-lease"
+
 local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[2]))
 local out = {}
 for _, id in ipairs(ids) do
@@ -20,12 +22,7 @@ for _, id in ipairs(ids) do
   local key = ARGV[4] .. 'lease:' .. id
   local f = redis.call('HMGET', key, 'state', 'deviceId')
   if f[1] == 'active' then
-    redis.call('HSET', key, 'state', 'expired', 'endedAt', ARGV[1])
-    redis.call('PEXPIRE', key, ARGV[3])
-    local dev = ARGV[4] .. 'dev:' .. f[2]
-    if redis.call('HGET', dev, 'lease') == id then
-      redis.call('HSET', dev, 'pending', ARGV[1])
-    end
+    endLease(key, id, f[2], 'expired', ARGV[1], ARGV[3], ARGV[4])
     out[#out + 1] = redis.call('HGETALL', key)
   end
 end

@@ -10,10 +10,9 @@
 
   Returns: 1 when the waiter was queued, else 0.
 ]]
-local removed = redis.call('ZREM', KEYS[1], ARGV[1])
-redis.call('HDEL', KEYS[2], ARGV[1])
-if redis.call('ZCARD', KEYS[1]) == 0 then
-  redis.call('DEL', KEYS[1], KEYS[2])
-  redis.call('SREM', KEYS[3], ARGV[2])
-end
+--- @include "includes/remove-waiter"
+--- @include "includes/drop-empty-queue"
+
+local removed = removeWaiter(KEYS[1], KEYS[2], ARGV[1])
+dropEmptyQueue(KEYS[1], KEYS[2], KEYS[3], ARGV[2])
 return removed

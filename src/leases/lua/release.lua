@@ -14,15 +14,12 @@
   Returns: the ended lease as a flat field/value array; 0 when unknown or not active; -3 fencing
   token mismatch.
 ]]
+--- @include "includes/end-lease"
+
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 local f = redis.call('HMGET', KEYS[1], 'state', 'fencingToken', 'id', 'deviceId')
 if f[1] ~= 'active' then return 0 end
 if ARGV[2] ~= '' and f[2] ~= ARGV[2] then return -3 end
-redis.call('HSET', KEYS[1], 'state', 'released', 'endedAt', ARGV[1])
-redis.call('PEXPIRE', KEYS[1], ARGV[3])
+endLease(KEYS[1], f[3], f[4], 'released', ARGV[1], ARGV[3], ARGV[4])
 redis.call('ZREM', KEYS[2], f[3])
-local dev = ARGV[4] .. 'dev:' .. f[4]
-if redis.call('HGET', dev, 'lease') == f[3] then
-  redis.call('HSET', dev, 'pending', ARGV[1])
-end
 return redis.call('HGETALL', KEYS[1])

@@ -10,25 +10,13 @@
 
   Returns: the number of live waiters.
 ]]
+--- @include "includes/prune-queue"
+
 local now = tonumber(ARGV[1])
 local queues
 if ARGV[3] ~= '' then queues = { ARGV[3] } else queues = redis.call('SMEMBERS', KEYS[1]) end
 local count = 0
 for _, qk in ipairs(queues) do
-  local q = ARGV[2] .. 'q:' .. qk
-  local qd = ARGV[2] .. 'qd:' .. qk
-  for _, waiter in ipairs(redis.call('ZRANGE', q, 0, -1)) do
-    local deadline = tonumber(redis.call('HGET', qd, waiter))
-    if deadline and deadline > now then
-      count = count + 1
-    else
-      redis.call('ZREM', q, waiter)
-      redis.call('HDEL', qd, waiter)
-    end
-  end
-  if redis.call('ZCARD', q) == 0 then
-    redis.call('DEL', q, qd)
-    redis.call('SREM', KEYS[1], qk)
-  end
+  count = count + pruneQueue(ARGV[2] .. 'q:' .. qk, ARGV[2] .. 'qd:' .. qk, KEYS[1], qk, now)
 end
 return count
