@@ -92,7 +92,10 @@ const CONSUMER_TSCONFIG = {
   files: ['client.ts'],
 };
 
-const CLIENT_SCRIPT = `import { DeviceBridgeClient, type Lease } from 'devicebridge/client';
+const CLIENT_SCRIPT = `import { normalizeSnapshot } from 'devicebridge';
+import { DeviceBridgeClient, type Lease } from 'devicebridge/client';
+
+const tree = normalizeSnapshot('<hierarchy rotation="1"><node class="android.widget.Button" bounds="[0,0][9,9]"/></hierarchy>');
 
 const client = new DeviceBridgeClient({ baseUrl: process.argv[2] });
 const lease: Lease = await client.acquireLease({ selector: { labels: { simulated: 'true' } }, ttlSeconds: 60 });
@@ -102,7 +105,12 @@ void wrong;
 const devices = await client.listDevices();
 const released = await client.releaseLease(lease.id);
 process.stdout.write(
-  JSON.stringify({ deviceId: lease.deviceId, state: released.lease.state, devices: devices.devices.length }) + '\\n',
+  JSON.stringify({
+    deviceId: lease.deviceId,
+    state: released.lease.state,
+    devices: devices.devices.length,
+    normalized: [tree.rotation, tree.windows[0]?.type],
+  }) + '\\n',
 );
 `;
 
@@ -223,8 +231,8 @@ describe('the packed package installed into a fresh project (e2e)', () => {
       cwd: project,
     });
     const result = JSON.parse(out.stdout) as { deviceId: string; state: string; devices: number };
-    expect(result).toMatchObject({ state: 'released', devices: 1 });
+    expect(result).toMatchObject({ state: 'released', devices: 1, normalized: [1, 'Button'] });
     expect(result.deviceId).toMatch(/^127\.0\.0\.1-\d+$/);
     expect((await redis.keys(`${prefix}*`)).length).toBeGreaterThan(0);
-  });
+  }, 120_000);
 });
