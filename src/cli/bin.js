@@ -1,16 +1,8 @@
 #!/usr/bin/env node
-// Entry point of the `devicebridge` command: registers the TypeScript loader, then runs the CLI.
+// Development launcher: runs the CLI from the TypeScript sources through tsx, without a build
+// (`node src/cli/bin.js …`; the test suite's CLI helper uses it). The installed `devicebridge`
+// command is the built dist/cli/bin.js (`npm run build`), which never loads tsx.
 import { register } from 'tsx/esm/api';
 
-// The AWS SDK is pinned to the last line that supports Node 20 (package.json); its notice that later
-// versions need Node 22 is known and would only clutter `--json` output on stderr.
-process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 register();
-const { installCrashHandlers, main } = await import('./main.ts');
-installCrashHandlers();
-const code = await main(process.argv);
-// A failed command has printed its one line and awaited its own cleanup: end now rather than wait
-// for the runtime to wind down (seconds on a loaded machine). Output to pipes, files and terminals
-// is written synchronously on Linux, so nothing printed is lost. Success exits naturally.
-if (code !== 0) process.exit(code);
-process.exitCode = code;
+await import('./bin.ts');

@@ -2,7 +2,7 @@
  * The snapshot-helper driver end to end: the bridge's own adb server (real Debian adb), simulated
  * devices over TCP, fixture APKs through the artifact cache. Nothing mocked.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   buildDrag,
   buildLongPress,
@@ -203,6 +203,8 @@ describe('faults map to typed errors and leave the device usable', () => {
   });
 
   const sim = () => bed.sim.devices[0]!;
+  // Each test sets the faults it needs; none leaks into the next one when a test fails midway.
+  afterEach(() => sim().setFaults({}));
 
   it('helper crash → HELPER_FAILED (retryable), then a clean snapshot', async () => {
     sim().setFaults({ helperCrash: true });
@@ -301,6 +303,8 @@ describe('connection faults and the forward ledger', () => {
     await bed?.close();
   });
   const sim = () => bed.sim.devices[0]!;
+  // Each test sets the faults it needs; none leaks into the next one when a test fails midway.
+  afterEach(() => sim().setFaults({}));
   // What happened when, for the failure message of a test that waits on a real link.
   let trace: string[] = [];
   let t0 = 0;

@@ -12,7 +12,7 @@ import { openLeaseStore } from '../../src/leases/open-store.ts';
 import { scriptSources } from '../../src/leases/redis-scripts.ts';
 import { HASH_TAG, RedisLeaseStore } from '../../src/leases/redis-store.ts';
 import type { Lease } from '../../src/leases/types.ts';
-import { expectCode, FakeClock, leaseStoreContract, teardownOf } from './support/leases-contract.ts';
+import { expectCode, FakeClock, leaseStoreContract, teardownOf } from '../support/leases-contract.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 let client: Redis;

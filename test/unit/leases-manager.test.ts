@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { type Candidates, LeaseManager, type LeaseManagerOptions } from '../../src/leases/manager.ts';
 import { MemoryLeaseStore } from '../../src/leases/memory-store.ts';
 import type { Lease, LeaseSelector } from '../../src/leases/types.ts';
-import { expectCode, FakeClock } from '../integration/support/leases-contract.ts';
+import { expectCode, FakeClock } from '../support/leases-contract.ts';
 
 const managers: LeaseManager[] = [];
 afterEach(async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryLeaseStore } from '../../src/leases/memory-store.ts';
-import { FakeClock, leaseStoreContract, teardownOf } from '../integration/support/leases-contract.ts';
+import { FakeClock, leaseStoreContract, teardownOf } from '../support/leases-contract.ts';
 
 leaseStoreContract('memory', async (options) => new MemoryLeaseStore(options), { modelRuns: 150 });
 

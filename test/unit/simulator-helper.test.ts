@@ -1,10 +1,9 @@
-import { once } from 'node:events';
 import { readdirSync, readFileSync } from 'node:fs';
-import net from 'node:net';
 import type { Duplex } from 'node:stream';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildPinch, buildSwipe, encodeTouchPlanBase64 } from '../../src/helpers/protocol/touch-plan.ts';
+import { duplexPair } from '../../src/simulator/android/device.ts';
 import {
   amInstrument,
   builtinScreenXml,
@@ -26,11 +25,11 @@ const RUNNER = `${PKG}/.SnapshotInstrumentation`;
 const FULL = `${PKG}/${PKG}.SnapshotInstrumentation`;
 
 // ---------------------------------------------------------------------------------------------
-// A fake of our own SimDevice interface, with real loopback TCP servers behind `listen`.
+// A fake of our own SimDevice interface; `listen`/`connect` pair in-process streams (no sockets).
 
 interface FakeDevice extends SimDevice {
   inputs: Array<Record<string, unknown>>;
-  connect(port: number): Promise<net.Socket>;
+  connect(port: number): Promise<Duplex>;
   listening(port: number): boolean;
 }
 
@@ -53,7 +52,7 @@ function fakeDevice(
     signerSha256: null,
     instrumentations: [{ name: `${PKG}.SnapshotInstrumentation`, targetPackage: PKG }],
   };
-  const servers = new Map<number, { server: net.Server; ready: Promise<number> }>();
+  const servers = new Map<number, (socket: Duplex) => void>();
   const inputs: Array<Record<string, unknown>> = [];
   const random = mulberry32(options.seed ?? 42);
   const device: FakeDevice = {
@@ -70,24 +69,23 @@ function fakeDevice(
     listen(address, onConnection: (socket: Duplex) => void): DeviceListener {
       if (!('tcp' in address)) throw new Error('only tcp in this fake');
       if (servers.has(address.tcp)) throw new Error('EADDRINUSE');
-      const server = net.createServer({ allowHalfOpen: true }, (socket) => onConnection(socket));
-      server.listen(0, '127.0.0.1');
-      const ready = once(server, 'listening').then(() => (server.address() as net.AddressInfo).port);
-      servers.set(address.tcp, { server, ready });
-      cleanups.push(() => server.close());
+      servers.set(address.tcp, onConnection);
       return {
         close() {
-          servers.delete(address.tcp);
-          server.close();
+          if (servers.get(address.tcp) === onConnection) servers.delete(address.tcp);
         },
       };
     },
     async connect(port) {
-      const entry = servers.get(port);
-      if (!entry) throw new Error(`connection refused: tcp:${port}`);
-      const socket = net.connect(await entry.ready, '127.0.0.1');
-      await once(socket, 'connect');
-      return socket;
+      const onConnection = servers.get(port);
+      if (!onConnection) throw new Error(`connection refused: tcp:${port}`);
+      const [host, device] = duplexPair();
+      cleanups.push(() => {
+        host.destroy();
+        device.destroy();
+      });
+      queueMicrotask(() => onConnection(device));
+      return host;
     },
     listening: (port) => servers.has(port),
     uiXml: () => xml,

@@ -121,14 +121,3 @@ export function writeUiXml(roots: readonly UiNode[], rotation = 0): string {
   parts.push('</hierarchy>');
   return parts.join('');
 }
-
-/** Count nodes of a tree (tests and generators). */
-export function countNodes(roots: readonly UiNode[]): number {
-  let n = 0;
-  const stack = [...roots];
-  for (let node = stack.pop(); node !== undefined; node = stack.pop()) {
-    n += 1;
-    if (node.children) stack.push(...node.children);
-  }
-  return n;
-}

@@ -1,12 +1,13 @@
 /**
  * The LeaseStore contract, written once and run against every store: the memory store in
- * test/unit/leases-memory.test.ts, the Redis store (real Redis) in test/integration/leases-redis.test.ts.
+ * test/unit/leases-memory.test.ts, the Redis store (real Redis) in test/integration/leases-redis.test.ts
+ * (pure: no sockets, so unit tests may import it).
  * Each test builds a fresh store on a fake clock it controls.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { BridgeError } from '../../../src/errors.ts';
-import type { Lease, LeaseStore, TeardownRecord } from '../../../src/leases/types.ts';
+import { BridgeError } from '../../src/errors.ts';
+import type { Lease, LeaseStore, TeardownRecord } from '../../src/leases/types.ts';
 
 export interface StoreFactoryOptions {
   now: () => number;

@@ -1,0 +1,118 @@
+/**
+ * Pure pieces of the uiautomator XML scanner (`xml-scanner.ts`): character classes, attribute value
+ * parsers that work in place on the document (no substring unless kept), and the scanner's error.
+ */
+import type { Bounds } from './types.ts';
+
+/** Malformed XML at `offset` (UTF-16 index into the document); mapped to a BridgeError by the caller. */
+export class XmlError extends Error {
+  constructor(
+    readonly offset: number,
+    readonly reason: string,
+  ) {
+    super(reason);
+  }
+}
+
+export function isSpace(c: number): boolean {
+  return c === 32 || c === 10 || c === 13 || c === 9;
+}
+
+export function isNameEnd(c: number): boolean {
+  // whitespace, '/', '>', '=' or end of input (NaN)
+  return c === 32 || c === 10 || c === 13 || c === 9 || c === 47 || c === 62 || c === 61 || Number.isNaN(c);
+}
+
+const NAMED: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
+
+/** Decode character references in `xml[start, end)` (known to contain '&'). */
+export function decodeEntities(xml: string, start: number, end: number): string {
+  const parts: string[] = [];
+  let last = start;
+  let amp = xml.indexOf('&', start);
+  while (amp !== -1 && amp < end) {
+    const semi = xml.indexOf(';', amp + 1);
+    if (semi === -1 || semi >= end || semi - amp > 12) throw new XmlError(amp, "unterminated '&' reference");
+    let decoded: string | undefined;
+    if (xml.charCodeAt(amp + 1) === 35 /* # */) {
+      const hex = xml.charCodeAt(amp + 2) === 120; /* x */
+      const digits = xml.slice(amp + (hex ? 3 : 2), semi);
+      const valid = hex ? /^[0-9a-fA-F]{1,6}$/.test(digits) : /^[0-9]{1,7}$/.test(digits);
+      const code = valid ? Number.parseInt(digits, hex ? 16 : 10) : -1;
+      if (code >= 0 && code <= 0x10ffff) decoded = String.fromCodePoint(code);
+    } else {
+      decoded = NAMED[xml.slice(amp + 1, semi)];
+    }
+    if (decoded === undefined) throw new XmlError(amp, `unknown reference ${xml.slice(amp, semi + 1)}`);
+    if (amp > last) parts.push(xml.slice(last, amp));
+    parts.push(decoded);
+    last = semi + 1;
+    amp = xml.indexOf('&', last);
+  }
+  if (last < end) parts.push(xml.slice(last, end));
+  return parts.join('');
+}
+
+/** Parse `[l,t][r,b]` (integers, may be negative) in `xml[start, end)`; null when malformed. */
+export function parseBounds(xml: string, start: number, end: number): Bounds | null {
+  const v = [0, 0, 0, 0];
+  let p = start;
+  for (let k = 0; k < 4; k++) {
+    const open = k % 2 === 0 ? 91 /* [ */ : 44; /* , */
+    if (xml.charCodeAt(p) !== open) return null;
+    p++;
+    let negative = false;
+    if (xml.charCodeAt(p) === 45) {
+      negative = true;
+      p++;
+    }
+    const digitsStart = p;
+    let n = 0;
+    for (;;) {
+      const d = xml.charCodeAt(p) - 48;
+      if (d < 0 || d > 9) break;
+      n = n * 10 + d;
+      p++;
+    }
+    if (p === digitsStart || p - digitsStart > 10) return null;
+    v[k] = negative ? -n : n;
+    if (k % 2 === 1) {
+      if (xml.charCodeAt(p) !== 93 /* ] */) return null;
+      p++;
+    }
+  }
+  if (p !== end) return null;
+  const [l, t, r, b] = v as [number, number, number, number];
+  return { x: l, y: t, width: r > l ? r - l : 0, height: b > t ? b - t : 0 };
+}
+
+/** A decimal integer (optional '-', at most 10 digits) filling `xml[start, end)`; null otherwise. */
+export function parseIntIn(xml: string, start: number, end: number): number | null {
+  let p = start;
+  let negative = false;
+  if (xml.charCodeAt(p) === 45) {
+    negative = true;
+    p++;
+  }
+  if (p === end || end - p > 10) return null;
+  let n = 0;
+  for (; p < end; p++) {
+    const d = xml.charCodeAt(p) - 48;
+    if (d < 0 || d > 9) return null;
+    n = n * 10 + d;
+  }
+  return negative ? -n : n;
+}
+
+/** 1-based line and column of `offset` (lines end at '\n'). */
+export function lineColumn(xml: string, offset: number): { line: number; column: number } {
+  let line = 1;
+  let lineStart = 0;
+  let nl = xml.indexOf('\n');
+  while (nl !== -1 && nl < offset) {
+    line++;
+    lineStart = nl + 1;
+    nl = xml.indexOf('\n', lineStart);
+  }
+  return { line, column: offset - lineStart + 1 };
+}
