@@ -1,19 +1,18 @@
 import { createHash } from 'node:crypto';
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
+import {
+  EDGE_ERRORS,
+  errorResponses,
+  HelperListSchema,
+  HelperNameParam,
+  ManifestSchema,
+  VersionParam,
+} from '../../api/index.ts';
 import { BridgeError } from '../../errors.ts';
 import type { HelperManifest } from '../../manifest/index.ts';
 import { artifactKey } from '../../releases/layout.ts';
 import type { AppEnv } from '../env.ts';
-import { errorResponses, HelperNameParam, ManifestSchema, VersionParam } from '../schemas.ts';
-
-const HelperList = z
-  .object({
-    helpers: z.array(
-      z.object({ name: z.string(), latest: z.string().nullable(), versions: z.array(z.string()) }),
-    ),
-  })
-  .openapi('HelperList');
 
 /** Presigned URLs are reused for half their lifetime so a manifest's ETag stays stable meanwhile. */
 const presignMemo = new WeakMap<object, Map<string, { url: string; until: number }>>();
@@ -66,7 +65,7 @@ export function etagMatches(header: string | undefined, etag: string): boolean {
 const manifestResponses = {
   200: { description: 'the release manifest', content: { 'application/json': { schema: ManifestSchema } } },
   304: { description: 'not modified (If-None-Match matched the ETag)' },
-  ...errorResponses(400, 404),
+  ...errorResponses(EDGE_ERRORS, 'INVALID_ARGUMENT', 'NOT_FOUND', 'UNAVAILABLE'),
 };
 
 export function registerHelpers(app: OpenAPIHono<AppEnv>): void {
@@ -74,8 +73,14 @@ export function registerHelpers(app: OpenAPIHono<AppEnv>): void {
     createRoute({
       method: 'get',
       path: '/v1/helpers',
+      operationId: 'listHelpers',
+      tags: ['releases'],
       summary: 'List helpers and their published versions',
-      responses: { 200: { description: 'helpers', content: { 'application/json': { schema: HelperList } } } },
+      security: [],
+      responses: {
+        200: { description: 'helpers', content: { 'application/json': { schema: HelperListSchema } } },
+        ...errorResponses(EDGE_ERRORS),
+      },
     }),
     async (c) => c.json({ helpers: await c.var.services.releases.listHelpers() }, 200),
   );
@@ -84,7 +89,10 @@ export function registerHelpers(app: OpenAPIHono<AppEnv>): void {
     createRoute({
       method: 'get',
       path: '/v1/helpers/{name}/manifest',
+      operationId: 'getLatestManifest',
+      tags: ['releases'],
       summary: 'The latest release manifest of a helper',
+      security: [],
       request: { params: z.object({ name: HelperNameParam }) },
       responses: manifestResponses,
     }),
@@ -100,7 +108,10 @@ export function registerHelpers(app: OpenAPIHono<AppEnv>): void {
     createRoute({
       method: 'get',
       path: '/v1/helpers/{name}/versions/{version}/manifest',
+      operationId: 'getManifest',
+      tags: ['releases'],
       summary: 'The release manifest of one helper version (immutable)',
+      security: [],
       request: { params: z.object({ name: HelperNameParam, version: VersionParam }) },
       responses: manifestResponses,
     }),
