@@ -61,7 +61,7 @@ const openApiDocument = {
 };
 
 export function createApp(services: Services): OpenAPIHono<AppEnv> {
-  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook as never });
+  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   countHandlerRuns(app);
 
   app.use('*', async (c, next) => {

@@ -53,7 +53,8 @@ async function sendManifest(c: Context<AppEnv>, manifest: HelperManifest, cacheC
   c.header('ETag', etag);
   c.header('Cache-Control', cacheControl);
   if (etagMatches(c.req.header('if-none-match'), etag)) return c.body(null, 304);
-  return c.body(body, 200, { 'Content-Type': 'application/json' });
+  // c.json serializes with the same JSON.stringify: the ETag is over the exact body sent.
+  return c.json(served, 200);
 }
 
 export function etagMatches(header: string | undefined, etag: string): boolean {
@@ -100,7 +101,7 @@ export function registerHelpers(app: OpenAPIHono<AppEnv>): void {
       const { name } = c.req.valid('param');
       const manifest = await c.var.services.releases.getLatestManifest(name);
       if (manifest === null) throw new BridgeError('NOT_FOUND', `helper ${name} has no published release`);
-      return sendManifest(c, manifest, 'public, max-age=60, must-revalidate') as never;
+      return sendManifest(c, manifest, 'public, max-age=60, must-revalidate');
     },
   );
 
@@ -119,7 +120,7 @@ export function registerHelpers(app: OpenAPIHono<AppEnv>): void {
       const { name, version } = c.req.valid('param');
       const manifest = await c.var.services.releases.getManifest(name, version);
       if (manifest === null) throw new BridgeError('NOT_FOUND', `helper ${name} has no release ${version}`);
-      return sendManifest(c, manifest, 'public, max-age=300') as never;
+      return sendManifest(c, manifest, 'public, max-age=300');
     },
   );
 }

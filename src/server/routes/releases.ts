@@ -4,6 +4,7 @@ import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import type { ReadableStream as NodeWebStream } from 'node:stream/web';
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import busboy from 'busboy';
 import type { Context } from 'hono';
@@ -95,7 +96,7 @@ async function receiveMultipart(
     );
   }
   const source = Readable.fromWeb(
-    limitedStream(body, limit + MULTIPART_OVERHEAD_BYTES, 'the upload') as never,
+    limitedStream(body, limit + MULTIPART_OVERHEAD_BYTES, 'the upload') as NodeWebStream,
   );
   try {
     await pipeline(source, parser);
@@ -123,7 +124,10 @@ async function receiveApk(
   }
   const declared = c.req.header('content-length');
   if (declared !== undefined && Number(declared) > limit) throw tooLarge(limit, 'the APK');
-  await pipeline(Readable.fromWeb(limitedStream(body, limit, 'the APK') as never), createWriteStream(file));
+  await pipeline(
+    Readable.fromWeb(limitedStream(body, limit, 'the APK') as NodeWebStream),
+    createWriteStream(file),
+  );
   return { fields: {} };
 }
 
