@@ -27,6 +27,7 @@ export function requireDevices(services: Services): NonNullable<Services['device
   return services.devices;
 }
 
+/** The device id rule (defined in the contract, src/api/devices.ts). */
 export { DeviceIdParam };
 
 async function present(c: Context<AppEnv>, record: DeviceRecord): Promise<Device> {
