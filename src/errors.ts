@@ -4,29 +4,101 @@
  * codes to statuses through `ERROR_CODES`; the CLI maps them to exit codes.
  */
 
+/**
+ * The one table of error codes: HTTP status, whether a retry may succeed, and what the code means.
+ * The HTTP edge answers with `status`, the OpenAPI document lists the table (the Error schema's `code`
+ * and `x-error-codes`), and a bare HTTP status (a framework `HTTPException`) maps back to the FIRST
+ * code of the table with that status (`codeForStatus`): the generic code of each status comes first.
+ */
 export const ERROR_CODES = {
-  INVALID_ARGUMENT: { status: 400, retryable: false },
-  INSTALL_ARGS_REJECTED: { status: 400, retryable: false },
-  UNAUTHENTICATED: { status: 401, retryable: false },
-  PERMISSION_DENIED: { status: 403, retryable: false },
-  NOT_FOUND: { status: 404, retryable: false },
-  CONFLICT: { status: 409, retryable: true },
-  LEASE_EXPIRED: { status: 410, retryable: false },
-  PAYLOAD_TOO_LARGE: { status: 413, retryable: false },
-  UNSUPPORTED_MEDIA_TYPE: { status: 415, retryable: false },
-  CHECKSUM_MISMATCH: { status: 422, retryable: false },
-  RATE_LIMITED: { status: 429, retryable: true },
-  HELPER_INSTALL_FAILED: { status: 502, retryable: false },
-  HELPER_PROTOCOL_ERROR: { status: 502, retryable: true },
-  HELPER_FAILED: { status: 502, retryable: true },
-  DEVICE_OFFLINE: { status: 503, retryable: true },
-  UNAUTHORIZED_DEVICE: { status: 503, retryable: true },
-  UNAVAILABLE: { status: 503, retryable: true },
-  TIMEOUT: { status: 504, retryable: true },
-  INTERNAL: { status: 500, retryable: false },
-} as const satisfies Record<string, { status: number; retryable: boolean }>;
+  INVALID_ARGUMENT: {
+    status: 400,
+    retryable: false,
+    description: 'a parameter, query or body field breaks its rule (details.errors names each field)',
+  },
+  INSTALL_ARGS_REJECTED: {
+    status: 400,
+    retryable: false,
+    description: 'a release manifest asks for install flags outside the allowlist',
+  },
+  UNAUTHENTICATED: {
+    status: 401,
+    retryable: false,
+    description: 'no bearer token where one is needed, or a malformed or unknown one',
+  },
+  PERMISSION_DENIED: { status: 403, retryable: false, description: "the token's role may not do this" },
+  NOT_FOUND: {
+    status: 404,
+    retryable: false,
+    description: "no such route, helper, release, artifact, device or lease (other tenants' leases too)",
+  },
+  CONFLICT: {
+    status: 409,
+    retryable: true,
+    description:
+      'the state changed underneath (no free device, a version published with other bytes, a leased device)',
+  },
+  LEASE_EXPIRED: {
+    status: 410,
+    retryable: false,
+    description: 'the lease was released or expired, or the X-Fencing-Token is stale',
+  },
+  PAYLOAD_TOO_LARGE: { status: 413, retryable: false, description: "the body exceeds the route's limit" },
+  UNSUPPORTED_MEDIA_TYPE: {
+    status: 415,
+    retryable: false,
+    description: 'the body has a Content-Type the route does not take',
+  },
+  CHECKSUM_MISMATCH: {
+    status: 422,
+    retryable: false,
+    description: 'an artifact does not have the sha256 its manifest names',
+  },
+  RATE_LIMITED: {
+    status: 429,
+    retryable: true,
+    description: 'too many expensive calls or failed authentications; see Retry-After',
+  },
+  HELPER_INSTALL_FAILED: {
+    status: 502,
+    retryable: false,
+    description: 'the device refused to install the helper (details name the pm failure)',
+  },
+  HELPER_PROTOCOL_ERROR: {
+    status: 502,
+    retryable: true,
+    description: 'the on-device helper answered bytes that break its protocol',
+  },
+  HELPER_FAILED: {
+    status: 502,
+    retryable: true,
+    description: 'the on-device helper reported or suffered a failure',
+  },
+  UNAVAILABLE: {
+    status: 503,
+    retryable: true,
+    description:
+      'a dependency is not there: no device side on this node, an owner node or store that does not answer',
+  },
+  DEVICE_OFFLINE: { status: 503, retryable: true, description: 'the leased device is offline' },
+  UNAUTHORIZED_DEVICE: {
+    status: 503,
+    retryable: true,
+    description: 'the device has not authorized this adb host',
+  },
+  TIMEOUT: { status: 504, retryable: true, description: "no answer within the request's deadline" },
+  INTERNAL: { status: 500, retryable: false, description: 'a bug: the requestId identifies it in the logs' },
+} as const satisfies Record<string, { status: number; retryable: boolean; description: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** Every code, in table order. */
+export const ERROR_CODE_NAMES = Object.keys(ERROR_CODES) as [ErrorCode, ...ErrorCode[]];
+
+/** The generic code of an HTTP status (the first in the table with it), INTERNAL when none has it. */
+export function codeForStatus(status: number): ErrorCode {
+  return ERROR_CODE_NAMES.find((code) => ERROR_CODES[code].status === status) ?? 'INTERNAL';
+}
 
 export interface BridgeErrorOptions {
   details?: Record<string, unknown>;

@@ -182,7 +182,11 @@ export function addLeaseSnapshot(group: Command): void {
       const c = await client(opts);
       await run(
         opts,
-        () => c.snapshot(opts.lease!, { format: opts.format as 'json', transport: opts.transport as 'auto' }),
+        () =>
+          c.snapshot(opts.lease!, {
+            format: opts.format as 'json' | 'xml',
+            transport: opts.transport as 'auto',
+          }),
         (s) => (s.format === 'xml' ? s.xml : JSON.stringify(s.snapshot, null, 2)),
       );
     });

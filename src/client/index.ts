@@ -3,21 +3,71 @@
  * parsed JSON of the response; an error response throws `BridgeClientError` with the server's stable
  * `code`, the HTTP status, `retryable` and the `requestId` to quote in a bug report.
  */
-import type { GestureSpec } from '../helpers/protocol/gestures.ts';
-import type { EnsureResult } from '../helpers/snapshot/ensure-helper.ts';
-import type { Lease, LeaseSelector, TeardownRecord } from '../leases/types.ts';
-import type { HelperManifest } from '../manifest/index.ts';
-import type { NormalizedSnapshot } from '../snapshot/normalize.ts';
-
-export type {
-  EnsureResult,
+import type {
+  AcquireLeaseRequest,
+  Attempt,
+  Device,
+  DeviceList,
+  EnsureHelperResult,
+  ErrorBody,
+  GestureRequest,
+  GestureResponse,
   GestureSpec,
-  HelperManifest,
+  HelperListResponse,
+  HelperManifestBody,
   Lease,
+  LeaseList,
   LeaseSelector,
+  ManifestVerdict,
   NormalizedSnapshot,
-  TeardownRecord,
+  RegisterDeviceRequest,
+  ReleaseLeaseResponse,
+  ReleaseManifestBody,
+  SnapshotJsonResponse,
+  SnapshotNode,
+  SnapshotRequest,
+  SnapshotResponse,
+  SnapshotXmlResponse,
+  Teardown,
+  Transport,
+  ViewportResponse,
+} from '../api/index.ts';
+
+/** Request and response types of the API contract (src/api/), inferred from its zod schemas. */
+export type {
+  AcquireLeaseRequest,
+  Attempt,
+  Device,
+  DeviceList,
+  EnsureHelperResult,
+  ErrorBody,
+  GestureRequest,
+  GestureResponse,
+  GestureSpec,
+  HelperListResponse,
+  Lease,
+  LeaseList,
+  LeaseSelector,
+  ManifestVerdict,
+  NormalizedSnapshot,
+  RegisterDeviceRequest,
+  ReleaseLeaseResponse,
+  ReleaseManifestBody,
+  SnapshotJsonResponse,
+  SnapshotNode,
+  SnapshotRequest,
+  SnapshotResponse,
+  SnapshotXmlResponse,
+  Teardown,
+  Transport,
+  ViewportResponse,
 };
+/** Earlier names of some of these types. */
+export type HelperManifest = HelperManifestBody;
+export type EnsureResult = EnsureHelperResult;
+export type TeardownRecord = Teardown;
+export type DeviceView = Device;
+export type CaptureOptions = Omit<SnapshotRequest, 'format' | 'transport' | 'deadlineMs'>;
 
 export interface ClientOptions {
   /** Default: env DEVICEBRIDGE_URL, else http://127.0.0.1:7100. */
@@ -66,65 +116,6 @@ export function parseBridgeUrl(raw: string, source = 'DEVICEBRIDGE_URL'): string
   return url.href.replace(/\/+$/, '');
 }
 
-export interface DeviceView {
-  id: string;
-  serial: string;
-  endpoint?: string;
-  provider?: string;
-  labels: Record<string, string>;
-  state: 'online' | 'offline' | 'unauthorized' | 'quarantined';
-  quarantineReason?: string;
-  properties: { sdk?: number; release?: string; model?: string; manufacturer?: string; abi?: string };
-  source: string;
-  ownerNode: string;
-  leased: boolean;
-  leaseId: string | null;
-}
-
-export type Transport = 'auto' | 'session' | 'one-shot';
-
-export interface CaptureOptions {
-  waitForIdleTimeoutMs?: number;
-  waitForIdleQuietMs?: number;
-  timeoutMs?: number;
-  maxDepth?: number;
-  maxNodes?: number;
-}
-
-interface SnapshotCommon {
-  transport: 'session' | 'one-shot';
-  fallback?: string;
-  elapsedMs: number;
-  helperElapsedMs: number | null;
-  waitForIdleTimeoutMs: number | null;
-  nodeCount: number | null;
-  truncated: boolean | null;
-  windowCount: number | null;
-  captureMode: string | null;
-}
-export type SnapshotResponse =
-  | (SnapshotCommon & { format: 'json'; snapshot: NormalizedSnapshot })
-  | (SnapshotCommon & { format: 'xml'; xml: string });
-
-export interface ViewportResponse {
-  transport: 'session' | 'one-shot';
-  x: number;
-  y: number;
-  width: number;
-  height: number;
-  elapsedMs: number;
-}
-
-export type GestureRequest = GestureSpec;
-
-export interface GestureResponse {
-  transport: 'session' | 'one-shot';
-  elapsedMs: number;
-  helperElapsedMs: number | null;
-  kind: string;
-  injectedEvents: number;
-}
-
 export class DeviceBridgeClient {
   readonly baseUrl: string;
   readonly #token: string | undefined;
@@ -171,17 +162,7 @@ export class DeviceBridgeClient {
       );
     }
     if (!res.ok) {
-      const e = (
-        json as {
-          error?: {
-            code?: string;
-            message?: string;
-            retryable?: boolean;
-            requestId?: string;
-            details?: Record<string, unknown>;
-          };
-        }
-      )?.error;
+      const e = (json as Partial<ErrorBody> | undefined)?.error;
       throw new BridgeClientError(
         res.status,
         e?.code ?? 'INTERNAL',
@@ -196,32 +177,25 @@ export class DeviceBridgeClient {
 
   // Helpers and manifests.
   listHelpers() {
-    return this.#request<{ helpers: Array<{ name: string; latest: string | null; versions: string[] }> }>(
-      'GET',
-      '/v1/helpers',
-    );
+    return this.#request<HelperListResponse>('GET', '/v1/helpers');
   }
   manifest(name: string, version?: string) {
     const path =
       version === undefined
         ? `/v1/helpers/${encodeURIComponent(name)}/manifest`
         : `/v1/helpers/${encodeURIComponent(name)}/versions/${encodeURIComponent(version)}/manifest`;
-    return this.#request<HelperManifest>('GET', path);
+    return this.#request<ReleaseManifestBody>('GET', path);
   }
   validateManifest(manifest: unknown) {
-    return this.#request<{
-      valid: boolean;
-      errors: Array<{ path: string; message: string }>;
-      manifest: HelperManifest | null;
-    }>('POST', '/v1/manifests/validate', manifest);
+    return this.#request<ManifestVerdict>('POST', '/v1/manifests/validate', manifest);
   }
 
   // Devices.
   listDevices() {
-    return this.#request<{ devices: DeviceView[] }>('GET', '/v1/devices');
+    return this.#request<DeviceList>('GET', '/v1/devices');
   }
-  registerDevice(body: { endpoint: string; labels?: Record<string, string>; provider?: string }) {
-    return this.#request<DeviceView>('POST', '/v1/devices', body);
+  registerDevice(body: RegisterDeviceRequest) {
+    return this.#request<Device>('POST', '/v1/devices', body);
   }
   removeDevice(id: string, options: { force?: boolean } = {}) {
     return this.#request<void>(
@@ -231,7 +205,7 @@ export class DeviceBridgeClient {
   }
 
   // Leases.
-  acquireLease(body: { selector?: LeaseSelector; ttlSeconds?: number; waitSeconds?: number } = {}) {
+  acquireLease(body: AcquireLeaseRequest = {}) {
     return this.#request<Lease>(
       'POST',
       '/v1/leases',
@@ -242,7 +216,7 @@ export class DeviceBridgeClient {
     );
   }
   listLeases() {
-    return this.#request<{ leases: Lease[] }>('GET', '/v1/leases');
+    return this.#request<LeaseList>('GET', '/v1/leases');
   }
   getLease(id: string) {
     return this.#request<Lease>('GET', `/v1/leases/${encodeURIComponent(id)}`);
@@ -255,26 +229,24 @@ export class DeviceBridgeClient {
     );
   }
   releaseLease(id: string) {
-    return this.#request<{ lease: Lease; teardown: TeardownRecord }>(
-      'DELETE',
-      `/v1/leases/${encodeURIComponent(id)}`,
-    );
+    return this.#request<ReleaseLeaseResponse>('DELETE', `/v1/leases/${encodeURIComponent(id)}`);
   }
   ensureHelper(
     leaseId: string,
     name = 'android-snapshot-helper',
     policy?: 'missing-or-outdated' | 'always' | 'never',
   ) {
-    return this.#request<EnsureResult>(
+    return this.#request<EnsureHelperResult>(
       'POST',
       `/v1/leases/${encodeURIComponent(leaseId)}/helpers/${encodeURIComponent(name)}/ensure`,
       policy ? { policy } : {},
     );
   }
-  snapshot(
-    leaseId: string,
-    options: CaptureOptions & { format?: 'json' | 'xml'; transport?: Transport } = {},
-  ) {
+  /** The raw uiautomator XML (`format: 'xml'`), else the normalized JSON tree. */
+  snapshot(leaseId: string, options: SnapshotRequest & { format: 'xml' }): Promise<SnapshotXmlResponse>;
+  snapshot(leaseId: string, options?: SnapshotRequest & { format?: 'json' }): Promise<SnapshotJsonResponse>;
+  snapshot(leaseId: string, options?: SnapshotRequest): Promise<SnapshotResponse>;
+  snapshot(leaseId: string, options: SnapshotRequest = {}): Promise<SnapshotResponse> {
     return this.#request<SnapshotResponse>(
       'POST',
       `/v1/leases/${encodeURIComponent(leaseId)}/snapshot`,
@@ -287,7 +259,7 @@ export class DeviceBridgeClient {
       `/v1/leases/${encodeURIComponent(leaseId)}/viewport${transport ? `?transport=${transport}` : ''}`,
     );
   }
-  gesture(leaseId: string, gesture: GestureRequest & { transport?: Transport }) {
+  gesture(leaseId: string, gesture: GestureRequest) {
     return this.#request<GestureResponse>(
       'POST',
       `/v1/leases/${encodeURIComponent(leaseId)}/gestures`,

@@ -1,6 +1,7 @@
 /** The Hono app: middleware, routes and the OpenAPI document. Services come in; nothing is global. */
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context, Next } from 'hono';
+import { errorCodeExtension } from '../api/index.ts';
 import type { AppEnv, Services } from './env.ts';
 import { authenticate } from './middleware/auth.ts';
 import { notFound, onError, validationHook } from './middleware/errors.ts';
@@ -35,8 +36,32 @@ function countHandlerRuns(app: OpenAPIHono<AppEnv>): void {
     );
 }
 
+/** The document's top level (paths and components come from the routes). */
+const openApiDocument = {
+  openapi: '3.1.0',
+  info: {
+    title: 'Device Bridge',
+    version: '1',
+    description:
+      'Release manifests and artifacts for on-device helpers, device leases and helper operations. ' +
+      'Errors are {"error":{code,message,requestId,retryable,details?}}; the code fixes the HTTP ' +
+      'status (see the Error schema and `x-error-codes`), and every error response of an operation ' +
+      'names the codes it can carry in its own `x-error-codes`.',
+    license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
+  },
+  servers: [{ url: '/', description: 'this bridge' }],
+  tags: [
+    { name: 'health', description: 'liveness, readiness, metrics' },
+    { name: 'releases', description: 'helper release manifests, artifacts and publishing' },
+    { name: 'devices', description: 'the devices this bridge drives' },
+    { name: 'leases', description: 'exclusive, fenced use of one device' },
+    { name: 'helper operations', description: 'on-device helper calls under a lease' },
+  ],
+  'x-error-codes': errorCodeExtension(),
+};
+
 export function createApp(services: Services): OpenAPIHono<AppEnv> {
-  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook as never });
+  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   countHandlerRuns(app);
 
   app.use('*', async (c, next) => {
@@ -68,18 +93,12 @@ export function createApp(services: Services): OpenAPIHono<AppEnv> {
   registerDevices(app);
   registerLeases(app);
 
-  app.doc31('/v1/openapi.json', {
-    openapi: '3.1.0',
-    info: {
-      title: 'Device Bridge',
-      version: '1',
-      description:
-        'Release manifests and artifacts for on-device helpers, device leases and helper operations. ' +
-        'Errors are {"error":{code,message,requestId,retryable,details?}}.',
-    },
+  app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'a token of the tokens file (role client or admin); see README "Authentication"',
   });
-  app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
-
+  app.doc31('/v1/openapi.json', openApiDocument);
   app.notFound(notFound);
   app.onError(onError);
   return app;

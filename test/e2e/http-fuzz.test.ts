@@ -35,7 +35,7 @@ interface Operation {
   security: boolean;
   parameters: Array<{ in: string; name: string; schema: Schema }>;
   body: Schema | undefined;
-  responses: Record<string, { content?: Record<string, { schema?: Schema }> }>;
+  responses: Record<string, { content?: Record<string, { schema?: Schema }>; 'x-error-codes'?: string[] }>;
 }
 
 interface FuzzRequest {
@@ -321,6 +321,12 @@ describe('HTTP fuzz against a running serve (OpenAPI-driven)', () => {
     const sent = new URL(`${url}${target}`).pathname.split('/').length;
     const reachesRoute = sent === op.path.split('/').length;
     if (op.security && req.authorization === undefined && reachesRoute) expect(res.status, where).toBe(401);
+    // An error of the operation itself carries a code its documented error response names.
+    if (reachesRoute && res.status >= 400 && isJson && op.responses[String(res.status)]) {
+      const { code } = (body as { error: { code: string } }).error;
+      const named = op.responses[String(res.status)]?.['x-error-codes'];
+      if (named !== undefined) expect(named, where).toContain(code);
+    }
     const documented = op.responses[String(res.status)]?.content?.['application/json']?.schema;
     if (documented !== undefined && body !== undefined)
       expect(schemas.check(body, documented), where).toEqual([]);

@@ -12,6 +12,7 @@ import {
   testDeviceBridge,
   testTokens,
 } from '../support/bridge.ts';
+import { checkedOperations, contractProblems, LEASE_ROUTES } from '../support/contract.ts';
 
 type Json = Record<string, any>;
 
@@ -27,7 +28,10 @@ function call(bridge: DeviceBridge, token: string | null) {
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
     const text = await res.text();
-    return { status: res.status, body: (text ? JSON.parse(text) : null) as Json, headers: res.headers };
+    const json = text ? JSON.parse(text) : null;
+    // Every answer of a lease route conforms to the route's exported response schema (contract).
+    expect(contractProblems(method, path, res.status, json)).toEqual([]);
+    return { status: res.status, body: json as Json, headers: res.headers };
   };
 }
 
@@ -335,5 +339,12 @@ describe('leases on Redis through HTTP', () => {
     expect(snap.body.snapshot.nodeCount).toBeGreaterThan(10);
     expect((await api('DELETE', `/v1/leases/${lease.body.id}`)).body.lease.state).toBe('released');
     expect((await api('POST', '/v1/leases', {})).status).toBe(201);
+  });
+});
+
+describe('leases: contract', () => {
+  it('the answers above covered every lease route, and each parsed with its response schema', () => {
+    const all = LEASE_ROUTES.map((r) => r.operationId).sort();
+    expect([...checkedOperations].sort()).toEqual(all);
   });
 });

@@ -6,7 +6,7 @@ import type { Context, ErrorHandler, NotFoundHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { ZodError } from 'zod';
-import { BridgeError, type ErrorCode, type FieldError } from '../../errors.ts';
+import { BridgeError, codeForStatus, type FieldError } from '../../errors.ts';
 import type { AppEnv } from '../env.ts';
 
 export function errorBody(c: Context<AppEnv>, err: BridgeError) {
@@ -28,19 +28,6 @@ export function errorResponse(c: Context<AppEnv>, err: BridgeError): Response {
   return c.json(errorBody(c, err), err.status as ContentfulStatusCode);
 }
 
-const HTTP_STATUS_CODES: Record<number, ErrorCode> = {
-  400: 'INVALID_ARGUMENT',
-  401: 'UNAUTHENTICATED',
-  403: 'PERMISSION_DENIED',
-  404: 'NOT_FOUND',
-  409: 'CONFLICT',
-  413: 'PAYLOAD_TOO_LARGE',
-  415: 'UNSUPPORTED_MEDIA_TYPE',
-  429: 'RATE_LIMITED',
-  503: 'UNAVAILABLE',
-  504: 'TIMEOUT',
-};
-
 export const onError: ErrorHandler<AppEnv> = (err, c) => {
   if (err instanceof BridgeError) {
     if (err.status >= 500)
@@ -48,7 +35,7 @@ export const onError: ErrorHandler<AppEnv> = (err, c) => {
     return errorResponse(c, err);
   }
   if (err instanceof HTTPException) {
-    const code = HTTP_STATUS_CODES[err.status] ?? 'INTERNAL';
+    const code = codeForStatus(err.status);
     return errorResponse(c, new BridgeError(code, err.message || code));
   }
   c.var.logger?.error({ err }, 'unhandled error');
@@ -74,7 +61,7 @@ export function validationHook(
   c: Context<AppEnv>,
 ): Response | undefined {
   if (result.success) return undefined;
-  const errors = zodFieldErrors(result.error, result.target === 'param' ? '' : '');
+  const errors = zodFieldErrors(result.error);
   const first = errors[0];
   const where = result.target ? `${result.target} ` : '';
   const message = first ? `invalid ${where}${first.path || 'value'}: ${first.message}` : 'invalid request';

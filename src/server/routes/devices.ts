@@ -1,56 +1,24 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
+import {
+  BODY_ERRORS,
+  type Device,
+  DeviceIdParam,
+  DeviceListSchema,
+  DeviceSchema,
+  errorResponses,
+  RegisterDeviceBodySchema,
+  RemoveDeviceQuerySchema,
+  SECURED_ERRORS,
+} from '../../api/index.ts';
 import type { DeviceRecord } from '../../devices/types.ts';
 import { BridgeError } from '../../errors.ts';
 import type { AppEnv, Services } from '../env.ts';
 import { assertRole } from '../middleware/auth.ts';
 import { guard, jsonBody } from '../middleware/guard.ts';
-import { errorResponses } from '../schemas.ts';
-
-export const DeviceIdParam = z
-  .string()
-  .regex(/^[A-Za-z0-9._:-]{1,128}$/, 'must be a device id ([A-Za-z0-9._:-]{1,128})')
-  .openapi({ param: { name: 'id', in: 'path' }, example: '127.0.0.1-5555' });
-
-const Device = z
-  .object({
-    id: z.string(),
-    serial: z.string(),
-    endpoint: z.string().optional(),
-    provider: z.string().optional(),
-    labels: z.record(z.string(), z.string()),
-    state: z.enum(['online', 'offline', 'unauthorized', 'quarantined']),
-    quarantineReason: z.string().optional(),
-    properties: z.object({
-      sdk: z.number().int().optional(),
-      release: z.string().optional(),
-      model: z.string().optional(),
-      manufacturer: z.string().optional(),
-      abi: z.string().optional(),
-    }),
-    helpers: z.record(
-      z.string(),
-      z.object({ versionCode: z.number(), sha256: z.string(), checkedAt: z.number() }),
-    ),
-    source: z.string(),
-    ownerNode: z.string(),
-    /** The active lease, shown to its tenant and to admins only. */
-    leaseId: z.string().nullable(),
-    leased: z.boolean(),
-  })
-  .openapi('Device');
 
 /** The largest `POST /v1/devices` body. */
 const DEVICE_BODY_BYTES = 16 * 1024;
-
-const RegisterBody = z
-  .object({
-    endpoint: z.string().min(3).max(300).openapi({ example: '127.0.0.1:5555' }),
-    labels: z.record(z.string(), z.string()).optional(),
-    provider: z.string().max(64).optional(),
-  })
-  .strict()
-  .openapi('RegisterDevice');
 
 export function requireDevices(services: Services): NonNullable<Services['devices']> {
   if (!services.devices || !services.leases) {
@@ -59,7 +27,10 @@ export function requireDevices(services: Services): NonNullable<Services['device
   return services.devices;
 }
 
-async function present(c: Context<AppEnv>, record: DeviceRecord) {
+/** The device id rule (defined in the contract, src/api/devices.ts). */
+export { DeviceIdParam };
+
+async function present(c: Context<AppEnv>, record: DeviceRecord): Promise<Device> {
   const principal = c.get('principal');
   const lease = await c.var.services.leases!.store.leaseOfDevice(record.id);
   const visible = lease !== null && (principal?.role === 'admin' || principal?.tenant === lease.tenant);
@@ -72,22 +43,24 @@ export function registerDevices(app: OpenAPIHono<AppEnv>): void {
     createRoute({
       method: 'get',
       path: '/v1/devices',
+      operationId: 'listDevices',
+      tags: ['devices'],
       summary: 'Devices this bridge knows, with state, properties and whether they are leased',
       security: [{ bearer: [] }],
       middleware: guard({ access: 'client' }),
       responses: {
         200: {
           description: 'devices',
-          content: { 'application/json': { schema: z.object({ devices: z.array(Device) }) } },
+          content: { 'application/json': { schema: DeviceListSchema } },
         },
-        ...errorResponses(401, 403, 503),
+        ...errorResponses(SECURED_ERRORS, 'UNAVAILABLE'),
       },
     }),
     async (c) => {
       assertRole(c.get('principal'), 'client');
       const registry = requireDevices(c.var.services);
       const devices = await Promise.all((await registry.list()).map((r) => present(c, r)));
-      return c.json({ devices } as never, 200);
+      return c.json({ devices }, 200);
     },
   );
 
@@ -95,13 +68,17 @@ export function registerDevices(app: OpenAPIHono<AppEnv>): void {
     createRoute({
       method: 'post',
       path: '/v1/devices',
+      operationId: 'registerDevice',
+      tags: ['devices'],
       summary: 'Admin: register a remote ADB tunnel (host:port must pass the tunnel allowlist)',
       security: [{ bearer: [] }],
       middleware: guard({ access: 'admin', body: jsonBody(DEVICE_BODY_BYTES) }),
-      request: { body: { content: { 'application/json': { schema: RegisterBody } }, required: true } },
+      request: {
+        body: { content: { 'application/json': { schema: RegisterDeviceBodySchema } }, required: true },
+      },
       responses: {
-        201: { description: 'registered', content: { 'application/json': { schema: Device } } },
-        ...errorResponses(400, 401, 403, 409, 413, 415, 503),
+        201: { description: 'registered', content: { 'application/json': { schema: DeviceSchema } } },
+        ...errorResponses(SECURED_ERRORS, BODY_ERRORS, 'CONFLICT', 'UNAVAILABLE'),
       },
     }),
     async (c) => {
@@ -118,7 +95,7 @@ export function registerDevices(app: OpenAPIHono<AppEnv>): void {
         source: 'api',
       });
       c.var.logger.info({ deviceId: record.id, state: record.state }, 'device registered');
-      return c.json((await present(c, record)) as never, 201);
+      return c.json(await present(c, record), 201);
     },
   );
 
@@ -126,14 +103,19 @@ export function registerDevices(app: OpenAPIHono<AppEnv>): void {
     createRoute({
       method: 'delete',
       path: '/v1/devices/{id}',
+      operationId: 'removeDevice',
+      tags: ['devices'],
       summary: 'Admin: forget a device (refused while it is leased unless ?force=true)',
       security: [{ bearer: [] }],
       middleware: guard({ access: 'admin' }),
       request: {
         params: z.object({ id: DeviceIdParam }),
-        query: z.object({ force: z.enum(['true', 'false']).optional() }),
+        query: RemoveDeviceQuerySchema,
       },
-      responses: { 204: { description: 'removed' }, ...errorResponses(400, 401, 403, 404, 409, 503) },
+      responses: {
+        204: { description: 'removed' },
+        ...errorResponses(SECURED_ERRORS, 'INVALID_ARGUMENT', 'NOT_FOUND', 'CONFLICT', 'UNAVAILABLE'),
+      },
     }),
     async (c) => {
       assertRole(c.get('principal'), 'admin');
@@ -148,20 +130,22 @@ export function registerDevices(app: OpenAPIHono<AppEnv>): void {
     createRoute({
       method: 'post',
       path: '/v1/devices/{id}/clear-quarantine',
+      operationId: 'clearDeviceQuarantine',
+      tags: ['devices'],
       summary: 'Admin: put a quarantined device back into service',
       security: [{ bearer: [] }],
       middleware: guard({ access: 'admin' }),
       request: { params: z.object({ id: DeviceIdParam }) },
       responses: {
-        200: { description: 'the device', content: { 'application/json': { schema: Device } } },
-        ...errorResponses(400, 401, 403, 404, 503),
+        200: { description: 'the device', content: { 'application/json': { schema: DeviceSchema } } },
+        ...errorResponses(SECURED_ERRORS, 'INVALID_ARGUMENT', 'NOT_FOUND', 'CONFLICT', 'UNAVAILABLE'),
       },
     }),
     async (c) => {
       assertRole(c.get('principal'), 'admin');
       const registry = requireDevices(c.var.services);
       const record = await registry.clearQuarantine(c.req.valid('param').id);
-      return c.json((await present(c, record)) as never, 200);
+      return c.json(await present(c, record), 200);
     },
   );
 }

@@ -1,20 +1,28 @@
-import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import {
+  EDGE_ERRORS,
+  errorResponses,
+  HealthSchema,
+  MetricsSchema,
+  ReadySchema,
+  SECURED_ERRORS,
+} from '../../api/index.ts';
 import type { AppEnv } from '../env.ts';
 import { guard } from '../middleware/guard.ts';
-import { errorResponses } from '../schemas.ts';
-
-const Health = z.object({ status: z.literal('ok') }).openapi('Health');
-const Ready = z
-  .object({ status: z.enum(['ready', 'not-ready']), checks: z.record(z.string(), z.string()) })
-  .openapi('Ready');
 
 export function registerHealth(app: OpenAPIHono<AppEnv>): void {
   app.openapi(
     createRoute({
       method: 'get',
       path: '/healthz',
+      operationId: 'getHealth',
+      tags: ['health'],
       summary: 'Liveness: the process answers',
-      responses: { 200: { description: 'alive', content: { 'application/json': { schema: Health } } } },
+      security: [],
+      responses: {
+        200: { description: 'alive', content: { 'application/json': { schema: HealthSchema } } },
+        ...errorResponses(EDGE_ERRORS),
+      },
     }),
     (c) => c.json({ status: 'ok' as const }, 200),
   );
@@ -23,10 +31,14 @@ export function registerHealth(app: OpenAPIHono<AppEnv>): void {
     createRoute({
       method: 'get',
       path: '/readyz',
+      operationId: 'getReadiness',
+      tags: ['health'],
       summary: 'Readiness: the artifact store answers',
+      security: [],
       responses: {
-        200: { description: 'ready', content: { 'application/json': { schema: Ready } } },
-        503: { description: 'not ready', content: { 'application/json': { schema: Ready } } },
+        200: { description: 'ready', content: { 'application/json': { schema: ReadySchema } } },
+        ...errorResponses(EDGE_ERRORS),
+        503: { description: 'not ready', content: { 'application/json': { schema: ReadySchema } } },
       },
     }),
     async (c) => {
@@ -49,6 +61,8 @@ export function registerHealth(app: OpenAPIHono<AppEnv>): void {
     createRoute({
       method: 'get',
       path: '/metrics',
+      operationId: 'getMetrics',
+      tags: ['health'],
       summary: 'Prometheus metrics (admin when tokens are configured)',
       security: [{ bearer: [] }],
       // Open on a loopback-only bridge; with tokens configured, admins only.
@@ -56,9 +70,9 @@ export function registerHealth(app: OpenAPIHono<AppEnv>): void {
       responses: {
         200: {
           description: 'metrics in the Prometheus text format',
-          content: { 'text/plain': { schema: z.string() } },
+          content: { 'text/plain': { schema: MetricsSchema } },
         },
-        ...errorResponses(401, 403),
+        ...errorResponses(SECURED_ERRORS),
       },
     }),
     async (c) => {

@@ -1,19 +1,18 @@
 import { createHash } from 'node:crypto';
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
+import {
+  EDGE_ERRORS,
+  errorResponses,
+  HelperListSchema,
+  HelperNameParam,
+  ReleaseManifestSchema,
+  VersionParam,
+} from '../../api/index.ts';
 import { BridgeError } from '../../errors.ts';
 import type { ReleaseManifest } from '../../manifest/index.ts';
 import { artifactKey } from '../../releases/layout.ts';
 import type { AppEnv } from '../env.ts';
-import { errorResponses, HelperNameParam, ManifestSchema, VersionParam } from '../schemas.ts';
-
-const HelperList = z
-  .object({
-    helpers: z.array(
-      z.object({ name: z.string(), latest: z.string().nullable(), versions: z.array(z.string()) }),
-    ),
-  })
-  .openapi('HelperList');
 
 /** Presigned URLs are reused for half their lifetime so a manifest's ETag stays stable meanwhile. */
 const presignMemo = new WeakMap<object, Map<string, { url: string; until: number }>>();
@@ -54,7 +53,8 @@ async function sendManifest(c: Context<AppEnv>, manifest: ReleaseManifest, cache
   c.header('ETag', etag);
   c.header('Cache-Control', cacheControl);
   if (etagMatches(c.req.header('if-none-match'), etag)) return c.body(null, 304);
-  return c.body(body, 200, { 'Content-Type': 'application/json' });
+  // c.json serializes with the same JSON.stringify: the ETag is over the exact body sent.
+  return c.json(served, 200);
 }
 
 export function etagMatches(header: string | undefined, etag: string): boolean {
@@ -64,9 +64,12 @@ export function etagMatches(header: string | undefined, etag: string): boolean {
 }
 
 const manifestResponses = {
-  200: { description: 'the release manifest', content: { 'application/json': { schema: ManifestSchema } } },
+  200: {
+    description: 'the release manifest (any kind)',
+    content: { 'application/json': { schema: ReleaseManifestSchema } },
+  },
   304: { description: 'not modified (If-None-Match matched the ETag)' },
-  ...errorResponses(400, 404),
+  ...errorResponses(EDGE_ERRORS, 'INVALID_ARGUMENT', 'NOT_FOUND', 'UNAVAILABLE'),
 };
 
 export function registerHelpers(app: OpenAPIHono<AppEnv>): void {
@@ -74,8 +77,14 @@ export function registerHelpers(app: OpenAPIHono<AppEnv>): void {
     createRoute({
       method: 'get',
       path: '/v1/helpers',
+      operationId: 'listHelpers',
+      tags: ['releases'],
       summary: 'List helpers and their published versions',
-      responses: { 200: { description: 'helpers', content: { 'application/json': { schema: HelperList } } } },
+      security: [],
+      responses: {
+        200: { description: 'helpers', content: { 'application/json': { schema: HelperListSchema } } },
+        ...errorResponses(EDGE_ERRORS),
+      },
     }),
     async (c) => c.json({ helpers: await c.var.services.releases.listHelpers() }, 200),
   );
@@ -84,7 +93,10 @@ export function registerHelpers(app: OpenAPIHono<AppEnv>): void {
     createRoute({
       method: 'get',
       path: '/v1/helpers/{name}/manifest',
+      operationId: 'getLatestManifest',
+      tags: ['releases'],
       summary: 'The latest release manifest of a helper',
+      security: [],
       request: { params: z.object({ name: HelperNameParam }) },
       responses: manifestResponses,
     }),
@@ -92,7 +104,7 @@ export function registerHelpers(app: OpenAPIHono<AppEnv>): void {
       const { name } = c.req.valid('param');
       const manifest = await c.var.services.releases.getLatestRelease(name);
       if (manifest === null) throw new BridgeError('NOT_FOUND', `helper ${name} has no published release`);
-      return sendManifest(c, manifest, 'public, max-age=60, must-revalidate') as never;
+      return sendManifest(c, manifest, 'public, max-age=60, must-revalidate');
     },
   );
 
@@ -100,7 +112,10 @@ export function registerHelpers(app: OpenAPIHono<AppEnv>): void {
     createRoute({
       method: 'get',
       path: '/v1/helpers/{name}/versions/{version}/manifest',
+      operationId: 'getManifest',
+      tags: ['releases'],
       summary: 'The release manifest of one helper version (immutable)',
+      security: [],
       request: { params: z.object({ name: HelperNameParam, version: VersionParam }) },
       responses: manifestResponses,
     }),
@@ -108,7 +123,7 @@ export function registerHelpers(app: OpenAPIHono<AppEnv>): void {
       const { name, version } = c.req.valid('param');
       const manifest = await c.var.services.releases.getRelease(name, version);
       if (manifest === null) throw new BridgeError('NOT_FOUND', `helper ${name} has no release ${version}`);
-      return sendManifest(c, manifest, 'public, max-age=300') as never;
+      return sendManifest(c, manifest, 'public, max-age=300');
     },
   );
 }

@@ -1,21 +1,18 @@
-import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import {
+  BODY_ERRORS,
+  EDGE_ERRORS,
+  errorResponses,
+  MANIFEST_CANDIDATE,
+  type ManifestVerdict,
+  ManifestVerdictSchema,
+} from '../../api/index.ts';
 import { type BridgeError, type FieldError, isBridgeError } from '../../errors.ts';
 import { validateReleaseManifest } from '../../manifest/index.ts';
 import { readLimited } from '../body.ts';
 import type { AppEnv } from '../env.ts';
 import { parseJsonBody } from '../json-body.ts';
 import { guard, JSON_TYPES } from '../middleware/guard.ts';
-import { errorResponses, FieldErrorSchema, ManifestSchema } from '../schemas.ts';
-
-const Verdict = z
-  .object({
-    valid: z.boolean(),
-    errors: z.array(FieldErrorSchema),
-    // A union, not `.nullable()`: the document rendered that as allOf[HelperManifest, object|null],
-    // which no null satisfies (found by the HTTP fuzz suite).
-    manifest: z.union([ManifestSchema, z.null()]),
-  })
-  .openapi('ManifestVerdict');
 
 const MAX_MANIFEST_BYTES = 256 * 1024;
 
@@ -24,7 +21,10 @@ export function registerManifests(app: OpenAPIHono<AppEnv>): void {
     createRoute({
       method: 'post',
       path: '/v1/manifests/validate',
+      operationId: 'validateManifest',
+      tags: ['releases'],
       summary: 'Validate a release manifest; 200 with the verdict whether valid or not',
+      security: [],
       middleware: guard({
         access: 'anyone',
         body: { maxBytes: MAX_MANIFEST_BYTES, types: JSON_TYPES, json: false },
@@ -33,13 +33,16 @@ export function registerManifests(app: OpenAPIHono<AppEnv>): void {
         body: {
           // A plain schema object, not zod: no route validator reads the body before the handler,
           // which reads it under the size limit and parses it strictly.
-          content: { 'application/json': { schema: { type: 'object' } } },
+          content: { 'application/json': { schema: MANIFEST_CANDIDATE } },
           required: true,
         },
       },
       responses: {
-        200: { description: 'the verdict', content: { 'application/json': { schema: Verdict } } },
-        ...errorResponses(400, 413, 415),
+        200: {
+          description: 'the verdict',
+          content: { 'application/json': { schema: ManifestVerdictSchema } },
+        },
+        ...errorResponses(EDGE_ERRORS, BODY_ERRORS),
       },
     }),
     async (c) => {
@@ -52,7 +55,7 @@ export function registerManifests(app: OpenAPIHono<AppEnv>): void {
         const rule = isBridgeError(err) ? err.details?.['rule'] : undefined;
         if (rule !== 'duplicate-key' && rule !== 'prototype-key' && rule !== 'depth') throw err;
         const errors = ((err as BridgeError).details?.['errors'] ?? []) as FieldError[];
-        const verdict = {
+        const verdict: ManifestVerdict = {
           valid: false,
           manifest: null,
           errors: errors.map((e) => ({
@@ -66,7 +69,7 @@ export function registerManifests(app: OpenAPIHono<AppEnv>): void {
         return c.json(verdict, 200);
       }
       const verdict = validateReleaseManifest(raw);
-      return c.json(verdict as z.infer<typeof Verdict>, 200);
+      return c.json(verdict, 200);
     },
   );
 }

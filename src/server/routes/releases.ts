@@ -4,50 +4,31 @@ import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import type { ReadableStream as NodeWebStream } from 'node:stream/web';
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import busboy from 'busboy';
 import type { Context } from 'hono';
+import {
+  APK_MEDIA_TYPE,
+  errorResponses,
+  HelperNameParam,
+  PUBLISH_APK,
+  PUBLISH_FORM,
+  PublishQuerySchema,
+  type PublishResult,
+  PublishResultSchema,
+  SECURED_ERRORS,
+} from '../../api/index.ts';
 import { BridgeError } from '../../errors.ts';
 import { isManifestKind, MANIFEST_KINDS, parseInstallArgsString } from '../../manifest/index.ts';
 import { publishRelease } from '../../releases/publish.ts';
 import { hasBody, limitedStream, mediaTypeOf, tooLarge } from '../body.ts';
 import type { AppEnv } from '../env.ts';
 import { type BodyPolicy, guard } from '../middleware/guard.ts';
-import { errorResponses, HelperNameParam, ManifestSchema } from '../schemas.ts';
-
-const PublishResult = z
-  .object({ status: z.enum(['published', 'unchanged']), latest: z.boolean(), manifest: ManifestSchema })
-  .openapi('PublishResult');
-
-const Query = z.object({
-  version: z
-    .string()
-    .max(256)
-    .optional()
-    .openapi({ description: 'release version (semver); or a form field' }),
-  installArgs: z.string().max(64).optional().openapi({ example: 'install -r -t' }),
-  runner: z.string().max(512).optional().openapi({ example: 'com.example.helper/.Instrumentation' }),
-  kind: z
-    .enum(MANIFEST_KINDS)
-    .optional()
-    .openapi({ description: 'what the artifact is (default instrumentation-apk)' }),
-  mainClass: z.string().max(512).optional().openapi({ example: 'dev.devicebridge.glassagent.Main' }),
-  socketName: z.string().max(64).optional().openapi({ example: 'glass-agent' }),
-  devicePath: z.string().max(512).optional().openapi({ example: '/data/local/tmp/glass-agent.jar' }),
-  serviceComponent: z
-    .string()
-    .max(512)
-    .optional()
-    .openapi({ example: 'dev.devicebridge.glassa11y/.GlassAccessibilityService' }),
-});
 
 /** Multipart framing and the small text fields get this much room above the APK limit. */
 const MULTIPART_OVERHEAD_BYTES = 64 * 1024;
-const APK_TYPES = [
-  'application/vnd.android.package-archive',
-  'application/java-archive',
-  'application/octet-stream',
-];
+const APK_TYPES = [APK_MEDIA_TYPE, 'application/java-archive', 'application/octet-stream'];
 /** The text fields of a publish, as form fields or query parameters (the same names). */
 const TEXT_FIELDS = [
   'version',
@@ -126,7 +107,7 @@ async function receiveMultipart(
     );
   }
   const source = Readable.fromWeb(
-    limitedStream(body, limit + MULTIPART_OVERHEAD_BYTES, 'the upload') as never,
+    limitedStream(body, limit + MULTIPART_OVERHEAD_BYTES, 'the upload') as NodeWebStream,
   );
   try {
     await pipeline(source, parser);
@@ -154,7 +135,10 @@ async function receiveApk(
   }
   const declared = c.req.header('content-length');
   if (declared !== undefined && Number(declared) > limit) throw tooLarge(limit, 'the APK');
-  await pipeline(Readable.fromWeb(limitedStream(body, limit, 'the APK') as never), createWriteStream(file));
+  await pipeline(
+    Readable.fromWeb(limitedStream(body, limit, 'the APK') as NodeWebStream),
+    createWriteStream(file),
+  );
   return { fields: {} };
 }
 
@@ -163,6 +147,8 @@ export function registerReleases(app: OpenAPIHono<AppEnv>): void {
     createRoute({
       method: 'post',
       path: '/v1/helpers/{name}/releases',
+      operationId: 'publishRelease',
+      tags: ['releases'],
       summary: 'Admin: upload an APK (or a dex jar) and publish it as a helper release',
       security: [{ bearer: [] }],
       middleware: guard({ access: 'admin', body: uploadPolicy, expensive: true }),
@@ -172,14 +158,33 @@ export function registerReleases(app: OpenAPIHono<AppEnv>): void {
         'raw artifact (application/vnd.android.package-archive, application/java-archive) with those as query parameters. ' +
         'A published version is immutable: ' +
         'the same bytes again is a no-op (200, status "unchanged"), different bytes are refused (409).',
-      request: { params: z.object({ name: HelperNameParam }), query: Query },
+      request: {
+        params: z.object({ name: HelperNameParam }),
+        query: PublishQuerySchema,
+        body: {
+          content: {
+            'multipart/form-data': { schema: PUBLISH_FORM },
+            [APK_MEDIA_TYPE]: { schema: PUBLISH_APK },
+            'application/octet-stream': { schema: PUBLISH_APK },
+          },
+          required: true,
+        },
+      },
       responses: {
-        201: { description: 'published', content: { 'application/json': { schema: PublishResult } } },
+        201: { description: 'published', content: { 'application/json': { schema: PublishResultSchema } } },
         200: {
           description: 'already published with identical bytes',
-          content: { 'application/json': { schema: PublishResult } },
+          content: { 'application/json': { schema: PublishResultSchema } },
         },
-        ...errorResponses(400, 401, 403, 409, 413, 415),
+        ...errorResponses(
+          SECURED_ERRORS,
+          'INVALID_ARGUMENT',
+          'INSTALL_ARGS_REJECTED',
+          'CONFLICT',
+          'PAYLOAD_TOO_LARGE',
+          'UNSUPPORTED_MEDIA_TYPE',
+          'UNAVAILABLE',
+        ),
       },
     }),
     async (c) => {
@@ -218,7 +223,8 @@ export function registerReleases(app: OpenAPIHono<AppEnv>): void {
         });
         services.metrics.publishes.inc({ outcome: result.status });
         c.var.logger.info({ helper: name, version, status: result.status }, 'release publish');
-        return c.json(result as z.infer<typeof PublishResult>, result.status === 'published' ? 201 : 200);
+        const answer: PublishResult = result;
+        return c.json(answer, result.status === 'published' ? 201 : 200);
       } catch (err) {
         if (err instanceof BridgeError) services.metrics.publishes.inc({ outcome: 'refused' });
         throw err;

@@ -1,34 +1,31 @@
-import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import {
+  AcquireLeaseBodySchema,
+  BODY_ERRORS,
+  errorResponses,
+  LeaseSchema,
+  SECURED_ERRORS,
+} from '../../../api/index.ts';
 import type { AppEnv } from '../../env.ts';
 import { assertRole } from '../../middleware/auth.ts';
 import { guard, jsonBody } from '../../middleware/guard.ts';
-import { errorResponses } from '../../schemas.ts';
 import { requireDevices } from '../devices.ts';
-import { leaseResponses, Selector, SMALL_BODY_BYTES, view } from './common.ts';
-
-const AcquireBody = z
-  .object({
-    selector: Selector.default({}),
-    ttlSeconds: z.number().int().optional().openapi({ description: 'default 300, max 3600' }),
-    waitSeconds: z
-      .number()
-      .int()
-      .optional()
-      .openapi({ description: 'wait in a FIFO queue per selector (default 0)' }),
-  })
-  .strict()
-  .openapi('AcquireLease');
+import { SMALL_BODY_BYTES, view } from './common.ts';
 
 export const acquireLeaseRoute = createRoute({
   method: 'post',
   path: '/v1/leases',
+  operationId: 'acquireLease',
+  tags: ['leases'],
   summary: 'Lease one device matching the selector, waiting up to waitSeconds in a FIFO queue',
   security: [{ bearer: [] }],
   middleware: guard({ access: 'client', body: jsonBody(SMALL_BODY_BYTES) }),
-  request: { body: { content: { 'application/json': { schema: AcquireBody } }, required: true } },
+  request: {
+    body: { content: { 'application/json': { schema: AcquireLeaseBodySchema } }, required: true },
+  },
   responses: {
-    ...leaseResponses(201, 'leased'),
-    ...errorResponses(400, 401, 403, 404, 409, 413, 415, 503),
+    201: { description: 'leased', content: { 'application/json': { schema: LeaseSchema } } },
+    ...errorResponses(SECURED_ERRORS, BODY_ERRORS, 'NOT_FOUND', 'CONFLICT', 'UNAVAILABLE'),
   },
 });
 

@@ -1,34 +1,37 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import {
+  BODY_ERRORS,
+  EnsureBodySchema,
+  EnsureResultSchema,
+  errorResponses,
+  HELPER_ERRORS,
+  HelperNameParam,
+  LEASE_ERRORS,
+  LeaseIdParam,
+  SECURED_ERRORS,
+} from '../../../api/index.ts';
 import type { AppEnv } from '../../env.ts';
 import { guard, jsonBody } from '../../middleware/guard.ts';
-import { errorResponses, HelperNameParam } from '../../schemas.ts';
-import { LeaseIdParam, leaseFor, ref, SMALL_BODY_BYTES } from './common.ts';
+import { leaseFor, ref, SMALL_BODY_BYTES } from './common.ts';
 
 export const ensureHelperRoute = createRoute({
   method: 'post',
   path: '/v1/leases/{id}/helpers/{name}/ensure',
+  operationId: 'ensureHelper',
+  tags: ['helper operations'],
   summary: 'Install the helper if missing, outdated or mismatched',
   security: [{ bearer: [] }],
   middleware: guard({ access: 'client', body: jsonBody(SMALL_BODY_BYTES), forward: true }),
   request: {
     params: z.object({ id: LeaseIdParam, name: HelperNameParam }),
-    body: {
-      content: {
-        'application/json': {
-          schema: z
-            .object({ policy: z.enum(['missing-or-outdated', 'always', 'never']).optional() })
-            .strict(),
-        },
-      },
-      required: false,
-    },
+    body: { content: { 'application/json': { schema: EnsureBodySchema } }, required: false },
   },
   responses: {
     200: {
       description: 'what ensure found and did',
-      content: { 'application/json': { schema: z.record(z.string(), z.unknown()) } },
+      content: { 'application/json': { schema: EnsureResultSchema } },
     },
-    ...errorResponses(400, 401, 403, 404, 410, 413, 415, 502, 503, 504),
+    ...errorResponses(SECURED_ERRORS, BODY_ERRORS, LEASE_ERRORS, HELPER_ERRORS),
   },
 });
 
@@ -43,6 +46,6 @@ export function registerEnsureHelper(app: OpenAPIHono<AppEnv>): void {
     c.var.services.metrics.helperInstalls.inc({
       outcome: result.action === 'none' ? result.before : result.action,
     });
-    return c.json(result as unknown as Record<string, unknown>, 200);
+    return c.json(result, 200);
   });
 }

@@ -1,17 +1,28 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import {
+  errorResponses,
+  LEASE_ERRORS,
+  LeaseIdParam,
+  LeaseSchema,
+  SECURED_ERRORS,
+} from '../../../api/index.ts';
 import type { AppEnv } from '../../env.ts';
 import { guard } from '../../middleware/guard.ts';
-import { errorResponses } from '../../schemas.ts';
-import { LeaseIdParam, leaseFor, leaseResponses, view } from './common.ts';
+import { leaseFor, view } from './common.ts';
 
 export const getLeaseRoute = createRoute({
   method: 'get',
   path: '/v1/leases/{id}',
+  operationId: 'getLease',
+  tags: ['leases'],
   summary: 'One lease (404 for other tenants)',
   security: [{ bearer: [] }],
   middleware: guard({ access: 'client' }),
   request: { params: z.object({ id: LeaseIdParam }) },
-  responses: { ...leaseResponses(200, 'the lease'), ...errorResponses(400, 401, 403, 404, 503) },
+  responses: {
+    200: { description: 'the lease', content: { 'application/json': { schema: LeaseSchema } } },
+    ...errorResponses(SECURED_ERRORS, LEASE_ERRORS),
+  },
 });
 
 export function registerGetLease(app: OpenAPIHono<AppEnv>): void {

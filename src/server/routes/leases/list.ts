@@ -1,23 +1,25 @@
-import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import { errorResponses, LeaseListSchema, SECURED_ERRORS } from '../../../api/index.ts';
 import type { AppEnv } from '../../env.ts';
 import { assertRole } from '../../middleware/auth.ts';
 import { guard } from '../../middleware/guard.ts';
-import { errorResponses } from '../../schemas.ts';
 import { requireDevices } from '../devices.ts';
-import { LeaseSchema, view } from './common.ts';
+import { view } from './common.ts';
 
 export const listLeasesRoute = createRoute({
   method: 'get',
   path: '/v1/leases',
+  operationId: 'listLeases',
+  tags: ['leases'],
   summary: "Active leases of the caller's tenant (admins: all)",
   security: [{ bearer: [] }],
   middleware: guard({ access: 'client' }),
   responses: {
     200: {
       description: 'leases',
-      content: { 'application/json': { schema: z.object({ leases: z.array(LeaseSchema) }) } },
+      content: { 'application/json': { schema: LeaseListSchema } },
     },
-    ...errorResponses(401, 403, 503),
+    ...errorResponses(SECURED_ERRORS, 'UNAVAILABLE'),
   },
 });
 

@@ -1,12 +1,20 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import {
+  errorResponses,
+  LEASE_ERRORS,
+  LeaseIdParam,
+  ReleaseLeaseResponseSchema,
+  SECURED_ERRORS,
+} from '../../../api/index.ts';
 import type { AppEnv } from '../../env.ts';
 import { guard } from '../../middleware/guard.ts';
-import { errorResponses } from '../../schemas.ts';
-import { LeaseIdParam, LeaseSchema, leaseFor, view } from './common.ts';
+import { leaseFor, view } from './common.ts';
 
 export const releaseLeaseRoute = createRoute({
   method: 'delete',
   path: '/v1/leases/{id}',
+  operationId: 'releaseLease',
+  tags: ['leases'],
   summary: 'Release the lease: tear down helper sessions, forwards and changed settings',
   security: [{ bearer: [] }],
   middleware: guard({ access: 'client' }),
@@ -14,13 +22,9 @@ export const releaseLeaseRoute = createRoute({
   responses: {
     200: {
       description: 'released, with the teardown record',
-      content: {
-        'application/json': {
-          schema: z.object({ lease: LeaseSchema, teardown: z.record(z.string(), z.unknown()) }),
-        },
-      },
+      content: { 'application/json': { schema: ReleaseLeaseResponseSchema } },
     },
-    ...errorResponses(400, 401, 403, 404, 410, 503),
+    ...errorResponses(SECURED_ERRORS, LEASE_ERRORS),
   },
 });
 
@@ -29,9 +33,6 @@ export function registerReleaseLease(app: OpenAPIHono<AppEnv>): void {
     const lease = await leaseFor(c, c.req.valid('param').id);
     const result = await c.var.services.leases!.release(lease.id, lease.fencingToken);
     c.var.logger.info({ failures: result.teardown.failures.length }, 'lease released');
-    return c.json(
-      { lease: view(result.lease), teardown: result.teardown as unknown as Record<string, unknown> },
-      200,
-    );
+    return c.json({ lease: view(result.lease), teardown: result.teardown }, 200);
   });
 }

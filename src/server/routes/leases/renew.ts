@@ -1,27 +1,32 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import {
+  BODY_ERRORS,
+  errorResponses,
+  LEASE_ERRORS,
+  LeaseIdParam,
+  LeaseSchema,
+  RenewLeaseBodySchema,
+  SECURED_ERRORS,
+} from '../../../api/index.ts';
 import type { AppEnv } from '../../env.ts';
 import { guard, jsonBody } from '../../middleware/guard.ts';
-import { errorResponses } from '../../schemas.ts';
-import { LeaseIdParam, leaseFor, leaseResponses, SMALL_BODY_BYTES, view } from './common.ts';
+import { leaseFor, SMALL_BODY_BYTES, view } from './common.ts';
 
 export const renewLeaseRoute = createRoute({
   method: 'post',
   path: '/v1/leases/{id}/renew',
+  operationId: 'renewLease',
+  tags: ['leases'],
   summary: 'Extend the lease to now + ttlSeconds',
   security: [{ bearer: [] }],
   middleware: guard({ access: 'client', body: jsonBody(SMALL_BODY_BYTES) }),
   request: {
     params: z.object({ id: LeaseIdParam }),
-    body: {
-      content: {
-        'application/json': { schema: z.object({ ttlSeconds: z.number().int().optional() }).strict() },
-      },
-      required: false,
-    },
+    body: { content: { 'application/json': { schema: RenewLeaseBodySchema } }, required: false },
   },
   responses: {
-    ...leaseResponses(200, 'renewed'),
-    ...errorResponses(400, 401, 403, 404, 409, 410, 413, 415, 503),
+    200: { description: 'renewed', content: { 'application/json': { schema: LeaseSchema } } },
+    ...errorResponses(SECURED_ERRORS, BODY_ERRORS, LEASE_ERRORS),
   },
 });
 

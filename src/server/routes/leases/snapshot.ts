@@ -1,32 +1,25 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import {
+  BODY_ERRORS,
+  errorResponses,
+  HELPER_ERRORS,
+  LEASE_ERRORS,
+  LeaseIdParam,
+  SECURED_ERRORS,
+  SnapshotBodySchema,
+  SnapshotResponseSchema,
+} from '../../../api/index.ts';
 import { BridgeError } from '../../../errors.ts';
 import { normalizeSnapshot } from '../../../snapshot/normalize.ts';
 import type { AppEnv } from '../../env.ts';
 import { guard, jsonBody } from '../../middleware/guard.ts';
-import { errorResponses } from '../../schemas.ts';
-import {
-  CaptureFields,
-  DeadlineField,
-  LeaseIdParam,
-  leaseFor,
-  ref,
-  SMALL_BODY_BYTES,
-  TransportField,
-} from './common.ts';
-
-const SnapshotBody = z
-  .object({
-    format: z.enum(['json', 'xml']).default('json'),
-    transport: TransportField,
-    deadlineMs: DeadlineField,
-    ...CaptureFields,
-  })
-  .strict()
-  .openapi('SnapshotRequest');
+import { leaseFor, ref, SMALL_BODY_BYTES } from './common.ts';
 
 export const snapshotRoute = createRoute({
   method: 'post',
   path: '/v1/leases/{id}/snapshot',
+  operationId: 'captureSnapshot',
+  tags: ['helper operations'],
   summary: 'Capture a UI snapshot (normalized JSON or raw uiautomator XML) through the session or one-shot',
   security: [{ bearer: [] }],
   middleware: guard({
@@ -37,14 +30,14 @@ export const snapshotRoute = createRoute({
   }),
   request: {
     params: z.object({ id: LeaseIdParam }),
-    body: { content: { 'application/json': { schema: SnapshotBody } }, required: false },
+    body: { content: { 'application/json': { schema: SnapshotBodySchema } }, required: false },
   },
   responses: {
     200: {
-      description: 'the snapshot',
-      content: { 'application/json': { schema: z.record(z.string(), z.unknown()) } },
+      description: 'the snapshot: normalized JSON (`format: json`) or the raw XML (`format: xml`)',
+      content: { 'application/json': { schema: SnapshotResponseSchema } },
     },
-    ...errorResponses(400, 401, 403, 404, 410, 413, 415, 502, 503, 504),
+    ...errorResponses(SECURED_ERRORS, BODY_ERRORS, LEASE_ERRORS, HELPER_ERRORS),
   },
 });
 
@@ -52,7 +45,7 @@ export function registerSnapshot(app: OpenAPIHono<AppEnv>): void {
   app.openapi(snapshotRoute, async (c) => {
     const lease = await leaseFor(c, c.req.valid('param').id);
     const raw = await c.req.json().catch(() => ({}));
-    const parsed = SnapshotBody.safeParse(raw);
+    const parsed = SnapshotBodySchema.safeParse(raw);
     if (!parsed.success) {
       throw new BridgeError(
         'INVALID_ARGUMENT',
@@ -80,6 +73,6 @@ export function registerSnapshot(app: OpenAPIHono<AppEnv>): void {
       captureMode: s.result.captureMode ?? null,
     };
     if (format === 'xml') return c.json({ ...common, format: 'xml', xml: s.xml }, 200);
-    return c.json({ ...common, format: 'json', snapshot: normalizeSnapshot(s.xml) } as never, 200);
+    return c.json({ ...common, format: 'json', snapshot: normalizeSnapshot(s.xml) }, 200);
   });
 }

@@ -1,41 +1,32 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import {
+  errorResponses,
+  HELPER_ERRORS,
+  LEASE_ERRORS,
+  LeaseIdParam,
+  SECURED_ERRORS,
+  ViewportQuerySchema,
+  ViewportResponseSchema,
+} from '../../../api/index.ts';
 import type { AppEnv } from '../../env.ts';
 import { guard } from '../../middleware/guard.ts';
-import { errorResponses } from '../../schemas.ts';
-import { AttemptSchema, LeaseIdParam, leaseFor, MAX_DEADLINE_MS, ref, TransportField } from './common.ts';
+import { leaseFor, ref } from './common.ts';
 
 export const viewportRoute = createRoute({
   method: 'get',
   path: '/v1/leases/{id}/viewport',
+  operationId: 'getViewport',
+  tags: ['helper operations'],
   summary: 'The interactive-window viewport',
   security: [{ bearer: [] }],
   middleware: guard({ access: 'client', forward: true }),
   request: {
     params: z.object({ id: LeaseIdParam }),
-    query: z.object({
-      transport: TransportField.optional(),
-      deadlineMs: z.coerce.number().int().min(1).max(MAX_DEADLINE_MS).optional(),
-    }),
+    query: ViewportQuerySchema,
   },
   responses: {
-    200: {
-      description: 'viewport',
-      content: {
-        'application/json': {
-          schema: z.object({
-            transport: z.string(),
-            x: z.number(),
-            y: z.number(),
-            width: z.number(),
-            height: z.number(),
-            elapsedMs: z.number(),
-            deadlineMs: z.number(),
-            attempts: z.array(AttemptSchema),
-          }),
-        },
-      },
-    },
-    ...errorResponses(400, 401, 403, 404, 410, 413, 415, 502, 503, 504),
+    200: { description: 'viewport', content: { 'application/json': { schema: ViewportResponseSchema } } },
+    ...errorResponses(SECURED_ERRORS, LEASE_ERRORS, HELPER_ERRORS),
   },
 });
 

@@ -1,0 +1,82 @@
+/** Contract of the lease routes: acquire, list, get, renew and release (with its teardown record). */
+import { z } from '@hono/zod-openapi';
+
+export const LeaseIdParam = z
+  .string()
+  .regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be a lease id')
+  .openapi({ param: { name: 'id', in: 'path' }, example: 'lease_3kT9x0aQ2mZp8LwV1cYb' });
+
+export const LeaseSelectorSchema = z
+  .object({
+    deviceId: z.string().optional(),
+    labels: z.record(z.string(), z.string()).optional(),
+    sdkMin: z.number().int().optional(),
+    sdkMax: z.number().int().optional(),
+  })
+  .strict()
+  .openapi('LeaseSelector');
+
+export const LeaseSchema = z
+  .object({
+    id: z.string(),
+    deviceId: z.string(),
+    tenant: z.string(),
+    holder: z.string(),
+    fencingToken: z.number().int(),
+    acquiredAt: z.number(),
+    expiresAt: z.number(),
+    ttlSeconds: z.number().int(),
+    selector: LeaseSelectorSchema,
+    state: z.enum(['active', 'released', 'expired']),
+    endedAt: z.number().optional(),
+  })
+  .openapi('Lease');
+
+export const LeaseListSchema = z.object({ leases: z.array(LeaseSchema) }).openapi('LeaseList');
+
+export const AcquireLeaseBodySchema = z
+  .object({
+    selector: LeaseSelectorSchema.default({}),
+    ttlSeconds: z.number().int().optional().openapi({ description: 'default 300, max 3600' }),
+    waitSeconds: z
+      .number()
+      .int()
+      .optional()
+      .openapi({ description: 'wait in a FIFO queue per selector (default 0)' }),
+  })
+  .strict()
+  .openapi('AcquireLease');
+
+export const RenewLeaseBodySchema = z
+  .object({
+    ttlSeconds: z.number().int().optional().openapi({ description: "default: the lease's ttlSeconds" }),
+  })
+  .strict()
+  .openapi('RenewLease');
+
+export const TeardownSchema = z
+  .object({
+    leaseId: z.string(),
+    deviceId: z.string(),
+    reason: z.enum(['released', 'expired']),
+    startedAt: z.number(),
+    finishedAt: z.number(),
+    actions: z.array(z.string()).openapi({ description: 'what was done, e.g. `closed helper session`' }),
+    failures: z
+      .array(z.string())
+      .openapi({ description: 'what failed; non-empty means the device was quarantined' }),
+    node: z.string().openapi({ description: 'the bridge node that ran it' }),
+  })
+  .openapi('Teardown');
+
+export const ReleaseLeaseResponseSchema = z
+  .object({ lease: LeaseSchema, teardown: TeardownSchema })
+  .openapi('ReleasedLease');
+
+export type LeaseSelector = z.infer<typeof LeaseSelectorSchema>;
+export type Lease = z.infer<typeof LeaseSchema>;
+export type LeaseList = z.infer<typeof LeaseListSchema>;
+export type AcquireLeaseRequest = z.input<typeof AcquireLeaseBodySchema>;
+export type RenewLeaseRequest = z.input<typeof RenewLeaseBodySchema>;
+export type Teardown = z.infer<typeof TeardownSchema>;
+export type ReleaseLeaseResponse = z.infer<typeof ReleaseLeaseResponseSchema>;

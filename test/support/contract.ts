@@ -1,0 +1,98 @@
+/**
+ * Contract checks of real answers: an answer of a route must parse with the route's own response
+ * schema (the one that feeds the OpenAPI document and types the client) and lose nothing in the
+ * parse (an undocumented field fails), and an error answer must carry a code that the operation's
+ * error response for that status names in `x-error-codes`.
+ */
+import type { z } from 'zod';
+import { acquireLeaseRoute } from '../../src/server/routes/leases/acquire.ts';
+import { ensureHelperRoute } from '../../src/server/routes/leases/ensure.ts';
+import { gestureRoute } from '../../src/server/routes/leases/gestures.ts';
+import { getLeaseRoute } from '../../src/server/routes/leases/get.ts';
+import { listLeasesRoute } from '../../src/server/routes/leases/list.ts';
+import { releaseLeaseRoute } from '../../src/server/routes/leases/release.ts';
+import { renewLeaseRoute } from '../../src/server/routes/leases/renew.ts';
+import { snapshotRoute } from '../../src/server/routes/leases/snapshot.ts';
+import { viewportRoute } from '../../src/server/routes/leases/viewport.ts';
+
+interface RouteLike {
+  method: string;
+  path: string;
+  operationId?: string;
+  responses: Record<
+    string | number,
+    { content?: Record<string, { schema?: unknown }>; 'x-error-codes'?: string[] } | object
+  >;
+}
+
+/** Every lease route (one file per route under src/server/routes/leases/). */
+export const LEASE_ROUTES: RouteLike[] = [
+  acquireLeaseRoute,
+  listLeasesRoute,
+  getLeaseRoute,
+  renewLeaseRoute,
+  releaseLeaseRoute,
+  ensureHelperRoute,
+  snapshotRoute,
+  viewportRoute,
+  gestureRoute,
+];
+
+function matcher(route: RouteLike): RegExp {
+  const pattern = route.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+');
+  return new RegExp(`^${pattern}$`);
+}
+
+const compiled = LEASE_ROUTES.map((route) => ({ route, re: matcher(route) }));
+
+/** The lease route that answers `method path` (query string ignored), if any. */
+export function leaseRouteOf(method: string, path: string): RouteLike | undefined {
+  const pathname = path.split('?')[0]!;
+  return compiled.find((c) => c.route.method.toUpperCase() === method.toUpperCase() && c.re.test(pathname))
+    ?.route;
+}
+
+/** operationIds of the lease routes whose success answers were checked (coverage of a suite). */
+export const checkedOperations = new Set<string>();
+
+/**
+ * Problems of one JSON answer of a lease route against the route's documented response (empty: it
+ * conforms). Answers of other routes, and bodiless ones, are not checked here.
+ */
+export function contractProblems(method: string, path: string, status: number, body: unknown): string[] {
+  const route = leaseRouteOf(method, path);
+  if (route === undefined || body === null || body === undefined) return [];
+  const where = `${method} ${path} -> ${status}`;
+  const response = route.responses[status] as
+    | { content?: Record<string, { schema?: z.ZodType }>; 'x-error-codes'?: string[] }
+    | undefined;
+  if (response === undefined) return [`${where}: status ${status} is not documented`];
+  const schema = response.content?.['application/json']?.schema;
+  if (schema === undefined) return [`${where}: no JSON schema documented`];
+  const parsed = schema.safeParse(body);
+  if (!parsed.success) {
+    return parsed.error.issues.map((i) => `${where}: ${i.path.join('.')}: ${i.message}`);
+  }
+  // Nothing the schema does not know: a parse strips unknown keys, so compare.
+  const lost = differences(body, parsed.data, '$');
+  if (lost.length > 0) return lost.map((d) => `${where}: ${d} is not in the schema`);
+  if (status >= 400) {
+    const code = (body as { error: { code: string } }).error.code;
+    const codes = response['x-error-codes'] ?? [];
+    if (!codes.includes(code)) return [`${where}: code ${code} is not among ${codes.join(', ')}`];
+  } else if (route.operationId) {
+    checkedOperations.add(route.operationId);
+  }
+  return [];
+}
+
+function differences(input: unknown, output: unknown, at: string): string[] {
+  if (input === null || typeof input !== 'object') return [];
+  if (Array.isArray(input)) {
+    return input.flatMap((v, i) => differences(v, (output as unknown[] | undefined)?.[i], `${at}[${i}]`));
+  }
+  const out = (output ?? {}) as Record<string, unknown>;
+  return Object.entries(input as Record<string, unknown>).flatMap(([k, v]) =>
+    Object.hasOwn(out, k) ? differences(v, out[k], `${at}.${k}`) : [`${at}.${k}`],
+  );
+}
