@@ -25,20 +25,16 @@ import type { AdbClient } from '../adb/client.ts';
 import { shellCommand } from '../adb/shell-quote.ts';
 import type { TunnelManager } from '../adb/tunnels.ts';
 import { BridgeError, invalidArgument, isBridgeError } from '../errors.ts';
+import { validateSelector } from '../leases/selector.ts';
+import type { LeaseSelector as DeviceSelector } from '../leases/types.ts';
 import type { Logger } from '../observability/logger.ts';
 import { parseStrictJson } from '../strict-json.ts';
 import type { EndpointPolicy } from './endpoint-policy.ts';
-import {
-  type DeviceSelector,
-  LABEL_PATTERN,
-  validateLabels,
-  validateProvider,
-  validateSelector,
-} from './labels.ts';
+import { LABEL_PATTERN, validateLabels, validateProvider } from './labels.ts';
 import { deviceIdFor, devicePropertiesFrom, parseGetprop } from './properties.ts';
 import type { DeviceProperties, DeviceRecord, DeviceState, DeviceStore } from './types.ts';
 
-export type { DeviceSelector } from './labels.ts';
+export type { LeaseSelector as DeviceSelector } from '../leases/types.ts';
 
 export interface RegisterRequest {
   endpoint: string;

@@ -1,5 +1,6 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
+import { DeviceIdSchema } from '../../devices/labels.ts';
 import type { DeviceRecord } from '../../devices/types.ts';
 import { BridgeError } from '../../errors.ts';
 import type { AppEnv, Services } from '../env.ts';
@@ -7,10 +8,10 @@ import { assertRole } from '../middleware/auth.ts';
 import { guard, jsonBody } from '../middleware/guard.ts';
 import { errorResponses } from '../schemas.ts';
 
-export const DeviceIdParam = z
-  .string()
-  .regex(/^[A-Za-z0-9._:-]{1,128}$/, 'must be a device id ([A-Za-z0-9._:-]{1,128})')
-  .openapi({ param: { name: 'id', in: 'path' }, example: '127.0.0.1-5555' });
+export const DeviceIdParam = DeviceIdSchema.meta({
+  param: { name: 'id', in: 'path' },
+  example: '127.0.0.1-5555',
+});
 
 const Device = z
   .object({

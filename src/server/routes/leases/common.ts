@@ -7,6 +7,7 @@ import type { LeaseRef } from '../../../helpers/lease-operations.ts';
 export { MAX_DEADLINE_MS } from '../../../helpers/snapshot/driver.ts';
 
 import { MAX_DEADLINE_MS } from '../../../helpers/snapshot/driver.ts';
+import { LeaseSelectorSchema } from '../../../leases/selector.ts';
 import type { Lease } from '../../../leases/types.ts';
 import type { AppEnv } from '../../env.ts';
 import { assertRole } from '../../middleware/auth.ts';
@@ -21,15 +22,8 @@ export const LeaseIdParam = z
   .regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be a lease id')
   .openapi({ param: { name: 'id', in: 'path' }, example: 'lease_3kT9x0aQ2mZp8LwV1cYb' });
 
-export const Selector = z
-  .object({
-    deviceId: z.string().optional(),
-    labels: z.record(z.string(), z.string()).optional(),
-    sdkMin: z.number().int().optional(),
-    sdkMax: z.number().int().optional(),
-  })
-  .strict()
-  .openapi('LeaseSelector');
+/** The one selector schema (leases/selector.ts), documented here. */
+export const Selector = LeaseSelectorSchema.meta({ id: 'LeaseSelector' });
 
 export const LeaseSchema = z
   .object({
