@@ -26,7 +26,7 @@ import { shellCommand } from '../adb/shell-quote.ts';
 import type { TunnelManager } from '../adb/tunnels.ts';
 import { BridgeError, invalidArgument, isBridgeError } from '../errors.ts';
 import { validateSelector } from '../leases/selector.ts';
-import type { LeaseSelector as DeviceSelector } from '../leases/types.ts';
+import type { LeaseSelector as DeviceSelector, LeaseStore } from '../leases/types.ts';
 import type { Logger } from '../observability/logger.ts';
 import { parseStrictJson } from '../strict-json.ts';
 import type { EndpointPolicy } from './endpoint-policy.ts';
@@ -55,8 +55,8 @@ export interface DeviceRegistryOptions {
   healthIntervalMs?: number;
   quarantineAfterFailures?: number;
   logger?: Logger;
-  /** Is the device leased now? `remove` refuses leased devices unless forced. */
-  isLeased?: (deviceId: string) => Promise<boolean>;
+  /** The lease store: `remove` refuses a leased device unless forced. */
+  leases?: Pick<LeaseStore, 'leaseOfDevice'>;
   /** Deadline of the `echo ok` probe and of `getprop` (default 5000 ms). */
   probeTimeoutMs?: number;
   /** How long `register` waits for a new tunnel to settle (device/unauthorized) (default 3000 ms). */
@@ -127,7 +127,7 @@ export class DeviceRegistry extends EventEmitter {
   readonly #interval: number;
   readonly #threshold: number;
   readonly #logger: Logger | undefined;
-  readonly #isLeased: ((deviceId: string) => Promise<boolean>) | undefined;
+  readonly #leases: Pick<LeaseStore, 'leaseOfDevice'> | undefined;
   readonly #probeTimeout: number;
   readonly #connectWait: number;
   readonly #autoDiscover: boolean;
@@ -151,7 +151,7 @@ export class DeviceRegistry extends EventEmitter {
     this.#interval = options.healthIntervalMs ?? 5000;
     this.#threshold = options.quarantineAfterFailures ?? 5;
     this.#logger = options.logger;
-    this.#isLeased = options.isLeased;
+    this.#leases = options.leases;
     this.#probeTimeout = options.probeTimeoutMs ?? 5000;
     this.#connectWait = options.connectWaitMs ?? 3000;
     this.#autoDiscover = options.autoDiscover ?? false;
@@ -398,7 +398,11 @@ export class DeviceRegistry extends EventEmitter {
   /** Remove a device: CONFLICT while leased unless `force`; the tunnel is disconnected. */
   async remove(id: string, options: { force?: boolean } = {}): Promise<void> {
     const record = await this.get(id);
-    if (options.force !== true && this.#isLeased !== undefined && (await this.#isLeased(id))) {
+    if (
+      options.force !== true &&
+      this.#leases !== undefined &&
+      (await this.#leases.leaseOfDevice(id)) !== null
+    ) {
       throw new BridgeError(
         'CONFLICT',
         `device ${id} is leased; release the lease first or remove with force`,

@@ -16,6 +16,7 @@ import { RedisDeviceStore } from '../../src/devices/redis-store.ts';
 import { DeviceRegistry, type DeviceRegistryOptions, type StateEvent } from '../../src/devices/registry.ts';
 import type { DeviceState, DeviceStore } from '../../src/devices/types.ts';
 import { BridgeError } from '../../src/errors.ts';
+import type { Lease } from '../../src/leases/types.ts';
 import { type Simulator, type SimulatorOptions, startSimulator } from '../../src/simulator/index.ts';
 import { tempDir } from '../support/bridge.ts';
 import { freePortCandidate } from '../support/device-bed.ts';
@@ -245,7 +246,11 @@ describe('DeviceRegistry: registration', () => {
     const leased = new Set<string>();
     const { sim, registry, tunnels, events } = await bed(
       { count: 2 },
-      { isLeased: async (id) => leased.has(id) },
+      {
+        leases: {
+          leaseOfDevice: async (id) => (leased.has(id) ? ({ id: `lease-of-${id}` } as Lease) : null),
+        },
+      },
     );
     const a = await registry.register({ endpoint: sim.devices[0]!.address });
     const b = await registry.register({ endpoint: sim.devices[1]!.address });

@@ -1,5 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { type Candidates, LeaseManager, type LeaseManagerOptions } from '../../src/leases/manager.ts';
+import {
+  type Candidates,
+  type LeaseDevices,
+  LeaseManager,
+  type LeaseManagerOptions,
+  type LeaseTeardown,
+} from '../../src/leases/manager.ts';
 import { MemoryLeaseStore } from '../../src/leases/memory-store.ts';
 import type { Lease, LeaseSelector } from '../../src/leases/types.ts';
 import { expectCode, FakeClock } from '../integration/support/leases-contract.ts';
@@ -16,32 +22,50 @@ interface Harness {
   quarantined: Array<{ deviceId: string; reason: string }>;
 }
 
+type Teardown = LeaseTeardown['closeLease'];
+type Quarantine = NonNullable<LeaseDevices['quarantine']>;
+
 function harness(
-  options: Partial<LeaseManagerOptions> & { devices?: string[]; clock?: FakeClock; offline?: string[] } = {},
+  options: Partial<Omit<LeaseManagerOptions, 'devices' | 'teardown'>> & {
+    devices?: string[];
+    clock?: FakeClock;
+    offline?: string[];
+    teardown?: Teardown;
+    quarantine?: Quarantine;
+  } = {},
 ): Harness {
-  const devices = options.devices ?? ['d1', 'd2'];
-  const store = new MemoryLeaseStore(options.clock ? { now: options.clock.now } : {});
+  const { devices: ids, teardown, quarantine, offline, clock, ...rest } = options;
+  const devices = ids ?? ['d1', 'd2'];
+  const store = new MemoryLeaseStore(clock ? { now: clock.now } : {});
   const teardowns: Harness['teardowns'] = [];
   const quarantined: Harness['quarantined'] = [];
   const manager = new LeaseManager({
     store,
     node: 'node-a',
     pollMs: 20,
-    candidates: async (selector: LeaseSelector): Promise<Candidates> => {
-      const matching = devices.filter(
-        (d) => selector.labels?.pool !== 'none' && (!selector.deviceId || selector.deviceId === d),
-      );
-      return { matching, available: matching.filter((d) => !options.offline?.includes(d)) };
+    devices: {
+      match: async (selector: LeaseSelector): Promise<Candidates> => {
+        const matching = devices.filter(
+          (d) => selector.labels?.pool !== 'none' && (!selector.deviceId || selector.deviceId === d),
+        );
+        return { matching, available: matching.filter((d) => !offline?.includes(d)) };
+      },
+      quarantine:
+        quarantine ??
+        (async (deviceId, reason) => {
+          quarantined.push({ deviceId, reason });
+        }),
     },
-    teardown: async (lease, reason) => {
-      teardowns.push({ lease, reason });
-      return { actions: [`removed forwards of ${lease.id}`], failures: [] };
+    teardown: {
+      closeLease:
+        teardown ??
+        (async (lease, reason) => {
+          teardowns.push({ lease, reason });
+          return { actions: [`removed forwards of ${lease.id}`], failures: [] };
+        }),
     },
-    onQuarantine: async (deviceId, reason) => {
-      quarantined.push({ deviceId, reason });
-    },
-    ...(options.clock ? { now: options.clock.now } : {}),
-    ...options,
+    ...(clock ? { now: clock.now } : {}),
+    ...rest,
   });
   managers.push(manager);
   return { manager, store, teardowns, quarantined };
@@ -209,7 +233,7 @@ describe('LeaseManager release, renew and expiry', () => {
         if (mode === 'throw') throw new Error('adb gone');
         return { actions: ['closed helper session'], failures: ['remove forward tcp:41234: device offline'] };
       },
-      onQuarantine: async (deviceId, reason) => {
+      quarantine: async (deviceId, reason) => {
         h.quarantined.push({ deviceId, reason });
         freeAtQuarantine =
           (await h.store.acquire({ ...who, ttlSeconds: 5, selector: {}, candidates: ['d1'] })) !== null;

@@ -1,7 +1,6 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
-import type { Context } from 'hono';
+import type { DeviceSide } from '../../app/index.ts';
 import { DeviceIdSchema } from '../../devices/labels.ts';
-import type { DeviceRecord } from '../../devices/types.ts';
 import { BridgeError } from '../../errors.ts';
 import type { AppEnv, Services } from '../env.ts';
 import { assertRole } from '../middleware/auth.ts';
@@ -53,19 +52,12 @@ const RegisterBody = z
   .strict()
   .openapi('RegisterDevice');
 
-export function requireDevices(services: Services): NonNullable<Services['devices']> {
-  if (!services.devices || !services.leases) {
+/** The device side's use cases, or UNAVAILABLE when this node drives no devices. */
+export function requireDevices(services: Services): DeviceSide {
+  if (!services.deviceSide) {
     throw new BridgeError('UNAVAILABLE', 'this bridge node does not drive devices');
   }
-  return services.devices;
-}
-
-async function present(c: Context<AppEnv>, record: DeviceRecord) {
-  const principal = c.get('principal');
-  const lease = await c.var.services.leases!.store.leaseOfDevice(record.id);
-  const visible = lease !== null && (principal?.role === 'admin' || principal?.tenant === lease.tenant);
-  const { consecutiveFailures: _f, createdAt: _c, updatedAt: _u, ...rest } = record;
-  return { ...rest, leased: lease !== null, leaseId: visible ? lease.id : null };
+  return services.deviceSide;
 }
 
 export function registerDevices(app: OpenAPIHono<AppEnv>): void {
@@ -85,9 +77,8 @@ export function registerDevices(app: OpenAPIHono<AppEnv>): void {
       },
     }),
     async (c) => {
-      assertRole(c.get('principal'), 'client');
-      const registry = requireDevices(c.var.services);
-      const devices = await Promise.all((await registry.list()).map((r) => present(c, r)));
+      const caller = assertRole(c.get('principal'), 'client');
+      const devices = await requireDevices(c.var.services).devices.list(caller);
       return c.json({ devices } as never, 200);
     },
   );
@@ -106,20 +97,18 @@ export function registerDevices(app: OpenAPIHono<AppEnv>): void {
       },
     }),
     async (c) => {
-      assertRole(c.get('principal'), 'admin');
-      const registry = requireDevices(c.var.services);
+      const caller = assertRole(c.get('principal'), 'admin');
       const body = c.req.valid('json');
-      const record = await registry.register({
+      const device = await requireDevices(c.var.services).devices.register(caller, {
         endpoint: body.endpoint,
         // Raw labels: the registry validates them and keeps every key (zod's record output drops `__proto__`).
         ...(body.labels
           ? { labels: ((await c.req.json()) as { labels: Record<string, string> }).labels }
           : {}),
         ...(body.provider ? { provider: body.provider } : {}),
-        source: 'api',
       });
-      c.var.logger.info({ deviceId: record.id, state: record.state }, 'device registered');
-      return c.json((await present(c, record)) as never, 201);
+      c.var.logger.info({ deviceId: device.id, state: device.state }, 'device registered');
+      return c.json(device as never, 201);
     },
   );
 
@@ -138,9 +127,10 @@ export function registerDevices(app: OpenAPIHono<AppEnv>): void {
     }),
     async (c) => {
       assertRole(c.get('principal'), 'admin');
-      const registry = requireDevices(c.var.services);
       const { id } = c.req.valid('param');
-      await registry.remove(id, { force: c.req.valid('query').force === 'true' });
+      await requireDevices(c.var.services).devices.remove(id, {
+        force: c.req.valid('query').force === 'true',
+      });
       return c.body(null, 204);
     },
   );
@@ -159,10 +149,12 @@ export function registerDevices(app: OpenAPIHono<AppEnv>): void {
       },
     }),
     async (c) => {
-      assertRole(c.get('principal'), 'admin');
-      const registry = requireDevices(c.var.services);
-      const record = await registry.clearQuarantine(c.req.valid('param').id);
-      return c.json((await present(c, record)) as never, 200);
+      const caller = assertRole(c.get('principal'), 'admin');
+      const device = await requireDevices(c.var.services).devices.clearQuarantine(
+        caller,
+        c.req.valid('param').id,
+      );
+      return c.json(device as never, 200);
     },
   );
 }

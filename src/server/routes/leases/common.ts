@@ -1,8 +1,8 @@
 /** Schemas and the lease lookup shared by the lease routes (one file per route in this folder). */
 import { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { BridgeError } from '../../../errors.ts';
-import type { LeaseRef } from '../../../helpers/lease-operations.ts';
+import type { DeviceSide } from '../../../app/index.ts';
+import { type Caller, LEASE_ID_PATTERN, type LeaseScope } from '../../../app/lease-scope.ts';
 
 export { MAX_DEADLINE_MS } from '../../../helpers/snapshot/driver.ts';
 
@@ -19,7 +19,7 @@ export const GESTURE_BODY_BYTES = 256 * 1024;
 
 export const LeaseIdParam = z
   .string()
-  .regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be a lease id')
+  .regex(LEASE_ID_PATTERN, 'must be a lease id')
   .openapi({ param: { name: 'id', in: 'path' }, example: 'lease_3kT9x0aQ2mZp8LwV1cYb' });
 
 /** The one selector schema (leases/selector.ts), documented here. */
@@ -64,36 +64,34 @@ export function view(lease: Lease) {
   return { ...lease, selector: lease.selector as z.infer<typeof Selector> };
 }
 
-/** The caller's lease: other tenants get 404 (not 403); ended leases 410. */
-export async function leaseFor(
-  c: Context<AppEnv>,
-  id: string,
-  options: { active?: boolean } = {},
-): Promise<Lease> {
-  const principal = assertRole(c.get('principal'), 'client');
-  const manager = c.var.services.leases;
-  requireDevices(c.var.services);
-  const lease = await manager!.get(id);
-  if (lease === null || (principal.role !== 'admin' && lease.tenant !== principal.tenant)) {
-    throw new BridgeError('NOT_FOUND', `no lease ${id}`);
-  }
-  if ((options.active ?? true) && lease.state !== 'active') {
-    throw new BridgeError('LEASE_EXPIRED', `lease ${id} is ${lease.state}`, {
-      details: { state: lease.state },
-    });
-  }
-  const token = c.req.header('x-fencing-token');
-  if (token !== undefined && token !== String(lease.fencingToken)) {
-    throw new BridgeError('LEASE_EXPIRED', `fencing token ${token} is stale (the device was leased again)`, {
-      details: { fencingToken: token },
-    });
-  }
-  c.set('logger', c.var.logger.child({ leaseId: lease.id, deviceId: lease.deviceId }));
-  return lease;
+/** The caller (any token; admins see every tenant) and the device side's use cases. */
+export function useCases(c: Context<AppEnv>): { caller: Caller; side: DeviceSide } {
+  const caller = assertRole(c.get('principal'), 'client');
+  return { caller, side: requireDevices(c.var.services) };
 }
 
-export function ref(lease: Lease): LeaseRef {
-  return { id: lease.id, deviceId: lease.deviceId, fencingToken: lease.fencingToken };
+/** The caller's `X-Fencing-Token`, when given. */
+export const fencingTokenOf = (c: Context<AppEnv>): string | undefined => c.req.header('x-fencing-token');
+
+/** Log the rest of the request with the lease and its device. */
+export function logLease(c: Context<AppEnv>, lease: Lease): void {
+  c.set('logger', c.var.logger.child({ leaseId: lease.id, deviceId: lease.deviceId }));
+}
+
+/**
+ * The scope of a lease-scoped helper call: the one the route's guard resolved (lease read once,
+ * tenancy and fencing checked, owner found), else resolved here. Other tenants get 404 (not 403);
+ * ended leases and stale fencing tokens 410.
+ */
+export async function scopeFor(
+  c: Context<AppEnv>,
+  id: string,
+): Promise<{ side: DeviceSide; scope: LeaseScope }> {
+  const { caller, side } = useCases(c);
+  const scope = await (c.get('leaseScope') ??
+    side.scopes.open(caller, id, { fencingToken: fencingTokenOf(c), locate: false }));
+  logLease(c, scope.lease);
+  return { side, scope };
 }
 
 export const leaseResponses = (code: number, description: string) => ({

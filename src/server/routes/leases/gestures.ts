@@ -1,9 +1,9 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
-import { type GestureSpec, planForGesture } from '../../../helpers/protocol/gestures.ts';
+import type { GestureSpec } from '../../../helpers/protocol/gestures.ts';
 import type { AppEnv } from '../../env.ts';
 import { guard, jsonBody } from '../../middleware/guard.ts';
 import { errorResponses } from '../../schemas.ts';
-import { DeadlineField, GESTURE_BODY_BYTES, LeaseIdParam, leaseFor, ref, TransportField } from './common.ts';
+import { DeadlineField, GESTURE_BODY_BYTES, LeaseIdParam, scopeFor, TransportField } from './common.ts';
 
 const Point = z.object({ x: z.number(), y: z.number() });
 const GestureBody = z
@@ -69,25 +69,12 @@ export const gestureRoute = createRoute({
 
 export function registerGesture(app: OpenAPIHono<AppEnv>): void {
   app.openapi(gestureRoute, async (c) => {
-    const lease = await leaseFor(c, c.req.valid('param').id);
-    const body = c.req.valid('json');
-    const { transport, deadlineMs, ...spec } = body;
-    const plan = planForGesture(spec as GestureSpec);
-    const g = await c.var.services.operations!.gesture(ref(lease), plan, {
+    const { side, scope } = await scopeFor(c, c.req.valid('param').id);
+    const { transport, deadlineMs, ...spec } = c.req.valid('json');
+    const view = await side.helpers.gesture(scope, spec as GestureSpec, {
       transport: transport ?? 'auto',
       ...(deadlineMs === undefined ? {} : { deadlineMs }),
     });
-    const { elapsedMs: helperElapsedMs, ...result } = g.result;
-    return c.json(
-      {
-        ...result,
-        transport: g.transport,
-        elapsedMs: g.elapsedMs,
-        deadlineMs: g.deadlineMs,
-        attempts: g.attempts,
-        helperElapsedMs: helperElapsedMs ?? null,
-      } as Record<string, unknown>,
-      200,
-    );
+    return c.json(view as Record<string, unknown>, 200);
   });
 }

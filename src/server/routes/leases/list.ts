@@ -1,10 +1,8 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import type { AppEnv } from '../../env.ts';
-import { assertRole } from '../../middleware/auth.ts';
 import { guard } from '../../middleware/guard.ts';
 import { errorResponses } from '../../schemas.ts';
-import { requireDevices } from '../devices.ts';
-import { LeaseSchema, view } from './common.ts';
+import { LeaseSchema, useCases, view } from './common.ts';
 
 export const listLeasesRoute = createRoute({
   method: 'get',
@@ -23,11 +21,8 @@ export const listLeasesRoute = createRoute({
 
 export function registerListLeases(app: OpenAPIHono<AppEnv>): void {
   app.openapi(listLeasesRoute, async (c) => {
-    const principal = assertRole(c.get('principal'), 'client');
-    requireDevices(c.var.services);
-    const leases = await c.var.services.leases!.list(
-      principal.role === 'admin' ? {} : { tenant: principal.tenant },
-    );
+    const { caller, side } = useCases(c);
+    const leases = await side.leases.list(caller);
     return c.json({ leases: leases.map(view) }, 200);
   });
 }

@@ -2,7 +2,15 @@ import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import type { AppEnv } from '../../env.ts';
 import { guard, jsonBody } from '../../middleware/guard.ts';
 import { errorResponses } from '../../schemas.ts';
-import { LeaseIdParam, leaseFor, leaseResponses, SMALL_BODY_BYTES, view } from './common.ts';
+import {
+  fencingTokenOf,
+  LeaseIdParam,
+  leaseResponses,
+  logLease,
+  SMALL_BODY_BYTES,
+  useCases,
+  view,
+} from './common.ts';
 
 export const renewLeaseRoute = createRoute({
   method: 'post',
@@ -27,13 +35,13 @@ export const renewLeaseRoute = createRoute({
 
 export function registerRenewLease(app: OpenAPIHono<AppEnv>): void {
   app.openapi(renewLeaseRoute, async (c) => {
-    const lease = await leaseFor(c, c.req.valid('param').id);
+    const { caller, side } = useCases(c);
     const body = (await c.req.json().catch(() => ({}))) as { ttlSeconds?: number };
-    const renewed = await c.var.services.leases!.renew(
-      lease.id,
-      lease.fencingToken,
-      body.ttlSeconds ?? lease.ttlSeconds,
-    );
+    const renewed = await side.leases.renew(caller, c.req.valid('param').id, {
+      ...(body.ttlSeconds === undefined ? {} : { ttlSeconds: body.ttlSeconds }),
+      fencingToken: fencingTokenOf(c),
+    });
+    logLease(c, renewed);
     return c.json(view(renewed), 200);
   });
 }

@@ -1,6 +1,5 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import { BridgeError } from '../../../errors.ts';
-import { normalizeSnapshot } from '../../../snapshot/normalize.ts';
 import type { AppEnv } from '../../env.ts';
 import { guard, jsonBody } from '../../middleware/guard.ts';
 import { errorResponses } from '../../schemas.ts';
@@ -8,9 +7,8 @@ import {
   CaptureFields,
   DeadlineField,
   LeaseIdParam,
-  leaseFor,
-  ref,
   SMALL_BODY_BYTES,
+  scopeFor,
   TransportField,
 } from './common.ts';
 
@@ -50,7 +48,7 @@ export const snapshotRoute = createRoute({
 
 export function registerSnapshot(app: OpenAPIHono<AppEnv>): void {
   app.openapi(snapshotRoute, async (c) => {
-    const lease = await leaseFor(c, c.req.valid('param').id);
+    const { side, scope } = await scopeFor(c, c.req.valid('param').id);
     const raw = await c.req.json().catch(() => ({}));
     const parsed = SnapshotBody.safeParse(raw);
     if (!parsed.success) {
@@ -60,26 +58,12 @@ export function registerSnapshot(app: OpenAPIHono<AppEnv>): void {
       );
     }
     const { format, transport, deadlineMs, ...capture } = parsed.data;
-    const s = await c.var.services.operations!.snapshot(ref(lease), {
+    const view = await side.helpers.snapshot(scope, {
+      format,
       transport,
       capture,
       ...(deadlineMs === undefined ? {} : { deadlineMs }),
     });
-    c.var.services.metrics.snapshotSeconds.observe({ transport: s.transport }, s.elapsedMs / 1000);
-    const common = {
-      transport: s.transport,
-      ...(s.fallback ? { fallback: s.fallback } : {}),
-      elapsedMs: s.elapsedMs,
-      deadlineMs: s.deadlineMs,
-      attempts: s.attempts,
-      helperElapsedMs: s.result.elapsedMs ?? null,
-      waitForIdleTimeoutMs: s.result.waitForIdleTimeoutMs ?? capture.waitForIdleTimeoutMs ?? null,
-      nodeCount: s.result.nodeCount ?? null,
-      truncated: s.result.truncated ?? null,
-      windowCount: s.result.windowCount ?? null,
-      captureMode: s.result.captureMode ?? null,
-    };
-    if (format === 'xml') return c.json({ ...common, format: 'xml', xml: s.xml }, 200);
-    return c.json({ ...common, format: 'json', snapshot: normalizeSnapshot(s.xml) } as never, 200);
+    return c.json(view as never, 200);
   });
 }
