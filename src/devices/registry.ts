@@ -1,21 +1,22 @@
 /**
  * The device registry: every device the bridge can lease, its state, properties and quarantine.
+ * This module registers devices and answers queries; the rest lives beside it:
+ * `device-state.ts` (the state machine, pure), `health.ts` (what a health pass concludes, the
+ * loop), `probes.ts` (getprop, `echo ok`, adb's view), `config-file.ts` (the devices file),
+ * `labels.ts` (name rules) and `leases/selector.ts` (the one selector).
  *
  * Sources: tunnels registered through the API or a config file (`register`, `loadConfigFile`),
- * simulated devices (`register` with source `simulator`), and devices the bridge's own adb server
- * sees by itself (`discoverAdbDevices`). Records live behind `DeviceStore` so every node can
- * answer; each record names the node that owns its adb connection (`ownerNode`), and only that node
- * connects, probes and changes its state. Registering on a node that does not own the device
- * only updates labels/provider (ownership takeover is the scale-out work, not done here).
+ * device sources a node is started with (`register` with their source, e.g. `simulator`), and
+ * devices the bridge's own adb server sees by itself (`discoverAdbDevices`). Records live behind
+ * `DeviceStore` so every node can answer; each record names the node that owns its adb connection
+ * (`ownerNode`), and only that node connects, probes and changes its state. Registering on a node
+ * that does not own the device only updates labels/provider.
  *
- * Health (`start`/`stop`): every `healthIntervalMs` each owned record is checked against the adb
- * server's device list (tunnels are re-added when this node does not track them yet, e.g. after a
- * restart, and re-connected when adb no longer lists a tracked one) and online ones get a cheap
- * `echo ok` probe. Offline or a failed probe is a failure; an unreachable adb server is not the
- * device's failure (offline, not counted); `unauthorized` is a state, not a failure (the tunnel
- * manager retries it with backoff until the key is accepted). After
- * `quarantineAfterFailures` consecutive failures the device is quarantined with a reason and stays
- * so until `clearQuarantine`. Tunnel `state` events update the state at once (without counting).
+ * Health (`start`/`stop`, `checkHealth` for one pass): every `healthIntervalMs` each owned record is
+ * checked against the adb server's device list and online ones get a cheap `echo ok` probe; the
+ * pass's conclusion is a state-machine event (failures counted towards quarantine after
+ * `quarantineAfterFailures`; an unreachable adb server is not the device's failure; `unauthorized`
+ * is a state, not a failure). Tunnel `state` events update the state at once (without counting).
  *
  * Events: `state` {id, state, previous, reason?} on every state change; `removed` {id}.
  */
@@ -35,6 +36,7 @@ import {
   transition,
 } from './device-state.ts';
 import type { EndpointPolicy } from './endpoint-policy.ts';
+import { healthEvent, PeriodicTask, tunnelAction } from './health.ts';
 import { LABEL_PATTERN, validateLabels, validateProvider } from './labels.ts';
 import { observeState, probeDevice, readProperties } from './probes.ts';
 import { deviceIdFor } from './properties.ts';
@@ -119,9 +121,7 @@ export class DeviceRegistry extends EventEmitter {
   readonly #connectWait: number;
   readonly #autoDiscover: boolean;
   readonly #now: () => number;
-  #timer: NodeJS.Timeout | undefined;
-  #running = false;
-  #tick: Promise<void> | undefined;
+  readonly #loop: PeriodicTask;
   readonly #onTunnelState = (event: { endpoint: string; state: string }) => {
     this.#fromTunnel(event.endpoint, event.state).catch((err) =>
       this.#logger?.warn({ endpoint: event.endpoint, err: message(err) }, 'device state update failed'),
@@ -147,6 +147,11 @@ export class DeviceRegistry extends EventEmitter {
       throw new BridgeError('INVALID_ARGUMENT', 'quarantineAfterFailures must be a positive integer');
     }
     if (!(this.#interval > 0)) throw new BridgeError('INVALID_ARGUMENT', 'healthIntervalMs must be positive');
+    this.#loop = new PeriodicTask(this.#interval, () =>
+      this.checkHealth().catch((err) =>
+        this.#logger?.warn({ err: message(err) }, 'device health check failed'),
+      ),
+    );
   }
 
   get node(): string {
@@ -503,33 +508,15 @@ export class DeviceRegistry extends EventEmitter {
 
   /** Start the health loop (first check right away) and follow tunnel state events. */
   start(): void {
-    if (this.#running) return;
-    this.#running = true;
+    if (this.#loop.running) return;
     this.#tunnels.on('state', this.#onTunnelState);
-    this.#schedule(0);
+    this.#loop.start();
   }
 
   /** Stop the loop; resolves once a check in progress has finished. */
   async stop(): Promise<void> {
-    this.#running = false;
     this.#tunnels.off('state', this.#onTunnelState);
-    if (this.#timer) clearTimeout(this.#timer);
-    this.#timer = undefined;
-    await this.#tick;
-  }
-
-  #schedule(delay: number): void {
-    if (!this.#running) return;
-    this.#timer = setTimeout(() => {
-      this.#timer = undefined;
-      this.#tick = this.checkHealth()
-        .catch((err) => this.#logger?.warn({ err: message(err) }, 'device health check failed'))
-        .finally(() => {
-          this.#tick = undefined;
-          this.#schedule(this.#interval);
-        });
-    }, delay);
-    this.#timer.unref?.();
+    await this.#loop.stop();
   }
 
   /** One health pass over the records this node owns (what the loop runs every interval). */
@@ -556,38 +543,20 @@ export class DeviceRegistry extends EventEmitter {
 
   async #checkOne(record: DeviceRecord, adb: Map<string, string> | null): Promise<void> {
     try {
-      if (record.endpoint !== undefined && this.#tunnels.status(record.endpoint) === undefined) {
-        // Not tracked on this node (restart): re-connect in the background, tunnels retry by themselves.
-        this.#tunnels.add(record.endpoint).catch(() => undefined);
-      } else if (record.endpoint !== undefined && adb !== null && !adb.has(record.serial)) {
-        // Tracked, but adb no longer lists it (its server changed under us): re-connect now.
-        this.#tunnels.reconnect(record.endpoint);
-      }
-      if (adb === null) {
-        // The adb server is down: not the device's failure (the server manager restarts adb and
-        // every tunnel is re-connected), so it does not count towards quarantine.
-        await this.#apply(record, 'offline', { count: false });
-        return;
-      }
-      let observed = deviceStateFromAdb(adb.get(record.serial));
-      if (
-        observed === 'offline' &&
-        record.endpoint !== undefined &&
-        this.#tunnels.status(record.endpoint)?.state === 'unauthorized'
-      ) {
-        // Between the tunnel manager's re-handshakes of an unauthorized device: still unauthorized.
-        observed = 'unauthorized';
-      }
-      let failure: string | undefined;
-      if (observed === 'offline') failure = `adb reports ${adb.get(record.serial) ?? 'no such device'}`;
-      else if (observed === 'online') {
-        const probe = await probeDevice(this.#client, record.serial, this.#probeTimeout);
-        if (probe !== null) {
-          observed = 'offline';
-          failure = probe;
-        }
-      }
-      await this.#apply(record, observed, { count: true, ...(failure === undefined ? {} : { failure }) });
+      const endpoint = record.endpoint;
+      const tunnel = endpoint === undefined ? undefined : this.#tunnels.status(endpoint);
+      const action = tunnelAction(record, tunnel !== undefined, adb);
+      // Not tracked on this node (restart): re-connect in the background, tunnels retry by themselves.
+      if (action === 'add') this.#tunnels.add(endpoint!).catch(() => undefined);
+      if (action === 'reconnect') this.#tunnels.reconnect(endpoint!);
+      const event = await healthEvent(record, adb, tunnel?.state, () =>
+        probeDevice(this.#client, record.serial, this.#probeTimeout),
+      );
+      if (event.type !== 'observed') return;
+      await this.#apply(record, event.observed, {
+        count: event.count,
+        ...(event.failure === undefined ? {} : { failure: event.failure }),
+      });
     } catch (err) {
       this.#logger?.warn({ deviceId: record.id, err: message(err) }, 'device health check failed');
     }

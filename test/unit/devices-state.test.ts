@@ -8,6 +8,7 @@ import {
   type ObservedState,
   transition,
 } from '../../src/devices/device-state.ts';
+import { healthEvent, tunnelAction } from '../../src/devices/health.ts';
 
 const online: HealthState = { state: 'online', consecutiveFailures: 0 };
 
@@ -174,6 +175,65 @@ describe('device state machine: properties', () => {
         expect(transition(s, e, 3)).toEqual(transition(copy, e, 3));
         expect(s).toEqual(copy);
       }),
+    );
+  });
+});
+
+describe('health pass conclusions (src/devices/health.ts)', () => {
+  const tunnel = { endpoint: '127.0.0.1:5555', serial: '127.0.0.1:5555' };
+  const usb = { serial: 'emulator-5554' };
+  const okProbe = async () => null;
+
+  it('tunnel actions: add when untracked, re-connect when adb lost it, nothing for USB devices', () => {
+    expect(tunnelAction(tunnel, false, new Map())).toBe('add');
+    expect(tunnelAction(tunnel, true, new Map())).toBe('reconnect');
+    expect(tunnelAction(tunnel, true, new Map([[tunnel.serial, 'device']]))).toBeNull();
+    expect(tunnelAction(tunnel, true, null)).toBeNull();
+    expect(tunnelAction(usb, false, new Map())).toBeNull();
+  });
+
+  it('events: adb down is an uncounted offline; listed offline or a failed probe are counted failures', async () => {
+    expect(await healthEvent(tunnel, null, 'device', okProbe)).toEqual({
+      type: 'observed',
+      observed: 'offline',
+      count: false,
+    });
+    expect(await healthEvent(usb, new Map([[usb.serial, 'device']]), undefined, okProbe)).toEqual({
+      type: 'observed',
+      observed: 'online',
+      count: true,
+    });
+    expect(await healthEvent(usb, new Map(), undefined, okProbe)).toEqual({
+      type: 'observed',
+      observed: 'offline',
+      count: true,
+      failure: 'adb reports no such device',
+    });
+    expect(
+      await healthEvent(usb, new Map([[usb.serial, 'device']]), undefined, async () => 'probe failed'),
+    ).toEqual({ type: 'observed', observed: 'offline', count: true, failure: 'probe failed' });
+    // Between re-handshakes of an unauthorized tunnel: still unauthorized, not a failure.
+    expect(await healthEvent(tunnel, new Map(), 'unauthorized', okProbe)).toEqual({
+      type: 'observed',
+      observed: 'unauthorized',
+      count: true,
+    });
+  });
+
+  it('the probe runs only for a device adb calls online', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.option(fc.constantFrom('device', 'offline', 'unauthorized', 'connecting')),
+        async (state) => {
+          let probed = false;
+          const adb = new Map(state === null ? [] : [[usb.serial, state]]);
+          await healthEvent(usb, adb, undefined, async () => {
+            probed = true;
+            return null;
+          });
+          expect(probed).toBe(state === 'device');
+        },
+      ),
     );
   });
 });
