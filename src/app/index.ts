@@ -24,3 +24,4 @@ export { HelperService } from './helper-service.ts';
 export * from './helper-views.ts';
 export { type Caller, type LeaseScope, LeaseScopes, type Owner, refOf } from './lease-scope.ts';
 export { LeaseService } from './lease-service.ts';
+export { type PublishInput, ReleaseService } from './release-service.ts';

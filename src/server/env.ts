@@ -1,6 +1,7 @@
 import type { HttpBindings } from '@hono/node-server';
 import type { DeviceSide } from '../app/index.ts';
 import type { LeaseScope } from '../app/lease-scope.ts';
+import type { ReleaseService } from '../app/release-service.ts';
 import type { ArtifactStore } from '../artifacts/store.ts';
 import type { Config } from '../config.ts';
 import type { Logger } from '../observability/logger.ts';
@@ -14,6 +15,8 @@ export interface Services {
   config: Config;
   store: ArtifactStore;
   releases: ReleaseRepository;
+  /** Publishing releases (the use case the publish route calls). */
+  publisher: ReleaseService;
   auth: Authenticator;
   logger: Logger;
   metrics: Metrics;

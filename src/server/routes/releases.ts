@@ -8,8 +8,6 @@ import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import busboy from 'busboy';
 import type { Context } from 'hono';
 import { BridgeError } from '../../errors.ts';
-import { parseInstallArgsString } from '../../manifest/index.ts';
-import { publishRelease } from '../../releases/publish.ts';
 import { hasBody, limitedStream, mediaTypeOf, tooLarge } from '../body.ts';
 import type { AppEnv } from '../env.ts';
 import { type BodyPolicy, guard } from '../middleware/guard.ts';
@@ -163,19 +161,19 @@ export function registerReleases(app: OpenAPIHono<AppEnv>): void {
         const { fields } = await receiveApk(c, file, services.config.maxUploadBytes);
         const version = fields['version'] ?? query.version;
         if (version === undefined) throw new BridgeError('INVALID_ARGUMENT', 'version is required');
-        const installArgsText = fields['installArgs'] ?? query.installArgs;
+        const installArgs = fields['installArgs'] ?? query.installArgs;
         const runner = fields['runner'] ?? query.runner;
-        const result = await publishRelease(services.store, {
+        const result = await services.publisher.publish({
           apkPath: file,
           name,
           version,
-          ...(installArgsText === undefined ? {} : { installArgs: parseInstallArgsString(installArgsText) }),
+          ...(installArgs === undefined ? {} : { installArgs }),
           ...(runner === undefined ? {} : { runner }),
         });
-        services.metrics.publishes.inc({ outcome: result.status });
         c.var.logger.info({ helper: name, version, status: result.status }, 'release publish');
         return c.json(result as z.infer<typeof PublishResult>, result.status === 'published' ? 201 : 200);
       } catch (err) {
+        // Refusals, before publishing (no version, a bad upload) or by it, are counted here.
         if (err instanceof BridgeError) services.metrics.publishes.inc({ outcome: 'refused' });
         throw err;
       } finally {
