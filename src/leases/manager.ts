@@ -1,5 +1,6 @@
 /**
- * LeaseManager: what the HTTP routes call. Validates requests, resolves candidates through the
+ * LeaseManager: what the lease use cases (src/app/lease-service.ts) call. Validates requests (the one
+ * selector schema), resolves candidates through the
  * device registry, waits fairly (FIFO per selector) for a device to free, runs teardown on release
  * and expiry (exactly once: `claimExpired` hands each expired lease to one caller across all
  * processes), records what teardown did and quarantines the device when any step failed — before

@@ -1,7 +1,7 @@
 /**
  * The HTTP edge on a real socket (issue #10): hostile bodies are refused without the server reading
  * them, slow bodies are cut off, connections are capped and failed authentications and expensive
- * calls are rate-limited — through `startServer`, Node's real HTTP server, with tokens configured.
+ * calls are rate-limited — through `startNode` (the composition root), Node's real HTTP server, with tokens configured.
  */
 import http from 'node:http';
 import net from 'node:net';
