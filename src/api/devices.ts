@@ -1,10 +1,12 @@
 /** Contract of the device routes. */
 import { z } from '@hono/zod-openapi';
+import { DeviceIdSchema } from '../devices/labels.ts';
 
-export const DeviceIdParam = z
-  .string()
-  .regex(/^[A-Za-z0-9._:-]{1,128}$/, 'must be a device id ([A-Za-z0-9._:-]{1,128})')
-  .openapi({ param: { name: 'id', in: 'path' }, example: '127.0.0.1-5555' });
+/** The one device id rule (devices/labels.ts), as the path parameter. */
+export const DeviceIdParam = DeviceIdSchema.meta({
+  param: { name: 'id', in: 'path' },
+  example: '127.0.0.1-5555',
+});
 
 export const DeviceSchema = z
   .object({

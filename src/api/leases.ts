@@ -1,20 +1,15 @@
 /** Contract of the lease routes: acquire, list, get, renew and release (with its teardown record). */
 import { z } from '@hono/zod-openapi';
+import { LEASE_ID_PATTERN } from '../app/lease-scope.ts';
+import { LeaseSelectorSchema as SelectorRule } from '../leases/selector.ts';
 
 export const LeaseIdParam = z
   .string()
-  .regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be a lease id')
+  .regex(LEASE_ID_PATTERN, 'must be a lease id')
   .openapi({ param: { name: 'id', in: 'path' }, example: 'lease_3kT9x0aQ2mZp8LwV1cYb' });
 
-export const LeaseSelectorSchema = z
-  .object({
-    deviceId: z.string().optional(),
-    labels: z.record(z.string(), z.string()).optional(),
-    sdkMin: z.number().int().optional(),
-    sdkMax: z.number().int().optional(),
-  })
-  .strict()
-  .openapi('LeaseSelector');
+/** The one selector schema (leases/selector.ts), documented as a component. */
+export const LeaseSelectorSchema = SelectorRule.meta({ id: 'LeaseSelector' });
 
 export const LeaseSchema = z
   .object({

@@ -91,8 +91,7 @@ async function withDriver(
   const { loadConfig } = await import('../config.ts');
   const { AdbRuntime } = await import('../adb/runtime.ts');
   const { ArtifactCache } = await import('../artifacts/cache.ts');
-  const { adbHelperDevice } = await import('../helpers/snapshot/device.ts');
-  const { SnapshotDriver } = await import('../helpers/snapshot/driver.ts');
+  const { openHelperDriver } = await import('../helpers/lease-operations.ts');
   const { EnsureVerdicts } = await import('../helpers/snapshot/ensure-helper.ts');
   const config = loadConfig(process.env, {});
   const cache = new ArtifactCache(path.join(config.dataDir, 'cache', 'apk'));
@@ -111,7 +110,7 @@ async function withDriver(
     reuseRunning: true,
     ...(config.adbServer ? { external: config.adbServer } : {}),
   });
-  let driver: InstanceType<typeof SnapshotDriver> | undefined;
+  let driver: import('../helpers/snapshot/driver.ts').SnapshotDriver | undefined;
   try {
     let serial = opts.serial;
     if (opts.connect) {
@@ -124,13 +123,14 @@ async function withDriver(
       }
       serial ??= opts.connect;
     }
-    const device = adbHelperDevice({
-      client: runtime.client,
+    // The same driver the lease operations open (without a lease).
+    driver = openHelperDriver({
+      adb: runtime,
       serial: serial!,
-      ledger: runtime.ledger,
-      locks: runtime.locks,
+      manifest,
+      verdicts: new EnsureVerdicts(),
+      apk,
     });
-    driver = new SnapshotDriver(device, manifest, { verdicts: new EnsureVerdicts(), apk });
     const out = await work(driver);
     process.stdout.write(opts.json ? `${JSON.stringify(out.json)}\n` : `${out.human}\n`);
   } catch (err) {
@@ -174,10 +174,8 @@ export function registerDevice(program: Command): void {
         throw new UsageError('--policy must be missing-or-outdated, always or never');
       await withDriver(opts, async (d) => {
         const r = await d.ensure(policy as 'missing-or-outdated');
-        return {
-          json: { ok: true, ...r },
-          human: `${r.packageName}: ${r.before} → ${r.action === 'none' ? 'unchanged' : r.action} (versionCode ${r.versionCode})`,
-        };
+        const { describeView } = await import('../app/helper-views.ts');
+        return { json: { ok: true, ...r }, human: describeView.ensure(r) };
       });
     });
 
@@ -188,15 +186,12 @@ export function registerDevice(program: Command): void {
         throw new UsageError('--format must be json or xml');
       await withDriver(opts, async (d) => {
         await d.ensure();
-        const s = await d.snapshot({ transport: opts.transport as 'auto', capture: capture(opts) });
-        if (opts.format === 'xml')
-          return { json: { ok: true, transport: s.transport, result: s.result, xml: s.xml }, human: s.xml };
-        const { normalizeSnapshot } = await import('../snapshot/normalize.ts');
-        const tree = normalizeSnapshot(s.xml);
-        return {
-          json: { ok: true, transport: s.transport, result: s.result, snapshot: tree },
-          human: JSON.stringify(tree, null, 2),
-        };
+        const options = capture(opts);
+        const s = await d.snapshot({ transport: opts.transport as 'auto', capture: options });
+        // The answer the lease route gives, shaped by the same function.
+        const { describeView, snapshotView } = await import('../app/helper-views.ts');
+        const view = snapshotView(s, opts.format as 'json' | 'xml', options);
+        return { json: { ok: true, ...view, result: s.result }, human: describeView.snapshot(view) };
       });
     });
 
@@ -205,11 +200,9 @@ export function registerDevice(program: Command): void {
       await withDriver(opts, async (d) => {
         await d.ensure();
         const v = await d.viewport({ transport: opts.transport as 'auto', capture: capture(opts) });
-        const { x, y, width, height } = v.viewport;
-        return {
-          json: { ok: true, transport: v.transport, viewport: v.viewport },
-          human: `${width}x${height} at ${x},${y} (${v.transport})`,
-        };
+        const { describeView, viewportView } = await import('../app/helper-views.ts');
+        const view = viewportView(v);
+        return { json: { ok: true, ...view, viewport: v.viewport }, human: describeView.viewport(view) };
       });
     },
   );
@@ -233,10 +226,9 @@ export function registerDevice(program: Command): void {
       await withDriver(opts, async (d) => {
         await d.ensure();
         const g = await d.gesture(plan, { transport: opts.transport as 'auto', capture: capture(opts) });
-        return {
-          json: { ok: true, transport: g.transport, result: g.result },
-          human: `${g.result.kind}: ${g.result.injectedEvents} events (${g.transport})`,
-        };
+        const { describeView, gestureView } = await import('../app/helper-views.ts');
+        const view = gestureView(g);
+        return { json: { ok: true, ...view, result: g.result }, human: describeView.gesture(view) };
       });
     });
 }

@@ -23,7 +23,9 @@ export function registerServe(program: Command): void {
         json?: boolean;
       }) => {
         const { loadConfig } = await import('../config.ts');
-        const { isRefusedStart, startServer } = await import('../server/serve.ts');
+        const { isRefusedStart } = await import('../server/serve.ts');
+        const { startNode } = await import('../node/index.ts');
+        const { simulatedDevices } = await import('./simulated-devices.ts');
         const { UsageError } = await import('./exit.ts');
         const config = loadConfig(process.env, {
           host: opts.host,
@@ -32,9 +34,10 @@ export function registerServe(program: Command): void {
           simulate: opts.simulate,
           ...(opts.devices === false ? { devices: false } : {}),
         });
-        let server: Awaited<ReturnType<typeof startServer>>;
+        let server: Awaited<ReturnType<typeof startNode>>;
         try {
-          server = await startServer(config);
+          // The CLI owns the device sources: simulated devices when asked (`--simulate N|auto`).
+          server = await startNode(config, { sources: [simulatedDevices(config.simulate)] });
         } catch (err) {
           // Refused input (devices file, simulated devices): a usage error, exit 2.
           if (isRefusedStart(err)) throw new UsageError((err as Error).message);

@@ -1,11 +1,20 @@
 /**
- * Device labels, provider names and selectors (pure validation of outside input). Label keys and
- * values match `[A-Za-z0-9._/-]{1,63}`; at most 16 labels per device.
+ * The name rules of devices (pure validation of outside input), each defined once and imported
+ * everywhere: device ids match `[A-Za-z0-9][A-Za-z0-9._-]{0,127}` (`DeviceIdSchema`, also the route parameter);
+ * label keys and values, provider and helper names match `[A-Za-z0-9._/-]{1,63}`; at most 16 labels
+ * per device. The selector that uses them is `leases/selector.ts`.
  */
-import { BridgeError, type FieldError, invalidArgument } from '../errors.ts';
+import { z } from 'zod';
+import { type FieldError, invalidArgument } from '../errors.ts';
 
 export const LABEL_PATTERN = /^[A-Za-z0-9._/-]{1,63}$/;
 export const MAX_LABELS = 16;
+/** What a device id may look like: URL-path safe, starts with a letter or digit, at most 128 chars. */
+export const DEVICE_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+export const DEVICE_ID_RULE = 'a letter or digit, then [A-Za-z0-9._-], at most 128 characters';
+
+/** A device id: the one rule for selectors, route parameters and the ids `deviceIdFor` derives. */
+export const DeviceIdSchema = z.string().regex(DEVICE_ID_PATTERN, `must be a device id (${DEVICE_ID_RULE})`);
 
 function describe(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value.slice(0, 80));
@@ -59,45 +68,4 @@ export function validateProvider(input: unknown, field = 'provider'): string | u
     ]);
   }
   return input;
-}
-
-export interface DeviceSelector {
-  deviceId?: string;
-  labels?: Record<string, string>;
-  sdkMin?: number;
-  sdkMax?: number;
-}
-
-/** Validate a device selector (labels as above, sdk bounds integers 1..1000, deviceId a string). */
-export function validateSelector(input: unknown): DeviceSelector {
-  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
-    throw invalidArgument('selector must be an object', [{ path: 'selector', message: 'must be an object' }]);
-  }
-  const raw = input as Record<string, unknown>;
-  const out: DeviceSelector = {};
-  if (raw['deviceId'] !== undefined) {
-    if (typeof raw['deviceId'] !== 'string' || raw['deviceId'].length === 0 || raw['deviceId'].length > 128) {
-      throw invalidArgument('selector.deviceId must be a non-empty string', [
-        { path: 'selector.deviceId', message: 'must be a non-empty string of at most 128 characters' },
-      ]);
-    }
-    out.deviceId = raw['deviceId'];
-  }
-  if (raw['labels'] !== undefined) out.labels = validateLabels(raw['labels'], 'selector.labels');
-  for (const key of ['sdkMin', 'sdkMax'] as const) {
-    const value = raw[key];
-    if (value === undefined) continue;
-    if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > 1000) {
-      throw invalidArgument(`selector.${key} must be an integer between 1 and 1000`, [
-        { path: `selector.${key}`, message: 'must be an integer between 1 and 1000' },
-      ]);
-    }
-    out[key] = value;
-  }
-  if (out.sdkMin !== undefined && out.sdkMax !== undefined && out.sdkMin > out.sdkMax) {
-    throw new BridgeError('INVALID_ARGUMENT', `selector.sdkMin ${out.sdkMin} is above sdkMax ${out.sdkMax}`, {
-      details: { errors: [{ path: 'selector.sdkMin', message: 'must not exceed sdkMax' }] },
-    });
-  }
-  return out;
 }

@@ -4,6 +4,7 @@
  * and is followed by the next `[key]: [` line or the end of the output).
  */
 import { BridgeError } from '../errors.ts';
+import { DEVICE_ID_PATTERN } from './labels.ts';
 import type { DeviceProperties } from './types.ts';
 
 const ENTRY_START = /^\[([^\]\r\n]+)\]: \[(.*)$/;
@@ -64,8 +65,7 @@ export function devicePropertiesFrom(props: ReadonlyMap<string, string>): Device
   return out;
 }
 
-/** What a device id may look like: URL-path safe, starts with a letter or digit, at most 128 chars. */
-export const DEVICE_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+export { DEVICE_ID_PATTERN };
 
 const SERIAL_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]*$|^\[[0-9A-Fa-f:.]+\]:\d{1,5}$/;
 

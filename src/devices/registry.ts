@@ -1,44 +1,49 @@
 /**
  * The device registry: every device the bridge can lease, its state, properties and quarantine.
+ * This module registers devices and answers queries; the rest lives beside it:
+ * `device-state.ts` (the state machine, pure), `health.ts` (what a health pass concludes, the
+ * loop), `probes.ts` (getprop, `echo ok`, adb's view), `config-file.ts` (the devices file),
+ * `labels.ts` (name rules) and `leases/selector.ts` (the one selector).
  *
  * Sources: tunnels registered through the API or a config file (`register`, `loadConfigFile`),
- * simulated devices (`register` with source `simulator`), and devices the bridge's own adb server
- * sees by itself (`discoverAdbDevices`). Records live behind `DeviceStore` so every node can
- * answer; each record names the node that owns its adb connection (`ownerNode`), and only that node
- * connects, probes and changes its state. Registering on a node that does not own the device
- * only updates labels/provider (ownership takeover is the scale-out work, not done here).
+ * device sources a node is started with (`register` with their source, e.g. `simulator`), and
+ * devices the bridge's own adb server sees by itself (`discoverAdbDevices`). Records live behind
+ * `DeviceStore` so every node can answer; each record names the node that owns its adb connection
+ * (`ownerNode`), and only that node connects, probes and changes its state. Registering on a node
+ * that does not own the device only updates labels/provider.
  *
- * Health (`start`/`stop`): every `healthIntervalMs` each owned record is checked against the adb
- * server's device list (tunnels are re-added when this node does not track them yet, e.g. after a
- * restart, and re-connected when adb no longer lists a tracked one) and online ones get a cheap
- * `echo ok` probe. Offline or a failed probe is a failure; an unreachable adb server is not the
- * device's failure (offline, not counted); `unauthorized` is a state, not a failure (the tunnel
- * manager retries it with backoff until the key is accepted). After
- * `quarantineAfterFailures` consecutive failures the device is quarantined with a reason and stays
- * so until `clearQuarantine`. Tunnel `state` events update the state at once (without counting).
+ * Health (`start`/`stop`, `checkHealth` for one pass): every `healthIntervalMs` each owned record is
+ * checked against the adb server's device list and online ones get a cheap `echo ok` probe; the
+ * pass's conclusion is a state-machine event (failures counted towards quarantine after
+ * `quarantineAfterFailures`; an unreachable adb server is not the device's failure; `unauthorized`
+ * is a state, not a failure). Tunnel `state` events update the state at once (without counting).
  *
  * Events: `state` {id, state, previous, reason?} on every state change; `removed` {id}.
  */
 import { EventEmitter } from 'node:events';
-import { readFile } from 'node:fs/promises';
 import type { AdbClient } from '../adb/client.ts';
-import { shellCommand } from '../adb/shell-quote.ts';
 import type { TunnelManager } from '../adb/tunnels.ts';
-import { BridgeError, invalidArgument, isBridgeError } from '../errors.ts';
+import { BridgeError, invalidArgument } from '../errors.ts';
+import { validateSelector } from '../leases/selector.ts';
+import type { LeaseSelector as DeviceSelector, LeaseStore } from '../leases/types.ts';
 import type { Logger } from '../observability/logger.ts';
-import { parseStrictJson } from '../strict-json.ts';
-import type { EndpointPolicy } from './endpoint-policy.ts';
+import { prefixed, readDevicesFile } from './config-file.ts';
 import {
-  type DeviceSelector,
-  LABEL_PATTERN,
-  validateLabels,
-  validateProvider,
-  validateSelector,
-} from './labels.ts';
-import { deviceIdFor, devicePropertiesFrom, parseGetprop } from './properties.ts';
+  type DeviceEffect,
+  type DeviceEvent,
+  deviceStateFromAdb,
+  type ObservedState,
+  transition,
+} from './device-state.ts';
+import type { EndpointPolicy } from './endpoint-policy.ts';
+import { healthEvent, PeriodicTask, tunnelAction } from './health.ts';
+import { LABEL_PATTERN, validateLabels, validateProvider } from './labels.ts';
+import { observeState, probeDevice, readProperties } from './probes.ts';
+import { deviceIdFor } from './properties.ts';
 import type { DeviceProperties, DeviceRecord, DeviceState, DeviceStore } from './types.ts';
 
-export type { DeviceSelector } from './labels.ts';
+export type { LeaseSelector as DeviceSelector } from '../leases/types.ts';
+export { deviceStateFromAdb } from './device-state.ts';
 
 export interface RegisterRequest {
   endpoint: string;
@@ -59,8 +64,8 @@ export interface DeviceRegistryOptions {
   healthIntervalMs?: number;
   quarantineAfterFailures?: number;
   logger?: Logger;
-  /** Is the device leased now? `remove` refuses leased devices unless forced. */
-  isLeased?: (deviceId: string) => Promise<boolean>;
+  /** The lease store: `remove` refuses a leased device unless forced. */
+  leases?: Pick<LeaseStore, 'leaseOfDevice'>;
   /** Deadline of the `echo ok` probe and of `getprop` (default 5000 ms). */
   probeTimeoutMs?: number;
   /** How long `register` waits for a new tunnel to settle (device/unauthorized) (default 3000 ms). */
@@ -84,15 +89,7 @@ export interface MatchResult {
   available: string[];
 }
 
-const MAX_CONFIG_ENTRIES = 10_000;
 const HEALTH_CONCURRENCY = 8;
-
-/** adb's device state → the registry's. Transitional states (connecting, authorizing) are offline. */
-export function deviceStateFromAdb(state: string | undefined): Exclude<DeviceState, 'quarantined'> {
-  if (state === 'device') return 'online';
-  if (state === 'unauthorized') return 'unauthorized';
-  return 'offline';
-}
 
 /** Does `record` satisfy `selector` (ignoring state)? An sdk bound never matches an unknown sdk. */
 export function matchesSelector(record: DeviceRecord, selector: DeviceSelector): boolean {
@@ -110,18 +107,6 @@ function message(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-/** Re-throw an error with `prefix` in its message (BridgeErrors keep their code and details). */
-function prefixed(err: unknown, prefix: string, extra: Record<string, unknown>): BridgeError {
-  if (isBridgeError(err)) {
-    return new BridgeError(err.code, `${prefix}: ${err.message}`, {
-      details: { ...(err.details ?? {}), ...extra },
-      retryable: err.retryable,
-      cause: err,
-    });
-  }
-  return new BridgeError('INTERNAL', `${prefix}: ${message(err)}`, { details: extra, cause: err });
-}
-
 export class DeviceRegistry extends EventEmitter {
   readonly #store: DeviceStore;
   readonly #client: AdbClient;
@@ -131,14 +116,12 @@ export class DeviceRegistry extends EventEmitter {
   readonly #interval: number;
   readonly #threshold: number;
   readonly #logger: Logger | undefined;
-  readonly #isLeased: ((deviceId: string) => Promise<boolean>) | undefined;
+  readonly #leases: Pick<LeaseStore, 'leaseOfDevice'> | undefined;
   readonly #probeTimeout: number;
   readonly #connectWait: number;
   readonly #autoDiscover: boolean;
   readonly #now: () => number;
-  #timer: NodeJS.Timeout | undefined;
-  #running = false;
-  #tick: Promise<void> | undefined;
+  readonly #loop: PeriodicTask;
   readonly #onTunnelState = (event: { endpoint: string; state: string }) => {
     this.#fromTunnel(event.endpoint, event.state).catch((err) =>
       this.#logger?.warn({ endpoint: event.endpoint, err: message(err) }, 'device state update failed'),
@@ -155,7 +138,7 @@ export class DeviceRegistry extends EventEmitter {
     this.#interval = options.healthIntervalMs ?? 5000;
     this.#threshold = options.quarantineAfterFailures ?? 5;
     this.#logger = options.logger;
-    this.#isLeased = options.isLeased;
+    this.#leases = options.leases;
     this.#probeTimeout = options.probeTimeoutMs ?? 5000;
     this.#connectWait = options.connectWaitMs ?? 3000;
     this.#autoDiscover = options.autoDiscover ?? false;
@@ -164,6 +147,11 @@ export class DeviceRegistry extends EventEmitter {
       throw new BridgeError('INVALID_ARGUMENT', 'quarantineAfterFailures must be a positive integer');
     }
     if (!(this.#interval > 0)) throw new BridgeError('INVALID_ARGUMENT', 'healthIntervalMs must be positive');
+    this.#loop = new PeriodicTask(this.#interval, () =>
+      this.checkHealth().catch((err) =>
+        this.#logger?.warn({ err: message(err) }, 'device health check failed'),
+      ),
+    );
   }
 
   get node(): string {
@@ -277,55 +265,7 @@ export class DeviceRegistry extends EventEmitter {
    * file and the entry index.
    */
   async loadConfigFile(path: string): Promise<DeviceRecord[]> {
-    let text: string;
-    try {
-      text = await readFile(path, 'utf8');
-    } catch (err) {
-      throw new BridgeError('INVALID_ARGUMENT', `device config ${path}: cannot read (${message(err)})`);
-    }
-    let entries: unknown;
-    try {
-      entries = parseStrictJson(text);
-    } catch (err) {
-      throw new BridgeError('INVALID_ARGUMENT', `device config ${path}: ${message(err)}`, {
-        ...(isBridgeError(err) && err.details !== undefined ? { details: err.details } : {}),
-      });
-    }
-    if (!Array.isArray(entries)) {
-      throw new BridgeError(
-        'INVALID_ARGUMENT',
-        `device config ${path}: must be a JSON array of {endpoint, labels?, provider?}`,
-      );
-    }
-    if (entries.length > MAX_CONFIG_ENTRIES) {
-      throw new BridgeError(
-        'INVALID_ARGUMENT',
-        `device config ${path}: more than ${MAX_CONFIG_ENTRIES} entries`,
-      );
-    }
-    const requests: RegisterRequest[] = [];
-    for (const [index, entry] of entries.entries()) {
-      const where = `device config ${path} entry ${index}`;
-      try {
-        if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) {
-          throw invalidArgument('must be an object {endpoint, labels?, provider?}');
-        }
-        const unknown = Object.keys(entry).filter((k) => !['endpoint', 'labels', 'provider'].includes(k));
-        if (unknown.length > 0) throw invalidArgument(`unknown field(s) ${unknown.join(', ')}`);
-        const raw = entry as Record<string, unknown>;
-        const decision = await this.#policy.check(raw['endpoint']);
-        const labels = validateLabels(raw['labels']);
-        const provider = validateProvider(raw['provider']);
-        requests.push({
-          endpoint: decision.endpoint,
-          labels,
-          ...(provider === undefined ? {} : { provider }),
-          source: 'config',
-        });
-      } catch (err) {
-        throw prefixed(err, where, { entry: index, file: path });
-      }
-    }
+    const requests = await readDevicesFile(path, this.#policy);
     const records: DeviceRecord[] = [];
     for (const [index, request] of requests.entries()) {
       try {
@@ -402,7 +342,11 @@ export class DeviceRegistry extends EventEmitter {
   /** Remove a device: CONFLICT while leased unless `force`; the tunnel is disconnected. */
   async remove(id: string, options: { force?: boolean } = {}): Promise<void> {
     const record = await this.get(id);
-    if (options.force !== true && this.#isLeased !== undefined && (await this.#isLeased(id))) {
+    if (
+      options.force !== true &&
+      this.#leases !== undefined &&
+      (await this.#leases.leaseOfDevice(id)) !== null
+    ) {
       throw new BridgeError(
         'CONFLICT',
         `device ${id} is leased; release the lease first or remove with force`,
@@ -424,18 +368,15 @@ export class DeviceRegistry extends EventEmitter {
     if (typeof reason !== 'string' || reason.trim() === '' || reason.length > 1000) {
       throw invalidArgument('a quarantine reason must be a non-empty string of at most 1000 characters');
     }
-    return this.#change(id, (r) => ({ ...r, state: 'quarantined', quarantineReason: reason }), reason);
+    return (await this.#step(id, { type: 'quarantine', reason })) ?? this.get(id);
   }
 
   /** Admin: lift a quarantine; the state is re-read from adb at once and the failure count reset. */
   async clearQuarantine(id: string): Promise<DeviceRecord> {
     const record = await this.get(id);
     if (record.state !== 'quarantined') return record;
-    const observed = await this.#observe(record);
-    return this.#change(id, (r) => {
-      const { quarantineReason: _dropped, ...rest } = r;
-      return { ...rest, state: observed, consecutiveFailures: 0 };
-    });
+    const observed = await observeState(this.#client, record.serial, this.#probeTimeout);
+    return (await this.#step(id, { type: 'clear', observed })) ?? this.get(id);
   }
 
   /** Record the last helper verdict seen on this node. */
@@ -460,7 +401,7 @@ export class DeviceRegistry extends EventEmitter {
       sha256: status.sha256.toLowerCase(),
       checkedAt: this.#now(),
     };
-    return this.#change(id, (r) => {
+    const updated = await this.#store.update(id, (r) => {
       const helpers = { ...r.helpers };
       Object.defineProperty(helpers, name, {
         value: entry,
@@ -468,8 +409,9 @@ export class DeviceRegistry extends EventEmitter {
         writable: true,
         configurable: true,
       });
-      return { ...r, helpers };
+      return { ...r, helpers, updatedAt: this.#now() };
     });
+    return updated ?? this.get(id);
   }
 
   /**
@@ -486,75 +428,45 @@ export class DeviceRegistry extends EventEmitter {
     };
   }
 
-  /** Apply a change (NOT_FOUND when absent) and emit `state` when the state changed. */
-  async #change(
-    id: string,
-    change: (r: DeviceRecord) => DeviceRecord,
-    reason?: string,
-  ): Promise<DeviceRecord> {
-    let previous: DeviceState | undefined;
+  /**
+   * One step of the state machine inside the store's atomic update (on the record as stored then),
+   * with `properties` written along when given; then its effects. Null when the record is gone.
+   */
+  async #step(id: string, event: DeviceEvent, properties?: DeviceProperties): Promise<DeviceRecord | null> {
+    let effects: DeviceEffect[] = [];
     const updated = await this.#store.update(id, (r) => {
-      previous = r.state;
-      return { ...change(r), updatedAt: this.#now() };
+      const t = transition(r, event, this.#threshold);
+      effects = t.effects;
+      const { quarantineReason: _old, ...rest } = r;
+      return {
+        ...rest,
+        ...t.next,
+        ...(properties === undefined ? {} : { properties }),
+        updatedAt: this.#now(),
+      };
     });
-    if (!updated) return this.get(id);
-    if (previous !== updated.state) {
-      this.#logger?.info({ deviceId: id, state: updated.state, previous, reason }, 'device state changed');
-      this.emit('state', {
-        id,
-        state: updated.state,
-        previous,
-        ...(reason ? { reason } : {}),
-      } satisfies StateEvent);
-    }
+    if (updated) for (const effect of effects) this.#carryOut(id, effect);
     return updated;
+  }
+
+  #carryOut(id: string, effect: DeviceEffect): void {
+    const { state, previous, reason } = effect;
+    this.#logger?.info({ deviceId: id, state, previous, reason }, 'device state changed');
+    this.emit('state', { id, state, previous, ...(reason ? { reason } : {}) } satisfies StateEvent);
   }
 
   // -------------------------------------------------------------------------------------------
   // adb I/O.
 
-  async #readProperties(serial: string): Promise<DeviceProperties | undefined> {
-    try {
-      const result = await this.#client.shell(serial, shellCommand('getprop'), {
-        timeoutMs: this.#probeTimeout,
-        maxOutputBytes: 1024 * 1024,
-      });
-      if (result.exitCode !== 0) return undefined;
-      return devicePropertiesFrom(parseGetprop(result.stdout.toString('utf8')));
-    } catch (err) {
-      this.#logger?.warn({ serial, err: message(err) }, 'getprop failed');
-      return undefined;
-    }
-  }
-
-  /** `echo ok` on the device: null when healthy, else why not. */
-  async #probe(serial: string): Promise<string | null> {
-    try {
-      const result = await this.#client.shell(serial, shellCommand('echo', 'ok'), {
-        timeoutMs: this.#probeTimeout,
-      });
-      if (result.exitCode === 0 && result.stdout.toString('utf8').trim() === 'ok') return null;
-      return `probe "echo ok" answered exit ${result.exitCode}: ${JSON.stringify(result.stdout.toString('utf8').slice(0, 80))}`;
-    } catch (err) {
-      return `probe "echo ok" failed: ${message(err)}`;
-    }
-  }
-
-  /** The state adb reports for a record right now (no probe). */
-  async #observe(record: DeviceRecord): Promise<Exclude<DeviceState, 'quarantined'>> {
-    try {
-      const devices = await this.#client.devices({ timeoutMs: this.#probeTimeout });
-      return deviceStateFromAdb(devices.find((d) => d.serial === record.serial)?.state);
-    } catch {
-      return 'offline';
-    }
+  #readProperties(serial: string): Promise<DeviceProperties | undefined> {
+    return readProperties(this.#client, serial, this.#probeTimeout, this.#logger);
   }
 
   /** Re-read state (and properties when missing) of one record, no failure counting. */
   async #refresh(id: string, serial: string): Promise<void> {
     const record = await this.#store.get(id);
     if (!record) return;
-    const observed = await this.#observe({ ...record, serial });
+    const observed = await observeState(this.#client, serial, this.#probeTimeout);
     await this.#apply(record, observed, { count: false });
   }
 
@@ -576,46 +488,19 @@ export class DeviceRegistry extends EventEmitter {
    */
   async #apply(
     seen: DeviceRecord,
-    observed: Exclude<DeviceState, 'quarantined'>,
+    observed: ObservedState,
     options: { count: boolean; failure?: string },
   ): Promise<void> {
-    const failing = options.failure !== undefined;
+    const event: DeviceEvent = {
+      type: 'observed',
+      observed,
+      count: options.count,
+      ...(options.failure === undefined ? {} : { failure: options.failure }),
+    };
     const needsProps = observed === 'online' && Object.keys(seen.properties).length === 0;
     const properties = needsProps ? await this.#readProperties(seen.serial) : undefined;
-    const unchanged =
-      properties === undefined &&
-      (seen.state === observed || seen.state === 'quarantined') &&
-      (!options.count || (!failing && seen.consecutiveFailures === 0));
-    if (unchanged) return;
-    let previous: DeviceState | undefined;
-    let reason: string | undefined;
-    const updated = await this.#store.update(seen.id, (r) => {
-      previous = r.state;
-      const next: DeviceRecord = { ...r, updatedAt: this.#now() };
-      if (properties !== undefined) next.properties = properties;
-      if (options.count) next.consecutiveFailures = failing ? r.consecutiveFailures + 1 : 0;
-      if (r.state === 'quarantined') return next;
-      if (failing && options.count && next.consecutiveFailures >= this.#threshold) {
-        reason = `${next.consecutiveFailures} consecutive health check failures (last: ${options.failure})`;
-        next.state = 'quarantined';
-        next.quarantineReason = reason;
-      } else {
-        next.state = observed;
-      }
-      return next;
-    });
-    if (updated && previous !== updated.state) {
-      this.#logger?.info(
-        { deviceId: seen.id, state: updated.state, previous, reason },
-        'device state changed',
-      );
-      this.emit('state', {
-        id: seen.id,
-        state: updated.state,
-        previous,
-        ...(reason ? { reason } : {}),
-      } satisfies StateEvent);
-    }
+    if (properties === undefined && !transition(seen, event, this.#threshold).changed) return;
+    await this.#step(seen.id, event, properties);
   }
 
   // -------------------------------------------------------------------------------------------
@@ -623,33 +508,15 @@ export class DeviceRegistry extends EventEmitter {
 
   /** Start the health loop (first check right away) and follow tunnel state events. */
   start(): void {
-    if (this.#running) return;
-    this.#running = true;
+    if (this.#loop.running) return;
     this.#tunnels.on('state', this.#onTunnelState);
-    this.#schedule(0);
+    this.#loop.start();
   }
 
   /** Stop the loop; resolves once a check in progress has finished. */
   async stop(): Promise<void> {
-    this.#running = false;
     this.#tunnels.off('state', this.#onTunnelState);
-    if (this.#timer) clearTimeout(this.#timer);
-    this.#timer = undefined;
-    await this.#tick;
-  }
-
-  #schedule(delay: number): void {
-    if (!this.#running) return;
-    this.#timer = setTimeout(() => {
-      this.#timer = undefined;
-      this.#tick = this.checkHealth()
-        .catch((err) => this.#logger?.warn({ err: message(err) }, 'device health check failed'))
-        .finally(() => {
-          this.#tick = undefined;
-          this.#schedule(this.#interval);
-        });
-    }, delay);
-    this.#timer.unref?.();
+    await this.#loop.stop();
   }
 
   /** One health pass over the records this node owns (what the loop runs every interval). */
@@ -676,38 +543,20 @@ export class DeviceRegistry extends EventEmitter {
 
   async #checkOne(record: DeviceRecord, adb: Map<string, string> | null): Promise<void> {
     try {
-      if (record.endpoint !== undefined && this.#tunnels.status(record.endpoint) === undefined) {
-        // Not tracked on this node (restart): re-connect in the background, tunnels retry by themselves.
-        this.#tunnels.add(record.endpoint).catch(() => undefined);
-      } else if (record.endpoint !== undefined && adb !== null && !adb.has(record.serial)) {
-        // Tracked, but adb no longer lists it (its server changed under us): re-connect now.
-        this.#tunnels.reconnect(record.endpoint);
-      }
-      if (adb === null) {
-        // The adb server is down: not the device's failure (the server manager restarts adb and
-        // every tunnel is re-connected), so it does not count towards quarantine.
-        await this.#apply(record, 'offline', { count: false });
-        return;
-      }
-      let observed = deviceStateFromAdb(adb.get(record.serial));
-      if (
-        observed === 'offline' &&
-        record.endpoint !== undefined &&
-        this.#tunnels.status(record.endpoint)?.state === 'unauthorized'
-      ) {
-        // Between the tunnel manager's re-handshakes of an unauthorized device: still unauthorized.
-        observed = 'unauthorized';
-      }
-      let failure: string | undefined;
-      if (observed === 'offline') failure = `adb reports ${adb.get(record.serial) ?? 'no such device'}`;
-      else if (observed === 'online') {
-        const probe = await this.#probe(record.serial);
-        if (probe !== null) {
-          observed = 'offline';
-          failure = probe;
-        }
-      }
-      await this.#apply(record, observed, { count: true, ...(failure === undefined ? {} : { failure }) });
+      const endpoint = record.endpoint;
+      const tunnel = endpoint === undefined ? undefined : this.#tunnels.status(endpoint);
+      const action = tunnelAction(record, tunnel !== undefined, adb);
+      // Not tracked on this node (restart): re-connect in the background, tunnels retry by themselves.
+      if (action === 'add') this.#tunnels.add(endpoint!).catch(() => undefined);
+      if (action === 'reconnect') this.#tunnels.reconnect(endpoint!);
+      const event = await healthEvent(record, adb, tunnel?.state, () =>
+        probeDevice(this.#client, record.serial, this.#probeTimeout),
+      );
+      if (event.type !== 'observed') return;
+      await this.#apply(record, event.observed, {
+        count: event.count,
+        ...(event.failure === undefined ? {} : { failure: event.failure }),
+      });
     } catch (err) {
       this.#logger?.warn({ deviceId: record.id, err: message(err) }, 'device health check failed');
     }

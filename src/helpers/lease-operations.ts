@@ -1,8 +1,9 @@
 /**
- * The one owner-aware entry point for helper operations on leased devices. Every call names the
- * lease and its fencing token; the token is checked against the lease store before the device is
- * touched, so a client whose lease expired cannot act on the device's next holder. Per-lease helper
- * drivers (and their persistent sessions) are node-local caches that teardown closes.
+ * Helper operations on leased devices, on the node that drives the device. The caller (the
+ * application layer's `LeaseScopes`) has read the lease once, checked tenancy and the fencing token,
+ * and resolved the adb serial; an operation checks the fence once more when it finishes, so a result
+ * whose lease ended meanwhile (on any node) is answered LEASE_EXPIRED, never returned. Per-lease
+ * helper drivers (and their persistent sessions) are node-local caches that teardown closes.
  *
  * An operation belongs to its lease: teardown (`closeLease`) refuses new operations of the lease
  * (LEASE_EXPIRED), cancels the running ones through their AbortSignal and waits for them (bounded)
@@ -13,6 +14,7 @@ import type { AdbRuntime } from '../adb/runtime.ts';
 import type { ArtifactCache } from '../artifacts/cache.ts';
 import type { ArtifactStore } from '../artifacts/store.ts';
 import { BridgeError } from '../errors.ts';
+import type { LeaseStore } from '../leases/types.ts';
 import type { HelperManifest } from '../manifest/index.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { ReleaseRepository } from '../releases/repository.ts';
@@ -31,17 +33,29 @@ export interface LeaseRef {
   fencingToken: number;
 }
 
+/** A lease's device on this node: the lease facts and the adb serial this node uses for it. */
+export interface LeaseTarget extends LeaseRef {
+  serial: string;
+}
+
+/** Where ensure records the helper status it saw (the device registry). */
+export interface HelperStatusSink {
+  setHelperStatus(
+    deviceId: string,
+    name: string,
+    status: { versionCode: number; sha256: string },
+  ): Promise<unknown>;
+}
+
 export interface LeaseOperationsOptions {
-  adb: AdbRuntime;
+  adb: Pick<AdbRuntime, 'client' | 'ledger' | 'locks'>;
   releases: ReleaseRepository;
   store: ArtifactStore;
   cache: ArtifactCache;
-  /** Resolve a device id to the adb serial this node uses for it. */
-  serialOf: (deviceId: string) => Promise<string>;
-  /** Told after a successful ensure (device registry's helper status). */
-  onEnsured?: (deviceId: string, helperName: string, manifest: HelperManifest) => Promise<void>;
-  /** Throws unless the lease is the device's active lease with this token. */
-  checkFence: (deviceId: string, leaseId: string, fencingToken: number) => Promise<unknown>;
+  /** The completion fence: throws unless the lease is still the device's active lease with its token. */
+  fence: Pick<LeaseStore, 'checkFence'>;
+  /** Told after a successful ensure. */
+  helperStatus?: HelperStatusSink;
   logger?: Logger;
   /** How long teardown waits for cancelled operations before it reports a failure (default 10 s). */
   teardownWaitMs?: number;
@@ -61,6 +75,25 @@ function leaseEnded(leaseId: string): BridgeError {
   });
 }
 
+/** The snapshot helper's driver for one device (the lease operations and the CLI's `device` command). */
+export function openHelperDriver(options: {
+  adb: Pick<AdbRuntime, 'client' | 'ledger' | 'locks'>;
+  serial: string;
+  manifest: HelperManifest;
+  verdicts: EnsureVerdicts;
+  apk: () => Promise<string>;
+  /** Forward-ledger owner (a lease id). */
+  owner?: string;
+}): SnapshotDriver {
+  const { adb, serial } = options;
+  const device = adbHelperDevice({ client: adb.client, serial, ledger: adb.ledger, locks: adb.locks });
+  return new SnapshotDriver(device, options.manifest, {
+    verdicts: options.verdicts,
+    apk: options.apk,
+    ...(options.owner === undefined ? {} : { owner: options.owner }),
+  });
+}
+
 export class LeaseOperations {
   readonly #o: LeaseOperationsOptions;
   readonly #verdicts = new EnsureVerdicts();
@@ -68,10 +101,6 @@ export class LeaseOperations {
 
   constructor(options: LeaseOperationsOptions) {
     this.#o = options;
-  }
-
-  get verdicts(): EnsureVerdicts {
-    return this.#verdicts;
   }
 
   async #manifest(name: string): Promise<HelperManifest> {
@@ -85,7 +114,10 @@ export class LeaseOperations {
    * Run `fn` as an operation of `lease`: refused once the lease is ending, cancelled (its signal)
    * when teardown starts, and answered LEASE_EXPIRED when the lease ended before it finished.
    */
-  async #operate<T>(lease: LeaseRef, fn: (state: LeaseState, signal: AbortSignal) => Promise<T>): Promise<T> {
+  async #operate<T>(
+    lease: LeaseTarget,
+    fn: (state: LeaseState, signal: AbortSignal) => Promise<T>,
+  ): Promise<T> {
     let state = this.#leases.get(lease.id);
     if (state?.ending) throw leaseEnded(lease.id);
     if (!state) {
@@ -94,11 +126,10 @@ export class LeaseOperations {
     }
     const own = state;
     const work = (async () => {
-      await this.#o.checkFence(lease.deviceId, lease.id, lease.fencingToken);
       const value = await fn(own, own.controller.signal);
       if (own.ending) throw leaseEnded(lease.id);
       // The lease may have been released (by any node) while the operation ran.
-      await this.#o.checkFence(lease.deviceId, lease.id, lease.fencingToken);
+      await this.#o.fence.checkFence(lease.deviceId, lease.id, lease.fencingToken);
       return value;
     })();
     own.running.add(work);
@@ -120,21 +151,17 @@ export class LeaseOperations {
     }
   }
 
-  async #driver(lease: LeaseRef, state: LeaseState, name: string): Promise<SnapshotDriver> {
-    const serial = await this.#o.serialOf(lease.deviceId);
+  async #driver(lease: LeaseTarget, state: LeaseState, name: string): Promise<SnapshotDriver> {
     const manifest = await this.#manifest(name);
     if (state.ending) throw leaseEnded(lease.id);
     const perLease = state.drivers;
     const existing = perLease.get(name);
     if (existing && existing.manifest.sha256 === manifest.sha256) return existing;
     await existing?.close();
-    const device = adbHelperDevice({
-      client: this.#o.adb.client,
-      serial,
-      ledger: this.#o.adb.ledger,
-      locks: this.#o.adb.locks,
-    });
-    const driver = new SnapshotDriver(device, manifest, {
+    const driver = openHelperDriver({
+      adb: this.#o.adb,
+      serial: lease.serial,
+      manifest,
       verdicts: this.#verdicts,
       apk: apkSource(this.#o.cache, this.#o.store, manifest),
       owner: lease.id,
@@ -143,13 +170,16 @@ export class LeaseOperations {
     return driver;
   }
 
-  ensure(lease: LeaseRef, name: string, policy: EnsurePolicy = 'missing-or-outdated') {
+  ensure(lease: LeaseTarget, name: string, policy: EnsurePolicy = 'missing-or-outdated') {
     return this.#operate(lease, async (state, signal) => {
       const driver = await this.#driver(lease, state, name);
       const result = await driver.ensure(policy, signal);
       if (result.action !== 'none' || result.before === 'current') {
-        await this.#o
-          .onEnsured?.(lease.deviceId, name, driver.manifest)
+        await this.#o.helperStatus
+          ?.setHelperStatus(lease.deviceId, name, {
+            versionCode: driver.manifest.versionCode,
+            sha256: driver.manifest.sha256,
+          })
           .catch((err: Error) =>
             this.#o.logger?.warn(
               { err: err.message, deviceId: lease.deviceId },
@@ -166,7 +196,7 @@ export class LeaseOperations {
    * ensure counts against the request's one deadline.
    */
   #withReady<T>(
-    lease: LeaseRef,
+    lease: LeaseTarget,
     request: DriverRequest,
     extraMs: number,
     fn: (driver: SnapshotDriver, request: DriverRequest) => Promise<T>,
@@ -197,15 +227,15 @@ export class LeaseOperations {
     });
   }
 
-  snapshot(lease: LeaseRef, request: DriverRequest) {
+  snapshot(lease: LeaseTarget, request: DriverRequest) {
     return this.#withReady(lease, request, 0, (d, r) => d.snapshot(r));
   }
 
-  viewport(lease: LeaseRef, request: DriverRequest) {
+  viewport(lease: LeaseTarget, request: DriverRequest) {
     return this.#withReady(lease, request, 0, (d, r) => d.viewport(r));
   }
 
-  gesture(lease: LeaseRef, plan: TouchPlan | unknown, request: DriverRequest) {
+  gesture(lease: LeaseTarget, plan: TouchPlan | unknown, request: DriverRequest) {
     const durationMs =
       typeof plan === 'object' &&
       plan !== null &&
@@ -220,7 +250,8 @@ export class LeaseOperations {
    * and wait for them (bounded), close sessions (one still starting included), then remove every
    * forward the lease created.
    */
-  async closeLease(leaseId: string): Promise<{ actions: string[]; failures: string[] }> {
+  async closeLease(lease: string | { id: string }): Promise<{ actions: string[]; failures: string[] }> {
+    const leaseId = typeof lease === 'string' ? lease : lease.id;
     const actions: string[] = [];
     const failures: string[] = [];
     const state = this.#leases.get(leaseId);

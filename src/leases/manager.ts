@@ -1,5 +1,6 @@
 /**
- * LeaseManager: what the HTTP routes call. Validates requests, resolves candidates through the
+ * LeaseManager: what the lease use cases (src/app/lease-service.ts) call. Validates requests (the one
+ * selector schema), resolves candidates through the
  * device registry, waits fairly (FIFO per selector) for a device to free, runs teardown on release
  * and expiry (exactly once: `claimExpired` hands each expired lease to one caller across all
  * processes), records what teardown did and quarantines the device when any step failed — before
@@ -26,13 +27,24 @@ export interface Candidates {
   available: string[];
 }
 
+/** What the manager needs of the device registry. */
+export interface LeaseDevices {
+  /** The devices a (validated) selector matches. */
+  match(selector: LeaseSelector): Promise<Candidates>;
+  /** Take a device out of service; called before the device is freed when its teardown failed. */
+  quarantine?(deviceId: string, reason: string): Promise<unknown>;
+}
+
+/** What undoes a lease on its device (this node's lease operations). */
+export interface LeaseTeardown {
+  /** Undo what the lease did on the device; report each action and each failure. */
+  closeLease(lease: Lease, reason: TeardownReason): Promise<{ actions: string[]; failures: string[] }>;
+}
+
 export interface LeaseManagerOptions {
   store: LeaseStore;
-  candidates: (selector: LeaseSelector) => Promise<Candidates>;
-  /** Undo what the lease did on the device; report each action and each failure. */
-  teardown: (lease: Lease, reason: TeardownReason) => Promise<{ actions: string[]; failures: string[] }>;
-  /** Called (before the device is freed) when teardown reported failures or threw. */
-  onQuarantine?: (deviceId: string, reason: string) => Promise<void>;
+  devices: LeaseDevices;
+  teardown: LeaseTeardown;
   /** This bridge node's name, written into teardown records. */
   node: string;
   defaultTtlSeconds?: number;
@@ -77,9 +89,8 @@ function abortError(signal: AbortSignal): unknown {
 
 export class LeaseManager {
   readonly #store: LeaseStore;
-  readonly #candidates: LeaseManagerOptions['candidates'];
-  readonly #teardown: LeaseManagerOptions['teardown'];
-  readonly #onQuarantine: LeaseManagerOptions['onQuarantine'];
+  readonly #devices: LeaseDevices;
+  readonly #teardown: LeaseTeardown;
   readonly #node: string;
   readonly #defaultTtl: number;
   readonly #maxTtl: number;
@@ -98,9 +109,8 @@ export class LeaseManager {
 
   constructor(options: LeaseManagerOptions) {
     this.#store = options.store;
-    this.#candidates = options.candidates;
+    this.#devices = options.devices;
     this.#teardown = options.teardown;
-    this.#onQuarantine = options.onQuarantine;
     this.#node = options.node;
     this.#defaultTtl = options.defaultTtlSeconds ?? 300;
     this.#maxTtl = options.maxTtlSeconds ?? 3600;
@@ -127,7 +137,7 @@ export class LeaseManager {
     const { signal } = options;
     if (signal?.aborted) throw abortError(signal);
 
-    const first = await this.#candidates(selector);
+    const first = await this.#devices.match(selector);
     if (first.matching.length === 0) {
       throw new BridgeError('NOT_FOUND', 'no device matches the selector', { details: { selector } });
     }
@@ -152,7 +162,7 @@ export class LeaseManager {
           await this.#store.enqueue(queueKey, waiterId, waiterTtl);
           refreshedAt = performance.now();
         }
-        const { available } = await this.#candidates(selector);
+        const { available } = await this.#devices.match(selector);
         const lease = await this.#store.acquire({ ...base, candidates: available, waiterId });
         if (lease) return this.#handOver(lease, signal);
       }
@@ -296,17 +306,17 @@ export class LeaseManager {
     let actions: string[] = [];
     let failures: string[] = [];
     try {
-      const result = await this.#teardown(lease, reason);
+      const result = await this.#teardown.closeLease(lease, reason);
       actions = [...result.actions];
       failures = [...result.failures];
     } catch (err) {
       failures.push(`teardown threw: ${err instanceof Error ? err.message : String(err)}`);
     }
-    if (failures.length > 0 && this.#onQuarantine) {
+    if (failures.length > 0 && this.#devices.quarantine) {
       try {
-        await this.#onQuarantine(
+        await this.#devices.quarantine(
           lease.deviceId,
-          `teardown of ${lease.id} (${reason}) failed: ${failures.join('; ')}`,
+          `teardown failed: teardown of ${lease.id} (${reason}) failed: ${failures.join('; ')}`,
         );
         actions.push('quarantined device');
       } catch (err) {

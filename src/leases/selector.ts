@@ -1,14 +1,14 @@
 /**
- * Lease selectors (`POST /v1/leases {selector}`): the zod schema, a validator whose errors name the
- * field, and the canonical queue key used for fair FIFO waiting (one queue per selector). Pure.
+ * The device selector (`POST /v1/leases {selector}`, the lease manager, the device registry's
+ * `match`): ONE zod schema (the route documents it, the manager and the registry validate with it),
+ * a validator whose errors name the field, and the canonical queue key used for fair FIFO waiting
+ * (one queue per selector). Names follow the device rules of `devices/labels.ts`. Pure.
  */
 import { z } from 'zod';
+import { DeviceIdSchema, LABEL_PATTERN, MAX_LABELS } from '../devices/labels.ts';
 import { type FieldError, invalidArgument } from '../errors.ts';
 import type { LeaseSelector } from './types.ts';
 
-export const LABEL_RE = /^[A-Za-z0-9._/-]{1,63}$/;
-export const DEVICE_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
-export const MAX_LABELS = 16;
 export const MIN_SDK = 1;
 export const MAX_SDK = 100;
 
@@ -20,11 +20,11 @@ const sdk = z
 
 export const LeaseSelectorSchema = z
   .strictObject({
-    deviceId: z.string().regex(DEVICE_ID_RE, 'must match [A-Za-z0-9._:-]{1,128}').optional(),
+    deviceId: DeviceIdSchema.optional(),
     labels: z
       .record(
-        z.string().regex(LABEL_RE, 'label key must match [A-Za-z0-9._/-]{1,63}'),
-        z.string().regex(LABEL_RE, 'label value must match [A-Za-z0-9._/-]{1,63}'),
+        z.string().regex(LABEL_PATTERN, 'label key must match [A-Za-z0-9._/-]{1,63}'),
+        z.string().regex(LABEL_PATTERN, 'label value must match [A-Za-z0-9._/-]{1,63}'),
       )
       .refine((labels) => Object.keys(labels).length <= MAX_LABELS, `at most ${MAX_LABELS} labels`)
       .optional(),

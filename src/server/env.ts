@@ -1,11 +1,9 @@
 import type { HttpBindings } from '@hono/node-server';
-import type { AdbRuntime } from '../adb/runtime.ts';
+import type { DeviceSide } from '../app/index.ts';
+import type { LeaseScope } from '../app/lease-scope.ts';
+import type { ReleaseService } from '../app/release-service.ts';
 import type { ArtifactStore } from '../artifacts/store.ts';
 import type { Config } from '../config.ts';
-import type { NodeDirectory } from '../devices/nodes.ts';
-import type { DeviceRegistry } from '../devices/registry.ts';
-import type { LeaseOperations } from '../helpers/lease-operations.ts';
-import type { LeaseManager } from '../leases/manager.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { ReleaseRepository } from '../releases/repository.ts';
@@ -17,6 +15,8 @@ export interface Services {
   config: Config;
   store: ArtifactStore;
   releases: ReleaseRepository;
+  /** Publishing releases (the use case the publish route calls). */
+  publisher: ReleaseService;
   auth: Authenticator;
   logger: Logger;
   metrics: Metrics;
@@ -29,13 +29,8 @@ export interface Services {
   publicUrl?: string;
   /** Directory for request-scoped temporary files (uploads). */
   tmpDir: string;
-  /** The device side, when this node drives devices (absent: manifests and artifacts only). */
-  devices?: DeviceRegistry;
-  leases?: LeaseManager;
-  operations?: LeaseOperations;
-  adb?: AdbRuntime;
-  /** This node's name and the directory of every node's URL (scale-out). */
-  node?: { name: string; nodes: NodeDirectory };
+  /** The device side's use cases, when this node drives devices (absent: manifests and artifacts only). */
+  deviceSide?: DeviceSide;
 }
 
 export interface AppEnv {
@@ -45,5 +40,11 @@ export interface AppEnv {
     requestId: string;
     principal: Principal | null;
     logger: Logger;
+    /**
+     * A lease-scoped call's lease, read once by the route's guard (which forwards to the owner node
+     * when another node drives the device): settled, so its failure is answered by the handler
+     * after validation, as if it had been read there.
+     */
+    leaseScope: Promise<LeaseScope> | undefined;
   };
 }

@@ -1,25 +1,13 @@
-/** Start the HTTP service on a real socket, with graceful shutdown. */
+/**
+ * The HTTP service on a real socket: where to bind (and whether that is allowed), Node's server
+ * limits, listening and graceful close. What runs behind it is built by the composition root
+ * (`src/node/`).
+ */
 import { lookup } from 'node:dns/promises';
 import { type AddressInfo, isIP } from 'node:net';
 import { serve as nodeServe, type ServerType } from '@hono/node-server';
 import { type Config, ConfigError, isLoopbackHost } from '../config.ts';
 import { BridgeError, isBridgeError } from '../errors.ts';
-import { createApp } from './app.ts';
-import type { Services } from './env.ts';
-import { attachDeviceNode, type DeviceNode, startDeviceNode } from './node.ts';
-import { assertApkUrlsValid, publicBaseUrl } from './public-url.ts';
-import { buildServices } from './services.ts';
-
-export interface RunningServer {
-  url: string;
-  port: number;
-  services: Services;
-  /** The device side (absent when disabled or unavailable). */
-  node?: DeviceNode;
-  /** Why the device side is unavailable, when it failed to start. */
-  deviceError?: string;
-  close(): Promise<void>;
-}
 
 export type HostLookup = (host: string) => Promise<Array<{ address: string; family: number }>>;
 
@@ -88,82 +76,45 @@ export function isRefusedStart(err: unknown): boolean {
   return isBridgeError(err) && (err.code === 'INVALID_ARGUMENT' || err.code === 'PERMISSION_DENIED');
 }
 
-export async function startServer(config: Config, overrides: Partial<Services> = {}): Promise<RunningServer> {
-  const bind = await resolveBindHost(config.host);
-  const services = buildServices(config, overrides);
-  try {
-    assertBindAllowed(config.host, bind.loopback, services.auth.enabled);
-    assertApkUrlsValid(config);
-  } catch (err) {
-    await services.store.close().catch(() => undefined);
-    throw err;
-  }
-  let node: DeviceNode | undefined;
-  let deviceError: string | undefined;
-  if (config.devices && services.devices === undefined) {
-    try {
-      node = await startDeviceNode({ config, logger: services.logger, metrics: services.metrics, services });
-      attachDeviceNode(services, node);
-    } catch (err) {
-      // startDeviceNode has stopped everything it started. Manifests and artifacts still work
-      // without adb, and the device routes answer UNAVAILABLE; but a refused devices file or
-      // refused simulated devices, and any failure under an explicit `--simulate N`, are fatal.
-      if (config.simulate > 0 || isRefusedStart(err)) {
-        await services.store.close().catch(() => undefined);
-        throw err;
-      }
-      deviceError = (err as Error).message;
-      services.logger.error({ err: deviceError }, 'device side unavailable');
-    }
-  }
-  const app = createApp(services);
+export interface Listening {
+  url: string;
+  port: number;
+  /** Stop accepting; resolves once in-flight requests are answered. */
+  close(): Promise<void>;
+}
+
+/** Listen on `address` (the resolved bind host) and the configured port; UNAVAILABLE when that fails. */
+export async function listen(
+  fetch: (request: Request) => Response | Promise<Response>,
+  config: Config,
+  address: string,
+): Promise<Listening> {
   let server: ServerType;
   try {
     server = await new Promise((resolve, reject) => {
       const s = nodeServe(
-        {
-          fetch: app.fetch,
-          hostname: bind.address,
-          port: config.port,
-          serverOptions: serverOptions(config),
-        },
+        { fetch, hostname: address, port: config.port, serverOptions: serverOptions(config) },
         () => resolve(s),
       );
       (s as { maxConnections?: number }).maxConnections = config.maxConnections;
       s.once('error', reject);
     });
   } catch (err) {
-    await node?.close().catch(() => undefined);
-    await services.store.close().catch(() => undefined);
     const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
     throw new BridgeError('UNAVAILABLE', `cannot listen on ${config.host}:${config.port}: ${code}`, {
       retryable: code === 'EADDRINUSE',
     });
   }
-  const address = server.address() as AddressInfo;
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  const url = `http://${host}:${address.port}`;
-  // apkUrls and other nodes use the configured URL, else the loopback address we listen on.
-  services.publicUrl = overrides.publicUrl ?? publicBaseUrl(config, address.port) ?? url;
-  await node?.announce(services.publicUrl);
-  let closing: Promise<void> | undefined;
+  const bound = server.address() as AddressInfo;
+  const host = bound.family === 'IPv6' ? `[${bound.address}]` : bound.address;
   return {
-    url,
-    port: address.port,
-    services,
-    ...(node ? { node } : {}),
-    ...(deviceError ? { deviceError } : {}),
-    close() {
-      closing ??= (async () => {
-        await new Promise<void>((resolve) => {
-          server.close(() => resolve());
-          // Idle keep-alive sockets would hold close() open; in-flight requests finish first.
-          (server as unknown as { closeIdleConnections?: () => void }).closeIdleConnections?.();
-        });
-        await node?.close();
-        await services.store.close();
-      })();
-      return closing;
-    },
+    url: `http://${host}:${bound.port}`,
+    port: bound.port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        // Idle keep-alive sockets would hold close() open; in-flight requests finish first.
+        (server as unknown as { closeIdleConnections?: () => void }).closeIdleConnections?.();
+      }),
   };
 }

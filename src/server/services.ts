@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { ReleaseService } from '../app/release-service.ts';
 import { openArtifactStore, storeSpecFromConfig } from '../artifacts/open-store.ts';
 import type { ArtifactStore } from '../artifacts/store.ts';
 import type { Config } from '../config.ts';
@@ -21,6 +22,7 @@ export function buildServices(
 ): Services {
   const store = overrides.store ?? storeFromConfig(config);
   const publicUrl = overrides.publicUrl ?? publicBaseUrl(config);
+  const metrics = overrides.metrics ?? createMetrics({ defaults: true });
   return {
     ...(publicUrl === undefined ? {} : { publicUrl }),
     config,
@@ -28,7 +30,8 @@ export function buildServices(
     releases: overrides.releases ?? new ReleaseRepository(store),
     auth: overrides.auth ?? Authenticator.fromFile(config.tokensFile),
     logger: overrides.logger ?? createLogger(config.logLevel),
-    metrics: overrides.metrics ?? createMetrics({ defaults: true }),
+    metrics,
+    publisher: overrides.publisher ?? new ReleaseService({ store, metrics }),
     limits: overrides.limits ?? {
       authFailures: new RateLimiter(config.rateAuthFailures),
       expensive: new RateLimiter(config.rateExpensive),

@@ -49,11 +49,13 @@ function cycle(store: LeaseStore): (loop: number) => Promise<void> {
   const manager = new LeaseManager({
     store,
     node: 'bench',
-    candidates: async (selector) => {
-      const devices = devicesOf(Number(selector.labels?.loop));
-      return { matching: devices, available: devices };
+    devices: {
+      match: async (selector) => {
+        const devices = devicesOf(Number(selector.labels?.loop));
+        return { matching: devices, available: devices };
+      },
     },
-    teardown: async () => ({ actions: [], failures: [] }),
+    teardown: { closeLease: async () => ({ actions: [], failures: [] }) },
   });
   return async (loop) => {
     const lease = await manager.acquire({

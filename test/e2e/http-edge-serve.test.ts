@@ -1,14 +1,14 @@
 /**
  * The HTTP edge on a real socket (issue #10): hostile bodies are refused without the server reading
  * them, slow bodies are cut off, connections are capped and failed authentications and expensive
- * calls are rate-limited — through `startServer`, Node's real HTTP server, with tokens configured.
+ * calls are rate-limited — through `startNode` (the composition root), Node's real HTTP server, with tokens configured.
  */
 import http from 'node:http';
 import net from 'node:net';
 import { Readable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
-import { type RunningServer, startServer } from '../../src/server/serve.ts';
+import { type RunningNode as RunningServer, startNode } from '../../src/node/index.ts';
 import { ADMIN_TOKEN, CLIENT_TOKEN, tempDir, writeTokensFile } from '../support/bridge.ts';
 
 const MB = 1024 * 1024;
@@ -89,7 +89,7 @@ describe('HTTP edge on a real socket', () => {
       },
       {},
     );
-    server = await startServer(config);
+    server = await startNode(config);
     return server;
   }
 

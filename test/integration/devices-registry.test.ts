@@ -16,6 +16,7 @@ import { RedisDeviceStore } from '../../src/devices/redis-store.ts';
 import { DeviceRegistry, type DeviceRegistryOptions, type StateEvent } from '../../src/devices/registry.ts';
 import type { DeviceState, DeviceStore } from '../../src/devices/types.ts';
 import { BridgeError } from '../../src/errors.ts';
+import type { Lease } from '../../src/leases/types.ts';
 import { type Simulator, type SimulatorOptions, startSimulator } from '../../src/simulator/index.ts';
 import { tempDir } from '../support/bridge.ts';
 import { freePortCandidate } from '../support/device-bed.ts';
@@ -202,8 +203,8 @@ describe('DeviceRegistry: registration', () => {
     const record = await registry.register({ endpoint: sim.devices[0]!.address });
     expect(record.state).toBe('unauthorized');
     expect(record.properties).toEqual({});
-    registry.start();
-    await new Promise((r) => setTimeout(r, 1000));
+    // Health passes driven directly: three of them would quarantine (threshold 2) if they counted.
+    for (let pass = 0; pass < 3; pass++) await registry.checkHealth();
     expect(await registry.get(record.id)).toMatchObject({ state: 'unauthorized', consecutiveFailures: 0 });
     expect(events.map((e) => e.state)).toEqual(['unauthorized']);
   });
@@ -234,9 +235,9 @@ describe('DeviceRegistry: registration', () => {
     expect(
       (await rejection(registry.register({ endpoint: '127.0.0.1:1', labels: { 'bad key': 'x' } }))).code,
     ).toBe('INVALID_ARGUMENT');
-    await new Promise((r) => setTimeout(r, 200));
-    expect(connections).toBe(0);
+    // The tunnel manager is the only way to a connection: it never got the endpoint.
     expect(tunnels.list()).toEqual([]);
+    expect(connections).toBe(0);
     expect(defaultPolicy.tunnels.list()).toEqual([]);
     expect(await registry.list()).toEqual([]);
   });
@@ -245,7 +246,11 @@ describe('DeviceRegistry: registration', () => {
     const leased = new Set<string>();
     const { sim, registry, tunnels, events } = await bed(
       { count: 2 },
-      { isLeased: async (id) => leased.has(id) },
+      {
+        leases: {
+          leaseOfDevice: async (id) => (leased.has(id) ? ({ id: `lease-of-${id}` } as Lease) : null),
+        },
+      },
     );
     const a = await registry.register({ endpoint: sim.devices[0]!.address });
     const b = await registry.register({ endpoint: sim.devices[1]!.address });
@@ -364,13 +369,18 @@ describe('DeviceRegistry: health', () => {
     const { sim, registry, events } = await bed({}, { healthIntervalMs: 150, quarantineAfterFailures: 3 });
     const d = sim.devices[0]!;
     const record = await registry.register({ endpoint: d.address });
-    registry.start();
-    await new Promise((r) => setTimeout(r, 400));
-    expect((await registry.get(record.id)).state).toBe('online'); // healthy ticks do not count
+    // Health passes are driven directly (no loop): each one below runs to its end before we look.
+    for (let pass = 0; pass < 3; pass++) await registry.checkHealth();
+    expect(await registry.get(record.id)).toMatchObject({ state: 'online', consecutiveFailures: 0 }); // healthy passes do not count
 
     d.setFaults({ offlineAfterMs: 0 });
     d.disconnectAll();
-    const quarantined = await waitForState(registry, record.id, 'quarantined', 15_000);
+    const until = Date.now() + 15_000;
+    while ((await registry.get(record.id)).state !== 'quarantined' && Date.now() < until) {
+      await registry.checkHealth();
+    }
+    const quarantined = await registry.get(record.id);
+    expect(quarantined.state).toBe('quarantined');
     expect(quarantined.consecutiveFailures).toBeGreaterThanOrEqual(3);
     expect(quarantined.quarantineReason).toMatch(/^3 consecutive health check failures \(last: /);
     expect(events.find((e) => e.state === 'quarantined')?.reason).toBe(quarantined.quarantineReason);
@@ -382,7 +392,7 @@ describe('DeviceRegistry: health', () => {
       await new Promise((r) => setTimeout(r, 50));
     }
     expect(await adbState(d.address)).toBe('device');
-    await new Promise((r) => setTimeout(r, 500));
+    for (let pass = 0; pass < 3; pass++) await registry.checkHealth();
     expect((await registry.get(record.id)).state).toBe('quarantined');
     expect((await registry.match({})).available).toEqual([]);
 
@@ -390,7 +400,7 @@ describe('DeviceRegistry: health', () => {
     expect(cleared.state).toBe('online');
     expect(cleared.quarantineReason).toBeUndefined();
     expect(cleared.consecutiveFailures).toBe(0);
-    await new Promise((r) => setTimeout(r, 400));
+    for (let pass = 0; pass < 3; pass++) await registry.checkHealth();
     expect((await registry.get(record.id)).state).toBe('online');
     expect((await registry.match({})).available).toEqual([record.id]);
   });
@@ -449,8 +459,9 @@ describe('DeviceRegistry: health', () => {
     }
     expect(freshTunnels.status(address)?.state).toBe('device');
     await waitForState(restarted, record.id, 'online');
-    // The first tick saw it absent (one failure); the next healthy tick resets the count.
-    await new Promise((r) => setTimeout(r, 400));
+    // The first tick saw it absent (one failure); a healthy pass resets the count.
+    await restarted.stop();
+    await restarted.checkHealth();
     expect(await restarted.get(record.id)).toMatchObject({ state: 'online', consecutiveFailures: 0 });
   });
 

@@ -120,13 +120,15 @@ describe('leases across 4 bridge processes on one Redis', () => {
         store,
         node: 'drain',
         expiryIntervalMs: 50,
-        candidates: async () => ({ matching: devices, available: devices }),
-        teardown: async (lease, reason) => {
-          appendFileSync(
-            drainLog,
-            `${JSON.stringify({ leaseId: lease.id, deviceId: lease.deviceId, reason, node: 'drain' })}\n`,
-          );
-          return { actions: [], failures: [] };
+        devices: { match: async () => ({ matching: devices, available: devices }) },
+        teardown: {
+          closeLease: async (lease, reason) => {
+            appendFileSync(
+              drainLog,
+              `${JSON.stringify({ leaseId: lease.id, deviceId: lease.deviceId, reason, node: 'drain' })}\n`,
+            );
+            return { actions: [], failures: [] };
+          },
         },
       });
       drain.start();
@@ -221,10 +223,12 @@ describe('bridge restart with leases on Redis', () => {
           store: new RedisLeaseStore({ url: REDIS_URL, prefix }),
           node,
           expiryIntervalMs: 50,
-          candidates: async () => ({ matching: devices, available: devices }),
-          teardown: async (lease) => {
-            teardowns.push({ leaseId: lease.id, node });
-            return { actions: ['removed forwards'], failures: [] };
+          devices: { match: async () => ({ matching: devices, available: devices }) },
+          teardown: {
+            closeLease: async (lease) => {
+              teardowns.push({ leaseId: lease.id, node });
+              return { actions: ['removed forwards'], failures: [] };
+            },
           },
         }),
     );

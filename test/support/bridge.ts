@@ -103,7 +103,10 @@ export const FIXTURES = path.resolve(import.meta.dirname, '../fixtures/apk');
 export const fixture = (name: string): string => path.join(FIXTURES, name);
 
 export interface DeviceBridge extends TestBridge {
-  node: import('../../src/server/node.ts').DeviceNode;
+  node: import('../../src/node/index.ts').DeviceNode & {
+    /** The simulator behind the node's simulated devices (when it has any). */
+    simulator?: import('../../src/simulator/index.ts').Simulator;
+  };
 }
 
 /**
@@ -116,9 +119,15 @@ export async function testDeviceBridge(
     simulate?: number;
     redisPrefix?: string;
     env?: Record<string, string>;
+    /** Stores to use instead of the configured ones (e.g. a counting wrapper). */
+    stores?: {
+      leaseStore: import('../../src/leases/types.ts').LeaseStore;
+      deviceStore: import('../../src/devices/types.ts').DeviceStore;
+    };
   } = {},
 ): Promise<DeviceBridge> {
-  const { attachDeviceNode, startDeviceNode } = await import('../../src/server/node.ts');
+  const { attachDeviceNode, startDeviceNode } = await import('../../src/node/index.ts');
+  const { simulatedDevices } = await import('../../src/cli/simulated-devices.ts');
   const { publishRelease } = await import('../../src/releases/publish.ts');
   const { freePortCandidate } = await import('./device-bed.ts');
   const { dir, cleanup } = await tempDir();
@@ -140,13 +149,20 @@ export async function testDeviceBridge(
     auth: options.auth ?? new Authenticator([]),
   });
   await publishRelease(services.store, { apkPath: fixture('snapshot-helper-v2.apk'), version: '0.2.0' });
-  const node = await startDeviceNode({
+  const simulated = simulatedDevices(config.simulate);
+  const started = await startDeviceNode({
     config,
     logger: services.logger,
     metrics: services.metrics,
     services,
+    sources: [simulated],
+    ...(options.stores ?? {}),
   });
-  attachDeviceNode(services, node);
+  attachDeviceNode(services, started);
+  const node: DeviceBridge['node'] = Object.assign(
+    started,
+    simulated.simulator ? { simulator: simulated.simulator } : {},
+  );
   const app = createApp(services);
   return {
     config,

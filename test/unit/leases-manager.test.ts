@@ -1,5 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { type Candidates, LeaseManager, type LeaseManagerOptions } from '../../src/leases/manager.ts';
+import {
+  type Candidates,
+  type LeaseDevices,
+  LeaseManager,
+  type LeaseManagerOptions,
+  type LeaseTeardown,
+} from '../../src/leases/manager.ts';
 import { MemoryLeaseStore } from '../../src/leases/memory-store.ts';
 import type { Lease, LeaseSelector } from '../../src/leases/types.ts';
 import { expectCode, FakeClock } from '../support/leases-contract.ts';
@@ -16,32 +22,50 @@ interface Harness {
   quarantined: Array<{ deviceId: string; reason: string }>;
 }
 
+type Teardown = LeaseTeardown['closeLease'];
+type Quarantine = NonNullable<LeaseDevices['quarantine']>;
+
 function harness(
-  options: Partial<LeaseManagerOptions> & { devices?: string[]; clock?: FakeClock; offline?: string[] } = {},
+  options: Partial<Omit<LeaseManagerOptions, 'devices' | 'teardown'>> & {
+    devices?: string[];
+    clock?: FakeClock;
+    offline?: string[];
+    teardown?: Teardown;
+    quarantine?: Quarantine;
+  } = {},
 ): Harness {
-  const devices = options.devices ?? ['d1', 'd2'];
-  const store = new MemoryLeaseStore(options.clock ? { now: options.clock.now } : {});
+  const { devices: ids, teardown, quarantine, offline, clock, ...rest } = options;
+  const devices = ids ?? ['d1', 'd2'];
+  const store = new MemoryLeaseStore(clock ? { now: clock.now } : {});
   const teardowns: Harness['teardowns'] = [];
   const quarantined: Harness['quarantined'] = [];
   const manager = new LeaseManager({
     store,
     node: 'node-a',
     pollMs: 20,
-    candidates: async (selector: LeaseSelector): Promise<Candidates> => {
-      const matching = devices.filter(
-        (d) => selector.labels?.pool !== 'none' && (!selector.deviceId || selector.deviceId === d),
-      );
-      return { matching, available: matching.filter((d) => !options.offline?.includes(d)) };
+    devices: {
+      match: async (selector: LeaseSelector): Promise<Candidates> => {
+        const matching = devices.filter(
+          (d) => selector.labels?.pool !== 'none' && (!selector.deviceId || selector.deviceId === d),
+        );
+        return { matching, available: matching.filter((d) => !offline?.includes(d)) };
+      },
+      quarantine:
+        quarantine ??
+        (async (deviceId, reason) => {
+          quarantined.push({ deviceId, reason });
+        }),
     },
-    teardown: async (lease, reason) => {
-      teardowns.push({ lease, reason });
-      return { actions: [`removed forwards of ${lease.id}`], failures: [] };
+    teardown: {
+      closeLease:
+        teardown ??
+        (async (lease, reason) => {
+          teardowns.push({ lease, reason });
+          return { actions: [`removed forwards of ${lease.id}`], failures: [] };
+        }),
     },
-    onQuarantine: async (deviceId, reason) => {
-      quarantined.push({ deviceId, reason });
-    },
-    ...(options.clock ? { now: options.clock.now } : {}),
-    ...options,
+    ...(clock ? { now: clock.now } : {}),
+    ...rest,
   });
   managers.push(manager);
   return { manager, store, teardowns, quarantined };
@@ -90,8 +114,7 @@ describe('LeaseManager.acquire', () => {
     await manager.acquire({ ...who, selector: {} });
     const started = performance.now();
     const pending = manager.acquire({ ...who, selector: {}, waitSeconds: 1 });
-    await new Promise((r) => setTimeout(r, 100));
-    expect(await manager.waitingCount()).toBe(1);
+    await waitFor(async () => (await manager.waitingCount()) === 1);
     const err = await expectCode(pending, 'CONFLICT');
     expect(err.message).toBe('no device free within 1s');
     expect(err.retryable).toBe(true);
@@ -109,8 +132,7 @@ describe('LeaseManager.acquire', () => {
         return lease;
       }),
     );
-    await new Promise((r) => setTimeout(r, 50));
-    expect(await manager.waitingCount()).toBe(3);
+    await waitFor(async () => (await manager.waitingCount()) === 3);
     // A new request without a place in the queue does not jump it, even once the device is free.
     await manager.release(first.id, first.fencingToken);
     await expectCode(manager.acquire({ ...who, holder: 'eve', selector: {} }), 'CONFLICT');
@@ -132,8 +154,7 @@ describe('LeaseManager.acquire', () => {
     const held = await manager.acquire({ ...who, selector: {} });
     const controller = new AbortController();
     const pending = manager.acquire({ ...who, selector: {}, waitSeconds: 30, signal: controller.signal });
-    await new Promise((r) => setTimeout(r, 50));
-    expect(await manager.waitingCount()).toBe(1);
+    await waitFor(async () => (await manager.waitingCount()) === 1);
     controller.abort(new Error('client disconnected'));
     await expect(pending).rejects.toThrow('client disconnected');
     expect(await manager.waitingCount()).toBe(0);
@@ -179,25 +200,44 @@ describe('LeaseManager release, renew and expiry', () => {
     await expectCode(manager.release(lease.id, lease.fencingToken + 1), 'CONFLICT');
   });
 
-  it('the expiry loop tears each expired lease down exactly once and records it', async () => {
+  it('expiry tears each expired lease down exactly once and records it (passes driven directly)', async () => {
     const clock = new FakeClock();
-    const { manager, store, teardowns } = harness({ clock, expiryIntervalMs: 5 });
+    const { manager, store, teardowns } = harness({ clock });
     const a = await manager.acquire({ ...who, selector: {}, ttlSeconds: 10 });
     const b = await manager.acquire({ ...who, selector: {}, ttlSeconds: 20 });
+    expect(await manager.expireOnce()).toBe(0);
+    clock.advance(10_000);
+    expect(await manager.expireOnce()).toBe(1);
+    expect(teardowns).toHaveLength(1);
+    expect(teardowns[0]).toMatchObject({ reason: 'expired', lease: { id: a.id } });
+    expect(await store.getTeardown(a.id)).toMatchObject({ reason: 'expired', node: 'node-a', failures: [] });
+    expect((await manager.list()).map((l) => l.id)).toEqual([b.id]);
+    // Later passes do not tear it down again.
+    expect(await manager.expireOnce()).toBe(0);
+    expect(await manager.expireOnce()).toBe(0);
+    expect(teardowns).toHaveLength(1);
+    clock.advance(10_000);
+    expect(await manager.expireOnce()).toBe(1);
+    expect(await manager.expireOnce()).toBe(0);
+    expect(teardowns.map((t) => t.lease.id)).toEqual([a.id, b.id]);
+    expect(await manager.activeCount()).toBe(0);
+  });
+
+  it('the expiry loop runs the passes: started, it tears an expired lease down; stopped, it is idle', async () => {
+    const clock = new FakeClock();
+    const { manager, teardowns } = harness({ clock, expiryIntervalMs: 5 });
+    const a = await manager.acquire({ ...who, selector: {}, ttlSeconds: 10 });
     manager.start();
     clock.advance(10_000);
     await waitFor(() => teardowns.length === 1);
     expect(teardowns[0]).toMatchObject({ reason: 'expired', lease: { id: a.id } });
-    expect(await store.getTeardown(a.id)).toMatchObject({ reason: 'expired', node: 'node-a', failures: [] });
-    expect((await manager.list()).map((l) => l.id)).toEqual([b.id]);
-    await new Promise((r) => setTimeout(r, 50));
-    expect(teardowns).toHaveLength(1);
-    clock.advance(10_000);
-    await waitFor(() => teardowns.length === 2);
-    await new Promise((r) => setTimeout(r, 50));
     await manager.stop();
-    expect(teardowns.map((t) => t.lease.id)).toEqual([a.id, b.id]);
-    expect(await manager.activeCount()).toBe(0);
+    // stop() waited for the running pass; a lease that expires now is torn down only when asked.
+    await manager.acquire({ ...who, selector: {}, ttlSeconds: 10 });
+    clock.advance(10_000);
+    expect(teardowns).toHaveLength(1);
+    expect(await manager.expireOnce()).toBe(1);
+    expect(teardowns).toHaveLength(2);
   });
 
   it('teardown failures (reported or thrown) quarantine the device before it is freed', async () => {
@@ -209,7 +249,7 @@ describe('LeaseManager release, renew and expiry', () => {
         if (mode === 'throw') throw new Error('adb gone');
         return { actions: ['closed helper session'], failures: ['remove forward tcp:41234: device offline'] };
       },
-      onQuarantine: async (deviceId, reason) => {
+      quarantine: async (deviceId, reason) => {
         h.quarantined.push({ deviceId, reason });
         freeAtQuarantine =
           (await h.store.acquire({ ...who, ttlSeconds: 5, selector: {}, candidates: ['d1'] })) !== null;
@@ -231,9 +271,10 @@ describe('LeaseManager release, renew and expiry', () => {
   });
 });
 
-async function waitFor(predicate: () => boolean, timeoutMs = 2_000): Promise<void> {
+/** Poll until `predicate` holds (a positive: it never passes by waiting alone). */
+async function waitFor(predicate: () => boolean | Promise<boolean>, timeoutMs = 5_000): Promise<void> {
   const until = performance.now() + timeoutMs;
-  while (!predicate()) {
+  while (!(await predicate())) {
     if (performance.now() > until) throw new Error('timed out waiting');
     await new Promise((r) => setTimeout(r, 5));
   }

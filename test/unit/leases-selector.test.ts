@@ -1,13 +1,23 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { LeaseSelectorSchema as Selector } from '../../src/api/index.ts';
+import { DEVICE_ID_PATTERN, DeviceIdSchema, LABEL_PATTERN } from '../../src/devices/labels.ts';
+import { deviceIdFor } from '../../src/devices/properties.ts';
 import { BridgeError } from '../../src/errors.ts';
-import { queueKeyFor, validateSelector } from '../../src/leases/selector.ts';
+import {
+  LeaseSelectorSchema,
+  MAX_SDK,
+  MIN_SDK,
+  queueKeyFor,
+  validateSelector,
+} from '../../src/leases/selector.ts';
 import type { LeaseSelector } from '../../src/leases/types.ts';
+import { DeviceIdParam } from '../../src/server/routes/devices.ts';
 
 const token = fc.stringMatching(/^[A-Za-z0-9._/-]{1,12}$/);
 const selectorArb: fc.Arbitrary<LeaseSelector> = fc.record(
   {
-    deviceId: fc.stringMatching(/^[A-Za-z0-9._:-]{1,20}$/),
+    deviceId: fc.stringMatching(/^[A-Za-z0-9][A-Za-z0-9._-]{0,19}$/),
     labels: fc.dictionary(token, token, { maxKeys: 5 }),
     sdkMin: fc.integer({ min: 1, max: 50 }),
     sdkMax: fc.integer({ min: 50, max: 100 }),
@@ -116,5 +126,88 @@ describe('validateSelector and reserved-looking keys', () => {
     expect(Object.getPrototypeOf(s.labels)).toBe(Object.prototype);
     expect(({} as Record<string, unknown>)['x']).toBeUndefined();
     expect(queueKeyFor(s)).toContain('__proto__');
+  });
+});
+
+describe('one selector, one device-id rule', () => {
+  const selectorish = fc.record(
+    {
+      deviceId: fc.oneof(fc.string({ maxLength: 140 }), fc.stringMatching(DEVICE_ID_PATTERN), fc.integer()),
+      labels: fc.oneof(
+        fc.dictionary(fc.string({ maxLength: 70 }), fc.string({ maxLength: 70 })),
+        fc.anything(),
+      ),
+      sdkMin: fc.oneof(fc.integer({ min: -5, max: 1005 }), fc.double(), fc.string()),
+      sdkMax: fc.oneof(fc.integer({ min: -5, max: 1005 }), fc.double(), fc.string()),
+      extra: fc.anything(),
+    },
+    { requiredKeys: [] },
+  );
+
+  it('the route documents the very schema the manager and the registry validate with', () => {
+    fc.assert(
+      fc.property(fc.oneof(selectorish, fc.anything()), (input) => {
+        // An absent selector (null or undefined) is `{}` to the validator (the route defaults it).
+        const given = input ?? {};
+        const byRoute = Selector.safeParse(given).success;
+        const bySchema = LeaseSelectorSchema.safeParse(given).success;
+        let byValidator = true;
+        try {
+          validateSelector(input);
+        } catch {
+          byValidator = false;
+        }
+        expect(byRoute).toBe(bySchema);
+        expect(byValidator).toBe(bySchema);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('a selector deviceId, the route parameter and a derived id obey the same rule', () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.string({ maxLength: 140 }), fc.stringMatching(DEVICE_ID_PATTERN)), (id) => {
+        const valid = DEVICE_ID_PATTERN.test(id);
+        expect(DeviceIdSchema.safeParse(id).success).toBe(valid);
+        expect(DeviceIdParam.safeParse(id).success).toBe(valid);
+        expect(LeaseSelectorSchema.safeParse({ deviceId: id }).success).toBe(valid);
+      }),
+      { numRuns: 500 },
+    );
+    const endpoint = fc
+      .tuple(fc.stringMatching(/^[a-z0-9][a-z0-9.-]{0,30}[a-z0-9]$/), fc.integer({ min: 1, max: 65535 }))
+      .map(([host, port]) => `${host}:${port}`);
+    fc.assert(
+      fc.property(endpoint, (e) => {
+        let id: string;
+        try {
+          id = deviceIdFor(e);
+        } catch {
+          return; // refused endpoints (`..`) have no id
+        }
+        expect(validateSelector({ deviceId: id }).deviceId).toBe(id);
+        expect(DeviceIdParam.safeParse(id).success).toBe(true);
+      }),
+    );
+  });
+
+  it('one sdk bound: integers from MIN_SDK to MAX_SDK, nothing else', () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.integer({ min: -10, max: 2000 }), fc.double()), (sdk) => {
+        const ok = Number.isInteger(sdk) && sdk >= MIN_SDK && sdk <= MAX_SDK;
+        expect(LeaseSelectorSchema.safeParse({ sdkMin: sdk }).success).toBe(ok);
+        expect(Selector.safeParse({ sdkMax: sdk }).success).toBe(ok);
+      }),
+    );
+  });
+
+  it('labels follow the device label rule', () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 70 }), fc.string({ maxLength: 70 }), (k, v) => {
+        const ok = LABEL_PATTERN.test(k) && LABEL_PATTERN.test(v) && k !== '__proto__';
+        if (k === '__proto__') return;
+        expect(LeaseSelectorSchema.safeParse({ labels: { [k]: v } }).success).toBe(ok);
+      }),
+    );
   });
 });

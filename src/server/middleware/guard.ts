@@ -6,13 +6,14 @@
  * bodies (APK uploads) are streamed by their route under the same limit (`limitedStream`).
  */
 import type { Context, MiddlewareHandler } from 'hono';
+import { LEASE_ID_PATTERN, type LeaseScope } from '../../app/lease-scope.ts';
 import { BridgeError } from '../../errors.ts';
 import type { Principal } from '../auth.ts';
 import { hasBody, mediaTypeOf, readLimited, tooLarge } from '../body.ts';
 import type { AppEnv, Services } from '../env.ts';
 import { parseJsonBody } from '../json-body.ts';
 import { assertRole, takeExpensive } from './auth.ts';
-import { forwardToOwner } from './owner-proxy.ts';
+import { forwardToOwner, PROXIED_HEADER } from './owner-proxy.ts';
 
 /** Who may call a route: anyone, a token of a role (admin always passes), or admin once tokens exist. */
 export type Access = 'anyone' | 'client' | 'admin' | 'admin-when-tokens';
@@ -81,14 +82,37 @@ async function readJson(c: Context<AppEnv>, body: BodyPolicy): Promise<void> {
   c.req.bodyCache.json = Promise.resolve(value);
 }
 
+/**
+ * Resolve the lease scope of a lease-scoped call once: the lease read, tenancy and the fencing token
+ * checked, the owner found (and its URL, unless the call was already forwarded once: never again).
+ * Undefined when this node has no device side or the id is malformed (the route's validator answers).
+ */
+function openLeaseScope(c: Context<AppEnv>, principal: Principal): Promise<LeaseScope> | undefined {
+  const side = c.var.services.deviceSide;
+  const id = c.req.param('id');
+  if (side === undefined || id === undefined || !LEASE_ID_PATTERN.test(id)) return undefined;
+  const scope = side.scopes.open(principal, id, {
+    fencingToken: c.req.header('x-fencing-token'),
+    locate: c.req.header(PROXIED_HEADER) === undefined,
+  });
+  scope.catch(() => undefined); // answered by the handler, after validation
+  return scope;
+}
+
 export function guard(policy: RoutePolicy): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const principal = authorize(c, policy.access);
     if (policy.expensive) takeExpensive(c, principal);
     if (policy.body) checkBodyHeaders(c, policy.body);
     if (policy.forward && principal !== null) {
-      const forwarded = await forwardToOwner(c, principal, policy.body ? maxBytesOf(c, policy.body) : 0);
-      if (forwarded !== null) return forwarded;
+      const scope = openLeaseScope(c, principal);
+      c.set('leaseScope', scope);
+      const settled = await scope?.catch(() => null);
+      const owner = settled?.owner;
+      if (settled && owner?.kind === 'remote' && owner.url !== null) {
+        const to = { lease: settled.lease, owner: { node: owner.node, url: owner.url } };
+        return forwardToOwner(c, to, policy.body ? maxBytesOf(c, policy.body) : 0);
+      }
     }
     if (policy.body?.json) await readJson(c, policy.body);
     await next();

@@ -1,7 +1,8 @@
 /**
  * Lease-scoped helper calls (ensure, snapshot, viewport, gestures) run on the node that drives the
- * device. Any node accepts them: a node that does not own the lease's device forwards the request to
- * the owner's URL from the node directory (same method, body and credentials) and relays the answer.
+ * device. Any node accepts them: the route's guard resolves the lease scope once (the application
+ * layer's `LeaseScopes`), and when another node drives the device it forwards the request to the
+ * owner's URL from the node directory (same method, body and credentials) and relays the answer.
  * Only a caller the route's guard already authenticated and authorized is forwarded, and only for a
  * lease of its own tenant (admins: any): everything else is answered locally (401/403/404), so a
  * forwarded answer never tells a stranger that a lease exists. The body is streamed to the owner
@@ -11,7 +12,7 @@
  */
 import type { Context } from 'hono';
 import { BridgeError } from '../../errors.ts';
-import type { Principal } from '../auth.ts';
+import type { Lease } from '../../leases/types.ts';
 import { hasBody, limitedStream } from '../body.ts';
 import type { AppEnv } from '../env.ts';
 
@@ -24,25 +25,19 @@ const FORWARDED_HEADERS = [
   'x-fencing-token',
   'accept',
 ];
-const LEASE_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
-/** Forward to the owner node when the caller's lease is driven elsewhere; null: answer locally. */
+/**
+ * Forward a lease-scoped call to the node that drives the lease's device. The scope was resolved
+ * once (`LeaseScopes.open`: lease read, tenancy and fencing checked, owner and its URL found).
+ */
 export async function forwardToOwner(
   c: Context<AppEnv>,
-  principal: Principal,
+  scope: { lease: Lease; owner: { node: string; url: string } },
   maxBodyBytes: number,
-): Promise<Response | null> {
-  const { leases, devices, node } = c.var.services;
-  const id = c.req.param('id');
-  if (!leases || !devices || !node || c.req.header(PROXIED_HEADER) !== undefined) return null;
-  if (id === undefined || !LEASE_ID.test(id)) return null;
-  const lease = await leases.get(id);
-  if (lease === null || lease.state !== 'active') return null;
-  if (principal.role !== 'admin' && lease.tenant !== principal.tenant) return null;
-  const record = await devices.get(lease.deviceId).catch(() => null);
-  if (record === null || record.ownerNode === node.name) return null;
-  const ownerUrl = await node.nodes.urlOf(record.ownerNode);
-  if (ownerUrl === null) return null;
+): Promise<Response> {
+  const { lease } = scope;
+  const { node: ownerNode, url: ownerUrl } = scope.owner;
+  const self = c.var.services.deviceSide?.node ?? 'unknown';
 
   const headers = new Headers();
   for (const name of FORWARDED_HEADERS) {
@@ -50,13 +45,13 @@ export async function forwardToOwner(
     if (value !== undefined) headers.set(name, value);
   }
   headers.set('x-request-id', c.get('requestId'));
-  headers.set(PROXIED_HEADER, node.name);
+  headers.set(PROXIED_HEADER, self);
   const url = new URL(c.req.url);
   const raw = c.req.raw.body;
   const body = hasBody(c) && raw !== null ? limitedStream(raw, maxBodyBytes) : undefined;
   if (body === undefined) headers.delete('content-length');
   c.var.logger.info(
-    { leaseId: lease.id, deviceId: lease.deviceId, ownerNode: record.ownerNode },
+    { leaseId: lease.id, deviceId: lease.deviceId, ownerNode },
     'forwarding to the owner node',
   );
   let answer: Response;
@@ -71,8 +66,8 @@ export async function forwardToOwner(
   } catch (err) {
     const cause = (err as { cause?: unknown }).cause ?? err;
     if (cause instanceof BridgeError) throw cause;
-    throw new BridgeError('UNAVAILABLE', `the owner node ${record.ownerNode} did not answer`, {
-      details: { ownerNode: record.ownerNode },
+    throw new BridgeError('UNAVAILABLE', `the owner node ${ownerNode} did not answer`, {
+      details: { ownerNode },
     });
   }
   const relayed = new Headers();
@@ -80,6 +75,6 @@ export async function forwardToOwner(
     const value = answer.headers.get(name);
     if (value !== null) relayed.set(name, value);
   }
-  relayed.set(PROXIED_HEADER, record.ownerNode);
+  relayed.set(PROXIED_HEADER, ownerNode);
   return new Response(answer.body, { status: answer.status, headers: relayed });
 }

@@ -1,8 +1,6 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
-import type { Context } from 'hono';
 import {
   BODY_ERRORS,
-  type Device,
   DeviceIdParam,
   DeviceListSchema,
   DeviceSchema,
@@ -11,31 +9,24 @@ import {
   RemoveDeviceQuerySchema,
   SECURED_ERRORS,
 } from '../../api/index.ts';
-import type { DeviceRecord } from '../../devices/types.ts';
+import type { DeviceSide } from '../../app/index.ts';
 import { BridgeError } from '../../errors.ts';
 import type { AppEnv, Services } from '../env.ts';
 import { assertRole } from '../middleware/auth.ts';
 import { guard, jsonBody } from '../middleware/guard.ts';
 
-/** The largest `POST /v1/devices` body. */
-const DEVICE_BODY_BYTES = 16 * 1024;
-
-export function requireDevices(services: Services): NonNullable<Services['devices']> {
-  if (!services.devices || !services.leases) {
-    throw new BridgeError('UNAVAILABLE', 'this bridge node does not drive devices');
-  }
-  return services.devices;
-}
-
 /** The device id rule (defined in the contract, src/api/devices.ts). */
 export { DeviceIdParam };
 
-async function present(c: Context<AppEnv>, record: DeviceRecord): Promise<Device> {
-  const principal = c.get('principal');
-  const lease = await c.var.services.leases!.store.leaseOfDevice(record.id);
-  const visible = lease !== null && (principal?.role === 'admin' || principal?.tenant === lease.tenant);
-  const { consecutiveFailures: _f, createdAt: _c, updatedAt: _u, ...rest } = record;
-  return { ...rest, leased: lease !== null, leaseId: visible ? lease.id : null };
+/** The largest `POST /v1/devices` body. */
+const DEVICE_BODY_BYTES = 16 * 1024;
+
+/** The device side's use cases, or UNAVAILABLE when this node drives no devices. */
+export function requireDevices(services: Services): DeviceSide {
+  if (!services.deviceSide) {
+    throw new BridgeError('UNAVAILABLE', 'this bridge node does not drive devices');
+  }
+  return services.deviceSide;
 }
 
 export function registerDevices(app: OpenAPIHono<AppEnv>): void {
@@ -57,9 +48,8 @@ export function registerDevices(app: OpenAPIHono<AppEnv>): void {
       },
     }),
     async (c) => {
-      assertRole(c.get('principal'), 'client');
-      const registry = requireDevices(c.var.services);
-      const devices = await Promise.all((await registry.list()).map((r) => present(c, r)));
+      const caller = assertRole(c.get('principal'), 'client');
+      const devices = await requireDevices(c.var.services).devices.list(caller);
       return c.json({ devices }, 200);
     },
   );
@@ -82,20 +72,18 @@ export function registerDevices(app: OpenAPIHono<AppEnv>): void {
       },
     }),
     async (c) => {
-      assertRole(c.get('principal'), 'admin');
-      const registry = requireDevices(c.var.services);
+      const caller = assertRole(c.get('principal'), 'admin');
       const body = c.req.valid('json');
-      const record = await registry.register({
+      const device = await requireDevices(c.var.services).devices.register(caller, {
         endpoint: body.endpoint,
         // Raw labels: the registry validates them and keeps every key (zod's record output drops `__proto__`).
         ...(body.labels
           ? { labels: ((await c.req.json()) as { labels: Record<string, string> }).labels }
           : {}),
         ...(body.provider ? { provider: body.provider } : {}),
-        source: 'api',
       });
-      c.var.logger.info({ deviceId: record.id, state: record.state }, 'device registered');
-      return c.json(await present(c, record), 201);
+      c.var.logger.info({ deviceId: device.id, state: device.state }, 'device registered');
+      return c.json(device, 201);
     },
   );
 
@@ -119,9 +107,10 @@ export function registerDevices(app: OpenAPIHono<AppEnv>): void {
     }),
     async (c) => {
       assertRole(c.get('principal'), 'admin');
-      const registry = requireDevices(c.var.services);
       const { id } = c.req.valid('param');
-      await registry.remove(id, { force: c.req.valid('query').force === 'true' });
+      await requireDevices(c.var.services).devices.remove(id, {
+        force: c.req.valid('query').force === 'true',
+      });
       return c.body(null, 204);
     },
   );
@@ -142,10 +131,12 @@ export function registerDevices(app: OpenAPIHono<AppEnv>): void {
       },
     }),
     async (c) => {
-      assertRole(c.get('principal'), 'admin');
-      const registry = requireDevices(c.var.services);
-      const record = await registry.clearQuarantine(c.req.valid('param').id);
-      return c.json(await present(c, record), 200);
+      const caller = assertRole(c.get('principal'), 'admin');
+      const device = await requireDevices(c.var.services).devices.clearQuarantine(
+        caller,
+        c.req.valid('param').id,
+      );
+      return c.json(device, 200);
     },
   );
 }

@@ -20,8 +20,7 @@ import {
   SECURED_ERRORS,
 } from '../../api/index.ts';
 import { BridgeError } from '../../errors.ts';
-import { isManifestKind, MANIFEST_KINDS, parseInstallArgsString } from '../../manifest/index.ts';
-import { publishRelease } from '../../releases/publish.ts';
+import { isManifestKind, MANIFEST_KINDS } from '../../manifest/index.ts';
 import { hasBody, limitedStream, mediaTypeOf, tooLarge } from '../body.ts';
 import type { AppEnv } from '../env.ts';
 import { type BodyPolicy, guard } from '../middleware/guard.ts';
@@ -198,34 +197,35 @@ export function registerReleases(app: OpenAPIHono<AppEnv>): void {
         const version = fields['version'] ?? query.version;
         if (version === undefined) throw new BridgeError('INVALID_ARGUMENT', 'version is required');
         const text = (key: (typeof TEXT_FIELDS)[number]): string | undefined => fields[key] ?? query[key];
-        const installArgsText = text('installArgs');
         const kind = text('kind');
         if (kind !== undefined && !isManifestKind(kind)) {
           throw new BridgeError('INVALID_ARGUMENT', `kind must be one of ${MANIFEST_KINDS.join(', ')}`, {
             details: { errors: [{ path: 'kind', message: `must be one of ${MANIFEST_KINDS.join(', ')}` }] },
           });
         }
-        const optional = (key: 'runner' | 'mainClass' | 'socketName' | 'devicePath' | 'serviceComponent') => {
+        const optional = (
+          key: 'installArgs' | 'runner' | 'mainClass' | 'socketName' | 'devicePath' | 'serviceComponent',
+        ) => {
           const value = text(key);
           return value === undefined ? {} : { [key]: value };
         };
-        const result = await publishRelease(services.store, {
+        const result = await services.publisher.publish({
           apkPath: file,
           name,
           version,
           ...(kind === undefined ? {} : { kind }),
-          ...(installArgsText === undefined ? {} : { installArgs: parseInstallArgsString(installArgsText) }),
+          ...optional('installArgs'),
           ...optional('runner'),
           ...optional('mainClass'),
           ...optional('socketName'),
           ...optional('devicePath'),
           ...optional('serviceComponent'),
         });
-        services.metrics.publishes.inc({ outcome: result.status });
         c.var.logger.info({ helper: name, version, status: result.status }, 'release publish');
         const answer: PublishResult = result;
         return c.json(answer, result.status === 'published' ? 201 : 200);
       } catch (err) {
+        // Refusals, before publishing (no version, a bad upload) or by it, are counted here.
         if (err instanceof BridgeError) services.metrics.publishes.inc({ outcome: 'refused' });
         throw err;
       } finally {

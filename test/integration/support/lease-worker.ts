@@ -55,14 +55,23 @@ const manager = new LeaseManager({
   node: config.node,
   pollMs: 20,
   expiryIntervalMs: 100,
-  candidates: async () => {
-    const shuffled = [...config.devices].sort(() => Math.random() - 0.5);
-    return { matching: config.devices, available: shuffled };
+  devices: {
+    match: async () => {
+      const shuffled = [...config.devices].sort(() => Math.random() - 0.5);
+      return { matching: config.devices, available: shuffled };
+    },
   },
-  teardown: async (lease, reason) => {
-    const line: TeardownLogLine = { leaseId: lease.id, deviceId: lease.deviceId, reason, node: config.node };
-    appendFileSync(config.teardownLog, `${JSON.stringify(line)}\n`);
-    return { actions: ['noop'], failures: [] };
+  teardown: {
+    closeLease: async (lease, reason) => {
+      const line: TeardownLogLine = {
+        leaseId: lease.id,
+        deviceId: lease.deviceId,
+        reason,
+        node: config.node,
+      };
+      appendFileSync(config.teardownLog, `${JSON.stringify(line)}\n`);
+      return { actions: ['noop'], failures: [] };
+    },
   },
 });
 manager.start();

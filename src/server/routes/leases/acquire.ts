@@ -7,10 +7,8 @@ import {
   SECURED_ERRORS,
 } from '../../../api/index.ts';
 import type { AppEnv } from '../../env.ts';
-import { assertRole } from '../../middleware/auth.ts';
 import { guard, jsonBody } from '../../middleware/guard.ts';
-import { requireDevices } from '../devices.ts';
-import { SMALL_BODY_BYTES, view } from './common.ts';
+import { SMALL_BODY_BYTES, useCases, view } from './common.ts';
 
 export const acquireLeaseRoute = createRoute({
   method: 'post',
@@ -31,17 +29,14 @@ export const acquireLeaseRoute = createRoute({
 
 export function registerAcquireLease(app: OpenAPIHono<AppEnv>): void {
   app.openapi(acquireLeaseRoute, async (c) => {
-    const principal = assertRole(c.get('principal'), 'client');
-    requireDevices(c.var.services);
+    const { caller, side } = useCases(c);
     const body = c.req.valid('json');
-    const lease = await c.var.services.leases!.acquire({
-      // The raw selector: the route schema documents it, the manager validates it (zod's record
-      // output would drop a `__proto__` label key).
+    const lease = await side.leases.acquire(caller, {
+      // The raw selector: the route schema documents it, the manager validates it with the same
+      // schema (zod's record output would drop a `__proto__` label key; the manager keeps it).
       selector: ((await c.req.json()) as { selector?: unknown }).selector ?? {},
       ...(body.ttlSeconds === undefined ? {} : { ttlSeconds: body.ttlSeconds }),
       ...(body.waitSeconds === undefined ? {} : { waitSeconds: body.waitSeconds }),
-      tenant: principal.tenant,
-      holder: principal.name,
       signal: c.req.raw.signal,
     });
     c.var.logger.info({ leaseId: lease.id, deviceId: lease.deviceId }, 'lease acquired');

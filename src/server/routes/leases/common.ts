@@ -1,8 +1,8 @@
 /** The lease lookup and body limits shared by the lease routes (one file per route in this folder). */
 import type { Context } from 'hono';
 import type { Lease as LeaseBody } from '../../../api/index.ts';
-import { BridgeError } from '../../../errors.ts';
-import type { LeaseRef } from '../../../helpers/lease-operations.ts';
+import type { DeviceSide } from '../../../app/index.ts';
+import type { Caller, LeaseScope } from '../../../app/lease-scope.ts';
 import type { Lease } from '../../../leases/types.ts';
 import type { AppEnv } from '../../env.ts';
 import { assertRole } from '../../middleware/auth.ts';
@@ -17,34 +17,32 @@ export function view(lease: Lease): LeaseBody {
   return lease;
 }
 
-/** The caller's lease: other tenants get 404 (not 403); ended leases 410. */
-export async function leaseFor(
-  c: Context<AppEnv>,
-  id: string,
-  options: { active?: boolean } = {},
-): Promise<Lease> {
-  const principal = assertRole(c.get('principal'), 'client');
-  const manager = c.var.services.leases;
-  requireDevices(c.var.services);
-  const lease = await manager!.get(id);
-  if (lease === null || (principal.role !== 'admin' && lease.tenant !== principal.tenant)) {
-    throw new BridgeError('NOT_FOUND', `no lease ${id}`);
-  }
-  if ((options.active ?? true) && lease.state !== 'active') {
-    throw new BridgeError('LEASE_EXPIRED', `lease ${id} is ${lease.state}`, {
-      details: { state: lease.state },
-    });
-  }
-  const token = c.req.header('x-fencing-token');
-  if (token !== undefined && token !== String(lease.fencingToken)) {
-    throw new BridgeError('LEASE_EXPIRED', `fencing token ${token} is stale (the device was leased again)`, {
-      details: { fencingToken: token },
-    });
-  }
-  c.set('logger', c.var.logger.child({ leaseId: lease.id, deviceId: lease.deviceId }));
-  return lease;
+/** The caller (any token; admins see every tenant) and the device side's use cases. */
+export function useCases(c: Context<AppEnv>): { caller: Caller; side: DeviceSide } {
+  const caller = assertRole(c.get('principal'), 'client');
+  return { caller, side: requireDevices(c.var.services) };
 }
 
-export function ref(lease: Lease): LeaseRef {
-  return { id: lease.id, deviceId: lease.deviceId, fencingToken: lease.fencingToken };
+/** The caller's `X-Fencing-Token`, when given. */
+export const fencingTokenOf = (c: Context<AppEnv>): string | undefined => c.req.header('x-fencing-token');
+
+/** Log the rest of the request with the lease and its device. */
+export function logLease(c: Context<AppEnv>, lease: Lease): void {
+  c.set('logger', c.var.logger.child({ leaseId: lease.id, deviceId: lease.deviceId }));
+}
+
+/**
+ * The scope of a lease-scoped helper call: the one the route's guard resolved (lease read once,
+ * tenancy and fencing checked, owner found), else resolved here. Other tenants get 404 (not 403);
+ * ended leases and stale fencing tokens 410.
+ */
+export async function scopeFor(
+  c: Context<AppEnv>,
+  id: string,
+): Promise<{ side: DeviceSide; scope: LeaseScope }> {
+  const { caller, side } = useCases(c);
+  const scope = await (c.get('leaseScope') ??
+    side.scopes.open(caller, id, { fencingToken: fencingTokenOf(c), locate: false }));
+  logLease(c, scope.lease);
+  return { side, scope };
 }

@@ -12,7 +12,7 @@ import {
 } from '../../../api/index.ts';
 import type { AppEnv } from '../../env.ts';
 import { guard, jsonBody } from '../../middleware/guard.ts';
-import { leaseFor, ref, SMALL_BODY_BYTES } from './common.ts';
+import { SMALL_BODY_BYTES, scopeFor } from './common.ts';
 
 export const ensureHelperRoute = createRoute({
   method: 'post',
@@ -38,14 +38,11 @@ export const ensureHelperRoute = createRoute({
 export function registerEnsureHelper(app: OpenAPIHono<AppEnv>): void {
   app.openapi(ensureHelperRoute, async (c) => {
     const { id, name } = c.req.valid('param');
-    const lease = await leaseFor(c, id);
+    const { side, scope } = await scopeFor(c, id);
     const body = (await c.req.json().catch(() => ({}))) as {
       policy?: 'missing-or-outdated' | 'always' | 'never';
     };
-    const result = await c.var.services.operations!.ensure(ref(lease), name, body.policy);
-    c.var.services.metrics.helperInstalls.inc({
-      outcome: result.action === 'none' ? result.before : result.action,
-    });
+    const result = await side.helpers.ensure(scope, name, body.policy);
     return c.json(result, 200);
   });
 }

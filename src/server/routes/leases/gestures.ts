@@ -12,7 +12,7 @@ import {
 import { type GestureSpec, planForGesture } from '../../../helpers/protocol/gestures.ts';
 import type { AppEnv } from '../../env.ts';
 import { guard, jsonBody } from '../../middleware/guard.ts';
-import { GESTURE_BODY_BYTES, leaseFor, ref } from './common.ts';
+import { GESTURE_BODY_BYTES, scopeFor } from './common.ts';
 
 export const gestureRoute = createRoute({
   method: 'post',
@@ -38,25 +38,12 @@ export const gestureRoute = createRoute({
 
 export function registerGesture(app: OpenAPIHono<AppEnv>): void {
   app.openapi(gestureRoute, async (c) => {
-    const lease = await leaseFor(c, c.req.valid('param').id);
-    const body = c.req.valid('json');
-    const { transport, deadlineMs, ...spec } = body;
-    const plan = planForGesture(spec as GestureSpec);
-    const g = await c.var.services.operations!.gesture(ref(lease), plan, {
+    const { side, scope } = await scopeFor(c, c.req.valid('param').id);
+    const { transport, deadlineMs, ...spec } = c.req.valid('json');
+    const view = await side.helpers.gesture(scope, spec as GestureSpec, {
       transport: transport ?? 'auto',
       ...(deadlineMs === undefined ? {} : { deadlineMs }),
     });
-    const { elapsedMs: helperElapsedMs, ...result } = g.result;
-    return c.json(
-      {
-        ...result,
-        transport: g.transport,
-        elapsedMs: g.elapsedMs,
-        deadlineMs: g.deadlineMs,
-        attempts: g.attempts,
-        helperElapsedMs: helperElapsedMs ?? null,
-      },
-      200,
-    );
+    return c.json(view, 200);
   });
 }

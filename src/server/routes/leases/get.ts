@@ -8,7 +8,7 @@ import {
 } from '../../../api/index.ts';
 import type { AppEnv } from '../../env.ts';
 import { guard } from '../../middleware/guard.ts';
-import { leaseFor, view } from './common.ts';
+import { fencingTokenOf, logLease, useCases, view } from './common.ts';
 
 export const getLeaseRoute = createRoute({
   method: 'get',
@@ -26,7 +26,10 @@ export const getLeaseRoute = createRoute({
 });
 
 export function registerGetLease(app: OpenAPIHono<AppEnv>): void {
-  app.openapi(getLeaseRoute, async (c) =>
-    c.json(view(await leaseFor(c, c.req.valid('param').id, { active: false })), 200),
-  );
+  app.openapi(getLeaseRoute, async (c) => {
+    const { caller, side } = useCases(c);
+    const lease = await side.leases.get(caller, c.req.valid('param').id, fencingTokenOf(c));
+    logLease(c, lease);
+    return c.json(view(lease), 200);
+  });
 }

@@ -1,10 +1,8 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import { errorResponses, LeaseListSchema, SECURED_ERRORS } from '../../../api/index.ts';
 import type { AppEnv } from '../../env.ts';
-import { assertRole } from '../../middleware/auth.ts';
 import { guard } from '../../middleware/guard.ts';
-import { requireDevices } from '../devices.ts';
-import { view } from './common.ts';
+import { useCases, view } from './common.ts';
 
 export const listLeasesRoute = createRoute({
   method: 'get',
@@ -25,11 +23,8 @@ export const listLeasesRoute = createRoute({
 
 export function registerListLeases(app: OpenAPIHono<AppEnv>): void {
   app.openapi(listLeasesRoute, async (c) => {
-    const principal = assertRole(c.get('principal'), 'client');
-    requireDevices(c.var.services);
-    const leases = await c.var.services.leases!.list(
-      principal.role === 'admin' ? {} : { tenant: principal.tenant },
-    );
+    const { caller, side } = useCases(c);
+    const leases = await side.leases.list(caller);
     return c.json({ leases: leases.map(view) }, 200);
   });
 }

@@ -8,7 +8,7 @@ import {
 } from '../../../api/index.ts';
 import type { AppEnv } from '../../env.ts';
 import { guard } from '../../middleware/guard.ts';
-import { leaseFor, view } from './common.ts';
+import { fencingTokenOf, logLease, useCases, view } from './common.ts';
 
 export const releaseLeaseRoute = createRoute({
   method: 'delete',
@@ -30,8 +30,9 @@ export const releaseLeaseRoute = createRoute({
 
 export function registerReleaseLease(app: OpenAPIHono<AppEnv>): void {
   app.openapi(releaseLeaseRoute, async (c) => {
-    const lease = await leaseFor(c, c.req.valid('param').id);
-    const result = await c.var.services.leases!.release(lease.id, lease.fencingToken);
+    const { caller, side } = useCases(c);
+    const result = await side.leases.release(caller, c.req.valid('param').id, fencingTokenOf(c));
+    logLease(c, result.lease);
     c.var.logger.info({ failures: result.teardown.failures.length }, 'lease released');
     return c.json({ lease: view(result.lease), teardown: result.teardown }, 200);
   });

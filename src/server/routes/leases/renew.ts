@@ -10,7 +10,7 @@ import {
 } from '../../../api/index.ts';
 import type { AppEnv } from '../../env.ts';
 import { guard, jsonBody } from '../../middleware/guard.ts';
-import { leaseFor, SMALL_BODY_BYTES, view } from './common.ts';
+import { fencingTokenOf, logLease, SMALL_BODY_BYTES, useCases, view } from './common.ts';
 
 export const renewLeaseRoute = createRoute({
   method: 'post',
@@ -32,13 +32,13 @@ export const renewLeaseRoute = createRoute({
 
 export function registerRenewLease(app: OpenAPIHono<AppEnv>): void {
   app.openapi(renewLeaseRoute, async (c) => {
-    const lease = await leaseFor(c, c.req.valid('param').id);
+    const { caller, side } = useCases(c);
     const body = (await c.req.json().catch(() => ({}))) as { ttlSeconds?: number };
-    const renewed = await c.var.services.leases!.renew(
-      lease.id,
-      lease.fencingToken,
-      body.ttlSeconds ?? lease.ttlSeconds,
-    );
+    const renewed = await side.leases.renew(caller, c.req.valid('param').id, {
+      ...(body.ttlSeconds === undefined ? {} : { ttlSeconds: body.ttlSeconds }),
+      fencingToken: fencingTokenOf(c),
+    });
+    logLease(c, renewed);
     return c.json(view(renewed), 200);
   });
 }

@@ -10,10 +10,9 @@ import {
   SnapshotResponseSchema,
 } from '../../../api/index.ts';
 import { BridgeError } from '../../../errors.ts';
-import { normalizeSnapshot } from '../../../snapshot/normalize.ts';
 import type { AppEnv } from '../../env.ts';
 import { guard, jsonBody } from '../../middleware/guard.ts';
-import { leaseFor, ref, SMALL_BODY_BYTES } from './common.ts';
+import { SMALL_BODY_BYTES, scopeFor } from './common.ts';
 
 export const snapshotRoute = createRoute({
   method: 'post',
@@ -43,7 +42,7 @@ export const snapshotRoute = createRoute({
 
 export function registerSnapshot(app: OpenAPIHono<AppEnv>): void {
   app.openapi(snapshotRoute, async (c) => {
-    const lease = await leaseFor(c, c.req.valid('param').id);
+    const { side, scope } = await scopeFor(c, c.req.valid('param').id);
     const raw = await c.req.json().catch(() => ({}));
     const parsed = SnapshotBodySchema.safeParse(raw);
     if (!parsed.success) {
@@ -53,26 +52,12 @@ export function registerSnapshot(app: OpenAPIHono<AppEnv>): void {
       );
     }
     const { format, transport, deadlineMs, ...capture } = parsed.data;
-    const s = await c.var.services.operations!.snapshot(ref(lease), {
+    const view = await side.helpers.snapshot(scope, {
+      format,
       transport,
       capture,
       ...(deadlineMs === undefined ? {} : { deadlineMs }),
     });
-    c.var.services.metrics.snapshotSeconds.observe({ transport: s.transport }, s.elapsedMs / 1000);
-    const common = {
-      transport: s.transport,
-      ...(s.fallback ? { fallback: s.fallback } : {}),
-      elapsedMs: s.elapsedMs,
-      deadlineMs: s.deadlineMs,
-      attempts: s.attempts,
-      helperElapsedMs: s.result.elapsedMs ?? null,
-      waitForIdleTimeoutMs: s.result.waitForIdleTimeoutMs ?? capture.waitForIdleTimeoutMs ?? null,
-      nodeCount: s.result.nodeCount ?? null,
-      truncated: s.result.truncated ?? null,
-      windowCount: s.result.windowCount ?? null,
-      captureMode: s.result.captureMode ?? null,
-    };
-    if (format === 'xml') return c.json({ ...common, format: 'xml', xml: s.xml }, 200);
-    return c.json({ ...common, format: 'json', snapshot: normalizeSnapshot(s.xml) }, 200);
+    return c.json(view, 200);
   });
 }

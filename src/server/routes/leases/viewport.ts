@@ -10,7 +10,7 @@ import {
 } from '../../../api/index.ts';
 import type { AppEnv } from '../../env.ts';
 import { guard } from '../../middleware/guard.ts';
-import { leaseFor, ref } from './common.ts';
+import { scopeFor } from './common.ts';
 
 export const viewportRoute = createRoute({
   method: 'get',
@@ -32,21 +32,12 @@ export const viewportRoute = createRoute({
 
 export function registerViewport(app: OpenAPIHono<AppEnv>): void {
   app.openapi(viewportRoute, async (c) => {
-    const lease = await leaseFor(c, c.req.valid('param').id);
+    const { side, scope } = await scopeFor(c, c.req.valid('param').id);
     const query = c.req.valid('query');
-    const v = await c.var.services.operations!.viewport(ref(lease), {
+    const view = await side.helpers.viewport(scope, {
       transport: query.transport ?? 'auto',
       ...(query.deadlineMs === undefined ? {} : { deadlineMs: query.deadlineMs }),
     });
-    return c.json(
-      {
-        transport: v.transport,
-        ...v.viewport,
-        elapsedMs: v.elapsedMs,
-        deadlineMs: v.deadlineMs,
-        attempts: v.attempts,
-      },
-      200,
-    );
+    return c.json(view, 200);
   });
 }

@@ -1,11 +1,15 @@
 /**
- * The device side of one bridge node, built once at start: the ADB runtime, the device registry,
- * the lease manager (memory store by default, Redis with REDIS_URL) and the lease-scoped helper
- * operations; optionally simulated devices (`--simulate N`).
+ * The device side of one bridge node, built once at start from configuration and its device
+ * sources: the ADB runtime, the device registry, the lease manager (memory store by default, Redis
+ * with REDIS_URL), the lease operations, and the application layer over them (`app`: the use cases
+ * the routes and the CLI call). Dependencies are explicit and acyclic: the registry reads the lease
+ * store; the operations check fences in the lease store and record helper status in the registry;
+ * the manager matches and quarantines through the registry and tears down through the operations.
  */
 import os from 'node:os';
 import path from 'node:path';
 import { AdbRuntime } from '../adb/runtime.ts';
+import { DeviceService, type DeviceSide, HelperService, LeaseScopes, LeaseService } from '../app/index.ts';
 import { ArtifactCache } from '../artifacts/cache.ts';
 import type { Config } from '../config.ts';
 import { endpointPolicyFromEnv } from '../devices/endpoint-policy.ts';
@@ -13,15 +17,14 @@ import { MemoryDeviceStore } from '../devices/memory-store.ts';
 import { MemoryNodeDirectory, NODE_STALE_MS, type NodeDirectory } from '../devices/nodes.ts';
 import { DeviceRegistry } from '../devices/registry.ts';
 import type { DeviceStore } from '../devices/types.ts';
-import { BridgeError } from '../errors.ts';
 import { LeaseOperations } from '../helpers/lease-operations.ts';
 import { LeaseManager } from '../leases/manager.ts';
 import { openLeaseStore } from '../leases/open-store.ts';
 import type { LeaseStore } from '../leases/types.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { Metrics } from '../observability/metrics.ts';
-import type { Simulator } from '../simulator/index.ts';
-import type { Services } from './env.ts';
+import type { Services } from '../server/env.ts';
+import type { DeviceSource } from './device-source.ts';
 
 export interface DeviceNode {
   /** This node's name (owner of the devices it drives). */
@@ -34,7 +37,8 @@ export interface DeviceNode {
   devices: DeviceRegistry;
   leases: LeaseManager;
   operations: LeaseOperations;
-  simulator?: Simulator;
+  /** The use cases over this device side (what the routes and the CLI call). */
+  app: DeviceSide;
   close(): Promise<void>;
 }
 
@@ -47,6 +51,8 @@ export interface DeviceNodeOptions {
   /** Override stores (tests). */
   leaseStore?: LeaseStore;
   deviceStore?: DeviceStore;
+  /** Devices to register at start besides the devices file and adb discovery (e.g. the simulator). */
+  sources?: DeviceSource[];
 }
 
 async function stores(
@@ -64,15 +70,9 @@ async function stores(
   };
 }
 
-/** Hand the device side to the HTTP services (the routes find it there). */
+/** Hand the device side to the HTTP services (the routes find its use cases there). */
 export function attachDeviceNode(services: Services, node: DeviceNode): void {
-  Object.assign(services, {
-    devices: node.devices,
-    leases: node.leases,
-    operations: node.operations,
-    adb: node.adb,
-    node: { name: node.name, nodes: node.nodes },
-  });
+  services.deviceSide = node.app;
 }
 
 /**
@@ -147,8 +147,6 @@ async function startSteps(options: DeviceNodeOptions, teardown: Teardown): Promi
   teardown.add('adb', () => adb.close());
   adb.server.on('restarted', () => metrics.adbServerRestarts.inc());
 
-  // The registry and the manager refer to each other through callbacks.
-  let leases: LeaseManager | undefined;
   const devices = new DeviceRegistry({
     store: built.deviceStore,
     client: adb.client,
@@ -157,65 +155,55 @@ async function startSteps(options: DeviceNodeOptions, teardown: Teardown): Promi
     node,
     logger,
     healthIntervalMs: config.healthIntervalMs,
-    isLeased: async (deviceId) => (await built.leaseStore.leaseOfDevice(deviceId)) !== null,
+    leases: built.leaseStore,
   });
   const operations = new LeaseOperations({
     adb,
     releases: options.services.releases,
     store: options.services.store,
     cache: new ArtifactCache(path.join(config.dataDir, 'cache', 'apk')),
-    serialOf: async (deviceId) => {
-      const record = await devices.get(deviceId);
-      // One node holds a device's adb connection; proxying to the owner is not built yet.
-      if (record.ownerNode !== node) {
-        throw new BridgeError(
-          'UNAVAILABLE',
-          `device ${deviceId} is driven by bridge node ${record.ownerNode}, which is not answering; retry later`,
-          { details: { ownerNode: record.ownerNode, node } },
-        );
-      }
-      return record.serial;
-    },
-    onEnsured: async (deviceId, name, manifest) => {
-      await devices.setHelperStatus(deviceId, name, {
-        versionCode: manifest.versionCode,
-        sha256: manifest.sha256,
-      });
-    },
-    checkFence: (deviceId, leaseId, token) => leases!.checkFence(deviceId, leaseId, token),
+    fence: built.leaseStore,
+    helperStatus: devices,
     logger,
   });
   teardown.add('lease operations', () => operations.close());
-  leases = new LeaseManager({
+  const leases = new LeaseManager({
     store: built.leaseStore,
-    candidates: (selector) => devices.match(selector),
-    teardown: (lease) => operations.closeLease(lease.id),
-    onQuarantine: async (deviceId, reason) => {
-      await devices.quarantine(deviceId, `teardown failed: ${reason}`);
-    },
+    devices,
+    teardown: operations,
     node,
     logger,
   });
+  const scopes = new LeaseScopes({
+    leases: built.leaseStore,
+    devices: built.deviceStore,
+    node,
+    nodes: built.nodes,
+  });
+  const app: DeviceSide = {
+    node,
+    nodes: built.nodes,
+    scopes,
+    leases: new LeaseService({ scopes, manager: leases }),
+    devices: new DeviceService({ registry: devices, leases: built.leaseStore }),
+    helpers: new HelperService({ scopes, operations, metrics }),
+  };
 
   if (config.devicesFile) await devices.loadConfigFile(config.devicesFile);
   await devices
     .discoverAdbDevices()
     .catch((err: Error) => logger.warn({ err: err.message }, 'adb device discovery failed'));
 
-  // `auto`: one simulated device when nothing real is attached (the embedded default of `npm start`).
-  const simulate = config.simulate === -1 ? ((await devices.list()).length === 0 ? 1 : 0) : config.simulate;
-  let simulator: Simulator | undefined;
-  if (simulate > 0) {
-    const { startSimulator } = await import('../simulator/index.ts');
-    const started = await startSimulator({ port: 0, count: simulate });
-    simulator = started;
-    teardown.addAfterAdb('simulator', () => started.close());
-    for (const [i, d] of simulator.devices.entries()) {
+  for (const source of options.sources ?? []) {
+    const started = await source.start({ known: (await devices.list()).length });
+    if (started === null) continue;
+    teardown.addAfterAdb(`${source.kind} devices`, () => started.close());
+    for (const d of started.devices) {
       await devices.register({
-        endpoint: d.address,
-        labels: { simulated: 'true', index: String(i) },
-        provider: 'simulator',
-        source: 'simulator',
+        endpoint: d.endpoint,
+        ...(d.labels === undefined ? {} : { labels: d.labels }),
+        ...(d.provider === undefined ? {} : { provider: d.provider }),
+        source: source.kind,
       });
     }
   }
@@ -225,8 +213,8 @@ async function startSteps(options: DeviceNodeOptions, teardown: Teardown): Promi
     for (const state of ['online', 'offline', 'unauthorized', 'quarantined']) {
       metrics.devicesByState.set({ state }, list.filter((d) => d.state === state).length);
     }
-    metrics.leasesActive.set(await leases!.activeCount());
-    metrics.leasesWaiting.set(await leases!.waitingCount());
+    metrics.leasesActive.set(await leases.activeCount());
+    metrics.leasesWaiting.set(await leases.waitingCount());
   };
   const gauges = setInterval(() => void refresh().catch(() => undefined), 5000);
   gauges.unref();
@@ -235,7 +223,7 @@ async function startSteps(options: DeviceNodeOptions, teardown: Teardown): Promi
   devices.start();
   teardown.add('device registry', () => devices.stop());
   leases.start();
-  teardown.add('lease manager', () => leases!.stop());
+  teardown.add('lease manager', () => leases.stop());
   logger.info(
     { node, devices: (await devices.list()).length, store: config.redisUrl ? 'redis' : 'memory' },
     'device node started',
@@ -260,7 +248,7 @@ async function startSteps(options: DeviceNodeOptions, teardown: Teardown): Promi
     devices,
     leases,
     operations,
-    ...(simulator ? { simulator } : {}),
+    app,
     close: () => teardown.run(),
   };
 }

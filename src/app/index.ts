@@ -1,0 +1,27 @@
+/**
+ * The application layer: the use cases a node offers over its device side, called by the HTTP
+ * routes and the CLI alike. Built once by the composition root (`src/node/`).
+ */
+import type { NodeDirectory } from '../devices/nodes.ts';
+import type { DeviceService } from './device-service.ts';
+import type { HelperService } from './helper-service.ts';
+import type { LeaseScopes } from './lease-scope.ts';
+import type { LeaseService } from './lease-service.ts';
+
+export interface DeviceSide {
+  /** This node's name (owner of the devices it drives). */
+  node: string;
+  /** Where every node answers (forwarding lease-scoped calls to a device's owner). */
+  nodes: NodeDirectory;
+  scopes: LeaseScopes;
+  leases: LeaseService;
+  devices: DeviceService;
+  helpers: HelperService;
+}
+
+export { DeviceService, type DeviceView, deviceView } from './device-service.ts';
+export { HelperService } from './helper-service.ts';
+export * from './helper-views.ts';
+export { type Caller, type LeaseScope, LeaseScopes, type Owner, refOf } from './lease-scope.ts';
+export { LeaseService } from './lease-service.ts';
+export { type PublishInput, ReleaseService } from './release-service.ts';

@@ -1,0 +1,60 @@
+/** Lease use cases (acquire, list, get, renew, release) for a caller: what the lease routes and the CLI call. */
+import type { LeaseManager, ReleaseResult } from '../leases/manager.ts';
+import type { Lease } from '../leases/types.ts';
+import type { Caller, LeaseScopes } from './lease-scope.ts';
+
+export interface AcquireInput {
+  /** Raw outside input: the manager validates it with the one selector schema (keeping every label key). */
+  selector: unknown;
+  ttlSeconds?: number;
+  waitSeconds?: number;
+  /** Aborted when the client goes away. */
+  signal?: AbortSignal;
+}
+
+export class LeaseService {
+  readonly #scopes: LeaseScopes;
+  readonly #manager: LeaseManager;
+
+  constructor(options: { scopes: LeaseScopes; manager: LeaseManager }) {
+    this.#scopes = options.scopes;
+    this.#manager = options.manager;
+  }
+
+  acquire(caller: Caller, input: AcquireInput): Promise<Lease> {
+    return this.#manager.acquire({
+      selector: input.selector ?? {},
+      ...(input.ttlSeconds === undefined ? {} : { ttlSeconds: input.ttlSeconds }),
+      ...(input.waitSeconds === undefined ? {} : { waitSeconds: input.waitSeconds }),
+      tenant: caller.tenant,
+      holder: caller.name,
+      ...(input.signal === undefined ? {} : { signal: input.signal }),
+    });
+  }
+
+  /** Active leases of the caller's tenant (admins: all). */
+  list(caller: Caller): Promise<Lease[]> {
+    return this.#manager.list(caller.role === 'admin' ? {} : { tenant: caller.tenant });
+  }
+
+  /** One lease, ended ones included. */
+  get(caller: Caller, id: string, fencingToken?: string): Promise<Lease> {
+    return this.#scopes.lease(caller, id, { active: false, fencingToken });
+  }
+
+  /** Extend to now + ttlSeconds (default: the lease's own TTL). */
+  async renew(
+    caller: Caller,
+    id: string,
+    input: { ttlSeconds?: number; fencingToken?: string } = {},
+  ): Promise<Lease> {
+    const lease = await this.#scopes.lease(caller, id, { fencingToken: input.fencingToken });
+    return this.#manager.renew(lease.id, lease.fencingToken, input.ttlSeconds ?? lease.ttlSeconds);
+  }
+
+  /** End the lease and tear it down. */
+  async release(caller: Caller, id: string, fencingToken?: string): Promise<ReleaseResult> {
+    const lease = await this.#scopes.lease(caller, id, { fencingToken });
+    return this.#manager.release(lease.id, lease.fencingToken);
+  }
+}

@@ -1,0 +1,55 @@
+/**
+ * Release use cases: publish an uploaded APK or dex jar as a helper release (the route and `release
+ * publish` take the same fields: a version, the kind, optionally `installArgs` as text, the
+ * instrumentation runner, and the glass kinds' main class, socket, device path, service component).
+ */
+import type { ArtifactStore } from '../artifacts/store.ts';
+import { type ManifestKind, parseInstallArgsString } from '../manifest/index.ts';
+import type { Metrics } from '../observability/metrics.ts';
+import { type PublishResult, publishRelease } from '../releases/publish.ts';
+
+export interface PublishInput {
+  apkPath: string;
+  name?: string;
+  version: string;
+  /** `installArgs` as words (`install -r -t`); default per the publisher. */
+  installArgs?: string;
+  runner?: string;
+  kind?: ManifestKind;
+  mainClass?: string;
+  socketName?: string;
+  devicePath?: string;
+  serviceComponent?: string;
+}
+
+const PASSED_THROUGH = [
+  'kind',
+  'runner',
+  'mainClass',
+  'socketName',
+  'devicePath',
+  'serviceComponent',
+] as const;
+
+export class ReleaseService {
+  readonly #store: ArtifactStore;
+  readonly #metrics: Pick<Metrics, 'publishes'> | undefined;
+
+  constructor(options: { store: ArtifactStore; metrics?: Pick<Metrics, 'publishes'> }) {
+    this.#store = options.store;
+    this.#metrics = options.metrics;
+  }
+
+  /** Publish (or find the identical release already there), counted by outcome. */
+  async publish(input: PublishInput): Promise<PublishResult> {
+    const result = await publishRelease(this.#store, {
+      apkPath: input.apkPath,
+      version: input.version,
+      ...(input.name === undefined ? {} : { name: input.name }),
+      ...(input.installArgs === undefined ? {} : { installArgs: parseInstallArgsString(input.installArgs) }),
+      ...Object.fromEntries(PASSED_THROUGH.filter((k) => input[k] !== undefined).map((k) => [k, input[k]])),
+    });
+    this.#metrics?.publishes.inc({ outcome: result.status });
+    return result;
+  }
+}

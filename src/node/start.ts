@@ -1,0 +1,96 @@
+/**
+ * The composition root: build one bridge node from configuration and its device sources — the HTTP
+ * services, the device side (with the application layer the routes call) and the listening socket —
+ * and stop it again. The CLI passes the device sources in (`serve --simulate` the simulator).
+ */
+import type { Config } from '../config.ts';
+import { createApp } from '../server/app.ts';
+import type { Services } from '../server/env.ts';
+import { assertApkUrlsValid, publicBaseUrl } from '../server/public-url.ts';
+import { assertBindAllowed, isRefusedStart, listen, resolveBindHost } from '../server/serve.ts';
+import { buildServices } from '../server/services.ts';
+import { attachDeviceNode, type DeviceNode, startDeviceNode } from './device-node.ts';
+import type { DeviceSource } from './device-source.ts';
+
+export interface RunningNode {
+  url: string;
+  port: number;
+  services: Services;
+  /** The device side (absent when disabled or unavailable). */
+  node?: DeviceNode;
+  /** Why the device side is unavailable, when it failed to start. */
+  deviceError?: string;
+  close(): Promise<void>;
+}
+
+export interface StartNodeOptions {
+  /** Services to use instead of building them (tests). */
+  overrides?: Partial<Services>;
+  /** Devices to register at start besides the devices file and adb discovery. */
+  sources?: DeviceSource[];
+}
+
+export async function startNode(config: Config, options: StartNodeOptions = {}): Promise<RunningNode> {
+  const overrides = options.overrides ?? {};
+  const bind = await resolveBindHost(config.host);
+  const services = buildServices(config, overrides);
+  try {
+    assertBindAllowed(config.host, bind.loopback, services.auth.enabled);
+    assertApkUrlsValid(config);
+  } catch (err) {
+    await services.store.close().catch(() => undefined);
+    throw err;
+  }
+  let node: DeviceNode | undefined;
+  let deviceError: string | undefined;
+  if (config.devices && services.deviceSide === undefined) {
+    try {
+      node = await startDeviceNode({
+        config,
+        logger: services.logger,
+        metrics: services.metrics,
+        services,
+        sources: options.sources ?? [],
+      });
+      attachDeviceNode(services, node);
+    } catch (err) {
+      // startDeviceNode has stopped everything it started. Manifests and artifacts still work
+      // without adb, and the device routes answer UNAVAILABLE; but a refused devices file or
+      // refused simulated devices, and any failure under an explicit `--simulate N`, are fatal.
+      if (config.simulate > 0 || isRefusedStart(err)) {
+        await services.store.close().catch(() => undefined);
+        throw err;
+      }
+      deviceError = (err as Error).message;
+      services.logger.error({ err: deviceError }, 'device side unavailable');
+    }
+  }
+  const app = createApp(services);
+  let listening: Awaited<ReturnType<typeof listen>>;
+  try {
+    listening = await listen(app.fetch, config, bind.address);
+  } catch (err) {
+    await node?.close().catch(() => undefined);
+    await services.store.close().catch(() => undefined);
+    throw err;
+  }
+  // apkUrls and other nodes use the configured URL, else the loopback address we listen on.
+  services.publicUrl = overrides.publicUrl ?? publicBaseUrl(config, listening.port) ?? listening.url;
+  await node?.announce(services.publicUrl);
+  let closing: Promise<void> | undefined;
+  return {
+    url: listening.url,
+    port: listening.port,
+    services,
+    ...(node ? { node } : {}),
+    ...(deviceError ? { deviceError } : {}),
+    close() {
+      closing ??= (async () => {
+        await listening.close();
+        await node?.close();
+        await services.store.close();
+      })();
+      return closing;
+    },
+  };
+}
