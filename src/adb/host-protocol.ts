@@ -252,3 +252,21 @@ export function adbFailureCode(message: string): { code: ErrorCode; reason: stri
   }
   return { code: 'INTERNAL', reason: 'failed' };
 }
+
+/**
+ * The rest of a `host-serial:S:forward:LOCAL;REMOTE` (or `killforward`) reply after its first
+ * `OKAY`: an optional second status (`OKAY`, or `FAIL` + message: throws AdbFailError) and, when
+ * LOCAL was `tcp:0`, the bound port as a length-prefixed string. Resolves the port text, if any.
+ */
+export function parseForwardResult(bytes: Buffer): string | undefined {
+  const reader = new HostReplyReader();
+  reader.push(bytes);
+  const head = bytes.subarray(0, 4).toString('latin1');
+  if (head === OKAY || head === FAIL) {
+    if (reader.readStatus() === undefined) throw reader.failAtEnd() ?? new AdbProtocolError('cut reply');
+  }
+  if (reader.buffered === 0) return undefined;
+  const port = reader.readString();
+  if (port === undefined) throw new AdbProtocolError('forward reply cut short');
+  return port.toString('latin1');
+}

@@ -10,6 +10,7 @@
 import { EventEmitter } from 'node:events';
 import type { Logger } from '../observability/logger.ts';
 import { AdbClient } from './client.ts';
+import { TcpAdbServerConnector } from './connector.ts';
 import { DeviceLocks } from './device-lock.ts';
 import { ForwardLedger, type ReconcileResult } from './forward-ledger.ts';
 import { AdbServer, pingAdbServer } from './server.ts';
@@ -42,7 +43,7 @@ export class AdbRuntime extends EventEmitter {
     super();
     this.server = server;
     this.#logger = logger;
-    this.client = new AdbClient({ host: server.host, port: server.port });
+    this.client = new AdbClient(server.connector);
     this.tunnels = new TunnelManager({ client: this.client, server, ...(logger ? { logger } : {}) });
     this.ledger = new ForwardLedger(this.client, { ownsServer: !server.external });
   }
@@ -79,7 +80,7 @@ export class AdbRuntime extends EventEmitter {
     } else {
       const running =
         options.reuseRunning &&
-        (await pingAdbServer('127.0.0.1', options.port, 500).then(
+        (await pingAdbServer(new TcpAdbServerConnector({ port: options.port }), 500).then(
           () => true,
           () => false,
         ));

@@ -18,6 +18,7 @@ import {
   isDisconnectedMessage,
   parseDeviceList,
   parseForwardList,
+  parseForwardResult,
   parseVersion,
 } from '../../src/adb/host-protocol.ts';
 
@@ -281,5 +282,21 @@ describe('adb messages → error codes', () => {
       adbMessage: "Failure: 'device offline'",
     });
     expect(e.retryable).toBe(true);
+  });
+});
+
+describe('parseForwardResult', () => {
+  it('reads the optional second OKAY and the bound port', () => {
+    expect(parseForwardResult(ascii('OKAY000540123'))).toBe('40123');
+    expect(parseForwardResult(ascii('000540123'))).toBe('40123');
+    expect(parseForwardResult(ascii('OKAY'))).toBeUndefined();
+    expect(parseForwardResult(ascii(''))).toBeUndefined();
+  });
+
+  it('turns a FAIL after the transport OKAY into AdbFailError', () => {
+    expect(() => parseForwardResult(ascii('FAIL002ccannot bind listener: Address already in use'))).toThrow(
+      /cannot bind listener/,
+    );
+    expect(() => parseForwardResult(ascii('FAIL0020listener'))).toThrow(AdbFailError);
   });
 });
