@@ -11,6 +11,7 @@ import type { Readable } from 'node:stream';
 import { BridgeError } from '../errors.ts';
 import { type AdbServerConnector, TcpAdbServerConnector } from './connector.ts';
 import { type Deadline, withDeadline } from './deadline.ts';
+import { parseEndpoint } from './endpoint.ts';
 import { mapAdbError } from './errors.ts';
 import { HostConnection } from './host-connection.ts';
 import {
@@ -149,25 +150,22 @@ export class AdbClient {
 
   /** `adb connect host:port`; resolves the serial adb uses for it. */
   async connect(endpoint: string, deadline: Deadline = {}): Promise<string> {
-    const { host, port } = splitEndpoint(endpoint);
+    const { endpoint: canonical } = parseEndpoint(endpoint);
     try {
-      const message = await this.#host(
-        `host:connect:${host}:${port}`,
-        deadline,
-        `connect ${endpoint}`,
-        (c, d) => c.string(d, `connect ${endpoint}`),
+      const message = await this.#host(`host:connect:${canonical}`, deadline, `connect ${endpoint}`, (c, d) =>
+        c.string(d, `connect ${endpoint}`),
       );
       if (!isConnectedMessage(message.toString())) throw new Error(message.toString());
-      return `${host}:${port}`;
+      return canonical;
     } catch (err) {
       throw mapConnectError(err, endpoint);
     }
   }
 
   async disconnect(endpoint: string, deadline: Deadline = {}): Promise<void> {
-    const { host, port } = splitEndpoint(endpoint);
+    const { endpoint: canonical } = parseEndpoint(endpoint);
     try {
-      const message = await this.#host(`host:disconnect:${host}:${port}`, deadline, 'disconnect', (c, d) =>
+      const message = await this.#host(`host:disconnect:${canonical}`, deadline, 'disconnect', (c, d) =>
         c.string(d, 'disconnect'),
       );
       if (!isDisconnectedMessage(message.toString())) throw new Error(message.toString());
@@ -372,16 +370,6 @@ function checkForwardSpec(spec: string): void {
       `forward endpoint ${JSON.stringify(spec)} must be tcp:PORT or localabstract:NAME`,
     );
   }
-}
-
-export function splitEndpoint(endpoint: string): { host: string; port: number } {
-  const m = /^([A-Za-z0-9.-]+|\[[0-9a-fA-F:]+\]):(\d{1,5})$/.exec(endpoint);
-  const port = m ? Number(m[2]) : Number.NaN;
-  if (!m || port < 1 || port > 65535) {
-    throw new BridgeError('INVALID_ARGUMENT', `endpoint ${JSON.stringify(endpoint)} must be host:port`);
-  }
-  // IPv6 hosts keep their brackets: adb's `host:connect:HOST:PORT` needs them to find the port.
-  return { host: m[1]!, port };
 }
 
 function mapConnectError(err: unknown, endpoint: string): BridgeError {

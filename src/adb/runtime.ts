@@ -12,6 +12,7 @@ import type { Logger } from '../observability/logger.ts';
 import { AdbClient } from './client.ts';
 import { TcpAdbServerConnector } from './connector.ts';
 import { DeviceLocks } from './device-lock.ts';
+import { parseEndpoint } from './endpoint.ts';
 import { ForwardLedger, type ReconcileResult } from './forward-ledger.ts';
 import { AdbServer, pingAdbServer } from './server.ts';
 import { TunnelManager } from './tunnels.ts';
@@ -70,10 +71,10 @@ export class AdbRuntime extends EventEmitter {
   static async start(options: AdbRuntimeOptions): Promise<AdbRuntime> {
     let server: AdbServer;
     if (options.external) {
-      const [host = '127.0.0.1', port = '5037'] = options.external.split(':');
+      const { host, port } = parseEndpoint(options.external);
       server = new AdbServer({
         host,
-        port: Number(port),
+        port,
         external: true,
         ...(options.logger ? { logger: options.logger } : {}),
       });
