@@ -3,15 +3,10 @@
  * values match `[A-Za-z0-9._/-]{1,63}`; at most 16 labels per device.
  */
 import { BridgeError, type FieldError, invalidArgument } from '../errors.ts';
+import { describeValue } from '../manifest/describe-value.ts';
 
 export const LABEL_PATTERN = /^[A-Za-z0-9._/-]{1,63}$/;
 export const MAX_LABELS = 16;
-
-function describe(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value.slice(0, 80));
-  if (value === null) return 'null';
-  return typeof value;
-}
 
 /** Validate a labels object; resolves a fresh plain object or throws INVALID_ARGUMENT naming each bad field. */
 export function validateLabels(input: unknown, field = 'labels'): Record<string, string> {
@@ -35,7 +30,7 @@ export function validateLabels(input: unknown, field = 'labels'): Record<string,
     if (typeof value !== 'string' || !LABEL_PATTERN.test(value)) {
       errors.push({
         path: `${field}.${key}`,
-        message: `value ${describe(value)} must be a string matching [A-Za-z0-9._/-]{1,63}`,
+        message: `value ${describeValue(value)} must be a string matching [A-Za-z0-9._/-]{1,63}`,
       });
       continue;
     }
@@ -54,7 +49,7 @@ export function validateLabels(input: unknown, field = 'labels'): Record<string,
 export function validateProvider(input: unknown, field = 'provider'): string | undefined {
   if (input === undefined) return undefined;
   if (typeof input !== 'string' || !LABEL_PATTERN.test(input)) {
-    throw invalidArgument(`${field} ${describe(input)} must match [A-Za-z0-9._/-]{1,63}`, [
+    throw invalidArgument(`${field} ${describeValue(input)} must match [A-Za-z0-9._/-]{1,63}`, [
       { path: field, message: 'must match [A-Za-z0-9._/-]{1,63}' },
     ]);
   }
