@@ -70,10 +70,6 @@ export class LeaseOperations {
     this.#o = options;
   }
 
-  get verdicts(): EnsureVerdicts {
-    return this.#verdicts;
-  }
-
   async #manifest(name: string): Promise<HelperManifest> {
     const manifest = await this.#o.releases.getLatestManifest(name);
     if (manifest === null)
