@@ -1,4 +1,7 @@
-/** adb and `pm` failure strings → typed BridgeErrors (codes stable, original text kept in details). */
+/**
+ * adb failure strings and `pm install` failure codes → typed BridgeErrors (codes stable, original text
+ * kept in details). Parsing `pm` output is helpers/protocol/package-manager.ts's.
+ */
 import { BridgeError } from '../errors.ts';
 import { adbFailureCode } from './host-protocol.ts';
 
@@ -30,28 +33,6 @@ export function mapAdbError(err: unknown, context: { serial?: string; operation:
       return new BridgeError(code, `${where}: ${reason} (${message})`, { details });
   }
 }
-
-export type PmInstallResult = { ok: true } | { ok: false; code: string; message: string };
-
-/**
- * Parse `pm install` / `cmd package install` output: `Success`, or `Failure [CODE: message]`
- * (also `Failure [CODE]`, and `Error: ...` from old pm). Unknown output is a failure with code
- * `INSTALL_FAILED_UNKNOWN_OUTPUT`.
- */
-export function parsePmInstallOutput(output: string): PmInstallResult {
-  if (/^Success\s*$/m.test(output)) return { ok: true };
-  const failure = /Failure \[([A-Z][A-Z0-9_]*)(?::\s*([^\]\r\n]*))?\]/.exec(output);
-  if (failure) return { ok: false, code: failure[1]!, message: (failure[2] ?? '').trim() };
-  const error = /^(?:Error|Exception occurred while executing)[:\s]+(.*)$/m.exec(output);
-  if (error) return { ok: false, code: 'INSTALL_FAILED_INTERNAL_ERROR', message: error[1]!.trim() };
-  return { ok: false, code: 'INSTALL_FAILED_UNKNOWN_OUTPUT', message: output.trim().slice(0, 500) };
-}
-
-/** Install failures that a retry after uninstall may fix (only with a policy that allows it). */
-export const REINSTALLABLE_FAILURES = new Set([
-  'INSTALL_FAILED_UPDATE_INCOMPATIBLE',
-  'INSTALL_FAILED_VERSION_DOWNGRADE',
-]);
 
 export function installFailedError(
   result: { code: string; message: string },
