@@ -1,15 +1,14 @@
 /**
  * The bridge's adb client. It reaches the adb server through an `AdbServerConnector` and speaks the
- * host protocol through host-protocol.ts (framing, OKAY/FAIL, replies) — no hand-written framing
- * here. adbkit is used for the file sync push only. Every operation takes a deadline and returns
+ * host protocol through host-protocol.ts (framing, OKAY/FAIL, replies) and pushes files with
+ * sync-protocol.ts — no hand-written framing here, and no adbkit. Every operation takes a deadline and returns
  * native promises; failures become typed BridgeErrors (errors.ts). Shell commands run over the
  * shell protocol (`shell,v2,raw:`) on the device's transport so exit codes and stderr are real.
  */
 import { EventEmitter } from 'node:events';
-import { createRequire } from 'node:module';
-import type { Readable } from 'node:stream';
+import type { Duplex, Readable } from 'node:stream';
 import { BridgeError } from '../errors.ts';
-import { type AdbServerConnector, TcpAdbServerConnector } from './connector.ts';
+import type { AdbServerConnector } from './connector.ts';
 import { type Deadline, withDeadline } from './deadline.ts';
 import { parseEndpoint } from './endpoint.ts';
 import { mapAdbError } from './errors.ts';
@@ -25,14 +24,9 @@ import {
   parseForwardResult,
 } from './host-protocol.ts';
 import { type ShellStream, shellStreamOver } from './shell-stream.ts';
+import { pushOver } from './sync-push.ts';
 
 export type { ShellStream } from './shell-stream.ts';
-
-// adbkit is CommonJS without named ESM exports; load it once through require.
-const AdbKit = (
-  createRequire(import.meta.url)('@devicefarmer/adbkit') as typeof import('@devicefarmer/adbkit')
-).Adb;
-type Client = ReturnType<typeof AdbKit.createClient>;
 
 export type DeviceState = 'device' | 'offline' | 'unauthorized' | 'connecting' | 'absent' | string;
 
@@ -60,20 +54,8 @@ export interface Forward {
 }
 
 const DEFAULT_TIMEOUT = 30_000;
-/**
- * What adbkit gets as its adb binary: a path below /dev/null can never exist, so its auto-start
- * (`start-server` on ECONNREFUSED) fails with ENOTDIR and the call fails UNAVAILABLE instead.
- */
-export const NO_AUTOSTART_BIN = '/dev/null/devicebridge-never-starts-adb';
-
-/** adbkit's PushTransfer, as far as we use it. */
-interface Transfer extends EventEmitter {
-  cancel(): boolean;
-}
-
 export class AdbClient {
   readonly #connector: AdbServerConnector;
-  #adbkit: Client | undefined;
 
   constructor(connector: AdbServerConnector) {
     this.#connector = connector;
@@ -87,21 +69,6 @@ export class AdbClient {
   /** Where the adb server is (for messages). */
   get address(): string {
     return this.#connector.address;
-  }
-
-  /**
-   * adbkit, for the file sync push only; it opens its own TCP connections. adbkit answers
-   * ECONNREFUSED by running `<bin> -P <port> start-server`: a fresh, empty daemon behind the
-   * bridge's back. Only the AdbServer manager starts adb, so that must always fail.
-   */
-  #kit(): Client {
-    if (this.#adbkit) return this.#adbkit;
-    if (!(this.#connector instanceof TcpAdbServerConnector)) {
-      throw new BridgeError('UNAVAILABLE', `push needs a TCP adb server, not ${this.#connector.address}`);
-    }
-    const { host, port } = this.#connector;
-    this.#adbkit = AdbKit.createClient({ host, port, bin: NO_AUTOSTART_BIN });
-    return this.#adbkit;
   }
 
   /**
@@ -291,34 +258,29 @@ export class AdbClient {
     }
   }
 
-  /** Push a local file to the device (adbkit sync). */
+  /** Push a local file (or a stream) to the device over `sync:`. */
   async push(
     serial: string,
     source: string | Readable,
     remotePath: string,
     options: Deadline & { mode?: number; onProgress?: (bytes: number) => void } = {},
   ): Promise<void> {
+    let socket: Duplex | undefined;
     try {
-      const transfer = await withDeadline<Transfer>(
-        this.#kit()
-          .getDevice(serial)
-          .push(source, remotePath, options.mode ?? 0o644),
-        { timeoutMs: DEFAULT_TIMEOUT, ...options },
-        'push',
-      );
+      const conn = await this.#openOnDevice(serial, 'sync:', options, 'sync open');
+      const open = conn.detach();
+      socket = open;
       await withDeadline(
-        new Promise<void>((resolve, reject) => {
-          transfer.on('progress', (s: { bytesTransferred: number }) =>
-            options.onProgress?.(s.bytesTransferred),
-          );
-          transfer.on('end', resolve);
-          transfer.on('error', reject);
+        pushOver(open, source, remotePath, {
+          mode: options.mode ?? 0o644,
+          ...(options.onProgress ? { onProgress: options.onProgress } : {}),
         }),
         { timeoutMs: 5 * 60_000, ...options },
         `push ${remotePath}`,
-        () => transfer.cancel(),
+        () => open.destroy(),
       );
     } catch (err) {
+      socket?.destroy();
       throw mapAdbError(err, { operation: 'push', serial });
     }
   }

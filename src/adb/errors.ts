@@ -14,11 +14,6 @@ export function mapAdbError(err: unknown, context: { serial?: string; operation:
     adbMessage: message,
   };
   const where = `${context.operation}${context.serial ? ` on ${context.serial}` : ''}`;
-  if (message.includes('devicebridge-never-starts-adb')) {
-    // adbkit found no server and tried to start one (client.ts NO_AUTOSTART_BIN): only the bridge's
-    // server manager starts adb.
-    return new BridgeError('UNAVAILABLE', `${where}: adb server unreachable (not running)`, { details });
-  }
   const { code, reason } = adbFailureCode(message);
   switch (code) {
     case 'UNAUTHORIZED_DEVICE':

@@ -1,7 +1,7 @@
 /**
  * The bridge's own adb server: `adb -P <port> server nodaemon` on a private port (never the user's
  * 5037), restarted with capped exponential backoff when it dies or is killed from outside. Nothing
- * else in the bridge starts adb (adbkit's auto-start is disabled in client.ts).
+ * else in the bridge starts adb (AdbClient only connects; it never starts a server).
  *
  * "Ready" means *our* server answers: the child we spawned (still alive), or a server we adopted and
  * watch (one found on the private port, e.g. a SIGKILLed bridge's leftover) — never merely "something

@@ -1,10 +1,11 @@
 /**
- * Shell streams respect backpressure: a slow reader of a large output holds the device back; the
+ * AdbClient streams through the real adb server to a simulated device. Pushes go over `sync:` with
+ * our own codec. Shell streams respect backpressure: a slow reader of a large output holds the device back; the
  * bridge does not buffer the output in memory (regression: stdout was written without checking
  * `write()`'s return, so everything the device sent piled up in the PassThrough).
  */
 import { randomBytes } from 'node:crypto';
-import { Writable } from 'node:stream';
+import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DeviceBed, startDeviceBed } from '../support/device-bed.ts';
@@ -48,5 +49,24 @@ describe('AdbClient.shellStream backpressure', () => {
     expect(received).toBe(size);
     // Without backpressure the PassThrough holds most of the 24 MiB; with it, a few socket chunks.
     expect(maxBuffered).toBeLessThan(2 * 1024 * 1024);
+  });
+});
+
+describe('AdbClient.push over sync:', () => {
+  it('delivers every byte with progress, and a refused path fails with the device’s message', async () => {
+    const device = bed.sim.devices[0]!;
+    const data = randomBytes(3 * 1024 * 1024 + 5);
+    const progress: number[] = [];
+    await bed.client.push(device.serial, Readable.from([data]), '/data/local/tmp/pushed.bin', {
+      onProgress: (n) => progress.push(n),
+    });
+    // Buffer.equals: a deep toEqual over 3 MiB takes a minute.
+    expect(Buffer.from(device.android.fs.readFile('/data/local/tmp/pushed.bin')!).equals(data)).toBe(true);
+    expect(progress.at(-1)).toBe(data.length);
+    const err = await bed.client
+      .push(device.serial, Readable.from([Buffer.from('x')]), '/system/pushed.bin')
+      .catch((e: unknown) => e);
+    expect(err).toMatchObject({ details: expect.objectContaining({ operation: 'push' }) });
+    expect(String((err as Error).message)).toMatch(/Read-only file system/);
   });
 });
