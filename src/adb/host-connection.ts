@@ -64,9 +64,12 @@ export class HostConnection {
     return this.#until(() => (this.#ended ? this.#reader.takeRest() : undefined), deadline, what, true);
   }
 
-  /** Each payload of a stream of length-prefixed strings (`host:track-devices`) as it arrives. */
+  /**
+   * Each payload of a stream of length-prefixed strings (`host:track-devices`) as it arrives. No
+   * deadline: such a stream stays quiet for as long as nothing changes; it ends when it closes.
+   */
   async *strings(): AsyncGenerator<Buffer> {
-    for (;;) yield await this.#until(() => this.#reader.readString(), {}, 'read');
+    for (;;) yield await this.#until(() => this.#reader.readString(), { timeoutMs: 0 }, 'read');
   }
 
   /** Stop reading and hand the socket over (paused, with unread bytes put back). */

@@ -4,9 +4,10 @@
  * is exercised by the integration tests.
  */
 import { type Duplex, duplexPair } from 'node:stream';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { AdbClient } from '../../src/adb/client.ts';
 import type { AdbServerConnector } from '../../src/adb/connector.ts';
+import { encodeLengthPrefixed } from '../../src/adb/host-protocol.ts';
 import { BridgeError } from '../../src/errors.ts';
 
 /** Each connection gets the next scripted reply after its first request arrives; requests are recorded. */
@@ -90,5 +91,55 @@ describe('AdbClient over a connector', () => {
     await expect(new AdbClient(connector).forward('s1', 'tcp:5000', 'tcp:80')).rejects.toMatchObject({
       details: expect.objectContaining({ adbMessage: expect.stringContaining('cannot bind listener') }),
     });
+  });
+});
+
+describe('AdbClient.trackDevices', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('reports changes as they come, however long the server stays quiet, until stopped', async () => {
+    vi.useFakeTimers();
+    let server: Duplex | undefined;
+    const requests: string[] = [];
+    const connector: AdbServerConnector = {
+      address: 'scripted',
+      forwardHost: '127.0.0.1',
+      async connect() {
+        const [client, end] = duplexPair();
+        server = end;
+        end.on('data', (d: Buffer) => {
+          requests.push(d.subarray(4).toString());
+          end.write('OKAY');
+          end.write(encodeLengthPrefixed('a\tdevice\n'));
+        });
+        return client;
+      },
+    };
+    const tracker = await new AdbClient(connector).trackDevices();
+    const changes: unknown[] = [];
+    let ended = false;
+    tracker.events.on('change', (c) => changes.push(c));
+    tracker.events.on('error', () => undefined);
+    tracker.events.on('end', () => {
+      ended = true;
+    });
+    await vi.waitFor(() => expect(changes).toEqual([{ serial: 'a', state: 'device' }]));
+    // Quiet for ten minutes: a tracker has no deadline of its own.
+    await vi.advanceTimersByTimeAsync(10 * 60_000);
+    expect(ended).toBe(false);
+    server!.write(encodeLengthPrefixed('a\toffline\nb\tunauthorized\n'));
+    server!.write(encodeLengthPrefixed(''));
+    await vi.waitFor(() => expect(changes).toHaveLength(5));
+    expect(changes.slice(1)).toEqual([
+      { serial: 'a', state: 'offline' },
+      { serial: 'b', state: 'unauthorized' },
+      { serial: 'a', state: 'absent' },
+      { serial: 'b', state: 'absent' },
+    ]);
+    expect(requests).toEqual(['host:track-devices']);
+    tracker.stop();
+    await vi.waitFor(() => expect(ended).toBe(true));
   });
 });
