@@ -30,7 +30,8 @@ export interface AdbServerOptions {
 
 /** Ask an adb server for its version (`host:version`); resolves the version number or rejects. */
 export async function pingAdbServer(connector: AdbServerConnector, timeoutMs = 1000): Promise<number> {
-  const deadline = { timeoutMs };
+  // One budget for the whole exchange (connect, status, version), not one per step.
+  const deadline = { timeoutMs, signal: AbortSignal.timeout(timeoutMs) };
   const conn = await HostConnection.open(connector, deadline);
   try {
     conn.send('host:version');
@@ -43,7 +44,7 @@ export async function pingAdbServer(connector: AdbServerConnector, timeoutMs = 1
 
 /** Ask an adb server to exit (`host:kill`); resolves once it closed the connection. */
 export async function killAdbServer(connector: AdbServerConnector, timeoutMs = 2000): Promise<void> {
-  const deadline = { timeoutMs };
+  const deadline = { timeoutMs, signal: AbortSignal.timeout(timeoutMs) };
   const conn = await HostConnection.open(connector, deadline);
   try {
     conn.send('host:kill');
