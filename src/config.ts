@@ -6,6 +6,7 @@
 import { isIP } from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
+import { endpointSchema } from './adb/endpoint.ts';
 
 const port = z.coerce.number().int().min(0).max(65535);
 const bool = z
@@ -38,13 +39,7 @@ const fields = {
   s3ForcePathStyle: ['S3_FORCE_PATH_STYLE', bool.default(false)],
   s3PresignSeconds: ['S3_PRESIGN_SECONDS', z.coerce.number().int().min(0).max(604800).default(0)],
   s3PublicBaseUrl: ['S3_PUBLIC_BASE_URL', z.url().optional()],
-  adbServer: [
-    'ADB_SERVER',
-    z
-      .string()
-      .regex(/^[^\s:]+:\d{1,5}$/, 'expected host:port')
-      .optional(),
-  ],
+  adbServer: ['ADB_SERVER', endpointSchema.optional()],
   adbPort: ['DEVICEBRIDGE_ADB_PORT', port.default(5137)],
   adbPath: ['DEVICEBRIDGE_ADB_PATH', z.string().min(1).default('adb')],
   redisUrl: [

@@ -1,30 +1,32 @@
 /**
- * The only place that talks to adbkit. Every operation takes a deadline and returns native
- * promises; failures become typed BridgeErrors (errors.ts). Shell commands run over the shell
- * protocol (`shell,v2,raw:`) on the device's transport so exit codes and stderr are real.
+ * The bridge's adb client. It reaches the adb server through an `AdbServerConnector` and speaks the
+ * host protocol through host-protocol.ts (framing, OKAY/FAIL, replies) and pushes files with
+ * sync-protocol.ts — no hand-written framing here, and no adbkit. Every operation takes a deadline and returns
+ * native promises; failures become typed BridgeErrors (errors.ts). Shell commands run over the
+ * shell protocol (`shell,v2,raw:`) on the device's transport so exit codes and stderr are real.
  */
 import { EventEmitter } from 'node:events';
-import { createRequire } from 'node:module';
-import type { Socket } from 'node:net';
-import { PassThrough, type Readable } from 'node:stream';
+import type { Duplex, Readable } from 'node:stream';
 import { BridgeError } from '../errors.ts';
+import type { AdbServerConnector } from './connector.ts';
 import { type Deadline, withDeadline } from './deadline.ts';
+import { parseEndpoint } from './endpoint.ts';
 import { mapAdbError } from './errors.ts';
+import { HostConnection } from './host-connection.ts';
 import {
-  encodeShellPacket,
-  SHELL_CLOSE_STDIN,
-  SHELL_EXIT,
-  SHELL_STDERR,
-  SHELL_STDIN,
-  SHELL_STDOUT,
-  ShellPacketDecoder,
-} from './shell-protocol.ts';
+  type DeviceListEntry,
+  diffDeviceLists,
+  isConnectedMessage,
+  isDisconnectedMessage,
+  MAX_HOST_PAYLOAD,
+  parseDeviceList,
+  parseForwardList,
+  parseForwardResult,
+} from './host-protocol.ts';
+import { type ShellStream, shellStreamOver } from './shell-stream.ts';
+import { pushOver } from './sync-push.ts';
 
-// adbkit is CommonJS without named ESM exports; load it once through require.
-const AdbKit = (
-  createRequire(import.meta.url)('@devicefarmer/adbkit') as typeof import('@devicefarmer/adbkit')
-).Adb;
-type Client = ReturnType<typeof AdbKit.createClient>;
+export type { ShellStream } from './shell-stream.ts';
 
 export type DeviceState = 'device' | 'offline' | 'unauthorized' | 'connecting' | 'absent' | string;
 
@@ -45,15 +47,6 @@ export interface ShellOptions extends Deadline {
   maxOutputBytes?: number;
 }
 
-/** A running shell command whose output is consumed as it arrives (held instrumentation). */
-export interface ShellStream {
-  stdout: Readable;
-  stderr: Readable;
-  /** Resolves with the exit code, or null when the stream closed without one. */
-  exit: Promise<number | null>;
-  close(): void;
-}
-
 export interface Forward {
   serial: string;
   local: string;
@@ -61,59 +54,88 @@ export interface Forward {
 }
 
 const DEFAULT_TIMEOUT = 30_000;
-/**
- * What adbkit gets as its adb binary: a path below /dev/null can never exist, so its auto-start
- * (`start-server` on ECONNREFUSED) fails with ENOTDIR and the call fails UNAVAILABLE instead.
- */
-export const NO_AUTOSTART_BIN = '/dev/null/devicebridge-never-starts-adb';
-/** How long the rest of a `FAIL` reply (its message) may take once the status arrived. */
-const FAIL_REST_MS = 2000;
+export class AdbClient {
+  readonly #connector: AdbServerConnector;
 
-/** adbkit's PushTransfer/PullTransfer, as far as we use them. */
-interface Transfer extends EventEmitter {
-  cancel(): boolean;
-}
+  constructor(connector: AdbServerConnector) {
+    this.#connector = connector;
+  }
 
-function hex4(n: number): string {
-  return n.toString(16).padStart(4, '0');
-}
+  /** The host on which ports forwarded by the adb server are reached. */
+  get host(): string {
+    return this.#connector.forwardHost;
+  }
 
-export class AdbClient extends EventEmitter {
-  readonly #client: Client;
-  readonly host: string;
-  readonly port: number;
+  /** Where the adb server is (for messages). */
+  get address(): string {
+    return this.#connector.address;
+  }
 
-  constructor(options: { host?: string; port: number }) {
-    super();
-    this.host = options.host ?? '127.0.0.1';
-    this.port = options.port;
-    // adbkit answers ECONNREFUSED by running `<bin> -P <port> start-server`: a fresh, empty daemon
-    // behind the bridge's back. Only the AdbServer manager starts adb, so that must always fail.
-    this.#client = AdbKit.createClient({ host: this.host, port: this.port, bin: NO_AUTOSTART_BIN });
+  /**
+   * One host request on a fresh connection: send `service`, wait for `OKAY` (a `FAIL` rejects with
+   * adb's message), then `read` the reply. Failures become typed BridgeErrors.
+   */
+  async #host<T>(
+    service: string,
+    deadline: Deadline,
+    operation: string,
+    read: (conn: HostConnection, deadline: Deadline) => Promise<T>,
+    serial?: string,
+  ): Promise<T> {
+    const bounded = { timeoutMs: DEFAULT_TIMEOUT, ...deadline };
+    let conn: HostConnection | undefined;
+    try {
+      conn = await HostConnection.open(this.#connector, bounded);
+      conn.send(service);
+      await conn.okay(bounded, operation);
+      return await read(conn, bounded);
+    } catch (err) {
+      throw mapAdbError(err, { operation, ...(serial ? { serial } : {}) });
+    } finally {
+      conn?.destroy();
+    }
+  }
+
+  /**
+   * Open `service` on the device's transport (`host:transport:SERIAL`, then the service); resolves
+   * the socket, past adb's `OKAY`, for the caller to stream on.
+   */
+  async #openOnDevice(serial: string, service: string, deadline: Deadline, operation: string) {
+    const bounded = { timeoutMs: DEFAULT_TIMEOUT, ...deadline };
+    const conn = await HostConnection.open(this.#connector, bounded);
+    try {
+      conn.send(`host:transport:${serial}`);
+      await conn.okay(bounded, 'transport');
+      conn.send(service);
+      await conn.okay(bounded, operation);
+      return conn;
+    } catch (err) {
+      conn.destroy();
+      throw err;
+    }
   }
 
   /** `adb connect host:port`; resolves the serial adb uses for it. */
   async connect(endpoint: string, deadline: Deadline = {}): Promise<string> {
-    const { host, port } = splitEndpoint(endpoint);
+    const { endpoint: canonical } = parseEndpoint(endpoint);
     try {
-      return await withDeadline(
-        this.#client.connect(host, port),
-        { timeoutMs: DEFAULT_TIMEOUT, ...deadline },
-        `connect ${endpoint}`,
+      const message = await this.#host(`host:connect:${canonical}`, deadline, `connect ${endpoint}`, (c, d) =>
+        c.string(d, `connect ${endpoint}`),
       );
+      if (!isConnectedMessage(message.toString())) throw new Error(message.toString());
+      return canonical;
     } catch (err) {
       throw mapConnectError(err, endpoint);
     }
   }
 
   async disconnect(endpoint: string, deadline: Deadline = {}): Promise<void> {
-    const { host, port } = splitEndpoint(endpoint);
+    const { endpoint: canonical } = parseEndpoint(endpoint);
     try {
-      await withDeadline(
-        this.#client.disconnect(host, port),
-        { timeoutMs: DEFAULT_TIMEOUT, ...deadline },
-        `disconnect ${endpoint}`,
+      const message = await this.#host(`host:disconnect:${canonical}`, deadline, 'disconnect', (c, d) =>
+        c.string(d, 'disconnect'),
       );
+      if (!isDisconnectedMessage(message.toString())) throw new Error(message.toString());
     } catch (err) {
       const e = mapAdbError(err, { operation: 'disconnect', serial: endpoint });
       if (!/no such device|not connected/i.test(String(e.details?.['adbMessage']))) throw e;
@@ -121,96 +143,59 @@ export class AdbClient extends EventEmitter {
   }
 
   async devices(deadline: Deadline = {}): Promise<AdbDevice[]> {
-    try {
-      const list = await withDeadline<Array<{ id: string; type: string }>>(
-        this.#client.listDevices(),
-        { timeoutMs: DEFAULT_TIMEOUT, ...deadline },
-        'list devices',
-      );
-      return list.map((d) => ({ serial: d.id, state: d.type }));
-    } catch (err) {
-      throw mapAdbError(err, { operation: 'list devices' });
-    }
+    const list = await this.#host('host:devices', deadline, 'list devices', (c, d) =>
+      c.string(d, 'list devices'),
+    );
+    return parseDeviceList(list.toString());
   }
 
   /** Track device state changes; `change` events carry {serial, state}. Call `stop()` to end. */
   async trackDevices(deadline: Deadline = {}): Promise<{ events: EventEmitter; stop(): void }> {
-    const pending = this.#client.trackDevices();
-    let tracker: Awaited<typeof pending>;
+    const bounded = { timeoutMs: DEFAULT_TIMEOUT, ...deadline };
+    let conn: HostConnection | undefined;
     try {
-      tracker = await withDeadline(
-        pending,
-        { timeoutMs: DEFAULT_TIMEOUT, ...deadline },
-        'track devices',
-        () =>
-          // A tracker that opens after the deadline is ended at once.
-          void Promise.resolve(pending).then(
-            (late) => late.end(),
-            () => undefined,
-          ),
-      );
+      conn = await HostConnection.open(this.#connector, bounded);
+      conn.send('host:track-devices');
+      await conn.okay(bounded, 'track devices');
     } catch (err) {
+      conn?.destroy();
       throw mapAdbError(err, { operation: 'track devices' });
     }
+    const tracked = conn;
     const events = new EventEmitter();
-    const emit = (d: { id: string; type: string }) => events.emit('change', { serial: d.id, state: d.type });
-    tracker.on('add', emit);
-    tracker.on('change', emit);
-    tracker.on('remove', (d: { id: string }) => events.emit('change', { serial: d.id, state: 'absent' }));
-    tracker.on('end', () => events.emit('end'));
-    tracker.on('error', (err: Error) => events.emit('error', err));
-    return { events, stop: () => tracker.end() };
+    let stopped = false;
+    void (async () => {
+      let before: DeviceListEntry[] = [];
+      try {
+        for await (const update of tracked.strings()) {
+          const after = parseDeviceList(update.toString());
+          for (const change of diffDeviceLists(before, after)) events.emit('change', change);
+          before = after;
+        }
+      } catch (err) {
+        if (!stopped) events.emit('error', err instanceof Error ? err : new Error(String(err)));
+      } finally {
+        tracked.destroy();
+        events.emit('end');
+      }
+    })();
+    return {
+      events,
+      stop: () => {
+        stopped = true;
+        tracked.destroy();
+      },
+    };
   }
 
-  async features(serial: string, deadline: Deadline = {}): Promise<Record<string, string | boolean>> {
-    try {
-      return (await withDeadline(
-        this.#client.getDevice(serial).getFeatures(),
-        { timeoutMs: DEFAULT_TIMEOUT, ...deadline },
-        'features',
-      )) as Record<string, string | boolean>;
-    } catch (err) {
-      throw mapAdbError(err, { operation: 'features', serial });
-    }
-  }
-
-  /** Open the device's transport and a `shell,v2,raw:` stream on it; resolves the raw socket. */
-  async #openShellV2(serial: string, command: string, deadline: Deadline): Promise<Socket> {
-    const connection = await withDeadline<{ socket: unknown }>(
-      this.#client.getDevice(serial).transport(),
-      { timeoutMs: DEFAULT_TIMEOUT, ...deadline },
-      'transport',
-    );
-    const socket = connection.socket as Socket;
+  /** Open a `shell,v2,raw:` stream on the device's transport. */
+  async #openShellV2(serial: string, command: string, deadline: Deadline): Promise<HostConnection> {
     const request = `shell,v2,raw:${command}`;
     const bytes = Buffer.byteLength(request);
-    if (bytes > 0xffff) {
-      socket.destroy();
+    if (bytes > MAX_HOST_PAYLOAD) {
       throw new BridgeError('INVALID_ARGUMENT', `shell command of ${bytes} bytes is too long`);
     }
-    socket.write(`${hex4(bytes)}${request}`);
-    const reply = await withDeadline(
-      readExactly(socket, 4),
-      { timeoutMs: DEFAULT_TIMEOUT, ...deadline },
-      'shell open',
-      () => socket.destroy(),
-    );
-    if (reply.toString('latin1') !== 'OKAY') {
-      // `FAIL` + hex4 length + message; the server closes after it. readExactly paused the socket:
-      // read the rest flowing, and never longer than the deadline (or FAIL_REST_MS) allows.
-      const rest = await withDeadline(
-        readAll(socket),
-        { timeoutMs: Math.min(deadline.timeoutMs ?? DEFAULT_TIMEOUT, FAIL_REST_MS), signal: deadline.signal },
-        'shell open',
-        () => socket.destroy(),
-      ).catch(() => Buffer.alloc(0));
-      socket.destroy();
-      throw mapAdbError(new Error(`${reply.toString('latin1')}${rest.subarray(4).toString()}`), {
-        operation: 'shell',
-        serial,
-      });
-    }
-    return socket;
+    return this.#openOnDevice(serial, request, deadline, 'shell open');
   }
 
   /** Run a command to completion: stdout, stderr, real exit code. */
@@ -246,143 +231,57 @@ export class AdbClient extends EventEmitter {
     return { stdout: Buffer.concat(out), stderr: Buffer.concat(err), exitCode };
   }
 
-  /** Start a command and stream its output. The caller ends it with `close()` or by its own exit. */
+  /**
+   * Start a command and stream its output. The caller ends it with `close()` or by its own exit.
+   * A reader that falls behind holds the device back (backpressure); nothing piles up here.
+   */
   async shellStream(serial: string, command: string, options: ShellOptions = {}): Promise<ShellStream> {
-    let socket: Socket;
+    let conn: HostConnection;
     try {
-      socket = await this.#openShellV2(serial, command, options);
+      conn = await this.#openShellV2(serial, command, options);
     } catch (err) {
       throw mapAdbError(err, { operation: 'shell', serial });
     }
-    const stdout = new PassThrough();
-    const stderr = new PassThrough();
-    const decoder = new ShellPacketDecoder();
-    let exitCode: number | null = null;
-    const exit = new Promise<number | null>((resolve) => {
-      let finished = false;
-      // Resolve once the output is delivered to whoever reads it: at the exit packet, without
-      // waiting for the stream's close to travel back through the adb server.
-      const done = () => {
-        if (finished) return;
-        finished = true;
-        stdout.end();
-        stderr.end();
-        const drained = (s: PassThrough) =>
-          s.readableFlowing ? new Promise<void>((r) => s.once('end', () => r())) : Promise.resolve();
-        void Promise.all([drained(stdout), drained(stderr)]).then(() => resolve(exitCode));
-      };
-      socket.on('data', (chunk: Buffer) => {
-        let packets: ReturnType<ShellPacketDecoder['push']>;
-        try {
-          packets = decoder.push(chunk);
-        } catch {
-          // Unexpected bytes: the stream's state is unknown, destroy it.
-          socket.destroy();
-          return;
-        }
-        for (const p of packets) {
-          if (p.id === SHELL_STDOUT) stdout.write(p.data);
-          else if (p.id === SHELL_STDERR) stderr.write(p.data);
-          else if (p.id === SHELL_EXIT) {
-            exitCode = p.data[0] ?? 0;
-            socket.end();
-            done();
-          }
-        }
-      });
-      socket.once('close', done);
-      socket.once('error', () => socket.destroy());
-      socket.resume();
-    });
-    if (options.stdin !== undefined) {
-      for (let i = 0; i < options.stdin.length; i += 64 * 1024) {
-        socket.write(encodeShellPacket(SHELL_STDIN, options.stdin.subarray(i, i + 64 * 1024)));
-      }
-    }
-    socket.write(encodeShellPacket(SHELL_CLOSE_STDIN));
-    return { stdout, stderr, exit, close: () => socket.destroy() };
+    return shellStreamOver(conn.detach(), options.stdin);
   }
 
   /** `exec:CMD` (what `adb exec-out` uses): raw stdout bytes, no pty, no exit status. */
   async execOut(serial: string, command: string, deadline: Deadline = {}): Promise<Buffer> {
-    let socket: Socket | undefined;
+    let conn: HostConnection | undefined;
     try {
-      const connection = await withDeadline<{ socket: unknown }>(
-        this.#client.getDevice(serial).transport(),
-        { timeoutMs: DEFAULT_TIMEOUT, ...deadline },
-        'transport',
-      );
-      const s = connection.socket as Socket;
-      socket = s;
-      const request = `exec:${command}`;
-      s.write(`${hex4(Buffer.byteLength(request))}${request}`);
-      const reply = await withDeadline(
-        readExactly(s, 4),
-        { timeoutMs: DEFAULT_TIMEOUT, ...deadline },
-        'exec open',
-        () => s.destroy(),
-      );
-      if (reply.toString('latin1') !== 'OKAY') throw new Error(`exec refused: ${reply.toString('latin1')}`);
-      const body = readAll(s);
-      return await withDeadline(body, { timeoutMs: DEFAULT_TIMEOUT, ...deadline }, 'exec', () => s.destroy());
+      conn = await this.#openOnDevice(serial, `exec:${command}`, deadline, 'exec open');
+      return await conn.rest({ timeoutMs: DEFAULT_TIMEOUT, ...deadline }, 'exec');
     } catch (err) {
-      socket?.destroy();
       throw mapAdbError(err, { operation: 'exec', serial });
+    } finally {
+      conn?.destroy();
     }
   }
 
-  /** Push a local file to the device (adbkit sync). */
+  /** Push a local file (or a stream) to the device over `sync:`. */
   async push(
     serial: string,
     source: string | Readable,
     remotePath: string,
     options: Deadline & { mode?: number; onProgress?: (bytes: number) => void } = {},
   ): Promise<void> {
+    let socket: Duplex | undefined;
     try {
-      const transfer = await withDeadline<Transfer>(
-        this.#client.getDevice(serial).push(source, remotePath, options.mode ?? 0o644),
-        { timeoutMs: DEFAULT_TIMEOUT, ...options },
-        'push',
-      );
+      const conn = await this.#openOnDevice(serial, 'sync:', options, 'sync open');
+      const open = conn.detach();
+      socket = open;
       await withDeadline(
-        new Promise<void>((resolve, reject) => {
-          transfer.on('progress', (s: { bytesTransferred: number }) =>
-            options.onProgress?.(s.bytesTransferred),
-          );
-          transfer.on('end', resolve);
-          transfer.on('error', reject);
+        pushOver(open, source, remotePath, {
+          mode: options.mode ?? 0o644,
+          ...(options.onProgress ? { onProgress: options.onProgress } : {}),
         }),
         { timeoutMs: 5 * 60_000, ...options },
         `push ${remotePath}`,
-        () => transfer.cancel(),
+        () => open.destroy(),
       );
     } catch (err) {
+      socket?.destroy();
       throw mapAdbError(err, { operation: 'push', serial });
-    }
-  }
-
-  /** Pull a file into memory (small files only: settings, test artefacts). */
-  async pull(serial: string, remotePath: string, deadline: Deadline = {}): Promise<Buffer> {
-    try {
-      const transfer = await withDeadline<Transfer>(
-        this.#client.getDevice(serial).pull(remotePath),
-        { timeoutMs: DEFAULT_TIMEOUT, ...deadline },
-        'pull',
-      );
-      const chunks: Buffer[] = [];
-      await withDeadline(
-        new Promise<void>((resolve, reject) => {
-          transfer.on('data', (d: Buffer) => chunks.push(d));
-          transfer.on('end', resolve);
-          transfer.on('error', reject);
-        }),
-        { timeoutMs: DEFAULT_TIMEOUT, ...deadline },
-        `pull ${remotePath}`,
-        () => transfer.cancel(),
-      );
-      return Buffer.concat(chunks);
-    } catch (err) {
-      throw mapAdbError(err, { operation: 'pull', serial });
     }
   }
 
@@ -390,76 +289,39 @@ export class AdbClient extends EventEmitter {
   async forward(serial: string, local: string, remote: string, deadline: Deadline = {}): Promise<string> {
     checkForwardSpec(local);
     checkForwardSpec(remote);
-    const reply = await this.#hostCommand(
+    // OKAY (transport) [OKAY (result) | FAIL + message] [length-prefixed port when tcp:0 was asked].
+    const port = await this.#host(
       `host-serial:${serial}:forward:${local};${remote}`,
       deadline,
       'forward',
+      async (c, d) => parseForwardResult(await c.rest(d, 'forward')),
       serial,
     );
-    // OKAY (transport) OKAY (result) [hex4 length + port when tcp:0 was asked].
     if (local === 'tcp:0') {
-      const m = /^OKAY(?:OKAY)?([0-9a-f]{4})(\d+)/i.exec(reply.toString('latin1'));
-      if (!m)
-        throw new BridgeError(
-          'INTERNAL',
-          `adb forward returned no port: ${reply.toString('latin1').slice(0, 40)}`,
-        );
-      return `tcp:${m[2]}`;
+      if (port === undefined || !/^\d+$/.test(port)) {
+        throw new BridgeError('INTERNAL', `adb forward returned no port: ${JSON.stringify(port ?? '')}`);
+      }
+      return `tcp:${port}`;
     }
     return local;
   }
 
   async listForwards(deadline: Deadline = {}): Promise<Forward[]> {
-    const reply = await this.#hostCommand('host:list-forward', deadline, 'list forwards');
-    const text = reply.subarray(8).toString();
-    return text
-      .split('\n')
-      .filter((l) => l.trim() !== '')
-      .map((l) => {
-        const [serial = '', local = '', remote = ''] = l.trim().split(/\s+/);
-        return { serial, local, remote };
-      });
+    const text = await this.#host('host:list-forward', deadline, 'list forwards', (c, d) =>
+      c.string(d, 'list forwards'),
+    );
+    return parseForwardList(text.toString());
   }
 
   async removeForward(serial: string, local: string, deadline: Deadline = {}): Promise<void> {
     checkForwardSpec(local);
-    await this.#hostCommand(`host-serial:${serial}:killforward:${local}`, deadline, 'remove forward', serial);
-  }
-
-  /** Send one host-service request on a fresh connection; resolves everything the server sent. */
-  async #hostCommand(
-    request: string,
-    deadline: Deadline,
-    operation: string,
-    serial?: string,
-  ): Promise<Buffer> {
-    let socket: Socket | undefined;
-    try {
-      const connection = await withDeadline<{ socket: unknown }>(
-        this.#client.connection(),
-        { timeoutMs: DEFAULT_TIMEOUT, ...deadline },
-        operation,
-      );
-      socket = connection.socket as Socket;
-      socket.write(`${hex4(Buffer.byteLength(request))}${request}`);
-      const reply = await withDeadline(
-        readAll(socket),
-        { timeoutMs: DEFAULT_TIMEOUT, ...deadline },
-        operation,
-        () => socket?.destroy(),
-      );
-      const text = reply.toString('latin1');
-      const fail = text.indexOf('FAIL');
-      if (fail >= 0) {
-        const len = Number.parseInt(text.slice(fail + 4, fail + 8), 16);
-        throw new Error(Number.isFinite(len) ? text.slice(fail + 8, fail + 8 + len) : text.slice(fail + 4));
-      }
-      if (!text.startsWith('OKAY')) throw new Error(`unexpected reply ${JSON.stringify(text.slice(0, 16))}`);
-      return reply;
-    } catch (err) {
-      socket?.destroy();
-      throw mapAdbError(err, { operation, ...(serial ? { serial } : {}) });
-    }
+    await this.#host(
+      `host-serial:${serial}:killforward:${local}`,
+      deadline,
+      'remove forward',
+      async (c, d) => parseForwardResult(await c.rest(d, 'remove forward')),
+      serial,
+    );
   }
 }
 
@@ -470,16 +332,6 @@ function checkForwardSpec(spec: string): void {
       `forward endpoint ${JSON.stringify(spec)} must be tcp:PORT or localabstract:NAME`,
     );
   }
-}
-
-export function splitEndpoint(endpoint: string): { host: string; port: number } {
-  const m = /^([A-Za-z0-9.-]+|\[[0-9a-fA-F:]+\]):(\d{1,5})$/.exec(endpoint);
-  const port = m ? Number(m[2]) : Number.NaN;
-  if (!m || port < 1 || port > 65535) {
-    throw new BridgeError('INVALID_ARGUMENT', `endpoint ${JSON.stringify(endpoint)} must be host:port`);
-  }
-  // IPv6 hosts keep their brackets: adb's `host:connect:HOST:PORT` needs them to find the port.
-  return { host: m[1]!, port };
 }
 
 function mapConnectError(err: unknown, endpoint: string): BridgeError {
@@ -494,40 +346,4 @@ function mapConnectError(err: unknown, endpoint: string): BridgeError {
     );
   }
   return e;
-}
-
-/**
- * Everything until the peer closes. Callers bound it with `withDeadline`. The socket is resumed:
- * a socket `readExactly` paused would otherwise never deliver its data nor its end.
- */
-function readAll(socket: Socket): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    socket.on('data', (d: Buffer) => chunks.push(d));
-    socket.once('end', () => resolve(Buffer.concat(chunks)));
-    socket.once('close', () => resolve(Buffer.concat(chunks)));
-    socket.once('error', reject);
-    socket.resume();
-  });
-}
-
-function readExactly(socket: Socket, n: number): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    let buf = Buffer.alloc(0);
-    const onData = (d: Buffer) => {
-      buf = Buffer.concat([buf, d]);
-      if (buf.length >= n) {
-        // Pause before giving the socket back: bytes after the reply must wait for the next reader.
-        socket.pause();
-        socket.off('data', onData);
-        socket.off('close', onClose);
-        if (buf.length > n) socket.unshift(buf.subarray(n));
-        resolve(buf.subarray(0, n));
-      }
-    };
-    const onClose = () => reject(new Error('closed'));
-    socket.on('data', onData);
-    socket.once('close', onClose);
-    socket.once('error', reject);
-  });
 }

@@ -1,4 +1,4 @@
-/** Native promises with a deadline for adbkit's Bluebird promises and streams. */
+/** Native promises with a deadline: every adb operation is bounded by a timeout and/or an AbortSignal. */
 import { BridgeError } from '../errors.ts';
 
 export interface Deadline {

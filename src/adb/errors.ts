@@ -1,5 +1,9 @@
-/** adb and `pm` failure strings → typed BridgeErrors (codes stable, original text kept in details). */
+/**
+ * adb failure strings and `pm install` failure codes → typed BridgeErrors (codes stable, original text
+ * kept in details). Parsing `pm` output is helpers/protocol/package-manager.ts's.
+ */
 import { BridgeError } from '../errors.ts';
+import { adbFailureCode } from './host-protocol.ts';
 
 export function mapAdbError(err: unknown, context: { serial?: string; operation: string }): BridgeError {
   if (err instanceof BridgeError) return err;
@@ -10,56 +14,20 @@ export function mapAdbError(err: unknown, context: { serial?: string; operation:
     adbMessage: message,
   };
   const where = `${context.operation}${context.serial ? ` on ${context.serial}` : ''}`;
-  if (/device offline|device still connecting|closed|ECONNRESET|EPIPE/i.test(message)) {
-    return new BridgeError('DEVICE_OFFLINE', `${where}: device offline (${message})`, { details });
-  }
-  if (/unauthorized|failed to authenticate|still authorizing/i.test(message)) {
-    return new BridgeError(
-      'UNAUTHORIZED_DEVICE',
-      `${where}: device unauthorized: accept the debugging prompt or the adb key`,
-      {
+  const { code, reason } = adbFailureCode(message);
+  switch (code) {
+    case 'UNAUTHORIZED_DEVICE':
+      return new BridgeError(code, `${where}: ${reason}: accept the debugging prompt or the adb key`, {
         details,
-      },
-    );
+      });
+    case 'TIMEOUT':
+      return new BridgeError(code, `${where}: ${reason}`, { details });
+    case 'INTERNAL':
+      return new BridgeError(code, `${where}: ${message}`, { details, retryable: false });
+    default:
+      return new BridgeError(code, `${where}: ${reason} (${message})`, { details });
   }
-  if (/device '.*' not found|no devices|device not found/i.test(message)) {
-    return new BridgeError('DEVICE_OFFLINE', `${where}: device not connected (${message})`, { details });
-  }
-  if (message.includes('devicebridge-never-starts-adb')) {
-    // adbkit found no server and tried to start one (client.ts NO_AUTOSTART_BIN): only the bridge's
-    // server manager starts adb.
-    return new BridgeError('UNAVAILABLE', `${where}: adb server unreachable (not running)`, { details });
-  }
-  if (/ECONNREFUSED|connect ECONN|adb server/i.test(message)) {
-    return new BridgeError('UNAVAILABLE', `${where}: adb server unreachable (${message})`, { details });
-  }
-  if (/timed? ?out|TIMEOUT|AbortError/i.test(message)) {
-    return new BridgeError('TIMEOUT', `${where}: timed out`, { details });
-  }
-  return new BridgeError('INTERNAL', `${where}: ${message}`, { details, retryable: false });
 }
-
-export type PmInstallResult = { ok: true } | { ok: false; code: string; message: string };
-
-/**
- * Parse `pm install` / `cmd package install` output: `Success`, or `Failure [CODE: message]`
- * (also `Failure [CODE]`, and `Error: ...` from old pm). Unknown output is a failure with code
- * `INSTALL_FAILED_UNKNOWN_OUTPUT`.
- */
-export function parsePmInstallOutput(output: string): PmInstallResult {
-  if (/^Success\s*$/m.test(output)) return { ok: true };
-  const failure = /Failure \[([A-Z][A-Z0-9_]*)(?::\s*([^\]\r\n]*))?\]/.exec(output);
-  if (failure) return { ok: false, code: failure[1]!, message: (failure[2] ?? '').trim() };
-  const error = /^(?:Error|Exception occurred while executing)[:\s]+(.*)$/m.exec(output);
-  if (error) return { ok: false, code: 'INSTALL_FAILED_INTERNAL_ERROR', message: error[1]!.trim() };
-  return { ok: false, code: 'INSTALL_FAILED_UNKNOWN_OUTPUT', message: output.trim().slice(0, 500) };
-}
-
-/** Install failures that a retry after uninstall may fix (only with a policy that allows it). */
-export const REINSTALLABLE_FAILURES = new Set([
-  'INSTALL_FAILED_UPDATE_INCOMPATIBLE',
-  'INSTALL_FAILED_VERSION_DOWNGRADE',
-]);
 
 export function installFailedError(
   result: { code: string; message: string },

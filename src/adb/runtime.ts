@@ -10,7 +10,9 @@
 import { EventEmitter } from 'node:events';
 import type { Logger } from '../observability/logger.ts';
 import { AdbClient } from './client.ts';
+import { TcpAdbServerConnector } from './connector.ts';
 import { DeviceLocks } from './device-lock.ts';
+import { parseEndpoint } from './endpoint.ts';
 import { ForwardLedger, type ReconcileResult } from './forward-ledger.ts';
 import { AdbServer, pingAdbServer } from './server.ts';
 import { TunnelManager } from './tunnels.ts';
@@ -42,7 +44,7 @@ export class AdbRuntime extends EventEmitter {
     super();
     this.server = server;
     this.#logger = logger;
-    this.client = new AdbClient({ host: server.host, port: server.port });
+    this.client = new AdbClient(server.connector);
     this.tunnels = new TunnelManager({ client: this.client, server, ...(logger ? { logger } : {}) });
     this.ledger = new ForwardLedger(this.client, { ownsServer: !server.external });
   }
@@ -69,17 +71,17 @@ export class AdbRuntime extends EventEmitter {
   static async start(options: AdbRuntimeOptions): Promise<AdbRuntime> {
     let server: AdbServer;
     if (options.external) {
-      const [host = '127.0.0.1', port = '5037'] = options.external.split(':');
+      const { host, port } = parseEndpoint(options.external);
       server = new AdbServer({
         host,
-        port: Number(port),
+        port,
         external: true,
         ...(options.logger ? { logger: options.logger } : {}),
       });
     } else {
       const running =
         options.reuseRunning &&
-        (await pingAdbServer('127.0.0.1', options.port, 500).then(
+        (await pingAdbServer(new TcpAdbServerConnector({ port: options.port }), 500).then(
           () => true,
           () => false,
         ));

@@ -1,7 +1,7 @@
 /**
  * The bridge's own adb server: `adb -P <port> server nodaemon` on a private port (never the user's
  * 5037), restarted with capped exponential backoff when it dies or is killed from outside. Nothing
- * else in the bridge starts adb (adbkit's auto-start is disabled in client.ts).
+ * else in the bridge starts adb (AdbClient only connects; it never starts a server).
  *
  * "Ready" means *our* server answers: the child we spawned (still alive), or a server we adopted and
  * watch (one found on the private port, e.g. a SIGKILLed bridge's leftover) — never merely "something
@@ -11,9 +11,11 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { EventEmitter } from 'node:events';
-import net from 'node:net';
 import { BridgeError } from '../errors.ts';
 import type { Logger } from '../observability/logger.ts';
+import { type AdbServerConnector, TcpAdbServerConnector } from './connector.ts';
+import { HostConnection } from './host-connection.ts';
+import { parseVersion } from './host-protocol.ts';
 
 export interface AdbServerOptions {
   host?: string;
@@ -27,46 +29,36 @@ export interface AdbServerOptions {
 }
 
 /** Ask an adb server for its version (`host:version`); resolves the version number or rejects. */
-export function pingAdbServer(host: string, port: number, timeoutMs = 1000): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const socket = net.connect({ host, port });
-    let buf = Buffer.alloc(0);
-    const timer = setTimeout(() => {
-      socket.destroy();
-      reject(new Error('adb server did not answer'));
-    }, timeoutMs);
-    socket.on('connect', () => socket.write('000chost:version'));
-    socket.on('data', (d) => {
-      buf = Buffer.concat([buf, d]);
-      if (buf.length >= 12) {
-        clearTimeout(timer);
-        socket.destroy();
-        if (buf.subarray(0, 4).toString() !== 'OKAY')
-          return reject(new Error(`unexpected reply ${buf.subarray(0, 4)}`));
-        resolve(Number.parseInt(buf.subarray(8, 12).toString(), 16));
-      }
-    });
-    socket.on('error', (err) => {
-      clearTimeout(timer);
-      reject(err);
-    });
-  });
+export async function pingAdbServer(connector: AdbServerConnector, timeoutMs = 1000): Promise<number> {
+  // One budget for the whole exchange (connect, status, version), not one per step.
+  const deadline = { timeoutMs, signal: AbortSignal.timeout(timeoutMs) };
+  const conn = await HostConnection.open(connector, deadline);
+  try {
+    conn.send('host:version');
+    await conn.okay(deadline, 'host:version');
+    return parseVersion(await conn.string(deadline, 'host:version'));
+  } finally {
+    conn.destroy();
+  }
 }
 
-/** Ask an adb server to exit (`host:kill`). */
-export function killAdbServer(host: string, port: number): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const socket = net.connect({ host, port });
-    socket.on('connect', () => socket.write('0009host:kill'));
-    socket.on('close', () => resolve());
-    socket.on('error', reject);
-    socket.setTimeout(2000, () => socket.destroy());
-  });
+/** Ask an adb server to exit (`host:kill`); resolves once it closed the connection. */
+export async function killAdbServer(connector: AdbServerConnector, timeoutMs = 2000): Promise<void> {
+  const deadline = { timeoutMs, signal: AbortSignal.timeout(timeoutMs) };
+  const conn = await HostConnection.open(connector, deadline);
+  try {
+    conn.send('host:kill');
+    await conn.rest(deadline, 'host:kill').catch(() => undefined);
+  } finally {
+    conn.destroy();
+  }
 }
 
 export class AdbServer extends EventEmitter {
   readonly host: string;
   readonly port: number;
+  /** How clients reach this server. */
+  readonly connector: TcpAdbServerConnector;
   readonly #adbPath: string;
   readonly #external: boolean;
   readonly #logger: Logger | undefined;
@@ -93,6 +85,7 @@ export class AdbServer extends EventEmitter {
     }
     this.host = options.host ?? '127.0.0.1';
     this.port = options.port;
+    this.connector = new TcpAdbServerConnector({ host: this.host, port: this.port });
     this.#adbPath = options.adbPath ?? 'adb';
     this.#external = options.external ?? false;
     this.#logger = options.logger;
@@ -118,7 +111,7 @@ export class AdbServer extends EventEmitter {
     if (!this.#external) {
       // A server already answering on our private port is a leftover of an earlier bridge (killed
       // before it could stop its child): adopt it, and watch it since we get no exit event.
-      const running = await pingAdbServer(this.host, this.port, 300).then(
+      const running = await pingAdbServer(this.connector, 300).then(
         () => true,
         () => false,
       );
@@ -147,7 +140,7 @@ export class AdbServer extends EventEmitter {
     let misses = 0;
     if (this.#watchdog) clearInterval(this.#watchdog);
     this.#watchdog = setInterval(() => {
-      void pingAdbServer(this.host, this.port, 1000).then(
+      void pingAdbServer(this.connector, 1000).then(
         () => {
           misses = 0;
         },
@@ -185,7 +178,7 @@ export class AdbServer extends EventEmitter {
         );
       }
       try {
-        await pingAdbServer(this.host, this.port);
+        await pingAdbServer(this.connector);
         return;
       } catch (err) {
         last = err;
@@ -239,7 +232,7 @@ export class AdbServer extends EventEmitter {
     if (this.#stopped || this.#child || this.#adopted) return;
     // A server answering on the private port now was not started by us (nothing in the bridge
     // auto-starts adb; a CLI run by hand might): adopt and watch it rather than fight over the port.
-    const taken = await pingAdbServer(this.host, this.port, 500).then(
+    const taken = await pingAdbServer(this.connector, 500).then(
       () => true,
       () => false,
     );
@@ -278,7 +271,7 @@ export class AdbServer extends EventEmitter {
     if (this.#adopted) {
       // An adopted server on our private port is ours to end too.
       this.#adopted = false;
-      await killAdbServer(this.host, this.port).catch(() => undefined);
+      await killAdbServer(this.connector).catch(() => undefined);
     }
     const child = this.#child;
     this.#child = undefined;

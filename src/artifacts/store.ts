@@ -4,6 +4,7 @@
  * Implementations: `FsArtifactStore` (default, under a directory) and `S3ArtifactStore`.
  */
 import { BridgeError } from '../errors.ts';
+import { describeValue } from '../manifest/describe-value.ts';
 
 export interface ObjectInfo {
   key: string;
@@ -79,12 +80,8 @@ export interface ArtifactStore {
 export const MAX_KEY_LENGTH = 1024;
 const SEGMENT = /^[A-Za-z0-9._@+-]+$/;
 
-function describe(value: string): string {
-  return JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}…` : value);
-}
-
 function invalidKey(what: string, key: string, problem: string): BridgeError {
-  return new BridgeError('INVALID_ARGUMENT', `invalid artifact ${what} ${describe(key)}: ${problem}`, {
+  return new BridgeError('INVALID_ARGUMENT', `invalid artifact ${what} ${describeValue(key)}: ${problem}`, {
     details: { field: what, problem },
   });
 }
@@ -168,14 +165,18 @@ export function isValidKey(key: string): boolean {
 export function resolveRange(range: ByteRange, size: number, key: string): ByteRange {
   const { start, end } = range;
   if (!Number.isSafeInteger(start) || !Number.isSafeInteger(end) || start < 0 || end < start) {
-    throw new BridgeError('INVALID_ARGUMENT', `invalid byte range ${start}-${end} for ${describe(key)}`, {
-      details: { reason: 'INVALID_RANGE', start, end },
-    });
+    throw new BridgeError(
+      'INVALID_ARGUMENT',
+      `invalid byte range ${start}-${end} for ${describeValue(key)}`,
+      {
+        details: { reason: 'INVALID_RANGE', start, end },
+      },
+    );
   }
   if (start >= size) {
     throw new BridgeError(
       'INVALID_ARGUMENT',
-      `byte range ${start}-${end} not satisfiable: ${describe(key)} has ${size} bytes`,
+      `byte range ${start}-${end} not satisfiable: ${describeValue(key)} has ${size} bytes`,
       { details: { reason: 'RANGE_NOT_SATISFIABLE', start, end, size } },
     );
   }

@@ -5,7 +5,8 @@
  * per device. The selector that uses them is `leases/selector.ts`.
  */
 import { z } from 'zod';
-import { type FieldError, invalidArgument } from '../errors.ts';
+import { BridgeError, type FieldError, invalidArgument } from '../errors.ts';
+import { describeValue } from '../manifest/describe-value.ts';
 
 export const LABEL_PATTERN = /^[A-Za-z0-9._/-]{1,63}$/;
 export const MAX_LABELS = 16;
@@ -15,12 +16,6 @@ export const DEVICE_ID_RULE = 'a letter or digit, then [A-Za-z0-9._-], at most 1
 
 /** A device id: the one rule for selectors, route parameters and the ids `deviceIdFor` derives. */
 export const DeviceIdSchema = z.string().regex(DEVICE_ID_PATTERN, `must be a device id (${DEVICE_ID_RULE})`);
-
-function describe(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value.slice(0, 80));
-  if (value === null) return 'null';
-  return typeof value;
-}
 
 /** Validate a labels object; resolves a fresh plain object or throws INVALID_ARGUMENT naming each bad field. */
 export function validateLabels(input: unknown, field = 'labels'): Record<string, string> {
@@ -44,7 +39,7 @@ export function validateLabels(input: unknown, field = 'labels'): Record<string,
     if (typeof value !== 'string' || !LABEL_PATTERN.test(value)) {
       errors.push({
         path: `${field}.${key}`,
-        message: `value ${describe(value)} must be a string matching [A-Za-z0-9._/-]{1,63}`,
+        message: `value ${describeValue(value)} must be a string matching [A-Za-z0-9._/-]{1,63}`,
       });
       continue;
     }
@@ -63,7 +58,7 @@ export function validateLabels(input: unknown, field = 'labels'): Record<string,
 export function validateProvider(input: unknown, field = 'provider'): string | undefined {
   if (input === undefined) return undefined;
   if (typeof input !== 'string' || !LABEL_PATTERN.test(input)) {
-    throw invalidArgument(`${field} ${describe(input)} must match [A-Za-z0-9._/-]{1,63}`, [
+    throw invalidArgument(`${field} ${describeValue(input)} must match [A-Za-z0-9._/-]{1,63}`, [
       { path: field, message: 'must match [A-Za-z0-9._/-]{1,63}' },
     ]);
   }

@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AdbClient } from '../../src/adb/client.ts';
+import { TcpAdbServerConnector } from '../../src/adb/connector.ts';
 import { AdbRuntime } from '../../src/adb/runtime.ts';
 import { AdbServer } from '../../src/adb/server.ts';
 import { TunnelManager } from '../../src/adb/tunnels.ts';
@@ -232,7 +233,7 @@ describe('defect 2: readiness means our server', () => {
     if (!server) throw new Error('could not start a private adb server');
     const own = server;
     cleanups.push(() => own.stop());
-    const client = new AdbClient({ port: own.port });
+    const client = new AdbClient(own.connector);
     const tunnels = new TunnelManager({ client, server: own, initialBackoffMs: 100, maxBackoffMs: 1000 });
     await tunnels.start();
     cleanups.push(async () => tunnels.stop());
@@ -343,7 +344,7 @@ describe('defect 2: the health loop re-connects tunnels adb lost', () => {
     }
     if (!first) throw new Error('could not start a private adb server');
     const port = first.port;
-    const client = new AdbClient({ port });
+    const client = new AdbClient(new TcpAdbServerConnector({ port }));
     // No server to listen to: this tunnel manager never hears of the change below.
     const tunnels = new TunnelManager({ client, initialBackoffMs: 100, maxBackoffMs: 1000 });
     await tunnels.start();
@@ -449,7 +450,7 @@ describe('forward reconcile at start-up and after every adb server change', () =
       const until = Date.now() + 10_000;
       let up = false;
       while (!up && child.exitCode === null && Date.now() < until) {
-        up = await new AdbClient({ port }).devices({ timeoutMs: 500 }).then(
+        up = await new AdbClient(new TcpAdbServerConnector({ port })).devices({ timeoutMs: 500 }).then(
           () => true,
           () => false,
         );
@@ -463,7 +464,7 @@ describe('forward reconcile at start-up and after every adb server change', () =
     cleanups.push(async () => {
       child.kill('SIGKILL');
     });
-    const previous = new AdbClient({ port });
+    const previous = new AdbClient(new TcpAdbServerConnector({ port }));
     await previous.connect(d.address);
     const until = Date.now() + 10_000;
     while ((await previous.devices()).find((x) => x.serial === d.serial)?.state !== 'device') {

@@ -46,7 +46,7 @@ beforeAll(async () => {
     }
   }
   if (!server) throw new Error('could not start a private adb server');
-  client = new AdbClient({ port: server.port });
+  client = new AdbClient(server.connector);
 });
 
 afterAll(async () => {

@@ -3,6 +3,7 @@
  * devices over TCP, fixture APKs through the artifact cache. Nothing mocked.
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { BridgeError } from '../../src/errors.ts';
 import {
   buildDrag,
   buildLongPress,
@@ -237,13 +238,24 @@ describe('faults map to typed errors and leave the device usable', () => {
     expect((await driver.snapshot({ transport: 'one-shot' })).xml).toContain('</hierarchy>');
   });
 
-  it('auto falls back to one-shot when the session cannot start', async () => {
+  it('auto falls back to one-shot when the session cannot start, and starts a session once it can', async () => {
     sim().setFaults({ helperCrash: true });
     const err = await driver.snapshot({ transport: 'session' }).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'HELPER_FAILED' });
+    expect((err as BridgeError).details?.['attempts']).toEqual([
+      expect.objectContaining({ transport: 'session', outcome: 'HELPER_FAILED' }),
+    ]);
+    // The crash hits one-shot too, so auto fails, but only after trying one-shot as its fallback.
+    const autoErr = await driver.snapshot({ transport: 'auto' }).catch((e: unknown) => e);
+    expect(autoErr).toMatchObject({ code: 'HELPER_FAILED' });
+    expect((autoErr as BridgeError).details?.['attempts']).toEqual([
+      expect.objectContaining({ transport: 'session', outcome: 'HELPER_FAILED' }),
+      expect.objectContaining({ transport: 'one-shot', outcome: 'HELPER_FAILED' }),
+    ]);
     sim().setFaults({});
     const auto = await driver.snapshot({ transport: 'auto' });
-    expect(['session', 'one-shot']).toContain(auto.transport);
+    expect(auto.transport).toBe('session');
+    expect(auto.fallback).toBeUndefined();
     expect(auto.xml).toContain('</hierarchy>');
   });
 

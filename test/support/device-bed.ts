@@ -46,7 +46,7 @@ export async function startDeviceBed(options: SimulatorOptions = {}): Promise<De
     }
   }
   if (!server) throw new Error('could not start a private adb server');
-  const client = new AdbClient({ port: server.port });
+  const client = new AdbClient(server.connector);
   const tunnels = new TunnelManager({ client, server, initialBackoffMs: 100, maxBackoffMs: 1000 });
   await tunnels.start();
   for (const d of sim.devices) {

@@ -1,6 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseDumpsysVersion, parseListPackagesVersion } from '../../src/helpers/snapshot/ensure-helper.ts';
+import {
+  parseDumpsysVersion,
+  parseListPackagesVersion,
+  parsePmPath,
+  parseSha256sum,
+} from '../../src/helpers/protocol/package-manager.ts';
 
 const PKG = 'com.callstack.agentdevice.snapshothelper';
 
@@ -29,6 +34,43 @@ describe('installed-version parsers', () => {
         if (a !== null) expect(s).toContain(`package:${PKG} versionCode:${a}`);
         const b = parseDumpsysVersion(s, PKG);
         if (b !== null) expect(s).toContain(`versionCode=${b}`);
+      }),
+    );
+  });
+});
+
+describe('pm path and sha256sum parsers', () => {
+  it('read the APK path from `pm path`', () => {
+    expect(parsePmPath(`package:/data/app/~~x==/${PKG}-y==/base.apk\n`)).toBe(
+      `/data/app/~~x==/${PKG}-y==/base.apk`,
+    );
+    expect(parsePmPath('package:/data/app/a/base.apk\r\n')).toBe('/data/app/a/base.apk');
+    expect(parsePmPath('')).toBeNull();
+    expect(parsePmPath('package:/data/app/a/base.odex\n')).toBeNull();
+  });
+
+  it('read the digest from `sha256sum`', () => {
+    const digest = 'a'.repeat(32) + '0123456789abcdef'.repeat(2);
+    expect(parseSha256sum(`${digest}  /data/app/a/base.apk\n`)).toBe(digest);
+    expect(parseSha256sum(`sha256sum: /x: No such file or directory\n`)).toBeNull();
+    expect(parseSha256sum(`${digest.toUpperCase()}  /x\n`)).toBeNull();
+  });
+
+  it('property: a printed path or digest reads back; any text never throws', () => {
+    const segment = fc.stringMatching(/^[A-Za-z0-9._=~-]{1,20}$/);
+    fc.assert(
+      fc.property(fc.array(segment, { minLength: 1, maxLength: 5 }), fc.string(), (parts, noise) => {
+        const path = `/${parts.join('/')}/base.apk`;
+        expect(parsePmPath(`package:${path}\n`)).toBe(path);
+        const found = parsePmPath(noise);
+        if (found !== null) expect(noise).toContain(`package:${found}`);
+      }),
+    );
+    fc.assert(
+      fc.property(fc.stringMatching(/^[0-9a-f]{64}$/), fc.string(), (digest, noise) => {
+        expect(parseSha256sum(`${digest}  /x.apk\n`)).toBe(digest);
+        const found = parseSha256sum(noise);
+        if (found !== null) expect(noise.startsWith(found)).toBe(true);
       }),
     );
   });

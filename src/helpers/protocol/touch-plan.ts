@@ -13,6 +13,7 @@
  * - Every rule is checked and every failure reported, each with a dotted path
  *   (`pointers.1.samples.3.offsetMs`), not just the first one.
  */
+import { describeValue } from '../../manifest/describe-value.ts';
 import { parseStrictJson } from '../../strict-json.ts';
 
 export const TOUCH_PLAN_PROTOCOL = 'android-touch-plan-v1';
@@ -63,13 +64,8 @@ function isFiniteNumber(value: unknown): value is number {
   return typeof value === 'number' && Number.isFinite(value);
 }
 
-function describe(value: unknown): string {
-  if (value === undefined) return 'missing';
-  if (typeof value === 'string')
-    return `got ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)}`;
-  if (typeof value === 'number' || typeof value === 'boolean' || value === null)
-    return `got ${String(value)}`;
-  return `got ${Array.isArray(value) ? 'array' : typeof value}`;
+function got(value: unknown): string {
+  return value === undefined ? 'missing' : `got ${describeValue(value)}`;
 }
 
 /** Validate an untrusted value against the seed's `android-touch-plan-v1` rules. Never throws. */
@@ -81,25 +77,25 @@ export function validateTouchPlan(input: unknown): TouchPlanValidation {
   if (!isRecord(input)) {
     return {
       valid: false,
-      errors: [{ path: '', message: `touch plan must be a JSON object, ${describe(input)}` }],
+      errors: [{ path: '', message: `touch plan must be a JSON object, ${got(input)}` }],
     };
   }
 
   if ('protocol' in input && input['protocol'] !== TOUCH_PLAN_PROTOCOL) {
-    fail('protocol', `must be ${TOUCH_PLAN_PROTOCOL} when present, ${describe(input['protocol'])}`);
+    fail('protocol', `must be ${TOUCH_PLAN_PROTOCOL} when present, ${got(input['protocol'])}`);
   }
 
   const kindValue = input['kind'];
   const kind: TouchPlanKind | undefined =
     kindValue === 'swipe' || kindValue === 'transform' ? kindValue : undefined;
   if (kind === undefined) {
-    fail('kind', `must be swipe (one pointer) or transform (two pointers), ${describe(kindValue)}`);
+    fail('kind', `must be swipe (one pointer) or transform (two pointers), ${got(kindValue)}`);
   }
 
   const durationValue = input['durationMs'];
   let durationMs: number | undefined;
   if (!isInteger(durationValue) || durationValue < 0 || durationValue > TOUCH_PLAN_MAX_DURATION_MS) {
-    fail('durationMs', `must be an integer, 0-${TOUCH_PLAN_MAX_DURATION_MS}, ${describe(durationValue)}`);
+    fail('durationMs', `must be an integer, 0-${TOUCH_PLAN_MAX_DURATION_MS}, ${got(durationValue)}`);
   } else {
     durationMs = durationValue;
   }
@@ -107,7 +103,7 @@ export function validateTouchPlan(input: unknown): TouchPlanValidation {
   const pointersValue = input['pointers'];
   const pointers: TouchPointer[] = [];
   if (!Array.isArray(pointersValue)) {
-    fail('pointers', `must be an array of { pointerId, samples }, ${describe(pointersValue)}`);
+    fail('pointers', `must be an array of { pointerId, samples }, ${got(pointersValue)}`);
   } else {
     if (kind === 'swipe' && pointersValue.length !== 1) {
       fail('pointers', `swipe requires exactly one pointer, got ${pointersValue.length}`);
@@ -135,20 +131,20 @@ function validatePointer(
 ): TouchPointer | undefined {
   const base = `pointers.${p}`;
   if (!isRecord(value)) {
-    fail(base, `must be an object { pointerId, samples }, ${describe(value)}`);
+    fail(base, `must be an object { pointerId, samples }, ${got(value)}`);
     return undefined;
   }
   let ok = true;
   if (value['pointerId'] !== p) {
     fail(
       `${base}.pointerId`,
-      `pointerIds must be ordered from 0 (expected ${p}), ${describe(value['pointerId'])}`,
+      `pointerIds must be ordered from 0 (expected ${p}), ${got(value['pointerId'])}`,
     );
     ok = false;
   }
   const samplesValue = value['samples'];
   if (!Array.isArray(samplesValue)) {
-    fail(`${base}.samples`, `must be an array of { offsetMs, x, y }, ${describe(samplesValue)}`);
+    fail(`${base}.samples`, `must be an array of { offsetMs, x, y }, ${got(samplesValue)}`);
     return undefined;
   }
   if (samplesValue.length < 2) {
@@ -160,7 +156,7 @@ function validatePointer(
   samplesValue.forEach((sampleValue: unknown, s) => {
     const path = `${base}.samples.${s}`;
     if (!isRecord(sampleValue)) {
-      fail(path, `must be an object { offsetMs, x, y }, ${describe(sampleValue)}`);
+      fail(path, `must be an object { offsetMs, x, y }, ${got(sampleValue)}`);
       ok = false;
       previous = undefined;
       return;
@@ -168,7 +164,7 @@ function validatePointer(
     const { offsetMs, x, y } = sampleValue;
     let sampleOk = true;
     if (!isInteger(offsetMs)) {
-      fail(`${path}.offsetMs`, `must be an integer, ${describe(offsetMs)}`);
+      fail(`${path}.offsetMs`, `must be an integer, ${got(offsetMs)}`);
       sampleOk = false;
     } else {
       if (s === 0 && offsetMs !== 0) {
@@ -199,11 +195,11 @@ function validatePointer(
       }
     }
     if (!isFiniteNumber(x)) {
-      fail(`${path}.x`, `must be a finite number, ${describe(x)}`);
+      fail(`${path}.x`, `must be a finite number, ${got(x)}`);
       sampleOk = false;
     }
     if (!isFiniteNumber(y)) {
-      fail(`${path}.y`, `must be a finite number, ${describe(y)}`);
+      fail(`${path}.y`, `must be a finite number, ${got(y)}`);
       sampleOk = false;
     }
     previous = isInteger(offsetMs) ? offsetMs : undefined;

@@ -8,9 +8,17 @@
  * right here. A verdict is cached per (device, package, versionCode, sha256) so a warm ensure costs
  * one shell round trip.
  */
-import { installFailedError, parsePmInstallOutput, REINSTALLABLE_FAILURES } from '../../adb/errors.ts';
+import { installFailedError } from '../../adb/errors.ts';
 import { quoteShellArg, shellCommand } from '../../adb/shell-quote.ts';
 import { assertInstallArgs, type HelperManifest } from '../../manifest/index.ts';
+import {
+  parseDumpsysVersion,
+  parseListPackagesVersion,
+  parsePmInstallOutput,
+  parsePmPath,
+  parseSha256sum,
+  REINSTALLABLE_FAILURES,
+} from '../protocol/package-manager.ts';
 import type { HelperDevice } from './device.ts';
 
 export type EnsurePolicy = 'missing-or-outdated' | 'always' | 'never';
@@ -66,23 +74,6 @@ export class EnsureVerdicts {
   }
 }
 
-/** `package:NAME versionCode:N` lines → the versionCode of exactly `pkg`, or null. */
-export function parseListPackagesVersion(output: string, pkg: string): number | null {
-  for (const line of output.split('\n')) {
-    const m = /^package:(\S+)\s+versionCode:(\d+)/.exec(line.trim());
-    if (m && m[1] === pkg) return Number(m[2]);
-  }
-  return null;
-}
-
-/** `dumpsys package PKG` → `versionCode=N` of the package section, or null. */
-export function parseDumpsysVersion(output: string, pkg: string): number | null {
-  const section = output.indexOf(`Package [${pkg}]`);
-  if (section < 0) return null;
-  const m = /versionCode=(\d+)/.exec(output.slice(section));
-  return m ? Number(m[1]) : null;
-}
-
 const ROUND_TRIP_TIMEOUT = 20_000;
 
 async function installedVersion(
@@ -111,10 +102,10 @@ async function installedSha256(
   signal?: AbortSignal,
 ): Promise<string | null> {
   const path = await device.shell(shellCommand('pm', 'path', pkg), { timeoutMs: ROUND_TRIP_TIMEOUT, signal });
-  const apk = /^package:(\S+\.apk)\s*$/m.exec(path.stdout.toString())?.[1];
+  const apk = parsePmPath(path.stdout.toString());
   if (!apk) return null;
   const sum = await device.shell(shellCommand('sha256sum', apk), { timeoutMs: ROUND_TRIP_TIMEOUT, signal });
-  return /^([0-9a-f]{64})\s/.exec(sum.stdout.toString())?.[1] ?? null;
+  return parseSha256sum(sum.stdout.toString());
 }
 
 async function install(

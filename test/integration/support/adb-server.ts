@@ -7,6 +7,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { TcpAdbServerConnector } from '../../../src/adb/connector.ts';
 import { pingAdbServer } from '../../../src/adb/server.ts';
 
 export interface AdbResult {
@@ -57,7 +58,7 @@ function sleep(ms: number): Promise<void> {
 
 /** True when an adb server answers `host:version` on `port`. */
 export function answers(port: number): Promise<boolean> {
-  return pingAdbServer('127.0.0.1', port, 1000).then(
+  return pingAdbServer(new TcpAdbServerConnector({ port }), 1000).then(
     () => true,
     () => false,
   );
