@@ -13,8 +13,8 @@ import { DeviceService, type DeviceSide, HelperService, LeaseScopes, LeaseServic
 import { ArtifactCache } from '../artifacts/cache.ts';
 import type { Config } from '../config.ts';
 import { endpointPolicyFromEnv } from '../devices/endpoint-policy.ts';
-import { MemoryDeviceStore } from '../devices/memory-store.ts';
 import { MemoryNodeDirectory, NODE_STALE_MS, type NodeDirectory } from '../devices/nodes.ts';
+import { openDeviceStores } from '../devices/open-store.ts';
 import { DeviceRegistry } from '../devices/registry.ts';
 import type { DeviceStore } from '../devices/types.ts';
 import { LeaseOperations } from '../helpers/lease-operations.ts';
@@ -55,19 +55,14 @@ export interface DeviceNodeOptions {
   sources?: DeviceSource[];
 }
 
+/** The stores the configuration asks for: memory without REDIS_URL, Redis (one factory) with it. */
 async function stores(
   config: Config,
+  logger: Logger,
 ): Promise<{ leaseStore: LeaseStore; deviceStore: DeviceStore; nodes: NodeDirectory }> {
-  const leaseStore = await openLeaseStore({ redisUrl: config.redisUrl, redisPrefix: config.redisPrefix });
-  if (config.redisUrl === undefined) {
-    return { leaseStore, deviceStore: new MemoryDeviceStore(), nodes: new MemoryNodeDirectory() };
-  }
-  const { RedisDeviceStore, RedisNodeDirectory } = await import('../devices/redis-store.ts');
-  return {
-    leaseStore,
-    deviceStore: new RedisDeviceStore({ url: config.redisUrl, prefix: config.redisPrefix }),
-    nodes: new RedisNodeDirectory({ url: config.redisUrl, prefix: config.redisPrefix }),
-  };
+  const redis = { redisUrl: config.redisUrl, redisPrefix: config.redisPrefix, logger };
+  const leaseStore = await openLeaseStore(redis);
+  return { leaseStore, ...(await openDeviceStores(redis)) };
 }
 
 /** Hand the device side to the HTTP services (the routes find its use cases there). */
@@ -134,7 +129,7 @@ async function startSteps(options: DeviceNodeOptions, teardown: Teardown): Promi
   const built =
     options.leaseStore && options.deviceStore
       ? { leaseStore: options.leaseStore, deviceStore: options.deviceStore, nodes: new MemoryNodeDirectory() }
-      : await stores(config);
+      : await stores(config, logger);
   teardown.add('lease store', () => built.leaseStore.close());
   teardown.add('device store', () => built.deviceStore.close());
   teardown.add('node directory', () => built.nodes.close());
