@@ -20,6 +20,7 @@ export interface PublishInput {
   socketName?: string;
   devicePath?: string;
   serviceComponent?: string;
+  onProgress?: (sentBytes: number, totalBytes: number) => void;
 }
 
 const PASSED_THROUGH = [

@@ -62,8 +62,7 @@ export function registerRelease(program: Command): void {
       const { constants } = await import('node:fs');
       const { loadConfig } = await import('../config.ts');
       const { openArtifactStore, storeSpecFromConfig } = await import('../artifacts/open-store.ts');
-      const { publishRelease } = await import('../releases/publish.ts');
-      const { parseInstallArgsString } = await import('../manifest/index.ts');
+      const { ReleaseService } = await import('../app/release-service.ts');
 
       if ((opts.apk === undefined) === (opts.jar === undefined)) {
         throw new UsageError('give exactly one of --apk <file> and --jar <file>');
@@ -109,14 +108,13 @@ export function registerRelease(program: Command): void {
       const progress = await makeProgress(!opts.json && process.stderr.isTTY === true);
       const store = openArtifactStore(spec, config);
       try {
-        const result = await publishRelease(store, {
+        // The same use case as `POST /v1/helpers/{name}/releases`.
+        const result = await new ReleaseService({ store }).publish({
           apkPath: file,
           version: opts.version,
           kind,
           ...(opts.name === undefined ? {} : { name: opts.name }),
-          ...(opts.installArgs === undefined
-            ? {}
-            : { installArgs: parseInstallArgsString(opts.installArgs) }),
+          ...(opts.installArgs === undefined ? {} : { installArgs: opts.installArgs }),
           ...(opts.runner === undefined ? {} : { runner: opts.runner }),
           ...(opts.mainClass === undefined ? {} : { mainClass: opts.mainClass }),
           ...(opts.socketName === undefined ? {} : { socketName: opts.socketName }),

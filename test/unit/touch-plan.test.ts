@@ -444,3 +444,62 @@ describe('builders', () => {
     );
   });
 });
+
+/**
+ * Golden wire bytes written by hand from seed 000's android-touch-plan-v1 description (base64 of
+ * the JSON text, computed outside this code base), so an encoder or decoder bug cannot pass on both
+ * the bridge and the simulator, which share this codec.
+ */
+describe('touch plan golden bytes', () => {
+  const SWIPE_B64 =
+    'eyJwcm90b2NvbCI6ImFuZHJvaWQtdG91Y2gtcGxhbi12MSIsImtpbmQiOiJzd2lwZSIsImR1cmF0aW9uTXMiOjMwMCwicG9pbnRlcnMiOlt7InBvaW50ZXJJZCI6MCwic2FtcGxlcyI6W3sib2Zmc2V0TXMiOjAsIngiOjU0MCwieSI6MTYwMH0seyJvZmZzZXRNcyI6MTUwLCJ4Ijo1NDAsInkiOjEyMDB9LHsib2Zmc2V0TXMiOjMwMCwieCI6NTQwLCJ5Ijo4MDB9XX1dfQ==';
+  const TRANSFORM_B64 =
+    'eyJwcm90b2NvbCI6ImFuZHJvaWQtdG91Y2gtcGxhbi12MSIsImtpbmQiOiJ0cmFuc2Zvcm0iLCJkdXJhdGlvbk1zIjowLCJwb2ludGVycyI6W3sicG9pbnRlcklkIjowLCJzYW1wbGVzIjpbeyJvZmZzZXRNcyI6MCwieCI6MTAwLCJ5IjoxMDB9LHsib2Zmc2V0TXMiOjAsIngiOjUwLCJ5Ijo1MH1dfSx7InBvaW50ZXJJZCI6MSwic2FtcGxlcyI6W3sib2Zmc2V0TXMiOjAsIngiOjIwMCwieSI6MjAwfSx7Im9mZnNldE1zIjowLCJ4IjoyNTAsInkiOjI1MH1dfV19';
+  const swipe = {
+    kind: 'swipe' as const,
+    durationMs: 300,
+    pointers: [
+      {
+        pointerId: 0,
+        samples: [
+          { offsetMs: 0, x: 540, y: 1600 },
+          { offsetMs: 150, x: 540, y: 1200 },
+          { offsetMs: 300, x: 540, y: 800 },
+        ],
+      },
+    ],
+  };
+  // durationMs 0: equal offsets allowed; both pointers share the offset sequence.
+  const transform = {
+    kind: 'transform' as const,
+    durationMs: 0,
+    pointers: [
+      {
+        pointerId: 0,
+        samples: [
+          { offsetMs: 0, x: 100, y: 100 },
+          { offsetMs: 0, x: 50, y: 50 },
+        ],
+      },
+      {
+        pointerId: 1,
+        samples: [
+          { offsetMs: 0, x: 200, y: 200 },
+          { offsetMs: 0, x: 250, y: 250 },
+        ],
+      },
+    ],
+  };
+
+  it('encodes a plan to exactly the documented bytes', () => {
+    expect(encodeTouchPlanBase64(swipe)).toBe(SWIPE_B64);
+    expect(encodeTouchPlanBase64(transform)).toBe(TRANSFORM_B64);
+  });
+
+  it('decodes the documented bytes to the plan', () => {
+    const a = decodeTouchPlanBase64(SWIPE_B64);
+    const b = decodeTouchPlanBase64(TRANSFORM_B64);
+    expect(a.valid && a.plan).toEqual(swipe);
+    expect(b.valid && b.plan).toEqual(transform);
+  });
+});
