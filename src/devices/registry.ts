@@ -27,6 +27,7 @@ import { BridgeError, invalidArgument } from '../errors.ts';
 import { validateSelector } from '../leases/selector.ts';
 import type { LeaseSelector as DeviceSelector, LeaseStore } from '../leases/types.ts';
 import type { Logger } from '../observability/logger.ts';
+import { PeriodicTask } from '../periodic.ts';
 import { prefixed, readDevicesFile } from './config-file.ts';
 import {
   type DeviceEffect,
@@ -36,7 +37,7 @@ import {
   transition,
 } from './device-state.ts';
 import type { EndpointPolicy } from './endpoint-policy.ts';
-import { healthEvent, PeriodicTask, tunnelAction } from './health.ts';
+import { healthEvent, tunnelAction } from './health.ts';
 import { LABEL_PATTERN, validateLabels, validateProvider } from './labels.ts';
 import { observeState, probeDevice, readProperties } from './probes.ts';
 import { deviceIdFor } from './properties.ts';

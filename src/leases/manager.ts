@@ -15,8 +15,12 @@
 import { randomBytes } from 'node:crypto';
 import { BridgeError, invalidArgument } from '../errors.ts';
 import { type Logger, silentLogger } from '../observability/logger.ts';
+import { PeriodicTask } from '../periodic.ts';
 import { queueKeyFor, validateSelector } from './selector.ts';
 import type { Lease, LeaseSelector, LeaseStore, TeardownRecord } from './types.ts';
+
+/** Leases claimed per expiry pass; a full pass is followed by another at once. */
+const EXPIRY_BATCH = 100;
 
 export type TeardownReason = 'released' | 'expired';
 
@@ -103,9 +107,8 @@ export class LeaseManager {
   /** Local waiters to wake when a device frees in this process. */
   readonly #wakers = new Set<() => void>();
   readonly #inflight = new Set<Promise<unknown>>();
-  #timer: NodeJS.Timeout | undefined;
-  #running = false;
-  #tick: Promise<void> | undefined;
+  /** The expiry loop: a full pass (100 claimed) runs again at once. */
+  readonly #expiry: PeriodicTask;
 
   constructor(options: LeaseManagerOptions) {
     this.#store = options.store;
@@ -120,6 +123,14 @@ export class LeaseManager {
     this.#waiterTtl = options.waiterTtlSeconds ?? 5;
     this.#log = options.logger ?? silentLogger();
     this.#now = options.now ?? Date.now;
+    this.#expiry = new PeriodicTask(this.#expiryIntervalMs, async () => {
+      try {
+        return (await this.expireOnce()) >= EXPIRY_BATCH;
+      } catch (err) {
+        this.#log.error({ err }, 'lease: expiry pass failed');
+        return false;
+      }
+    });
   }
 
   get store(): LeaseStore {
@@ -254,35 +265,18 @@ export class LeaseManager {
 
   /** Start the expiry loop (idempotent). */
   start(): void {
-    if (this.#running) return;
-    this.#running = true;
-    this.#schedule(0);
+    this.#expiry.start();
   }
 
   /** Stop the expiry loop and wait for running teardowns. */
   async stop(): Promise<void> {
-    this.#running = false;
-    clearTimeout(this.#timer);
-    this.#timer = undefined;
-    await this.#tick;
+    await this.#expiry.stop();
     await Promise.allSettled([...this.#inflight]);
-  }
-
-  #schedule(delay: number): void {
-    if (!this.#running) return;
-    this.#timer = setTimeout(() => {
-      this.#tick = this.expireOnce()
-        .then((claimed) => this.#schedule(claimed >= 100 ? 0 : this.#expiryIntervalMs))
-        .catch((err: unknown) => {
-          this.#log.error({ err }, 'lease: expiry pass failed');
-          this.#schedule(this.#expiryIntervalMs);
-        });
-    }, delay);
   }
 
   /** One expiry pass: claim expired leases (up to 100) and tear each down. Resolves how many. */
   async expireOnce(): Promise<number> {
-    const claimed = await this.#store.claimExpired(this.#now(), 100);
+    const claimed = await this.#store.claimExpired(this.#now(), EXPIRY_BATCH);
     await Promise.all(
       claimed.map((lease) => {
         this.#log.info({ leaseId: lease.id, deviceId: lease.deviceId }, 'lease: expired');

@@ -1,0 +1,55 @@
+/**
+ * A task run now and then again `intervalMs` after each run ends (never two runs at once), until
+ * stopped; a run that resolves `true` has more work waiting and is followed at once. The timer does
+ * not keep the process alive. The task handles its own errors: a rejection is swallowed here so a
+ * failing pass never stops the loop nor escapes as an unhandled rejection.
+ */
+export class PeriodicTask {
+  readonly #intervalMs: number;
+  readonly #task: () => Promise<boolean | void>;
+  #timer: NodeJS.Timeout | undefined;
+  #running = false;
+  #run: Promise<void> | undefined;
+
+  constructor(intervalMs: number, task: () => Promise<boolean | void>) {
+    this.#intervalMs = intervalMs;
+    this.#task = task;
+  }
+
+  get running(): boolean {
+    return this.#running;
+  }
+
+  /** Start (idempotent); the first run is right away. */
+  start(): void {
+    if (this.#running) return;
+    this.#running = true;
+    this.#schedule(0);
+  }
+
+  /** Stop; resolves once a run in progress has finished. */
+  async stop(): Promise<void> {
+    this.#running = false;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    await this.#run;
+  }
+
+  #schedule(delay: number): void {
+    if (!this.#running) return;
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      this.#run = this.#task().then(
+        (more) => {
+          this.#run = undefined;
+          this.#schedule(more === true ? 0 : this.#intervalMs);
+        },
+        () => {
+          this.#run = undefined;
+          this.#schedule(this.#intervalMs);
+        },
+      );
+    }, delay);
+    this.#timer.unref?.();
+  }
+}
