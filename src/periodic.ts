@@ -6,12 +6,12 @@
  */
 export class PeriodicTask {
   readonly #intervalMs: number;
-  readonly #task: () => Promise<boolean | void>;
+  readonly #task: () => Promise<unknown>;
   #timer: NodeJS.Timeout | undefined;
   #running = false;
   #run: Promise<void> | undefined;
 
-  constructor(intervalMs: number, task: () => Promise<boolean | void>) {
+  constructor(intervalMs: number, task: () => Promise<unknown>) {
     this.#intervalMs = intervalMs;
     this.#task = task;
   }

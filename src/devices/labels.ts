@@ -5,7 +5,7 @@
  * per device. The selector that uses them is `leases/selector.ts`.
  */
 import { z } from 'zod';
-import { BridgeError, type FieldError, invalidArgument } from '../errors.ts';
+import { type FieldError, invalidArgument } from '../errors.ts';
 import { describeValue } from '../manifest/describe-value.ts';
 
 export const LABEL_PATTERN = /^[A-Za-z0-9._/-]{1,63}$/;
