@@ -41,6 +41,9 @@ export function runProcess(command: string, args: string[], options: RunOptions 
       clearTimeout(timer);
       resolve({ code, stdout, stderr });
     });
+    // A command may exit without reading its input: the unread rest is an EPIPE on our side of the
+    // pipe, not a failure of the command (its exit status says how it went).
+    child.stdin.on('error', () => undefined);
     child.stdin.end(options.input ?? '');
   });
 }
