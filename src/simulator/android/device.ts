@@ -40,6 +40,33 @@ export class SimDeviceImpl implements SimDevice {
   #uiXml: string | undefined;
   /** The system clipboard's primary clip as text (the glass agent reads and sets it); null when empty. */
   clipboard: string | null = null;
+  /** Long-running processes started from a shell (the glass agent), for `pkill`. */
+  readonly #processes = new Map<number, { cmdline: string; kill(): void }>();
+  #nextPid = 4200;
+
+  /** Register a running process; returns its pid and a function to call when it exits by itself. */
+  startProcess(cmdline: string, kill: () => void): { pid: number; exited(): void } {
+    const pid = this.#nextPid++;
+    this.#processes.set(pid, { cmdline, kill });
+    return { pid, exited: () => this.#processes.delete(pid) };
+  }
+
+  /** `pkill -f PATTERN`: kill every process whose command line contains PATTERN; returns how many. */
+  killMatching(pattern: string): number {
+    let killed = 0;
+    for (const [pid, p] of [...this.#processes]) {
+      if (!p.cmdline.includes(pattern)) continue;
+      this.#processes.delete(pid);
+      p.kill();
+      killed++;
+    }
+    return killed;
+  }
+
+  /** Running processes as `pid cmdline`, oldest first. */
+  processes(): Array<{ pid: number; cmdline: string }> {
+    return [...this.#processes].map(([pid, p]) => ({ pid, cmdline: p.cmdline }));
+  }
 
   constructor(options: SimDeviceOptions) {
     this.serial = options.serial;

@@ -65,12 +65,22 @@ export const appProcess: CommandFn = async (argv, ctx) => {
     return 1;
   }
   ctx.io.stdout(`glass-agent listening on localabstract:${GLASS_AGENT_SOCKET}\n`);
-  // Runs until the host closes the shell (the bridge's held stream) or the device goes away.
-  await new Promise<void>((resolve) => {
-    if (ctx.io.signal.aborted) resolve();
-    else ctx.io.signal.addEventListener('abort', () => resolve(), { once: true });
+  // Runs until the host closes the shell (the bridge's held stream), the device goes away, or
+  // `pkill -f` kills it (then its shell sees the exit status of a SIGTERM: 143).
+  let killed = false;
+  let stop: () => void = () => undefined;
+  const stopped = new Promise<void>((resolve) => {
+    stop = resolve;
   });
+  const proc = device.startProcess(`app_process / ${mainClass} CLASSPATH=${classpath}`, () => {
+    killed = true;
+    stop();
+  });
+  if (ctx.io.signal.aborted) stop();
+  else ctx.io.signal.addEventListener('abort', stop, { once: true });
+  await stopped;
+  proc.exited();
   server.close();
   listener.close();
-  return 0;
+  return killed ? 143 : 0;
 };

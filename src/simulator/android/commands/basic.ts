@@ -131,3 +131,14 @@ export const sleep: CommandFn = async (argv, ctx) => {
   });
   return 0;
 };
+
+/** toybox `pkill [-f] PATTERN`: exit 0 when a process was killed, 1 when none matched. */
+export const pkill: CommandFn = async (argv, ctx) => {
+  const args = argv.filter((a) => a !== '-f');
+  const [pattern] = args;
+  if (pattern === undefined || args.length !== 1) {
+    ctx.io.stderr('pkill: Needs 1 argument\n');
+    return 1;
+  }
+  return ctx.android.device.killMatching(pattern) > 0 ? 0 : 1;
+};

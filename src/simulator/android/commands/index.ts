@@ -2,7 +2,7 @@
 import type { CommandFn } from '../context.ts';
 import { am } from './am.ts';
 import { appProcess } from './app-process.ts';
-import { echo, falseCommand, id, sh, sleep, trueCommand, uname, whoami } from './basic.ts';
+import { echo, falseCommand, id, pkill, sh, sleep, trueCommand, uname, whoami } from './basic.ts';
 import { dumpsys } from './dumpsys.ts';
 import { cat, ls, md5sum, mkdir, rm, sha1sum, sha256sum, touch } from './files.ts';
 import { getprop } from './getprop.ts';
@@ -55,6 +55,7 @@ const TOYBOX = new Map<string, CommandFn>([
   ['ls', ls],
   ['md5sum', md5sum],
   ['mkdir', mkdir],
+  ['pkill', pkill],
   ['rm', rm],
   ['sha1sum', sha1sum],
   ['sha256sum', sha256sum],

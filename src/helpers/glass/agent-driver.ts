@@ -1,0 +1,201 @@
+/**
+ * The glass agent on one device (seed 001): the dex jar pushed to its `devicePath` (skipped when the
+ * device already holds the same bytes; verified by sha256 after a push), started with
+ * `CLASSPATH=<devicePath> app_process / <mainClass>` on a held shell stream, reached through a
+ * forward `tcp:0` → `localabstract:<socketName>` owned by the lease in the forward ledger, and ready
+ * only once the banner and a `ping` answered (a forward accepts connections with nothing listening).
+ *
+ * A stale agent (left by a bridge that crashed) holds the socket: the new one exits with "Address
+ * already in use"; it is killed (`pkill -f <mainClass>`) and the agent started again, once. A
+ * request whose connection broke (protocol error, drop, deadline) rejects with a retryable error;
+ * the next request reconnects, and starts the agent again when its process has exited.
+ */
+import { connect as netConnect } from 'node:net';
+import type { Duplex } from 'node:stream';
+import type { ShellStream } from '../../adb/client.ts';
+import type { ForwardEntry } from '../../adb/forward-ledger.ts';
+import { quoteShellArg, shellCommand } from '../../adb/shell-quote.ts';
+import { BridgeError } from '../../errors.ts';
+import type { AppProcessJarManifest } from '../../manifest/index.ts';
+import type { Logger } from '../../observability/logger.ts';
+import { parseSha256sum } from '../protocol/package-manager.ts';
+import type { HelperDevice } from '../snapshot/device.ts';
+import { type GlassLineClient, type GlassReply, openWhenReady } from './line-client.ts';
+
+export interface GlassAgentOptions {
+  device: HelperDevice;
+  manifest: AppProcessJarManifest;
+  /** The jar on this host, already verified against `manifest.sha256` (the artifact cache's file). */
+  jarPath: string;
+  /** Who owns the forward in the ledger (the lease id). */
+  owner: string;
+  logger?: Logger;
+  /** Readiness: retry every `intervalMs` up to `readyTimeoutMs` (defaults 200 ms, 5 s). */
+  intervalMs?: number;
+  readyTimeoutMs?: number;
+  /** Per-request deadline (default 30 s). */
+  requestTimeoutMs?: number;
+}
+
+export interface AgentStart {
+  /** Whether the jar was pushed (false: the device already held the same bytes). */
+  pushed: boolean;
+  /** Whether a stale agent held the socket and was killed first. */
+  killedStale: boolean;
+}
+
+const ADDRESS_IN_USE = /Address already in use/;
+
+export class GlassAgent {
+  readonly #o: GlassAgentOptions;
+  #shell: ShellStream | null = null;
+  #exited = true;
+  #forward: ForwardEntry | null = null;
+  #client: GlassLineClient | null = null;
+  #closed = false;
+
+  private constructor(options: GlassAgentOptions) {
+    this.#o = options;
+  }
+
+  /** Push (when needed), start and connect; resolves once the agent answered `ping`. */
+  static async start(options: GlassAgentOptions): Promise<{ agent: GlassAgent; start: AgentStart }> {
+    const agent = new GlassAgent(options);
+    try {
+      const pushed = await agent.#ensureJar();
+      const killedStale = await agent.#launch();
+      await agent.#connect();
+      return { agent, start: { pushed, killedStale } };
+    } catch (err) {
+      await agent.close();
+      throw err;
+    }
+  }
+
+  /** One request; a broken connection rejects it (retryable) and is re-established by the next. */
+  async request(op: string, fields: Record<string, unknown> = {}): Promise<GlassReply> {
+    if (this.#closed) throw new BridgeError('UNAVAILABLE', 'the glass agent was closed');
+    if (this.#client === null || this.#client.closed) {
+      if (this.#exited) await this.#launch();
+      await this.#connect();
+    }
+    return (this.#client as GlassLineClient).request(op, fields, {
+      timeoutMs: this.#o.requestTimeoutMs ?? 30_000,
+    });
+  }
+
+  /** Whether the agent's process is still running (its held shell has not ended). */
+  get running(): boolean {
+    return !this.#exited;
+  }
+
+  /** Disconnect, stop the agent and remove the forward. Idempotent. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.#client?.close();
+    this.#client = null;
+    this.#shell?.close();
+    this.#shell = null;
+    if (this.#forward !== null) {
+      const forward = this.#forward;
+      this.#forward = null;
+      await this.#o.device.closeForward(forward);
+    }
+  }
+
+  /** The jar on the device, by sha256: pushed only when missing or different, verified after. */
+  async #ensureJar(): Promise<boolean> {
+    const { device, manifest } = this.#o;
+    const onDevice = async (): Promise<string | null> => {
+      const result = await device.shell(shellCommand('sha256sum', manifest.devicePath), {
+        timeoutMs: 30_000,
+      });
+      return result.exitCode === 0 ? parseSha256sum(result.stdout.toString('utf8')) : null;
+    };
+    if ((await onDevice()) === manifest.sha256) return false;
+    await device.push(this.#o.jarPath, manifest.devicePath, { timeoutMs: 120_000 });
+    const after = await onDevice();
+    if (after !== manifest.sha256) {
+      throw new BridgeError(
+        'CHECKSUM_MISMATCH',
+        `${manifest.devicePath} on ${device.serial} has sha256 ${after ?? 'unknown'} after the push, not ${manifest.sha256}`,
+        { details: { serial: device.serial, devicePath: manifest.devicePath } },
+      );
+    }
+    return true;
+  }
+
+  /** Start the agent; a stale one holding the socket is killed and the start tried once more. */
+  async #launch(): Promise<boolean> {
+    const first = await this.#startProcess();
+    if (first === 'started') return false;
+    if (!ADDRESS_IN_USE.test(first)) throw this.#launchFailed(first);
+    const { device, manifest } = this.#o;
+    this.#o.logger?.warn(
+      { serial: device.serial },
+      'glass agent: a stale agent holds the socket; killing it',
+    );
+    await device.shell(shellCommand('pkill', '-f', manifest.mainClass), { timeoutMs: 10_000 });
+    const second = await this.#startProcess();
+    if (second !== 'started') throw this.#launchFailed(second);
+    return true;
+  }
+
+  #launchFailed(stderr: string): BridgeError {
+    return new BridgeError(
+      'HELPER_FAILED',
+      `the glass agent did not start on ${this.#o.device.serial}: ${stderr.trim().slice(0, 300) || 'it exited'}`,
+      {
+        details: { serial: this.#o.device.serial },
+      },
+    );
+  }
+
+  /**
+   * `CLASSPATH=… app_process / Main` on a held stream: 'started' once it printed its first line (or
+   * is still running after a moment), else what it wrote to stderr when it exited.
+   */
+  async #startProcess(): Promise<'started' | string> {
+    const { device, manifest } = this.#o;
+    const command = `CLASSPATH=${quoteShellArg(manifest.devicePath)} ${shellCommand('app_process', '/', manifest.mainClass)}`;
+    const shell = await device.shellStream(command, { timeoutMs: 10_000 });
+    let stderr = '';
+    shell.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString('utf8');
+    });
+    const exited = shell.exit.then(() => 'exited' as const);
+    const printed = new Promise<'printed'>((resolve) => shell.stdout.once('data', () => resolve('printed')));
+    const outcome = await Promise.race([exited, printed]);
+    if (outcome === 'exited') return stderr || 'exited';
+    shell.stdout.resume();
+    this.#shell = shell;
+    this.#exited = false;
+    void shell.exit.then(() => {
+      if (this.#shell === shell) this.#exited = true;
+    });
+    return 'started';
+  }
+
+  async #connect(): Promise<void> {
+    const { device, manifest } = this.#o;
+    this.#forward ??= await device.openForward(this.#o.owner, `localabstract:${manifest.socketName}`, {
+      timeoutMs: 10_000,
+    });
+    const port = Number(this.#forward.local.replace(/^tcp:/, ''));
+    const client = await openWhenReady(() => connectTcp(device.forwardHost, port), {
+      component: manifest.socketName,
+      intervalMs: this.#o.intervalMs ?? 200,
+      totalMs: this.#o.readyTimeoutMs ?? 5000,
+    });
+    await client.request('ping', {}, { timeoutMs: 5000 });
+    this.#client = client;
+  }
+}
+
+function connectTcp(host: string, port: number): Promise<Duplex> {
+  return new Promise((resolve, reject) => {
+    const socket = netConnect(port, host);
+    socket.once('connect', () => resolve(socket));
+    socket.once('error', reject);
+  });
+}

@@ -1,0 +1,101 @@
+/**
+ * The bridge's glass agent driver against a simulated device through the real adb server: push by
+ * sha256 (skipped when the device holds the same bytes), start on a held shell, forward through the
+ * ledger, readiness by banner + ping, a stale agent killed, a dead agent started again, and close
+ * leaving no forward and no agent.
+ */
+import { createHash } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GlassAgent } from '../../src/helpers/glass/agent-driver.ts';
+import { type AppProcessJarManifest, validateReleaseManifest } from '../../src/manifest/index.ts';
+import type { SimAndroidHandle } from '../../src/simulator/android/index.ts';
+import { tempDir } from '../support/bridge.ts';
+import { type DeviceBed, startDeviceBed } from '../support/device-bed.ts';
+import { buildDexJar } from '../support/dex-jar.ts';
+
+const MAIN = 'dev.devicebridge.glassagent.Main';
+let bed: DeviceBed;
+let tmp: { dir: string; cleanup(): Promise<void> };
+let jarPath: string;
+let manifest: AppProcessJarManifest;
+
+const android = () => bed.sim.devices[0]!.android as SimAndroidHandle;
+const agentListening = () => android().listening().includes('localabstract:glass-agent');
+
+beforeAll(async () => {
+  bed = await startDeviceBed();
+  tmp = await tempDir();
+  jarPath = path.join(tmp.dir, 'glass-agent.jar');
+  const bytes = buildDexJar([MAIN, 'dev.devicebridge.glassagent.core.AgentProtocol']);
+  await writeFile(jarPath, bytes);
+  const verdict = validateReleaseManifest({
+    kind: 'app-process-jar',
+    name: 'glass-agent',
+    version: '1.0.0',
+    apkUrl: null,
+    sha256: createHash('sha256').update(bytes).digest('hex'),
+    mainClass: MAIN,
+    socketName: 'glass-agent',
+    devicePath: '/data/local/tmp/glass-agent.jar',
+  });
+  if (!verdict.valid || verdict.manifest.kind !== 'app-process-jar') throw new Error('bad test manifest');
+  manifest = verdict.manifest;
+}, 60_000);
+
+afterAll(async () => {
+  await bed?.close();
+  await tmp?.cleanup();
+});
+
+const start = (owner = 'lease-a') =>
+  GlassAgent.start({ device: bed.device(), manifest, jarPath, owner, intervalMs: 50 });
+
+describe('glass agent driver', () => {
+  it('pushes the jar once, starts, answers, and closes without leaving a forward or an agent', async () => {
+    const first = await start();
+    expect(first.start).toEqual({ pushed: true, killedStale: false });
+    android().device.clipboard = 'on the device';
+    expect(await first.agent.request('clipboard_get')).toMatchObject({ ok: true, text: 'on the device' });
+    expect(await first.agent.request('clipboard_set', { text: 'Grüße 👋🏽' })).toMatchObject({ ok: true });
+    expect(android().device.clipboard).toBe('Grüße 👋🏽');
+    expect(bed.ledger.entries().filter((e) => e.owner === 'lease-a')).toHaveLength(1);
+    await first.agent.close();
+    expect(bed.ledger.entries().filter((e) => e.owner === 'lease-a')).toHaveLength(0);
+    await expect.poll(agentListening, { timeout: 10_000 }).toBe(false);
+
+    // Same bytes on the device: no push this time.
+    const second = await start('lease-b');
+    expect(second.start).toEqual({ pushed: false, killedStale: false });
+    await second.agent.close();
+    await expect.poll(agentListening, { timeout: 10_000 }).toBe(false);
+  });
+
+  it('kills a stale agent that holds the socket (a crashed bridge left it running)', async () => {
+    const serial = bed.sim.devices[0]!.serial;
+    const stale = await bed.client.shellStream(
+      serial,
+      `CLASSPATH=${manifest.devicePath} app_process / ${MAIN}`,
+    );
+    await expect.poll(agentListening, { timeout: 10_000 }).toBe(true);
+    const { agent, start: how } = await start('lease-c');
+    expect(how).toEqual({ pushed: false, killedStale: true });
+    expect(await stale.exit).toBe(143); // the stale one was killed, not ours
+    expect(await agent.request('ping')).toMatchObject({ ok: true });
+    await agent.close();
+  });
+
+  it('an agent that died is started again by the next request (its connection is gone too)', async () => {
+    const { agent } = await start('lease-d');
+    const before = android().device.processes().map((p) => p.pid);
+    expect(android().device.killMatching(MAIN)).toBe(1);
+    await expect.poll(() => agent.running, { timeout: 10_000 }).toBe(false);
+    expect(await agent.request('ping')).toMatchObject({ ok: true });
+    expect(agent.running).toBe(true);
+    const after = android().device.processes().map((p) => p.pid);
+    expect(after).toHaveLength(1);
+    expect(before).not.toContain(after[0]);
+    await agent.close();
+  });
+});
