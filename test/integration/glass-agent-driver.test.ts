@@ -88,12 +88,16 @@ describe('glass agent driver', () => {
 
   it('an agent that died is started again by the next request (its connection is gone too)', async () => {
     const { agent } = await start('lease-d');
-    const before = android().device.processes().map((p) => p.pid);
+    const before = android()
+      .device.processes()
+      .map((p) => p.pid);
     expect(android().device.killMatching(MAIN)).toBe(1);
     await expect.poll(() => agent.running, { timeout: 10_000 }).toBe(false);
     expect(await agent.request('ping')).toMatchObject({ ok: true });
     expect(agent.running).toBe(true);
-    const after = android().device.processes().map((p) => p.pid);
+    const after = android()
+      .device.processes()
+      .map((p) => p.pid);
     expect(after).toHaveLength(1);
     expect(before).not.toContain(after[0]);
     await agent.close();
