@@ -9,14 +9,14 @@ import type { ArtifactCache } from '../artifacts/cache.ts';
 import { FsArtifactStore } from '../artifacts/fs-store.ts';
 import type { ArtifactStore } from '../artifacts/store.ts';
 import { BridgeError } from '../errors.ts';
-import type { HelperManifest } from '../manifest/index.ts';
+import type { InstallableApkManifest } from '../manifest/index.ts';
 import { artifactKey } from '../releases/layout.ts';
 
 /**
  * When the manifest pins the signer (`signingCertSha256`), the APK must be signed by exactly that
  * certificate: a manifest that names the wrong signer is refused before anything reaches a device.
  */
-export async function checkSignerPin(apkPath: string, manifest: HelperManifest): Promise<void> {
+export async function checkSignerPin(apkPath: string, manifest: InstallableApkManifest): Promise<void> {
   const pin = manifest.signingCertSha256;
   if (pin === undefined) return;
   const { signerCertSha256 } = await readApkInfo(apkPath);
@@ -32,7 +32,7 @@ export async function checkSignerPin(apkPath: string, manifest: HelperManifest):
 export function apkSource(
   cache: ArtifactCache,
   store: ArtifactStore,
-  manifest: HelperManifest,
+  manifest: InstallableApkManifest,
 ): () => Promise<string> {
   return async () => {
     const path = await fetchApk(cache, store, manifest);
@@ -44,7 +44,7 @@ export function apkSource(
 async function fetchApk(
   cache: ArtifactCache,
   store: ArtifactStore,
-  manifest: HelperManifest,
+  manifest: InstallableApkManifest,
 ): Promise<string> {
   const key = artifactKey(manifest.sha256);
   const stored = (await store.stat(key)) !== null;

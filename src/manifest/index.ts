@@ -15,6 +15,7 @@ export {
   type AccessibilityServiceManifest,
   type AppProcessJarManifest,
   DEVICE_JAR_DIR,
+  type InstallableApkManifest,
   isDeviceJarPath,
   isSocketName,
   knownFieldsOf,

@@ -83,6 +83,9 @@ export interface AccessibilityServiceManifest extends Common {
 
 export type ReleaseManifest = HelperManifest | AppProcessJarManifest | AccessibilityServiceManifest;
 
+/** The kinds that are installed APKs (ensure installs them the same way). */
+export type InstallableApkManifest = HelperManifest | AccessibilityServiceManifest;
+
 export type ReleaseManifestValidation =
   | { valid: true; manifest: ReleaseManifest; errors: [] }
   | { valid: false; manifest: null; errors: FieldError[] };

@@ -5,6 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { withComponent, withoutComponent } from '../../src/helpers/glass/a11y-driver.ts';
 import {
   KeyChordError,
   META_CTRL_ON,
@@ -116,6 +117,32 @@ describe('parseGlassRequest', () => {
           if (parsed !== null) expect(Number.isSafeInteger(parsed.id)).toBe(true);
         },
       ),
+    );
+  });
+});
+
+describe('the enabled-services list (device output)', () => {
+  const component = fc
+    .tuple(
+      fc.stringMatching(/^[a-z][a-z0-9]{0,5}(\.[a-z][a-z0-9]{0,5}){1,2}$/),
+      fc.stringMatching(/^[A-Z][A-Za-z0-9]{0,8}$/),
+    )
+    .map(([pkg, cls]) => `${pkg}/.${cls}`);
+  const list = fc.array(fc.oneof(component, fc.constant('')), { maxLength: 5 }).map((xs) => xs.join(':'));
+
+  it('property: adding is idempotent and keeps the others; removing takes out exactly that component', () => {
+    fc.assert(
+      fc.property(fc.option(list, { nil: null }), component, (prior, c) => {
+        const added = withComponent(prior, c);
+        expect(withComponent(added, c)).toBe(added);
+        expect(added.split(':').filter((e) => e === c)).toHaveLength(1);
+        const others = (prior ?? '').split(':').filter((e) => e !== '' && e !== c);
+        expect(
+          withoutComponent(added, c)
+            .split(':')
+            .filter((e) => e !== ''),
+        ).toEqual(others);
+      }),
     );
   });
 });

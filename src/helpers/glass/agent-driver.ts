@@ -10,8 +10,6 @@
  * request whose connection broke (protocol error, drop, deadline) rejects with a retryable error;
  * the next request reconnects, and starts the agent again when its process has exited.
  */
-import { connect as netConnect } from 'node:net';
-import type { Duplex } from 'node:stream';
 import type { ShellStream } from '../../adb/client.ts';
 import type { ForwardEntry } from '../../adb/forward-ledger.ts';
 import { quoteShellArg, shellCommand } from '../../adb/shell-quote.ts';
@@ -20,7 +18,7 @@ import type { AppProcessJarManifest } from '../../manifest/index.ts';
 import type { Logger } from '../../observability/logger.ts';
 import { parseSha256sum } from '../protocol/package-manager.ts';
 import type { HelperDevice } from '../snapshot/device.ts';
-import { type GlassLineClient, type GlassReply, openWhenReady } from './line-client.ts';
+import { connectTcp, type GlassLineClient, type GlassReply, openWhenReady } from './line-client.ts';
 
 export interface GlassAgentOptions {
   device: HelperDevice;
@@ -190,12 +188,4 @@ export class GlassAgent {
     await client.request('ping', {}, { timeoutMs: 5000 });
     this.#client = client;
   }
-}
-
-function connectTcp(host: string, port: number): Promise<Duplex> {
-  return new Promise((resolve, reject) => {
-    const socket = netConnect(port, host);
-    socket.once('connect', () => resolve(socket));
-    socket.once('error', reject);
-  });
 }

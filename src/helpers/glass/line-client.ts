@@ -8,6 +8,7 @@
  * HELPER_PROTOCOL_ERROR and the caller reconnects. A dropped connection fails them with a
  * retryable UNAVAILABLE; a device refusal (`ok:false`) rejects that request alone.
  */
+import { connect as netConnect } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import { BridgeError } from '../../errors.ts';
@@ -240,4 +241,13 @@ export async function openWhenReady(
     }
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
+}
+
+/** A TCP connection to a forward's local port (resolves once connected). */
+export function connectTcp(host: string, port: number): Promise<Duplex> {
+  return new Promise((resolve, reject) => {
+    const socket = netConnect(port, host);
+    socket.once('connect', () => resolve(socket));
+    socket.once('error', reject);
+  });
 }

@@ -10,7 +10,7 @@
  */
 import { installFailedError } from '../../adb/errors.ts';
 import { quoteShellArg, shellCommand } from '../../adb/shell-quote.ts';
-import { assertInstallArgs, type HelperManifest } from '../../manifest/index.ts';
+import { assertInstallArgs, type InstallableApkManifest } from '../../manifest/index.ts';
 import {
   parseDumpsysVersion,
   parseListPackagesVersion,
@@ -57,13 +57,13 @@ export interface EnsureOptions {
 /** Per-node verdict cache: a cache that can be lost, keyed by (serial, package, versionCode, sha256). */
 export class EnsureVerdicts {
   readonly #current = new Set<string>();
-  static key(serial: string, m: HelperManifest): string {
+  static key(serial: string, m: InstallableApkManifest): string {
     return `${serial}|${m.packageName}|${m.versionCode}|${m.sha256}`;
   }
-  has(serial: string, m: HelperManifest): boolean {
+  has(serial: string, m: InstallableApkManifest): boolean {
     return this.#current.has(EnsureVerdicts.key(serial, m));
   }
-  set(serial: string, m: HelperManifest): void {
+  set(serial: string, m: InstallableApkManifest): void {
     this.#current.add(EnsureVerdicts.key(serial, m));
   }
   forget(serial: string, packageName?: string): void {
@@ -110,7 +110,7 @@ async function installedSha256(
 
 async function install(
   device: HelperDevice,
-  manifest: HelperManifest,
+  manifest: InstallableApkManifest,
   localApk: string,
   options: EnsureOptions,
 ): Promise<{ uninstalledFirst: boolean; trips: number }> {
@@ -150,7 +150,7 @@ async function install(
 
 export async function ensureHelper(
   device: HelperDevice,
-  manifest: HelperManifest,
+  manifest: InstallableApkManifest,
   verdicts: EnsureVerdicts,
   options: EnsureOptions,
 ): Promise<EnsureResult> {
