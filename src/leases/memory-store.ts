@@ -43,6 +43,7 @@ export class MemoryLeaseStore implements LeaseStore {
   /** queueKey -> waiterId -> deadline (Map order = arrival order). */
   readonly #queues = new Map<string, Map<string, number>>();
   readonly #teardowns = new Map<string, { record: TeardownRecord; until: number }>();
+  readonly #deviceState = new Map<string, { records: Map<string, string>; until: number }>();
 
   constructor(options: StoreClockOptions = {}) {
     this.#now = options.now ?? Date.now;
@@ -250,6 +251,24 @@ export class MemoryLeaseStore implements LeaseStore {
     const entry = this.#teardowns.get(leaseId);
     if (!entry || entry.until <= this.#now()) return null;
     return { ...entry.record, actions: [...entry.record.actions], failures: [...entry.record.failures] };
+  }
+
+  async saveDeviceState(leaseId: string, key: string, record: Record<string, unknown>): Promise<void> {
+    const now = this.#now();
+    const entry = this.#deviceState.get(leaseId);
+    const records = entry && entry.until > now ? entry.records : new Map<string, string>();
+    // Stored as JSON text, as the Redis store keeps it: callers never share objects with the store.
+    records.set(key, JSON.stringify(record));
+    this.#deviceState.set(leaseId, { records, until: now + this.#retentionMs });
+  }
+
+  async takeDeviceState(leaseId: string): Promise<Record<string, Record<string, unknown>>> {
+    const entry = this.#deviceState.get(leaseId);
+    this.#deviceState.delete(leaseId);
+    if (!entry || entry.until <= this.#now()) return {};
+    return Object.fromEntries(
+      [...entry.records].map(([k, v]) => [k, JSON.parse(v) as Record<string, unknown>]),
+    );
   }
 
   async close(): Promise<void> {}

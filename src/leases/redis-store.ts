@@ -20,11 +20,13 @@
  * rather than the scripts reading Redis TIME — so tests control expiry, at the price that bridge
  * nodes' clocks must agree (NTP); a node whose clock is ahead expires leases early by its skew.
  */
+
 import type { Redis } from 'ioredis';
 import { BridgeError } from '../errors.ts';
 import type { Logger } from '../observability/logger.ts';
 import { closeRedis, openRedis } from '../redis/connection.ts';
 import { KeySpace } from '../redis/keys.ts';
+import { parseStrictJson } from '../strict-json.ts';
 import { LeaseScripts } from './redis-scripts.ts';
 import {
   byAcquired,
@@ -73,6 +75,10 @@ export class LeaseKeys {
   }
   teardown(leaseId: string): string {
     return this.#space.key('td', leaseId);
+  }
+  /** Hash of what helpers journaled about the lease's device (key → JSON record). */
+  deviceState(leaseId: string): string {
+    return this.#space.key('ds', leaseId);
   }
   get active(): string {
     return this.#space.key('active');
@@ -318,6 +324,28 @@ export class RedisLeaseStore implements LeaseStore {
       ],
       [JSON.stringify(record), record.leaseId, this.#retentionMs],
     );
+  }
+
+  async saveDeviceState(leaseId: string, key: string, record: Record<string, unknown>): Promise<void> {
+    const hash = this.#keys.deviceState(leaseId);
+    await this.#client
+      .multi()
+      .hset(hash, key, JSON.stringify(record))
+      .pexpire(hash, this.#retentionMs)
+      .exec();
+  }
+
+  async takeDeviceState(leaseId: string): Promise<Record<string, Record<string, unknown>>> {
+    const hash = this.#keys.deviceState(leaseId);
+    // Read and delete in one transaction: two teardowns never both restore.
+    const replies = await this.#client.multi().hgetall(hash).del(hash).exec();
+    const [err, fields] = replies?.[0] ?? [null, {}];
+    if (err) throw err;
+    const out: Record<string, Record<string, unknown>> = {};
+    for (const [key, json] of Object.entries((fields ?? {}) as Record<string, string>)) {
+      out[key] = parseStrictJson(json) as Record<string, unknown>;
+    }
+    return out;
   }
 
   async getTeardown(leaseId: string): Promise<TeardownRecord | null> {

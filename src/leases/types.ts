@@ -89,5 +89,13 @@ export interface LeaseStore {
   waiting(queueKey?: string): Promise<number>;
   recordTeardown(record: TeardownRecord): Promise<void>;
   getTeardown(leaseId: string): Promise<TeardownRecord | null>;
+  /**
+   * Journal what a helper is about to change on the lease's device (e.g. the prior secure settings
+   * of the glass a11y service), under `key` (a later save of the same key replaces it). Durable with
+   * the store (Redis: survives a bridge crash), kept for the retention period at most.
+   */
+  saveDeviceState(leaseId: string, key: string, record: Record<string, unknown>): Promise<void>;
+  /** Everything journaled for the lease (key → record), removed from the store: teardown's input. */
+  takeDeviceState(leaseId: string): Promise<Record<string, Record<string, unknown>>>;
   close(): Promise<void>;
 }

@@ -5,18 +5,24 @@
  * journal alone (as another process would after a crash): the prior list put back, or deleted when
  * there was none.
  */
+import { randomUUID } from 'node:crypto';
 import path from 'node:path';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  A11Y_STATE_KEY,
   type A11ySettingsRecord,
   ACCESSIBILITY_ENABLED,
   ENABLED_SERVICES,
   GlassA11y,
+  leaseSettingsJournal,
+  parseA11ySettingsRecord,
   readSecureSetting,
   withComponent,
   withoutComponent,
 } from '../../src/helpers/glass/a11y-driver.ts';
 import { EnsureVerdicts, ensureHelper } from '../../src/helpers/snapshot/ensure-helper.ts';
+import { RedisLeaseStore } from '../../src/leases/redis-store.ts';
 import { type AccessibilityServiceManifest, validateReleaseManifest } from '../../src/manifest/index.ts';
 import type { SimAndroidHandle } from '../../src/simulator/android/index.ts';
 import { FIXTURES } from '../support/bridge.ts';
@@ -160,5 +166,37 @@ describe('glass a11y driver', () => {
     expect(failed).toBe('lease store down');
     expect(secure(ENABLED_SERVICES)).toBe(before);
     expect(secure(ACCESSIBILITY_ENABLED)).toBe('0');
+  });
+
+  it('journals into the Redis lease store; a fresh store (another process) takes the record and restores', async () => {
+    const serial = bed.sim.devices[0]!.serial;
+    await bed.client.shell(serial, 'settings put secure enabled_accessibility_services com.keep/.Me');
+    const prefix = `test:${randomUUID()}:`;
+    const redisUrl = process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379';
+    const writer = new Redis(redisUrl);
+    const store = new RedisLeaseStore({ client: writer, prefix });
+    const { a11y } = await GlassA11y.enable({
+      device: bed.device(),
+      manifest,
+      owner: 'lease-r',
+      pollMs: 20,
+      journal: leaseSettingsJournal(store, 'lease-r'),
+    });
+    expect(secure(ENABLED_SERVICES)).toBe(`com.keep/.Me:${COMPONENT}`);
+    await a11y.close();
+    writer.disconnect(); // the enabling process is gone
+
+    const reader = new Redis(redisUrl);
+    try {
+      const later = new RedisLeaseStore({ client: reader, prefix });
+      const state = await later.takeDeviceState('lease-r');
+      const record = parseA11ySettingsRecord(state[A11Y_STATE_KEY]);
+      expect(record).toEqual({ serial, [ENABLED_SERVICES]: 'com.keep/.Me', [ACCESSIBILITY_ENABLED]: '0' });
+      await GlassA11y.restore(bed.device(), record!);
+      expect(secure(ENABLED_SERVICES)).toBe('com.keep/.Me');
+      expect(await later.takeDeviceState('lease-r')).toEqual({}); // taken once
+    } finally {
+      reader.disconnect();
+    }
   });
 });

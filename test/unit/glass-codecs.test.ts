@@ -5,7 +5,11 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { withComponent, withoutComponent } from '../../src/helpers/glass/a11y-driver.ts';
+import {
+  parseA11ySettingsRecord,
+  withComponent,
+  withoutComponent,
+} from '../../src/helpers/glass/a11y-driver.ts';
 import {
   KeyChordError,
   META_CTRL_ON,
@@ -142,6 +146,32 @@ describe('the enabled-services list (device output)', () => {
             .split(':')
             .filter((e) => e !== ''),
         ).toEqual(others);
+      }),
+    );
+  });
+});
+
+describe('parseA11ySettingsRecord (a record read back from the lease store)', () => {
+  it('keeps a well-formed record and refuses anything else', () => {
+    const ok = { serial: 's1', enabled_accessibility_services: null, accessibility_enabled: '0' };
+    expect(parseA11ySettingsRecord(ok)).toEqual(ok);
+    expect(parseA11ySettingsRecord({ ...ok, serial: '' })).toBeNull();
+    expect(parseA11ySettingsRecord({ ...ok, accessibility_enabled: 1 })).toBeNull();
+    expect(parseA11ySettingsRecord([ok])).toBeNull();
+  });
+
+  it('property: never throws; what it keeps has the record shape', () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => {
+        const record = parseA11ySettingsRecord(value);
+        if (record !== null) {
+          expect(typeof record.serial).toBe('string');
+          expect(Object.keys(record).sort()).toEqual([
+            'accessibility_enabled',
+            'enabled_accessibility_services',
+            'serial',
+          ]);
+        }
       }),
     );
   });

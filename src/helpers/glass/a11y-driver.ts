@@ -15,6 +15,7 @@
 import type { ForwardEntry } from '../../adb/forward-ledger.ts';
 import { shellCommand } from '../../adb/shell-quote.ts';
 import { BridgeError } from '../../errors.ts';
+import type { LeaseStore } from '../../leases/types.ts';
 import { type AccessibilityServiceManifest, resolveComponent } from '../../manifest/index.ts';
 import type { HelperDevice } from '../snapshot/device.ts';
 import { connectTcp, type GlassLineClient, openWhenReady } from './line-client.ts';
@@ -32,6 +33,31 @@ export interface A11ySettingsRecord {
 /** Where prior settings are kept until restored (the lease store: it survives a bridge crash). */
 export interface SettingsJournal {
   save(record: A11ySettingsRecord): Promise<void>;
+}
+
+/** The key of the a11y service's record in a lease's device-state journal. */
+export const A11Y_STATE_KEY = 'glass-a11y';
+
+/** A journal in the lease store, under the lease (teardown takes it with `takeDeviceState`). */
+export function leaseSettingsJournal(
+  store: Pick<LeaseStore, 'saveDeviceState'>,
+  leaseId: string,
+): SettingsJournal {
+  return { save: (record) => store.saveDeviceState(leaseId, A11Y_STATE_KEY, { ...record }) };
+}
+
+/** A journaled record read back from a store (outside input): the record, or null when malformed. */
+export function parseA11ySettingsRecord(value: unknown): A11ySettingsRecord | null {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
+  const v = value as Record<string, unknown>;
+  const text = (x: unknown): x is string | null => x === null || typeof x === 'string';
+  if (typeof v['serial'] !== 'string' || v['serial'] === '') return null;
+  if (!text(v[ENABLED_SERVICES]) || !text(v[ACCESSIBILITY_ENABLED])) return null;
+  return {
+    serial: v['serial'],
+    [ENABLED_SERVICES]: v[ENABLED_SERVICES],
+    [ACCESSIBILITY_ENABLED]: v[ACCESSIBILITY_ENABLED],
+  };
 }
 
 export interface A11yEnableOptions {
