@@ -10,6 +10,8 @@ export class PeriodicTask {
   #timer: NodeJS.Timeout | undefined;
   #running = false;
   #run: Promise<void> | undefined;
+  /** Bumped by stop(): a run of an earlier start never schedules the next one. */
+  #generation = 0;
 
   constructor(intervalMs: number, task: () => Promise<unknown>) {
     this.#intervalMs = intervalMs;
@@ -30,6 +32,7 @@ export class PeriodicTask {
   /** Stop; resolves once a run in progress has finished. */
   async stop(): Promise<void> {
     this.#running = false;
+    this.#generation++;
     clearTimeout(this.#timer);
     this.#timer = undefined;
     await this.#run;
@@ -37,17 +40,16 @@ export class PeriodicTask {
 
   #schedule(delay: number): void {
     if (!this.#running) return;
+    const generation = this.#generation;
+    const next = (ms: number) => {
+      this.#run = undefined;
+      if (generation === this.#generation) this.#schedule(ms);
+    };
     this.#timer = setTimeout(() => {
       this.#timer = undefined;
       this.#run = this.#task().then(
-        (more) => {
-          this.#run = undefined;
-          this.#schedule(more === true ? 0 : this.#intervalMs);
-        },
-        () => {
-          this.#run = undefined;
-          this.#schedule(this.#intervalMs);
-        },
+        (more) => next(more === true ? 0 : this.#intervalMs),
+        () => next(this.#intervalMs),
       );
     }, delay);
     this.#timer.unref?.();

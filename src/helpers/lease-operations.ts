@@ -19,6 +19,13 @@ import type { HelperManifest } from '../manifest/index.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { ReleaseRepository } from '../releases/repository.ts';
 import { apkSource } from './apk-source.ts';
+import {
+  A11Y_STATE_KEY,
+  ACCESSIBILITY_ENABLED,
+  ENABLED_SERVICES,
+  GlassA11y,
+  parseA11ySettingsRecord,
+} from './glass/a11y-driver.ts';
 import type { TouchPlan } from './protocol/touch-plan.ts';
 import { adbHelperDevice } from './snapshot/device.ts';
 import { type DriverRequest, defaultDeadlineMs, SnapshotDriver, withAttempts } from './snapshot/driver.ts';
@@ -54,6 +61,11 @@ export interface LeaseOperationsOptions {
   cache: ArtifactCache;
   /** The completion fence: throws unless the lease is still the device's active lease with its token. */
   fence: Pick<LeaseStore, 'checkFence'>;
+  /**
+   * What helpers journaled about the lease's device (the glass a11y service's prior secure
+   * settings): teardown takes it and restores the device, on whichever node runs the teardown.
+   */
+  journal?: Pick<LeaseStore, 'takeDeviceState' | 'saveDeviceState'>;
   /** Told after a successful ensure. */
   helperStatus?: HelperStatusSink;
   logger?: Logger;
@@ -289,7 +301,46 @@ export class LeaseOperations {
     for (const f of report.removed) actions.push(`removed forward ${f.local} -> ${f.remote} on ${f.serial}`);
     for (const f of report.failed)
       failures.push(`removing forward ${f.local} -> ${f.remote} on ${f.serial}: ${f.error}`);
+    await this.#restoreDeviceState(leaseId, actions, failures);
     return { actions, failures };
+  }
+
+  /**
+   * Restore what the lease's helpers journaled (taken from the store, so it happens once). A
+   * restore that fails is journaled again, for the next attempt, and reported as a failure (the
+   * device is quarantined until someone looks).
+   */
+  async #restoreDeviceState(leaseId: string, actions: string[], failures: string[]): Promise<void> {
+    const journal = this.#o.journal;
+    if (journal === undefined) return;
+    let state: Record<string, Record<string, unknown>>;
+    try {
+      state = await journal.takeDeviceState(leaseId);
+    } catch (err) {
+      failures.push(`reading the device-state journal: ${(err as Error).message}`);
+      return;
+    }
+    for (const [key, value] of Object.entries(state)) {
+      if (key !== A11Y_STATE_KEY) {
+        failures.push(`device-state journal: no restorer for ${JSON.stringify(key)}`);
+        continue;
+      }
+      const record = parseA11ySettingsRecord(value);
+      if (record === null) {
+        failures.push('device-state journal: the glass a11y record is malformed; settings not restored');
+        continue;
+      }
+      const { client, ledger, locks } = this.#o.adb;
+      try {
+        await GlassA11y.restore(adbHelperDevice({ client, serial: record.serial, ledger, locks }), record);
+        actions.push(
+          `restored secure settings ${ENABLED_SERVICES}, ${ACCESSIBILITY_ENABLED} on ${record.serial}`,
+        );
+      } catch (err) {
+        failures.push(`restoring secure settings on ${record.serial}: ${(err as Error).message}`);
+        await journal.saveDeviceState(leaseId, key, value).catch(() => undefined);
+      }
+    }
   }
 
   async close(): Promise<void> {

@@ -20,6 +20,7 @@ import {
   DEFAULT_TEARDOWN_GRACE_MS,
   expiresAfter,
   newLeaseId,
+  parseJournalRecord,
   type StoreClockOptions,
 } from './store-common.ts';
 import type { AcquireRequest, Lease, LeaseStore, TeardownRecord } from './types.ts';
@@ -258,7 +259,8 @@ export class MemoryLeaseStore implements LeaseStore {
     const entry = this.#deviceState.get(leaseId);
     const records = entry && entry.until > now ? entry.records : new Map<string, string>();
     // Stored as JSON text, as the Redis store keeps it: callers never share objects with the store.
-    records.set(key, JSON.stringify(record));
+    // The first record of a key wins (a second enable must not journal its own changes).
+    if (!records.has(key)) records.set(key, JSON.stringify(record));
     this.#deviceState.set(leaseId, { records, until: now + this.#retentionMs });
   }
 
@@ -266,9 +268,7 @@ export class MemoryLeaseStore implements LeaseStore {
     const entry = this.#deviceState.get(leaseId);
     this.#deviceState.delete(leaseId);
     if (!entry || entry.until <= this.#now()) return {};
-    return Object.fromEntries(
-      [...entry.records].map(([k, v]) => [k, JSON.parse(v) as Record<string, unknown>]),
-    );
+    return Object.fromEntries([...entry.records].map(([k, v]) => [k, parseJournalRecord(v)]));
   }
 
   async close(): Promise<void> {}

@@ -26,7 +26,6 @@ import { BridgeError } from '../errors.ts';
 import type { Logger } from '../observability/logger.ts';
 import { closeRedis, openRedis } from '../redis/connection.ts';
 import { KeySpace } from '../redis/keys.ts';
-import { parseStrictJson } from '../strict-json.ts';
 import { LeaseScripts } from './redis-scripts.ts';
 import {
   byAcquired,
@@ -35,6 +34,7 @@ import {
   DEFAULT_TEARDOWN_GRACE_MS,
   expiresAfter,
   newLeaseId,
+  parseJournalRecord,
   type StoreClockOptions,
   ttlMs,
 } from './store-common.ts';
@@ -328,11 +328,15 @@ export class RedisLeaseStore implements LeaseStore {
 
   async saveDeviceState(leaseId: string, key: string, record: Record<string, unknown>): Promise<void> {
     const hash = this.#keys.deviceState(leaseId);
-    await this.#client
+    // HSETNX: the first record of a key wins (a second enable must not journal its own changes).
+    const replies = await this.#client
       .multi()
-      .hset(hash, key, JSON.stringify(record))
+      .hsetnx(hash, key, JSON.stringify(record))
       .pexpire(hash, this.#retentionMs)
       .exec();
+    const failed = replies?.find(([err]) => err !== null)?.[0];
+    if (failed) throw failed;
+    if (replies === null) throw new BridgeError('UNAVAILABLE', 'the device-state journal write was aborted');
   }
 
   async takeDeviceState(leaseId: string): Promise<Record<string, Record<string, unknown>>> {
@@ -343,7 +347,7 @@ export class RedisLeaseStore implements LeaseStore {
     if (err) throw err;
     const out: Record<string, Record<string, unknown>> = {};
     for (const [key, json] of Object.entries((fields ?? {}) as Record<string, string>)) {
-      out[key] = parseStrictJson(json) as Record<string, unknown>;
+      out[key] = parseJournalRecord(json);
     }
     return out;
   }

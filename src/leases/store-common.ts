@@ -2,8 +2,10 @@
  * What the memory and the Redis lease stores share: lease ids, the TTL rule, clock and retention
  * options, copies and the list order. One definition each, so both stores answer alike.
  */
+
 import { randomFillSync } from 'node:crypto';
 import { invalidArgument } from '../errors.ts';
+import { parseStrictJson } from '../strict-json.ts';
 import type { Lease } from './types.ts';
 
 export const DEFAULT_TEARDOWN_GRACE_MS = 120_000;
@@ -59,4 +61,20 @@ export function expiresAfter(now: number, ttlSeconds: number): number {
 /** List order of leases: by acquiredAt, then id. */
 export function byAcquired(a: Lease, b: Lease): number {
   return a.acquiredAt - b.acquiredAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+}
+
+/**
+ * A journaled device-state record read back (outside input): the object, or `{unparsed: text}` when
+ * it is not a JSON object, so one bad record never hides the others (its restorer reports it).
+ */
+export function parseJournalRecord(json: string): Record<string, unknown> {
+  try {
+    const value = parseStrictJson(json);
+    if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+      return value as Record<string, unknown>;
+    }
+  } catch {
+    // fall through
+  }
+  return { unparsed: json.slice(0, 200) };
 }

@@ -14,6 +14,7 @@ export { isJavaComponent, isJavaPackageName, resolveComponent } from './java-nam
 export {
   type AccessibilityServiceManifest,
   type AppProcessJarManifest,
+  BIND_ACCESSIBILITY_SERVICE,
   DEVICE_JAR_DIR,
   type InstallableApkManifest,
   isDeviceJarPath,

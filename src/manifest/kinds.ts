@@ -34,6 +34,9 @@ import {
   validateManifest,
 } from './schema.ts';
 
+/** The permission Android requires of an accessibility service's `<service>` element. */
+export const BIND_ACCESSIBILITY_SERVICE = 'android.permission.BIND_ACCESSIBILITY_SERVICE';
+
 /** A localabstract socket name: 1-64 of a-z 0-9 . _ -, starting with a letter or digit, no "..". */
 export const SOCKET_NAME_RE = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 /** Where an app_process jar lives on the device: a plain `.jar` file name directly under /data/local/tmp. */

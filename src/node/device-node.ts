@@ -158,6 +158,7 @@ async function startSteps(options: DeviceNodeOptions, teardown: Teardown): Promi
     store: options.services.store,
     cache: new ArtifactCache(path.join(config.dataDir, 'cache', 'apk')),
     fence: built.leaseStore,
+    journal: built.leaseStore,
     helperStatus: devices,
     logger,
   });

@@ -15,6 +15,7 @@ import type { ArtifactStore } from '../artifacts/store.ts';
 import { BridgeError, type FieldError } from '../errors.ts';
 import {
   assertInstallArgs,
+  BIND_ACCESSIBILITY_SERVICE,
   compareSemver,
   DEVICE_JAR_DIR,
   HELPER_NAME_RE,
@@ -33,8 +34,6 @@ import { formatLatestPointer, parseLatestPointer, ReleaseRepository } from './re
 
 export const SNAPSHOT_HELPER_NAME = 'android-snapshot-helper';
 export const DEFAULT_INSTALL_ARGS = ['install', '-r', '-t'];
-/** The permission Android requires of an accessibility service's `<service>` element. */
-export const BIND_ACCESSIBILITY_SERVICE = 'android.permission.BIND_ACCESSIBILITY_SERVICE';
 
 export interface PublishRequest {
   /** The artifact: an APK, or a dex jar for kind `app-process-jar`. */

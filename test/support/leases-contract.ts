@@ -216,14 +216,14 @@ export function leaseStoreContract(name: string, make: StoreFactory, options: { 
       await store.close();
     });
 
-    it('device state journal: records per key, replaced by key, taken once; other leases untouched', async () => {
+    it('device state journal: records per key, the first of a key wins, taken once; other leases untouched', async () => {
       const { store } = await setup();
       const prior = { serial: 'emulator-5554', enabled_accessibility_services: null, note: 'Grüße 👋' };
       await store.saveDeviceState('lease-1', 'glass-a11y', prior);
       await store.saveDeviceState('lease-1', 'other', { a: 1 });
       await store.saveDeviceState('lease-1', 'other', { a: 2 });
       await store.saveDeviceState('lease-2', 'glass-a11y', { b: true });
-      expect(await store.takeDeviceState('lease-1')).toEqual({ 'glass-a11y': prior, other: { a: 2 } });
+      expect(await store.takeDeviceState('lease-1')).toEqual({ 'glass-a11y': prior, other: { a: 1 } });
       expect(await store.takeDeviceState('lease-1')).toEqual({});
       expect(await store.takeDeviceState('lease-2')).toEqual({ 'glass-a11y': { b: true } });
       expect(await store.takeDeviceState('never')).toEqual({});

@@ -71,7 +71,7 @@ export interface A11yEnableOptions {
   attempts?: number;
 }
 
-/** `pkg/.Cls`, `pkg/Cls` and `pkg/pkg.Cls` name the same component: compare them resolved. */
+/** `pkg/.Cls` and `pkg/pkg.Cls` name the same component: compare them resolved (`pkg/Cls` is class `Cls`). */
 function sameComponent(a: string, b: string): boolean {
   try {
     const x = resolveComponent(a);
@@ -212,7 +212,12 @@ export class GlassA11y {
       intervalMs: this.#o.pollMs ?? 150,
       totalMs: this.#o.readyTimeoutMs ?? 6000,
     });
-    await client.request('tree', { package: '' }, { timeoutMs: 6000 });
+    try {
+      await client.request('tree', { package: '' }, { timeoutMs: 6000 });
+    } catch (err) {
+      client.close(); // the service serves one client at a time: a kept one blocks every retry
+      throw err;
+    }
     this.#client = client;
   }
 }

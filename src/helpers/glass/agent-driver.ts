@@ -43,6 +43,8 @@ export interface AgentStart {
 }
 
 const ADDRESS_IN_USE = /Address already in use/;
+/** An agent still running this long after its start, silent or not, counts as started. */
+const STARTUP_QUIET_MS = 2000;
 
 export class GlassAgent {
   readonly #o: GlassAgentOptions;
@@ -51,6 +53,8 @@ export class GlassAgent {
   #forward: ForwardEntry | null = null;
   #client: GlassLineClient | null = null;
   #closed = false;
+  /** The reconnect in progress: concurrent requests wait for one, never start a second agent. */
+  #reconnecting: Promise<void> | null = null;
 
   private constructor(options: GlassAgentOptions) {
     this.#o = options;
@@ -74,8 +78,13 @@ export class GlassAgent {
   async request(op: string, fields: Record<string, unknown> = {}): Promise<GlassReply> {
     if (this.#closed) throw new BridgeError('UNAVAILABLE', 'the glass agent was closed');
     if (this.#client === null || this.#client.closed) {
-      if (this.#exited) await this.#launch();
-      await this.#connect();
+      this.#reconnecting ??= (async () => {
+        if (this.#exited) await this.#launch();
+        await this.#connect();
+      })().finally(() => {
+        this.#reconnecting = null;
+      });
+      await this.#reconnecting;
     }
     return (this.#client as GlassLineClient).request(op, fields, {
       timeoutMs: this.#o.requestTimeoutMs ?? 30_000,
@@ -151,20 +160,30 @@ export class GlassAgent {
 
   /**
    * `CLASSPATH=… app_process / Main` on a held stream: 'started' once it printed its first line (or
-   * is still running after a moment), else what it wrote to stderr when it exited.
+   * is still running after STARTUP_QUIET_MS without a word), else what it wrote to stderr when it
+   * exited.
    */
   async #startProcess(): Promise<'started' | string> {
     const { device, manifest } = this.#o;
     const command = `CLASSPATH=${quoteShellArg(manifest.devicePath)} ${shellCommand('app_process', '/', manifest.mainClass)}`;
     const shell = await device.shellStream(command, { timeoutMs: 10_000 });
     let stderr = '';
-    shell.stderr.on('data', (d: Buffer) => {
-      stderr += d.toString('utf8');
-    });
+    const onStderr = (d: Buffer) => {
+      // Kept for the start-up verdict only, and bounded: a chatty agent must not grow memory.
+      if (stderr.length < 4096) stderr += d.toString('utf8');
+    };
+    shell.stderr.on('data', onStderr);
     const exited = shell.exit.then(() => 'exited' as const);
     const printed = new Promise<'printed'>((resolve) => shell.stdout.once('data', () => resolve('printed')));
-    const outcome = await Promise.race([exited, printed]);
+    let timer: NodeJS.Timeout | undefined;
+    const quiet = new Promise<'quiet'>((resolve) => {
+      timer = setTimeout(() => resolve('quiet'), STARTUP_QUIET_MS);
+    });
+    const outcome = await Promise.race([exited, printed, quiet]);
+    clearTimeout(timer);
     if (outcome === 'exited') return stderr || 'exited';
+    shell.stderr.off('data', onStderr);
+    shell.stderr.resume();
     shell.stdout.resume();
     this.#shell = shell;
     this.#exited = false;
@@ -185,7 +204,12 @@ export class GlassAgent {
       intervalMs: this.#o.intervalMs ?? 200,
       totalMs: this.#o.readyTimeoutMs ?? 5000,
     });
-    await client.request('ping', {}, { timeoutMs: 5000 });
+    try {
+      await client.request('ping', {}, { timeoutMs: 5000 });
+    } catch (err) {
+      client.close(); // one client at a time: a kept connection would block every retry
+      throw err;
+    }
     this.#client = client;
   }
 }

@@ -7,6 +7,7 @@
  * `localabstract:glass-a11y` BIND_DELAY_MS after it became bindable, so a host must poll readiness.
  * Each connection gets its own protocol instance (the served tree belongs to the connection).
  */
+import { BIND_ACCESSIBILITY_SERVICE, resolveComponent } from '../../manifest/index.ts';
 import type { PackageManager } from '../android/package-manager.ts';
 import type { SettingsStore } from '../android/settings.ts';
 import type { DeviceListener, SimDevice } from '../types.ts';
@@ -14,7 +15,6 @@ import { GlassA11yProtocol } from './a11y.ts';
 import { type LineServer, lineServer } from './line-server.ts';
 import { activeA11yWindow } from './ui-tree.ts';
 
-export const BIND_ACCESSIBILITY_SERVICE = 'android.permission.BIND_ACCESSIBILITY_SERVICE';
 export const GLASS_A11Y_SOCKET = 'glass-a11y';
 /** Service classes the simulator runs as the glass a11y service (ours, and the test fixture's). */
 export const GLASS_A11Y_SERVICE_CLASSES: ReadonlySet<string> = new Set([
@@ -26,11 +26,11 @@ export const BIND_DELAY_MS = 150;
 
 /** `pkg/.Cls` or `pkg/full.Cls` → {packageName, className}; null when not a component. */
 function component(text: string): { packageName: string; className: string } | null {
-  const slash = text.indexOf('/');
-  if (slash <= 0 || slash === text.length - 1) return null;
-  const packageName = text.slice(0, slash);
-  const cls = text.slice(slash + 1);
-  return { packageName, className: cls.startsWith('.') ? packageName + cls : cls };
+  try {
+    return resolveComponent(text);
+  } catch {
+    return null;
+  }
 }
 
 export class GlassA11yService {

@@ -11,8 +11,10 @@
  * separators) that JSON.parse refuses, and names a non-string `op` in Java's number format ("5.0");
  * hosts send strict JSON with string ops, so no host sees either.
  */
+import { GLASS_BANNER } from '../../helpers/glass/line-client.ts';
 
-export const GLASS_HELLO = '{"hello":{"proto":1}}';
+/** The banner (seed 001), one definition for both sides. */
+export const GLASS_HELLO = GLASS_BANNER;
 export const GLASS_MALFORMED = '{"id":-1,"ok":false,"error":"malformed request"}';
 
 /** A handler's refusal: answered as `{"id":id,"ok":false,"error":message}`, the connection stays open. */

@@ -1,0 +1,87 @@
+/**
+ * Teardown restores what the glass a11y service changed: the prior secure settings journaled in the
+ * lease store are put back when the lease is released, once, and the teardown record says so.
+ * (Through a whole node: real adb server, simulated device, the lease HTTP API, Redis leases.)
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GlassA11y, leaseSettingsJournal } from '../../src/helpers/glass/a11y-driver.ts';
+import { adbHelperDevice } from '../../src/helpers/snapshot/device.ts';
+import { EnsureVerdicts, ensureHelper } from '../../src/helpers/snapshot/ensure-helper.ts';
+import { type AccessibilityServiceManifest, validateReleaseManifest } from '../../src/manifest/index.ts';
+import type { SimAndroidHandle } from '../../src/simulator/android/index.ts';
+import { type DeviceBridge, fixture, testDeviceBridge, timedRequest } from '../support/bridge.ts';
+
+const COMPONENT = 'dev.glass.a11y/.GlassAccessibilityService';
+let bridge: DeviceBridge;
+let manifest: AccessibilityServiceManifest;
+
+beforeAll(async () => {
+  bridge = await testDeviceBridge({ simulate: 1, redisPrefix: `test:${randomUUID()}:` });
+  const { createHash } = await import('node:crypto');
+  const { readFile } = await import('node:fs/promises');
+  const verdict = validateReleaseManifest({
+    kind: 'accessibility-service-apk',
+    name: 'glass-a11y',
+    version: '0.1.0',
+    apkUrl: null,
+    sha256: createHash('sha256')
+      .update(await readFile(fixture('a11y-service.apk')))
+      .digest('hex'),
+    packageName: 'dev.glass.a11y',
+    versionCode: 1,
+    minSdk: 23,
+    targetSdk: 29,
+    installArgs: ['install', '-r', '-t'],
+    serviceComponent: COMPONENT,
+    socketName: 'glass-a11y',
+  });
+  if (!verdict.valid || verdict.manifest.kind !== 'accessibility-service-apk')
+    throw new Error('bad manifest');
+  manifest = verdict.manifest;
+}, 120_000);
+
+afterAll(async () => {
+  await bridge?.cleanup();
+});
+
+const json = (method: string, path: string, body?: unknown) => timedRequest(bridge.app, method, path, body);
+
+describe('teardown restores the glass a11y settings', () => {
+  it('release puts the prior secure settings back (journaled in the lease store) and records it', async () => {
+    const acquired = await json('POST', '/v1/leases', { selector: {} });
+    expect(acquired.status).toBe(201);
+    const lease = acquired.body as { id: string; deviceId: string };
+    const record = await bridge.node.devices.get(lease.deviceId);
+    const android = bridge.node.simulator!.devices.find(
+      (d) => d.serial === record.serial || d.address === record.endpoint,
+    )!.android as SimAndroidHandle;
+    const { client, ledger, locks } = bridge.node.adb;
+    const device = adbHelperDevice({ client, serial: record.serial, ledger, locks });
+    await device.shell('settings put secure enabled_accessibility_services com.keep/.Me');
+    await ensureHelper(device, manifest, new EnsureVerdicts(), {
+      apk: async () => fixture('a11y-service.apk'),
+    });
+    const { a11y } = await GlassA11y.enable({
+      device,
+      manifest,
+      owner: lease.id,
+      pollMs: 20,
+      journal: leaseSettingsJournal(bridge.node.leases.store, lease.id),
+    });
+    await a11y.close();
+    expect(android.runtime.settings.get('secure', 'enabled_accessibility_services')).toBe(
+      `com.keep/.Me:${COMPONENT}`,
+    );
+
+    const released = await json('DELETE', `/v1/leases/${lease.id}`);
+    expect(released.status).toBe(200);
+    expect(released.body['teardown'].failures).toEqual([]);
+    expect(released.body['teardown'].actions).toContain(
+      `restored secure settings enabled_accessibility_services, accessibility_enabled on ${record.serial}`,
+    );
+    expect(android.runtime.settings.get('secure', 'enabled_accessibility_services')).toBe('com.keep/.Me');
+    expect(android.runtime.settings.get('secure', 'accessibility_enabled')).toBe('0');
+    expect(await bridge.node.leases.store.takeDeviceState(lease.id)).toEqual({}); // restored once
+  });
+});
