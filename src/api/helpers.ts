@@ -189,9 +189,8 @@ export const PUBLISH_APK = {
   description: 'the raw APK (or dex jar)',
 };
 
-/** The fields of a multipart publish. */
-export interface PublishForm {
-  apk: Blob;
+/** The text fields of a publish (form fields or query parameters; `installArgs` as words). */
+export interface PublishFields {
   version?: string;
   installArgs?: string;
   runner?: string;
@@ -200,6 +199,11 @@ export interface PublishForm {
   socketName?: string;
   devicePath?: string;
   serviceComponent?: string;
+}
+
+/** The fields of a multipart publish. */
+export interface PublishForm extends PublishFields {
+  apk: Blob;
 }
 
 export const PublishResultSchema = z

@@ -3,23 +3,18 @@
  * publish` take the same fields: a version, the kind, optionally `installArgs` as text, the
  * instrumentation runner, and the glass kinds' main class, socket, device path, service component).
  */
+
+import type { PublishFields } from '../api/helpers.ts';
 import type { ArtifactStore } from '../artifacts/store.ts';
-import { type ManifestKind, parseInstallArgsString } from '../manifest/index.ts';
+import { parseInstallArgsString } from '../manifest/index.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import { type PublishResult, publishRelease } from '../releases/publish.ts';
 
-export interface PublishInput {
+/** The contract's publish fields (`installArgs` as words; default per the publisher), for a file. */
+export interface PublishInput extends PublishFields {
   apkPath: string;
   name?: string;
   version: string;
-  /** `installArgs` as words (`install -r -t`); default per the publisher. */
-  installArgs?: string;
-  runner?: string;
-  kind?: ManifestKind;
-  mainClass?: string;
-  socketName?: string;
-  devicePath?: string;
-  serviceComponent?: string;
   onProgress?: (sentBytes: number, totalBytes: number) => void;
 }
 

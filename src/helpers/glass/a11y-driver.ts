@@ -12,13 +12,12 @@
  *
  * Installing the APK is ensure's job (same installArgs allowlist, sha256, signer pin, policies).
  */
-import type { ForwardEntry } from '../../adb/forward-ledger.ts';
 import { shellCommand } from '../../adb/shell-quote.ts';
 import { BridgeError } from '../../errors.ts';
 import type { LeaseStore } from '../../leases/types.ts';
 import { type AccessibilityServiceManifest, resolveComponent } from '../../manifest/index.ts';
 import type { HelperDevice } from '../snapshot/device.ts';
-import { connectTcp, type GlassLineClient, openWhenReady } from './line-client.ts';
+import { GlassEndpoint, type GlassLineClient } from './line-client.ts';
 
 export const ENABLED_SERVICES = 'enabled_accessibility_services';
 export const ACCESSIBILITY_ENABLED = 'accessibility_enabled';
@@ -125,11 +124,12 @@ export function withoutComponent(list: string | null, component: string): string
 
 export class GlassA11y {
   readonly #o: A11yEnableOptions;
-  #forward: ForwardEntry | null = null;
+  readonly #endpoint: GlassEndpoint;
   #client: GlassLineClient | null = null;
 
   private constructor(options: A11yEnableOptions) {
     this.#o = options;
+    this.#endpoint = new GlassEndpoint(options.device, options.owner, options.manifest.socketName);
   }
 
   /** Journal the prior settings, enable the service and wait until it serves a tree. */
@@ -193,31 +193,14 @@ export class GlassA11y {
   async close(): Promise<void> {
     this.#client?.close();
     this.#client = null;
-    if (this.#forward !== null) {
-      const forward = this.#forward;
-      this.#forward = null;
-      await this.#o.device.closeForward(forward);
-    }
+    await this.#endpoint.close();
   }
 
   /** Readiness: a `tree` answered, polled every 150 ms up to 6 s. */
   async #connect(): Promise<void> {
-    const { device, manifest } = this.#o;
-    this.#forward ??= await device.openForward(this.#o.owner, `localabstract:${manifest.socketName}`, {
-      timeoutMs: 10_000,
-    });
-    const port = Number(this.#forward.local.replace(/^tcp:/, ''));
-    const client = await openWhenReady(() => connectTcp(device.forwardHost, port), {
-      component: manifest.socketName,
-      intervalMs: this.#o.pollMs ?? 150,
-      totalMs: this.#o.readyTimeoutMs ?? 6000,
-    });
-    try {
-      await client.request('tree', { package: '' }, { timeoutMs: 6000 });
-    } catch (err) {
-      client.close(); // the service serves one client at a time: a kept one blocks every retry
-      throw err;
-    }
-    this.#client = client;
+    this.#client = await this.#endpoint.connect(
+      (client) => client.request('tree', { package: '' }, { timeoutMs: 6000 }),
+      { intervalMs: this.#o.pollMs ?? 150, totalMs: this.#o.readyTimeoutMs ?? 6000 },
+    );
   }
 }

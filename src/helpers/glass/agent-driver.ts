@@ -11,14 +11,13 @@
  * the next request reconnects, and starts the agent again when its process has exited.
  */
 import type { ShellStream } from '../../adb/client.ts';
-import type { ForwardEntry } from '../../adb/forward-ledger.ts';
 import { quoteShellArg, shellCommand } from '../../adb/shell-quote.ts';
 import { BridgeError } from '../../errors.ts';
 import type { AppProcessJarManifest } from '../../manifest/index.ts';
 import type { Logger } from '../../observability/logger.ts';
 import { parseSha256sum } from '../protocol/package-manager.ts';
 import type { HelperDevice } from '../snapshot/device.ts';
-import { connectTcp, type GlassLineClient, type GlassReply, openWhenReady } from './line-client.ts';
+import { GlassEndpoint, type GlassLineClient, type GlassReply } from './line-client.ts';
 
 export interface GlassAgentOptions {
   device: HelperDevice;
@@ -50,7 +49,7 @@ export class GlassAgent {
   readonly #o: GlassAgentOptions;
   #shell: ShellStream | null = null;
   #exited = true;
-  #forward: ForwardEntry | null = null;
+  readonly #endpoint: GlassEndpoint;
   #client: GlassLineClient | null = null;
   #closed = false;
   /** The reconnect in progress: concurrent requests wait for one, never start a second agent. */
@@ -58,6 +57,7 @@ export class GlassAgent {
 
   private constructor(options: GlassAgentOptions) {
     this.#o = options;
+    this.#endpoint = new GlassEndpoint(options.device, options.owner, options.manifest.socketName);
   }
 
   /** Push (when needed), start and connect; resolves once the agent answered `ping`. */
@@ -103,11 +103,7 @@ export class GlassAgent {
     this.#client = null;
     this.#shell?.close();
     this.#shell = null;
-    if (this.#forward !== null) {
-      const forward = this.#forward;
-      this.#forward = null;
-      await this.#o.device.closeForward(forward);
-    }
+    await this.#endpoint.close();
   }
 
   /** The jar on the device, by sha256: pushed only when missing or different, verified after. */
@@ -194,22 +190,9 @@ export class GlassAgent {
   }
 
   async #connect(): Promise<void> {
-    const { device, manifest } = this.#o;
-    this.#forward ??= await device.openForward(this.#o.owner, `localabstract:${manifest.socketName}`, {
-      timeoutMs: 10_000,
-    });
-    const port = Number(this.#forward.local.replace(/^tcp:/, ''));
-    const client = await openWhenReady(() => connectTcp(device.forwardHost, port), {
-      component: manifest.socketName,
+    this.#client = await this.#endpoint.connect((client) => client.request('ping', {}, { timeoutMs: 5000 }), {
       intervalMs: this.#o.intervalMs ?? 200,
       totalMs: this.#o.readyTimeoutMs ?? 5000,
     });
-    try {
-      await client.request('ping', {}, { timeoutMs: 5000 });
-    } catch (err) {
-      client.close(); // one client at a time: a kept connection would block every retry
-      throw err;
-    }
-    this.#client = client;
   }
 }

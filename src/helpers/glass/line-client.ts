@@ -11,6 +11,7 @@
 import { connect as netConnect } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
+import type { ForwardEntry } from '../../adb/forward-ledger.ts';
 import { BridgeError } from '../../errors.ts';
 import { parseStrictJson } from '../../strict-json.ts';
 
@@ -250,4 +251,58 @@ export function connectTcp(host: string, port: number): Promise<Duplex> {
     socket.once('connect', () => resolve(socket));
     socket.once('error', reject);
   });
+}
+
+/** What a glass driver needs to reach its component: forwards owned by the lease. */
+export interface GlassForwarder {
+  readonly forwardHost: string;
+  openForward(owner: string, remote: string, deadline?: { timeoutMs?: number }): Promise<ForwardEntry>;
+  closeForward(entry: ForwardEntry): Promise<void>;
+}
+
+/**
+ * A glass component's connection through a forward owned by `owner` (kept across reconnects):
+ * ready once the banner came and `probe` answered; a failed probe closes the connection (the
+ * components serve one client at a time, so a kept one would block every retry).
+ */
+export class GlassEndpoint {
+  readonly #device: GlassForwarder;
+  readonly #owner: string;
+  readonly #socketName: string;
+  #forward: ForwardEntry | null = null;
+
+  constructor(device: GlassForwarder, owner: string, socketName: string) {
+    this.#device = device;
+    this.#owner = owner;
+    this.#socketName = socketName;
+  }
+
+  async connect(
+    probe: (client: GlassLineClient) => Promise<unknown>,
+    options: { intervalMs: number; totalMs: number },
+  ): Promise<GlassLineClient> {
+    this.#forward ??= await this.#device.openForward(this.#owner, `localabstract:${this.#socketName}`, {
+      timeoutMs: 10_000,
+    });
+    const port = Number(this.#forward.local.replace(/^tcp:/, ''));
+    const client = await openWhenReady(() => connectTcp(this.#device.forwardHost, port), {
+      component: this.#socketName,
+      ...options,
+    });
+    try {
+      await probe(client);
+    } catch (err) {
+      client.close();
+      throw err;
+    }
+    return client;
+  }
+
+  /** Remove the forward (idempotent). */
+  async close(): Promise<void> {
+    if (this.#forward === null) return;
+    const forward = this.#forward;
+    this.#forward = null;
+    await this.#device.closeForward(forward);
+  }
 }
