@@ -13,7 +13,7 @@
  *   `localabstract:<socketName>`. No `instrumentationRunner`.
  */
 import type { FieldError } from '../errors.ts';
-import { describeValue, typeName } from './describe-value.ts';
+import { describeValue } from './describe-value.ts';
 import { validateInstallArgs } from './install-args.ts';
 import { isJavaComponent, isJavaPackageName, resolveComponent } from './java-names.ts';
 import {
@@ -22,6 +22,7 @@ import {
   fieldErrors,
   type HelperManifest,
   integerRule,
+  isRecord,
   isSafeFileName,
   KNOWN_MANIFEST_FIELDS,
   MANIFEST_KINDS,
@@ -166,10 +167,6 @@ export function knownFieldsOf(kind: unknown): readonly string[] {
   return (typeof kind === 'string' ? KNOWN_FIELDS[kind] : undefined) ?? KNOWN_MANIFEST_FIELDS;
 }
 
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 function checkFields(
   input: Record<string, unknown>,
   specs: readonly FieldSpec[],
@@ -198,15 +195,11 @@ function normalized(input: Record<string, unknown>, specs: readonly FieldSpec[])
 
 /** Validate a manifest of any kind. Never throws. */
 export function validateReleaseManifest(input: unknown): ReleaseManifestValidation {
-  if (!isRecord(input)) {
-    return {
-      valid: false,
-      manifest: null,
-      errors: one('', `manifest must be a JSON object (got ${typeName(input)})`),
-    };
+  // What is not an object, and the default kind, are the instrumentation validator's to judge.
+  if (!isRecord(input) || input['kind'] === undefined || input['kind'] === 'instrumentation-apk') {
+    return validateManifest(input);
   }
   const kind = input['kind'];
-  if (kind === undefined || kind === 'instrumentation-apk') return validateManifest(input);
   let errors: FieldError[];
   let specs: readonly FieldSpec[];
   if (kind === 'app-process-jar') {

@@ -303,7 +303,7 @@ function relationErrors(m: Record<string, unknown>): FieldError[] {
   return errors;
 }
 
-function isRecord(v: unknown): v is Record<string, unknown> {
+export function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
