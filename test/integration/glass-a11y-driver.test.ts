@@ -23,12 +23,17 @@ import {
 } from '../../src/helpers/glass/a11y-driver.ts';
 import { EnsureVerdicts, ensureHelper } from '../../src/helpers/snapshot/ensure-helper.ts';
 import { RedisLeaseStore } from '../../src/leases/redis-store.ts';
-import { type AccessibilityServiceManifest, validateReleaseManifest } from '../../src/manifest/index.ts';
+import type { AccessibilityServiceManifest } from '../../src/manifest/index.ts';
 import type { SimAndroidHandle } from '../../src/simulator/android/index.ts';
 import { FIXTURES } from '../support/bridge.ts';
-import { type DeviceBed, startDeviceBed } from '../support/device-bed.ts';
+import {
+  A11Y_FIXTURE_COMPONENT,
+  a11yFixtureManifest,
+  type DeviceBed,
+  startDeviceBed,
+} from '../support/device-bed.ts';
 
-const COMPONENT = 'dev.glass.a11y/.GlassAccessibilityService';
+const COMPONENT = A11Y_FIXTURE_COMPONENT;
 let bed: DeviceBed;
 let manifest: AccessibilityServiceManifest;
 
@@ -37,28 +42,7 @@ const secure = (key: string) => android().runtime.settings.get('secure', key) ??
 
 beforeAll(async () => {
   bed = await startDeviceBed();
-  const fixtures = (await import('../fixtures/apk/FIXTURES.json', { with: { type: 'json' } })).default as {
-    fixtures: Array<{ file: string; sha256: string; sizeBytes: number; signerSha256: string }>;
-  };
-  const apk = fixtures.fixtures.find((f) => f.file === 'a11y-service.apk')!;
-  const verdict = validateReleaseManifest({
-    kind: 'accessibility-service-apk',
-    name: 'glass-a11y',
-    version: '0.1.0',
-    apkUrl: null,
-    sha256: apk.sha256,
-    packageName: 'dev.glass.a11y',
-    versionCode: 1,
-    minSdk: 23,
-    targetSdk: 29,
-    installArgs: ['install', '-r', '-t'],
-    serviceComponent: COMPONENT,
-    socketName: 'glass-a11y',
-    signingCertSha256: apk.signerSha256,
-  });
-  if (!verdict.valid || verdict.manifest.kind !== 'accessibility-service-apk')
-    throw new Error('bad manifest');
-  manifest = verdict.manifest;
+  manifest = a11yFixtureManifest();
   const ensured = await ensureHelper(bed.device(), manifest, new EnsureVerdicts(), {
     apk: async () =>
       (await bed.cache.importFile(path.join(FIXTURES, 'a11y-service.apk'), manifest.sha256)).path,

@@ -8,37 +8,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GlassA11y, leaseSettingsJournal } from '../../src/helpers/glass/a11y-driver.ts';
 import { adbHelperDevice } from '../../src/helpers/snapshot/device.ts';
 import { EnsureVerdicts, ensureHelper } from '../../src/helpers/snapshot/ensure-helper.ts';
-import { type AccessibilityServiceManifest, validateReleaseManifest } from '../../src/manifest/index.ts';
+import type { AccessibilityServiceManifest } from '../../src/manifest/index.ts';
 import type { SimAndroidHandle } from '../../src/simulator/android/index.ts';
 import { type DeviceBridge, fixture, testDeviceBridge, timedRequest } from '../support/bridge.ts';
+import { A11Y_FIXTURE_COMPONENT, a11yFixtureManifest } from '../support/device-bed.ts';
 
-const COMPONENT = 'dev.glass.a11y/.GlassAccessibilityService';
+const COMPONENT = A11Y_FIXTURE_COMPONENT;
 let bridge: DeviceBridge;
 let manifest: AccessibilityServiceManifest;
 
 beforeAll(async () => {
   bridge = await testDeviceBridge({ simulate: 1, redisPrefix: `test:${randomUUID()}:` });
-  const { createHash } = await import('node:crypto');
-  const { readFile } = await import('node:fs/promises');
-  const verdict = validateReleaseManifest({
-    kind: 'accessibility-service-apk',
-    name: 'glass-a11y',
-    version: '0.1.0',
-    apkUrl: null,
-    sha256: createHash('sha256')
-      .update(await readFile(fixture('a11y-service.apk')))
-      .digest('hex'),
-    packageName: 'dev.glass.a11y',
-    versionCode: 1,
-    minSdk: 23,
-    targetSdk: 29,
-    installArgs: ['install', '-r', '-t'],
-    serviceComponent: COMPONENT,
-    socketName: 'glass-a11y',
-  });
-  if (!verdict.valid || verdict.manifest.kind !== 'accessibility-service-apk')
-    throw new Error('bad manifest');
-  manifest = verdict.manifest;
+  manifest = a11yFixtureManifest();
 }, 120_000);
 
 afterAll(async () => {

@@ -11,7 +11,12 @@ import { AdbServer } from '../../src/adb/server.ts';
 import { TunnelManager } from '../../src/adb/tunnels.ts';
 import { ArtifactCache } from '../../src/artifacts/cache.ts';
 import { adbHelperDevice, type HelperDevice } from '../../src/helpers/snapshot/device.ts';
-import { type HelperManifest, validateManifest } from '../../src/manifest/index.ts';
+import {
+  type AccessibilityServiceManifest,
+  type HelperManifest,
+  validateManifest,
+  validateReleaseManifest,
+} from '../../src/manifest/index.ts';
 import { type Simulator, type SimulatorOptions, startSimulator } from '../../src/simulator/index.ts';
 import { FIXTURES, tempDir } from './bridge.ts';
 
@@ -84,6 +89,7 @@ interface FixtureEntry {
   sha256: string;
   sizeBytes: number;
   instrumentations: Array<{ name: string }>;
+  signerSha256: string | null;
 }
 
 const fixtures = (
@@ -110,6 +116,34 @@ export function fixtureManifest(file: string, installArgs = ['install', '-r', '-
     sizeBytes: f.sizeBytes,
   });
   if (!verdict.valid) throw new Error(JSON.stringify(verdict.errors));
+  return verdict.manifest;
+}
+
+/** The glass a11y fixture's component (test/fixtures/apk/manifests/a11y-service.xml). */
+export const A11Y_FIXTURE_COMPONENT = 'dev.glass.a11y/.GlassAccessibilityService';
+
+/** A validated `accessibility-service-apk` manifest for the a11y fixture APK (socket `glass-a11y`). */
+export function a11yFixtureManifest(): AccessibilityServiceManifest {
+  const f = fixtures.find((x) => x.file === 'a11y-service.apk');
+  if (!f) throw new Error('no fixture a11y-service.apk');
+  const verdict = validateReleaseManifest({
+    kind: 'accessibility-service-apk',
+    name: 'glass-a11y',
+    version: f.versionName,
+    apkUrl: null,
+    sha256: f.sha256,
+    packageName: f.packageName,
+    versionCode: f.versionCode,
+    minSdk: f.minSdk,
+    targetSdk: f.targetSdk,
+    installArgs: ['install', '-r', '-t'],
+    serviceComponent: A11Y_FIXTURE_COMPONENT,
+    socketName: 'glass-a11y',
+    ...(f.signerSha256 ? { signingCertSha256: f.signerSha256 } : {}),
+  });
+  if (!verdict.valid || verdict.manifest.kind !== 'accessibility-service-apk') {
+    throw new Error(JSON.stringify(verdict.errors));
+  }
   return verdict.manifest;
 }
 
