@@ -32,9 +32,9 @@ const GLASS_COMMON = [
 /** The superclass dexdump names for `cls` (slash-separated), or undefined when the class is missing. */
 function superclassOf(dump: string, cls: string): string | undefined {
   const escaped = cls.replace(/[/$]/g, (c) => `\\${c}`);
-  return new RegExp(`Class descriptor\\s*: 'L${escaped};'\\s*\\n\\s*Access flags[^\\n]*\\n\\s*Superclass\\s*: 'L([^;]+);'`).exec(
-    dump,
-  )?.[1];
+  return new RegExp(
+    `Class descriptor\\s*: 'L${escaped};'\\s*\\n\\s*Access flags[^\\n]*\\n\\s*Superclass\\s*: 'L([^;]+);'`,
+  ).exec(dump)?.[1];
 }
 let first: string;
 let second: string;
