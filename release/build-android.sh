@@ -145,8 +145,9 @@ build_jar() {
 A="$ROOT/android"
 build_apk snapshot-helper "snapshot-helper-$VERSION.apk" "$A/snapshot-helper" \
   "$A/snapshot-helper/src/core/java" "$A/snapshot-helper/src/main/java"
+# Both glass components are built with glass-common (the JSON-line protocol rules and the accept loop).
+GLASS_COMMON=("$A/glass-common/src/core/java" "$A/glass-common/src/main/java")
 build_jar glass-agent "glass-agent-$VERSION.jar" \
-  "$A/glass-agent/src/core/java" "$A/glass-agent/src/main/java"
+  "${GLASS_COMMON[@]}" "$A/glass-agent/src/core/java" "$A/glass-agent/src/main/java"
 build_apk glass-a11y "glass-a11y-$VERSION.apk" "$A/a11y-service" \
-  "$A/a11y-service/src/core/java" "$A/a11y-service/src/main/java" \
-  "$A/glass-agent/src/core/java/dev/devicebridge/glassagent/core/LineServer.java"
+  "${GLASS_COMMON[@]}" "$A/a11y-service/src/core/java" "$A/a11y-service/src/main/java"

@@ -18,14 +18,16 @@ if [ "${#missing[@]}" -gt 0 ]; then
 fi
 
 WORK="$(mktemp -d)"
+mkdir -p "$WORK/classes"
 trap 'rm -rf "$WORK"' EXIT
 classes=()
-for module in snapshot-helper glass-agent a11y-service; do
+# glass-common first: the glass components' cores and tests compile against its classes.
+for module in glass-common snapshot-helper glass-agent a11y-service; do
   dir="$ROOT/android/$module/src"
   [ -d "$dir/test/java" ] || continue
   # --release 8: the cores must not use anything newer than what the APKs can run.
   # shellcheck disable=SC2046
-  javac -J-XX:TieredStopAtLevel=1 -J-XX:+UseSerialGC --release 8 -encoding UTF-8 -Xlint:all -Xlint:-serial -Werror -cp "$CP" -d "$WORK/classes" \
+  javac -J-XX:TieredStopAtLevel=1 -J-XX:+UseSerialGC --release 8 -encoding UTF-8 -Xlint:all -Xlint:-serial -Werror -cp "$WORK/classes:$CP" -d "$WORK/classes" \
     $(find "$dir/core/java" "$dir/test/java" -name '*.java' | sort)
   while IFS= read -r f; do
     rel="${f#"$dir/test/java/"}"

@@ -9,7 +9,7 @@ import { EventEmitter } from 'node:events';
 import type { Duplex, Readable } from 'node:stream';
 import { BridgeError } from '../errors.ts';
 import type { AdbServerConnector } from './connector.ts';
-import { type Deadline, withDeadline } from './deadline.ts';
+import { type Deadline, deadlineBudget, withDeadline } from './deadline.ts';
 import { parseEndpoint } from './endpoint.ts';
 import { mapAdbError } from './errors.ts';
 import { HostConnection } from './host-connection.ts';
@@ -82,13 +82,13 @@ export class AdbClient {
     read: (conn: HostConnection, deadline: Deadline) => Promise<T>,
     serial?: string,
   ): Promise<T> {
-    const bounded = { timeoutMs: DEFAULT_TIMEOUT, ...deadline };
+    const next = deadlineBudget(deadline, DEFAULT_TIMEOUT);
     let conn: HostConnection | undefined;
     try {
-      conn = await HostConnection.open(this.#connector, bounded);
+      conn = await HostConnection.open(this.#connector, next());
       conn.send(service);
-      await conn.okay(bounded, operation);
-      return await read(conn, bounded);
+      await conn.okay(next(), operation);
+      return await read(conn, next());
     } catch (err) {
       throw mapAdbError(err, { operation, ...(serial ? { serial } : {}) });
     } finally {
@@ -98,16 +98,16 @@ export class AdbClient {
 
   /**
    * Open `service` on the device's transport (`host:transport:SERIAL`, then the service); resolves
-   * the socket, past adb's `OKAY`, for the caller to stream on.
+   * the socket, past adb's `OKAY`, for the caller to stream on. `next` is the operation's deadline
+   * budget (deadlineBudget): the open spends from it, the caller's later steps get what remains.
    */
-  async #openOnDevice(serial: string, service: string, deadline: Deadline, operation: string) {
-    const bounded = { timeoutMs: DEFAULT_TIMEOUT, ...deadline };
-    const conn = await HostConnection.open(this.#connector, bounded);
+  async #openOnDevice(serial: string, service: string, next: () => Deadline, operation: string) {
+    const conn = await HostConnection.open(this.#connector, next());
     try {
       conn.send(`host:transport:${serial}`);
-      await conn.okay(bounded, 'transport');
+      await conn.okay(next(), 'transport');
       conn.send(service);
-      await conn.okay(bounded, operation);
+      await conn.okay(next(), operation);
       return conn;
     } catch (err) {
       conn.destroy();
@@ -151,12 +151,12 @@ export class AdbClient {
 
   /** Track device state changes; `change` events carry {serial, state}. Call `stop()` to end. */
   async trackDevices(deadline: Deadline = {}): Promise<{ events: EventEmitter; stop(): void }> {
-    const bounded = { timeoutMs: DEFAULT_TIMEOUT, ...deadline };
+    const next = deadlineBudget(deadline, DEFAULT_TIMEOUT);
     let conn: HostConnection | undefined;
     try {
-      conn = await HostConnection.open(this.#connector, bounded);
+      conn = await HostConnection.open(this.#connector, next());
       conn.send('host:track-devices');
-      await conn.okay(bounded, 'track devices');
+      await conn.okay(next(), 'track devices');
     } catch (err) {
       conn?.destroy();
       throw mapAdbError(err, { operation: 'track devices' });
@@ -189,18 +189,22 @@ export class AdbClient {
   }
 
   /** Open a `shell,v2,raw:` stream on the device's transport. */
-  async #openShellV2(serial: string, command: string, deadline: Deadline): Promise<HostConnection> {
+  async #openShellV2(serial: string, command: string, next: () => Deadline): Promise<HostConnection> {
     const request = `shell,v2,raw:${command}`;
     const bytes = Buffer.byteLength(request);
     if (bytes > MAX_HOST_PAYLOAD) {
       throw new BridgeError('INVALID_ARGUMENT', `shell command of ${bytes} bytes is too long`);
     }
-    return this.#openOnDevice(serial, request, deadline, 'shell open');
+    return this.#openOnDevice(serial, request, next, 'shell open');
   }
 
-  /** Run a command to completion: stdout, stderr, real exit code. */
+  /**
+   * Run a command to completion: stdout, stderr, real exit code. `timeoutMs` bounds the whole call
+   * (open and exit together).
+   */
   async shell(serial: string, command: string, options: ShellOptions = {}): Promise<ShellResult> {
-    const stream = await this.shellStream(serial, command, options);
+    const next = deadlineBudget(options, DEFAULT_TIMEOUT);
+    const stream = await this.#shellStream(serial, command, next, options.stdin);
     const limit = options.maxOutputBytes ?? 64 * 1024 * 1024;
     const out: Buffer[] = [];
     const err: Buffer[] = [];
@@ -212,11 +216,8 @@ export class AdbClient {
     };
     stream.stdout.on('data', collect(out));
     stream.stderr.on('data', collect(err));
-    const exitCode = await withDeadline(
-      stream.exit,
-      { timeoutMs: DEFAULT_TIMEOUT, ...options },
-      `shell ${command.slice(0, 60)}`,
-      () => stream.close(),
+    const exitCode = await withDeadline(stream.exit, next(), `shell ${command.slice(0, 60)}`, () =>
+      stream.close(),
     );
     if (size > limit) throw new BridgeError('PAYLOAD_TOO_LARGE', `shell output exceeded ${limit} bytes`);
     if (exitCode === null) {
@@ -236,21 +237,31 @@ export class AdbClient {
    * A reader that falls behind holds the device back (backpressure); nothing piles up here.
    */
   async shellStream(serial: string, command: string, options: ShellOptions = {}): Promise<ShellStream> {
+    return this.#shellStream(serial, command, deadlineBudget(options, DEFAULT_TIMEOUT), options.stdin);
+  }
+
+  async #shellStream(
+    serial: string,
+    command: string,
+    next: () => Deadline,
+    stdin: Uint8Array | undefined,
+  ): Promise<ShellStream> {
     let conn: HostConnection;
     try {
-      conn = await this.#openShellV2(serial, command, options);
+      conn = await this.#openShellV2(serial, command, next);
     } catch (err) {
       throw mapAdbError(err, { operation: 'shell', serial });
     }
-    return shellStreamOver(conn.detach(), options.stdin);
+    return shellStreamOver(conn.detach(), stdin);
   }
 
   /** `exec:CMD` (what `adb exec-out` uses): raw stdout bytes, no pty, no exit status. */
   async execOut(serial: string, command: string, deadline: Deadline = {}): Promise<Buffer> {
+    const next = deadlineBudget(deadline, DEFAULT_TIMEOUT);
     let conn: HostConnection | undefined;
     try {
-      conn = await this.#openOnDevice(serial, `exec:${command}`, deadline, 'exec open');
-      return await conn.rest({ timeoutMs: DEFAULT_TIMEOUT, ...deadline }, 'exec');
+      conn = await this.#openOnDevice(serial, `exec:${command}`, next, 'exec open');
+      return await conn.rest(next(), 'exec');
     } catch (err) {
       throw mapAdbError(err, { operation: 'exec', serial });
     } finally {
@@ -265,9 +276,10 @@ export class AdbClient {
     remotePath: string,
     options: Deadline & { mode?: number; onProgress?: (bytes: number) => void } = {},
   ): Promise<void> {
+    const next = deadlineBudget(options, 5 * 60_000);
     let socket: Duplex | undefined;
     try {
-      const conn = await this.#openOnDevice(serial, 'sync:', options, 'sync open');
+      const conn = await this.#openOnDevice(serial, 'sync:', next, 'sync open');
       const open = conn.detach();
       socket = open;
       await withDeadline(
@@ -275,7 +287,7 @@ export class AdbClient {
           mode: options.mode ?? 0o644,
           ...(options.onProgress ? { onProgress: options.onProgress } : {}),
         }),
-        { timeoutMs: 5 * 60_000, ...options },
+        next(),
         `push ${remotePath}`,
         () => open.destroy(),
       );

@@ -4,6 +4,21 @@ import { BridgeError } from '../errors.ts';
 export interface Deadline {
   signal?: AbortSignal | undefined;
   timeoutMs?: number | undefined;
+  /** The whole operation's timeout, for messages, when `timeoutMs` is what remains of it. */
+  totalMs?: number | undefined;
+}
+
+/**
+ * One deadline for an operation of several steps (connect, each OKAY, the reply, the exit status):
+ * every call of the returned function is the next step's deadline — the caller's signal and what
+ * remains of the caller's `timeoutMs` (`defaultMs` when it gave none) — so the operation as a whole,
+ * never each step again, is bounded by it.
+ */
+export function deadlineBudget(deadline: Deadline, defaultMs: number): () => Deadline {
+  const totalMs = deadline.timeoutMs ?? defaultMs;
+  const end = Date.now() + totalMs;
+  // At least 1 ms: a spent budget still times out (0 would mean no timer at all).
+  return () => ({ signal: deadline.signal, timeoutMs: Math.max(1, end - Date.now()), totalMs });
 }
 
 /**
@@ -16,7 +31,7 @@ export function withDeadline<T>(
   what: string,
   cancel?: () => void,
 ): Promise<T> {
-  const { signal, timeoutMs } = deadline;
+  const { signal, timeoutMs, totalMs } = deadline;
   if (signal?.aborted) {
     cancel?.();
     return Promise.reject(new BridgeError('TIMEOUT', `${what}: aborted`));
@@ -33,7 +48,7 @@ export function withDeadline<T>(
       reject(
         new BridgeError(
           'TIMEOUT',
-          `${what}: ${signal?.aborted ? 'aborted' : `no answer within ${timeoutMs} ms`}`,
+          `${what}: ${signal?.aborted ? 'aborted' : `no answer within ${totalMs ?? timeoutMs} ms`}`,
         ),
       );
     };

@@ -42,18 +42,6 @@ import {
 } from '../adb/endpoint.ts';
 import { BridgeError } from '../errors.ts';
 
-// host:port parsing is the one shared parser (adb/endpoint.ts); re-exported for existing callers.
-export {
-  type EndpointKind,
-  formatIPv4,
-  formatIPv6,
-  type ParsedEndpoint,
-  parseDnsName,
-  parseEndpoint,
-  parseIPv4,
-  parseIPv6,
-} from '../adb/endpoint.ts';
-
 export interface EndpointDecision extends ParsedEndpoint {
   /** The allowlist entry that admitted it (for a resolved name: the rules of every address). */
   rule: string;

@@ -1,9 +1,12 @@
 /**
- * Our own snapshot helper, built from android/ by release/build-android.sh, end to end: published
- * with `devicebridge release publish`, served by `devicebridge serve --simulate 1`, installed by
+ * Our own helpers, built from android/ by release/build-android.sh, end to end: all three published
+ * by release/publish-android.sh (the README quick start's path) and served by `devicebridge serve
+ * --simulate 1` (manifests and bytes); the snapshot helper installed by
  * `ensure` through the real adb server (the simulator's package manager reads the real APK, its
  * signer and its instrumentation), then snapshot, viewport and gestures over both transports.
  */
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DeviceBridgeClient } from '../../src/client/index.ts';
@@ -12,12 +15,13 @@ import {
   ANDROID_VERSION_CODE,
   builtAndroid,
   DEBUG_CERT_SHA256,
+  run,
 } from '../support/android.ts';
 import { tempDir } from '../support/bridge.ts';
-import { runCli, startCli, waitForExit } from '../support/cli.ts';
+import { startCli, waitForExit } from '../support/cli.ts';
 import { freePortCandidate } from '../support/device-bed.ts';
 
-describe('the built snapshot helper on a simulated device (e2e)', () => {
+describe('the built helpers, published and served; the snapshot helper on a simulated device (e2e)', () => {
   let tmp: { dir: string; cleanup(): Promise<void> };
   let out: string;
   let server: Awaited<ReturnType<typeof startCli>>;
@@ -26,13 +30,9 @@ describe('the built snapshot helper on a simulated device (e2e)', () => {
   beforeAll(async () => {
     tmp = await tempDir();
     out = await builtAndroid();
-    const published = await runCli([
-      'release',
-      'publish',
-      '--apk',
-      path.join(out, `snapshot-helper-${ANDROID_VERSION}.apk`),
-      '--version',
-      ANDROID_VERSION,
+    const published = await run('bash', [
+      'release/publish-android.sh',
+      out,
       '--store',
       `file:${tmp.dir}`,
       '--json',
@@ -67,6 +67,28 @@ describe('the built snapshot helper on a simulated device (e2e)', () => {
       minSdk: 23,
       signingCertSha256: DEBUG_CERT_SHA256,
     });
+  });
+
+  it('serves the glass agent jar and the a11y APK as published: their kinds and their bytes', async () => {
+    for (const [name, file, kind] of [
+      ['glass-agent', `glass-agent-${ANDROID_VERSION}.jar`, 'app-process-jar'],
+      ['glass-a11y', `glass-a11y-${ANDROID_VERSION}.apk`, 'accessibility-service-apk'],
+    ] as const) {
+      const manifest = (await (
+        await fetch(`${client.baseUrl}/v1/helpers/${name}/manifest`)
+      ).json()) as Record<string, unknown>;
+      const bytes = await readFile(path.join(out, file));
+      expect(manifest).toMatchObject({
+        name,
+        kind,
+        version: ANDROID_VERSION,
+        sha256: createHash('sha256').update(bytes).digest('hex'),
+        socketName: name,
+      });
+      const served = await fetch(manifest['apkUrl'] as string);
+      expect(served.status).toBe(200);
+      expect(Buffer.from(await served.arrayBuffer()).equals(bytes)).toBe(true);
+    }
   });
 
   it('ensure installs it; snapshot, viewport and gestures work over both transports', async () => {

@@ -80,6 +80,22 @@ describe('defect 1: no adb read without a deadline', () => {
     expect(Date.now() - started).toBeLessThan(2000 + 1000);
   });
 
+  it('a shell has one deadline for the whole call: a slow open leaves the exit only what remains', async () => {
+    bed = await startDeviceBed();
+    const d = bed.sim.devices[0]!;
+    const timeoutMs = 1500;
+    // Every device message arrives 1.1 s late: the shell's open takes most of the deadline, then
+    // the command never exits. One deadline fails at ~1.5 s; one per phase would take ~2.6 s.
+    d.setFaults({ latencyMs: 1100 });
+    const started = Date.now();
+    const outcome = await within(bed.client.shell(d.serial, 'sleep 30', { timeoutMs }), 10_000);
+    const elapsed = Date.now() - started;
+    expect(outcome, 'shell never answered').not.toBe(NO_ANSWER);
+    expect(outcome).toMatchObject({ code: 'TIMEOUT' });
+    expect(elapsed, 'it waited for its deadline').toBeGreaterThanOrEqual(timeoutMs - 50);
+    expect(elapsed).toBeLessThan(timeoutMs * 1.3);
+  });
+
   it('drop-after-bytes: ensure fails typed instead of hanging, and the device lock is free again', async () => {
     bed = await startDeviceBed();
     const d = bed.sim.devices[0]!;

@@ -22,6 +22,20 @@ const HELPER = `snapshot-helper-${ANDROID_VERSION}.apk`;
 const AGENT = `glass-agent-${ANDROID_VERSION}.jar`;
 const A11Y = `glass-a11y-${ANDROID_VERSION}.apk`;
 const ARTIFACTS = [HELPER, AGENT, A11Y];
+/** android/glass-common: compiled into both glass artifacts. */
+const GLASS_COMMON = [
+  'dev/devicebridge/glass/common/JsonLineProtocol',
+  'dev/devicebridge/glass/common/LineServer',
+  'dev/devicebridge/glass/common/AcceptLoop',
+  'dev/devicebridge/glass/common/LocalSocketListener',
+];
+/** The superclass dexdump names for `cls` (slash-separated), or undefined when the class is missing. */
+function superclassOf(dump: string, cls: string): string | undefined {
+  const escaped = cls.replace(/[/$]/g, (c) => `\\${c}`);
+  return new RegExp(
+    `Class descriptor\\s*: 'L${escaped};'\\s*\\n\\s*Access flags[^\\n]*\\n\\s*Superclass\\s*: 'L([^;]+);'`,
+  ).exec(dump)?.[1];
+}
 let first: string;
 let second: string;
 let scratch: string;
@@ -132,7 +146,10 @@ describe('glass agent jar', () => {
     expect(main).toMatch(
       /name\s*: 'main'\s*\n\s*type\s*: '\(\[Ljava\/lang\/String;\)V'\s*\n\s*access\s*: 0x0009 \(PUBLIC STATIC\)/,
     );
-    expect(dump.stdout).toContain("Class descriptor  : 'Ldev/devicebridge/glassagent/core/AgentProtocol;'");
+    expect(superclassOf(dump.stdout, 'dev/devicebridge/glassagent/core/AgentProtocol')).toBe(
+      'dev/devicebridge/glass/common/JsonLineProtocol',
+    );
+    for (const shared of GLASS_COMMON) expect(dump.stdout).toContain(`'L${shared};'`);
     expect(dump.stdout).not.toMatch(/Test;'|Recording/);
   });
 
@@ -170,8 +187,12 @@ describe('glass a11y APK', () => {
     expect(dump).toMatch(
       /Class descriptor\s*: 'Ldev\/devicebridge\/glassa11y\/GlassAccessibilityService;'\s*\n\s*Access flags[^\n]*\n\s*Superclass\s*: 'Landroid\/accessibilityservice\/AccessibilityService;'/,
     );
-    expect(dump).toContain("'Ldev/devicebridge/glassa11y/core/A11yProtocol;'");
-    expect(dump).toContain("'Ldev/devicebridge/glassagent/core/LineServer;'");
+    expect(superclassOf(dump, 'dev/devicebridge/glassa11y/core/A11yProtocol')).toBe(
+      'dev/devicebridge/glass/common/JsonLineProtocol',
+    );
+    for (const shared of GLASS_COMMON) expect(dump).toContain(`'L${shared};'`);
+    // Only the shared source set, never the agent's own classes.
+    expect(dump).not.toContain('Ldev/devicebridge/glassagent/');
   });
 });
 

@@ -6,14 +6,27 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { endpointSchema, parseEndpoint, parseIPv6 } from '../../src/adb/endpoint.ts';
 import { loadConfig } from '../../src/config.ts';
-import { parseEndpoint as policyParseEndpoint } from '../../src/devices/endpoint-policy.ts';
+import { EndpointPolicy } from '../../src/devices/endpoint-policy.ts';
 import { BridgeError } from '../../src/errors.ts';
 
 const port = fc.integer({ min: 1, max: 65535 });
 
 describe('parseEndpoint (shared)', () => {
-  it('is the function the tunnel policy uses', () => {
-    expect(policyParseEndpoint).toBe(parseEndpoint);
+  it('is the parser the tunnel policy uses: a malformed endpoint is refused with its message', async () => {
+    const policy = new EndpointPolicy();
+    for (const endpoint of ['127.0.0.1:05555', '127.1:5555', '[fe80::1%eth0]:5555', 'host:0', 'a..b:1']) {
+      let expected: unknown;
+      try {
+        parseEndpoint(endpoint);
+      } catch (err) {
+        expected = err;
+      }
+      expect(expected).toBeInstanceOf(BridgeError);
+      await expect(policy.check(endpoint)).rejects.toMatchObject({
+        code: 'INVALID_ARGUMENT',
+        message: (expected as BridgeError).message,
+      });
+    }
   });
 
   it('property: IPv4 host:port round-trips to the same text', () => {

@@ -1,14 +1,8 @@
 import { isIPv4 } from 'node:net';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  EndpointPolicy,
-  endpointPolicyFromEnv,
-  formatIPv6,
-  parseEndpoint,
-  parseIPv4,
-  parseIPv6,
-} from '../../src/devices/endpoint-policy.ts';
+import { formatIPv6, parseEndpoint, parseIPv4, parseIPv6 } from '../../src/adb/endpoint.ts';
+import { EndpointPolicy, endpointPolicyFromEnv } from '../../src/devices/endpoint-policy.ts';
 import { BridgeError } from '../../src/errors.ts';
 
 const noLookup = async (host: string): Promise<string[]> => {

@@ -24,6 +24,20 @@ const MAX_REPLY_DEPTH = 1024;
 
 export type GlassReply = Record<string, unknown> & { id: number; ok: true };
 
+/**
+ * One request line as the bridge writes it: `{"id":N,"op":op,...fields}` and a newline, id and op
+ * first and never overridden by a field of the same name (JSON.stringify's escaping: only `"`, `\`
+ * and control characters, a lone surrogate as `\uXXXX`). The contract fixture
+ * (test/fixtures/contract/glass/) holds these bytes.
+ */
+export function encodeGlassRequest(id: number, op: string, fields: Record<string, unknown> = {}): string {
+  // Written out rather than one object: an object puts integer-like keys ("0") before id and op,
+  // and Object.assign would take a "__proto__" field for the prototype.
+  const { id: _id, op: _op, ...rest } = fields;
+  const more = JSON.stringify(rest).slice(1, -1);
+  return `{"id":${JSON.stringify(id)},"op":${JSON.stringify(op)}${more === '' ? '' : `,${more}`}}\n`;
+}
+
 interface Pending {
   op: string;
   resolve(reply: GlassReply): void;
@@ -86,8 +100,7 @@ export class GlassLineClient {
         );
       }, timeoutMs);
       this.#pending.set(id, { op, resolve, reject, timer });
-      // id and op first, and never overridden by a field of the same name.
-      this.#socket.write(`${JSON.stringify(Object.assign({ id, op }, fields, { id, op }))}\n`);
+      this.#socket.write(encodeGlassRequest(id, op, fields));
     });
   }
 

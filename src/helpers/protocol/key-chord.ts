@@ -1,8 +1,10 @@
 /**
  * Key chords of the glass agent (seed 001): "+"-joined, case-insensitive, modifiers first and one
- * key last ("ctrl+a", "shift+tab", "enter", "f5", "ctrl+shift+z"). Pure: the bridge validates a
- * chord before sending it, the simulator's agent parses it as the device's agent does. Key codes
- * and meta flags are Android's `KeyEvent` constants (developer.android.com/reference/android/view/KeyEvent).
+ * key last ("ctrl+a", "shift+tab", "enter", "f5", "ctrl+shift+z"). Pure: the simulator's agent
+ * parses chords with it as the device's agent does, and the bridge's key API (issue #9) is to
+ * validate a chord with it before sending; it accepts exactly what the Java agent accepts, with the
+ * same refusal messages (test/unit/contract-glass-bridge.test.ts). Key codes and meta flags are
+ * Android's `KeyEvent` constants (developer.android.com/reference/android/view/KeyEvent).
  */
 
 export const META_SHIFT_ON = 0x1;

@@ -1,12 +1,13 @@
 package dev.devicebridge.glasscontract;
 
+import dev.devicebridge.glass.common.JsonLineProtocol;
+import dev.devicebridge.glass.common.LineServer;
 import dev.devicebridge.glassa11y.core.A11yHost;
 import dev.devicebridge.glassa11y.core.A11yNode;
 import dev.devicebridge.glassa11y.core.A11yProtocol;
 import dev.devicebridge.glassagent.core.Agent;
 import dev.devicebridge.glassagent.core.AgentProtocol;
 import dev.devicebridge.glassagent.core.Chord;
-import dev.devicebridge.glassagent.core.LineServer;
 import dev.devicebridge.glassagent.core.PointerSample;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -98,31 +99,19 @@ public final class GenerateGlassContract {
         JSONObject spec = new JSONObject(new String(Files.readAllBytes(new File(dir, "requests.json").toPath()), StandardCharsets.UTF_8));
 
         JSONObject agent = spec.getJSONObject("agent");
-        final AgentProtocol agentProtocol = new AgentProtocol(new ScriptedAgent(agent.getString("clipboard")));
-        run(out, "agent", agent.getJSONArray("lines"), AgentProtocol.HELLO, new LineServer.Handler() {
-            @Override
-            public String handle(String line) {
-                return agentProtocol.handle(line);
-            }
-        });
+        run(out, "agent", agent.getJSONArray("lines"), new AgentProtocol(new ScriptedAgent(agent.getString("clipboard"))));
 
         JSONObject a11y = spec.getJSONObject("a11y");
-        final A11yProtocol a11yProtocol = new A11yProtocol(
-                new ScriptedHost(new JsonNode(a11y.getJSONObject("tree")), a11y.getJSONArray("activePackages")));
-        run(out, "a11y", a11y.getJSONArray("lines"), A11yProtocol.HELLO, new LineServer.Handler() {
-            @Override
-            public String handle(String line) {
-                return a11yProtocol.handle(line);
-            }
-        });
+        run(out, "a11y", a11y.getJSONArray("lines"), new A11yProtocol(
+                new ScriptedHost(new JsonNode(a11y.getJSONObject("tree")), a11y.getJSONArray("activePackages"))));
     }
 
-    static void run(File out, String name, JSONArray lines, String banner, LineServer.Handler handler) throws Exception {
+    static void run(File out, String name, JSONArray lines, JsonLineProtocol protocol) throws Exception {
         StringBuilder requests = new StringBuilder();
         for (int i = 0; i < lines.length(); i++) requests.append(lines.getString(i)).append('\n');
         byte[] in = requests.toString().getBytes(StandardCharsets.UTF_8);
         ByteArrayOutputStream replies = new ByteArrayOutputStream();
-        LineServer.serve(new ByteArrayInputStream(in), replies, banner, handler);
+        LineServer.serve(new ByteArrayInputStream(in), replies, JsonLineProtocol.HELLO, protocol);
         write(new File(out, name + ".requests"), in);
         write(new File(out, name + ".replies"), replies.toByteArray());
     }

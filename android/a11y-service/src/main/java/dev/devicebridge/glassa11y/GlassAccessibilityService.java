@@ -1,15 +1,16 @@
 package dev.devicebridge.glassa11y;
 
 import android.accessibilityservice.AccessibilityService;
-import android.net.LocalServerSocket;
-import android.net.LocalSocket;
 import android.os.Bundle;
 import android.view.accessibility.AccessibilityEvent;
 import android.view.accessibility.AccessibilityNodeInfo;
+import dev.devicebridge.glass.common.AcceptLoop;
+import dev.devicebridge.glass.common.JsonLineProtocol;
+import dev.devicebridge.glass.common.LineServer;
+import dev.devicebridge.glass.common.LocalSocketListener;
 import dev.devicebridge.glassa11y.core.A11yHost;
 import dev.devicebridge.glassa11y.core.A11yNode;
 import dev.devicebridge.glassa11y.core.A11yProtocol;
-import dev.devicebridge.glassagent.core.LineServer;
 
 /**
  * The glass a11y service: once enabled in secure settings it listens on localabstract:glass-a11y
@@ -20,7 +21,7 @@ public final class GlassAccessibilityService extends AccessibilityService implem
     public static final String SOCKET_NAME = "glass-a11y";
 
     private Thread server;
-    private volatile LocalServerSocket socket;
+    private volatile LocalSocketListener listener;
 
     @Override
     protected void onServiceConnected() {
@@ -36,29 +37,15 @@ public final class GlassAccessibilityService extends AccessibilityService implem
     }
 
     private void serve() {
+        final A11yHost host = this;
         try {
-            socket = new LocalServerSocket(SOCKET_NAME);
-            while (!Thread.currentThread().isInterrupted()) {
-                LocalSocket client = socket.accept();
-                final A11yProtocol protocol = new A11yProtocol(this);
-                try {
-                    LineServer.serve(client.getInputStream(), client.getOutputStream(), A11yProtocol.HELLO,
-                            new LineServer.Handler() {
-                                @Override
-                                public String handle(String line) {
-                                    return protocol.handle(line);
-                                }
-                            });
-                } catch (Exception e) {
-                    // The client went away; serve the next one.
-                } finally {
-                    try {
-                        client.close();
-                    } catch (Exception ignored) {
-                        // closing anyway
-                    }
+            listener = new LocalSocketListener(SOCKET_NAME);
+            AcceptLoop.run(listener, JsonLineProtocol.HELLO, new AcceptLoop.Handlers() {
+                @Override
+                public LineServer.Handler forConnection() {
+                    return new A11yProtocol(host);
                 }
-            }
+            });
         } catch (Exception e) {
             // The socket closed (onDestroy) or could not be bound: the service stops serving.
         }
@@ -67,7 +54,7 @@ public final class GlassAccessibilityService extends AccessibilityService implem
     @Override
     public void onDestroy() {
         try {
-            if (socket != null) socket.close();
+            if (listener != null) listener.close();
         } catch (Exception ignored) {
             // closing anyway
         }

@@ -1,9 +1,10 @@
 package dev.devicebridge.glassagent;
 
-import android.net.LocalServerSocket;
-import android.net.LocalSocket;
+import dev.devicebridge.glass.common.AcceptLoop;
+import dev.devicebridge.glass.common.JsonLineProtocol;
+import dev.devicebridge.glass.common.LineServer;
+import dev.devicebridge.glass.common.LocalSocketListener;
 import dev.devicebridge.glassagent.core.AgentProtocol;
-import dev.devicebridge.glassagent.core.LineServer;
 
 /**
  * {@code CLASSPATH=/data/local/tmp/glass-agent.jar app_process / dev.devicebridge.glassagent.Main}:
@@ -16,27 +17,14 @@ public final class Main {
 
     public static void main(String[] args) throws Exception {
         final AgentProtocol protocol = new AgentProtocol(new AndroidAgent());
-        LocalServerSocket server = new LocalServerSocket(SOCKET_NAME);
+        LocalSocketListener listener = new LocalSocketListener(SOCKET_NAME);
         System.out.println("glass-agent listening on localabstract:" + SOCKET_NAME);
-        while (true) {
-            LocalSocket client = server.accept();
-            try {
-                LineServer.serve(client.getInputStream(), client.getOutputStream(), AgentProtocol.HELLO,
-                        new LineServer.Handler() {
-                            @Override
-                            public String handle(String line) {
-                                return protocol.handle(line);
-                            }
-                        });
-            } catch (Exception e) {
-                // The client went away mid-line; serve the next one.
-            } finally {
-                try {
-                    client.close();
-                } catch (Exception ignored) {
-                    // closing anyway
-                }
+        AcceptLoop.run(listener, JsonLineProtocol.HELLO, new AcceptLoop.Handlers() {
+            @Override
+            public LineServer.Handler forConnection() {
+                // The agent keeps no state per connection.
+                return protocol;
             }
-        }
+        });
     }
 }

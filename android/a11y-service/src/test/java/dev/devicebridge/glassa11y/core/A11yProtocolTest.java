@@ -3,6 +3,7 @@ package dev.devicebridge.glassa11y.core;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
+import dev.devicebridge.glass.common.JsonLineProtocol;
 import java.util.ArrayList;
 import java.util.List;
 import org.json.JSONObject;
@@ -151,8 +152,8 @@ public class A11yProtocolTest {
         assertEquals("{\"id\":7,\"ok\":true}", protocol.handle("{\"id\":7,\"op\":\"ping\"}"));
         assertEquals("{\"id\":8,\"ok\":false,\"error\":\"unknown op: dump\"}", protocol.handle("{\"id\":8,\"op\":\"dump\"}"));
         assertTrue(protocol.handle("{\"id\":9,\"op\":\"tree\"}").contains("missing field: package"));
-        assertEquals(A11yProtocol.MALFORMED, protocol.handle("{\"op\":\"ping\"}"));
-        assertEquals(A11yProtocol.MALFORMED, protocol.handle("nope"));
+        assertEquals(JsonLineProtocol.MALFORMED, protocol.handle("{\"op\":\"ping\"}"));
+        assertEquals(JsonLineProtocol.MALFORMED, protocol.handle("nope"));
         host.window = null;
         assertEquals("{\"id\":10,\"ok\":false,\"error\":\"no active window\"}", protocol.handle("{\"id\":10,\"op\":\"tree\",\"package\":\"a\"}"));
     }

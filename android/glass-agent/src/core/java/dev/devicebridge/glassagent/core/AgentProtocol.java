@@ -1,11 +1,10 @@
 package dev.devicebridge.glassagent.core;
 
+import dev.devicebridge.glass.common.JsonLineProtocol;
 import java.util.ArrayList;
 import java.util.List;
 import org.json.JSONArray;
-import org.json.JSONException;
 import org.json.JSONObject;
-import org.json.JSONTokener;
 
 /**
  * The glass agent's line-delimited JSON protocol (seed 001). On connect the agent sends
@@ -20,73 +19,33 @@ import org.json.JSONTokener;
  * text           id, text                    → id, ok:true
  * </pre>
  *
- * A handler error or an unknown op: {"id":id,"ok":false,"error":"..."} and the connection stays
- * open. A line that is not a JSON object with an integer id: {"id":-1,"ok":false,"error":"malformed request"}.
+ * Banner, ids, errors and malformed lines follow {@link JsonLineProtocol}, shared with the a11y service.
  */
-public final class AgentProtocol {
-    public static final String HELLO = "{\"hello\":{\"proto\":1}}";
-    public static final String MALFORMED = "{\"id\":-1,\"ok\":false,\"error\":\"malformed request\"}";
-
+public final class AgentProtocol extends JsonLineProtocol {
     private final Agent agent;
 
     public AgentProtocol(Agent agent) {
         this.agent = agent;
     }
 
-    /** The reply line (without its newline) to one request line. */
-    public String handle(String line) {
-        JSONObject request;
-        long id;
-        try {
-            JSONTokener tokener = new JSONTokener(line);
-            Object value = tokener.nextValue();
-            if (!(value instanceof JSONObject) || tokener.more()) return MALFORMED;
-            request = (JSONObject) value;
-            Long parsed = integer(request.opt("id"));
-            if (parsed == null) return MALFORMED;
-            id = parsed;
-        } catch (JSONException e) {
-            return MALFORMED;
+    @Override
+    protected void dispatch(String op, JSONObject request, JSONObject reply) throws Exception {
+        if ("ping".equals(op)) {
+            // nothing else to say
+        } else if ("clipboard_get".equals(op)) {
+            String text = agent.clipboardGet();
+            reply.put("text", text == null ? "" : text);
+        } else if ("clipboard_set".equals(op)) {
+            agent.clipboardSet(requiredString(request, "text"));
+        } else if ("pointer".equals(op)) {
+            agent.pointer(gesture(request.opt("gesture")), request.optString("button", null));
+        } else if ("key".equals(op)) {
+            agent.key(Chord.parse(requiredString(request, "chord")));
+        } else if ("text".equals(op)) {
+            agent.text(requiredString(request, "text"));
+        } else {
+            throw unknownOp(op);
         }
-        try {
-            JSONObject reply = new JSONObject().put("id", id).put("ok", true);
-            String op = request.optString("op", null);
-            if (op == null) throw new IllegalArgumentException("missing field: op");
-            if ("ping".equals(op)) {
-                // nothing else to say
-            } else if ("clipboard_get".equals(op)) {
-                String text = agent.clipboardGet();
-                reply.put("text", text == null ? "" : text);
-            } else if ("clipboard_set".equals(op)) {
-                agent.clipboardSet(requiredString(request, "text"));
-            } else if ("pointer".equals(op)) {
-                agent.pointer(gesture(request.opt("gesture")), request.optString("button", null));
-            } else if ("key".equals(op)) {
-                agent.key(Chord.parse(requiredString(request, "chord")));
-            } else if ("text".equals(op)) {
-                agent.text(requiredString(request, "text"));
-            } else {
-                throw new IllegalArgumentException("unknown op: " + op);
-            }
-            return reply.toString();
-        } catch (Exception e) {
-            return error(id, e);
-        }
-    }
-
-    static String error(long id, Exception e) {
-        String message = e.getMessage() == null ? e.getClass().getName() : e.getMessage();
-        try {
-            return new JSONObject().put("id", id).put("ok", false).put("error", message).toString();
-        } catch (JSONException impossible) {
-            return MALFORMED;
-        }
-    }
-
-    private static String requiredString(JSONObject request, String key) {
-        Object value = request.opt(key);
-        if (!(value instanceof String)) throw new IllegalArgumentException("missing field: " + key + " (a string)");
-        return (String) value;
     }
 
     /** gesture: a non-empty array of {x, y, t_ms}; t_ms integers from 0, never decreasing. */
@@ -111,19 +70,6 @@ public final class AgentProtocol {
             samples.add(new PointerSample(x, y, t));
         }
         return samples;
-    }
-
-    static Long integer(Object value) {
-        // Ids and refs stay within what a JSON host can hold exactly (2^53 - 1), as JavaScript hosts read them.
-        if (value instanceof Integer || value instanceof Long) {
-            long v = ((Number) value).longValue();
-            return Math.abs(v) <= 9007199254740991L ? Long.valueOf(v) : null;
-        }
-        if (value instanceof Double) {
-            double d = (Double) value;
-            if (d == Math.rint(d) && Math.abs(d) <= 9007199254740991.0) return (long) d;
-        }
-        return null;
     }
 
     static Double finite(Object value) {

@@ -5,9 +5,7 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertNull;
 import static org.junit.Assert.assertTrue;
 
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
-import java.nio.charset.StandardCharsets;
+import dev.devicebridge.glass.common.JsonLineProtocol;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.Test;
@@ -69,9 +67,9 @@ public class AgentProtocolTest {
             "{\"id\":1.5,\"op\":\"ping\"}", "{\"id\":1,\"op\":\"ping\"} trailing", "{\"id\":1,",
             // Beyond 2^53 - 1 a JavaScript host cannot hold the id it would get back.
             "{\"id\":9007199254740992,\"op\":\"ping\"}", "{\"id\":-9007199254740992,\"op\":\"ping\"}"}) {
-            assertEquals(line, AgentProtocol.MALFORMED, protocol.handle(line));
+            assertEquals(line, JsonLineProtocol.MALFORMED, protocol.handle(line));
         }
-        assertEquals("{\"id\":-1,\"ok\":false,\"error\":\"malformed request\"}", AgentProtocol.MALFORMED);
+        assertEquals("{\"id\":-1,\"ok\":false,\"error\":\"malformed request\"}", JsonLineProtocol.MALFORMED);
         assertEquals("{\"id\":9007199254740991,\"ok\":true}", protocol.handle("{\"id\":9007199254740991,\"op\":\"ping\"}"));
         assertTrue(agent.calls.isEmpty());
     }
@@ -113,21 +111,5 @@ public class AgentProtocolTest {
                 assertTrue(expected.getMessage().length() > 0);
             }
         }
-    }
-
-    @Test
-    public void lineServerSendsTheBannerThenOneReplyPerLineInUtf8() throws Exception {
-        byte[] input = ("{\"id\":1,\"op\":\"ping\"}\n\n{\"id\":2,\"op\":\"text\",\"text\":\"\u00e9\ud83d\ude00\"}\r\nbroken\n")
-                .getBytes(StandardCharsets.UTF_8);
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        LineServer.serve(new ByteArrayInputStream(input), out, AgentProtocol.HELLO, new LineServer.Handler() {
-            @Override
-            public String handle(String line) {
-                return protocol.handle(line);
-            }
-        });
-        assertEquals("{\"hello\":{\"proto\":1}}\n{\"id\":1,\"ok\":true}\n{\"id\":2,\"ok\":true}\n" + AgentProtocol.MALFORMED + "\n",
-                new String(out.toByteArray(), StandardCharsets.UTF_8));
-        assertEquals("text:\u00e9\ud83d\ude00", agent.calls.get(0));
     }
 }

@@ -1,4 +1,4 @@
-package dev.devicebridge.glassagent.core;
+package dev.devicebridge.glass.common;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -12,7 +12,7 @@ import java.nio.charset.Charset;
 /**
  * One connection of a line-delimited JSON protocol: the banner, then one reply line per request
  * line (UTF-8, "\n"), until the client closes. Blank lines are skipped. Connections are served one
- * at a time by the caller's accept loop.
+ * at a time by {@link AcceptLoop}.
  */
 public final class LineServer {
     /** Maps one request line to its reply line. */

@@ -1,0 +1,91 @@
+package dev.devicebridge.glass.common;
+
+import org.json.JSONException;
+import org.json.JSONObject;
+import org.json.JSONTokener;
+
+/**
+ * The request/reply rules both glass components share (seed 001): on connect the device sends
+ * {@link #HELLO}; each request line is one JSON object with an integer {@code id} and an
+ * {@code op}; the reply is {@code {"id":id,"ok":true,...fields}} or, when the op fails or is
+ * unknown, {@code {"id":id,"ok":false,"error":"..."}} and the connection stays open. A line that
+ * is not one JSON object (nothing after it) with an integer id a JSON host holds exactly gets
+ * {@link #MALFORMED}. Subclasses answer their ops in {@link #dispatch}.
+ */
+public abstract class JsonLineProtocol implements LineServer.Handler {
+    public static final String HELLO = "{\"hello\":{\"proto\":1}}";
+    public static final String MALFORMED = "{\"id\":-1,\"ok\":false,\"error\":\"malformed request\"}";
+    /** 2^53 - 1: the largest integer a JavaScript host reads exactly. */
+    private static final long MAX_SAFE_INTEGER = 9007199254740991L;
+
+    /**
+     * Answer {@code op}: add the reply's fields to {@code reply} (it already holds id and ok:true),
+     * or throw; an exception's message becomes the reply's error. An unknown op throws
+     * {@link #unknownOp}.
+     */
+    protected abstract void dispatch(String op, JSONObject request, JSONObject reply) throws Exception;
+
+    /** The reply line (without its newline) to one request line. */
+    @Override
+    public final String handle(String line) {
+        JSONObject request;
+        long id;
+        try {
+            JSONTokener tokener = new JSONTokener(line);
+            Object value = tokener.nextValue();
+            if (!(value instanceof JSONObject) || tokener.more()) return MALFORMED;
+            request = (JSONObject) value;
+            Long parsed = integer(request.opt("id"));
+            if (parsed == null) return MALFORMED;
+            id = parsed;
+        } catch (JSONException e) {
+            return MALFORMED;
+        }
+        try {
+            JSONObject reply = new JSONObject().put("id", id).put("ok", true);
+            String op = request.optString("op", null);
+            if (op == null) throw new IllegalArgumentException("missing field: op");
+            dispatch(op, request, reply);
+            return reply.toString();
+        } catch (Exception e) {
+            return error(id, e);
+        }
+    }
+
+    /** {"id":id,"ok":false,"error":message} (the exception's class when it has no message). */
+    public static String error(long id, Exception e) {
+        String message = e.getMessage() == null ? e.getClass().getName() : e.getMessage();
+        try {
+            return new JSONObject().put("id", id).put("ok", false).put("error", message).toString();
+        } catch (JSONException impossible) {
+            return MALFORMED;
+        }
+    }
+
+    public static IllegalArgumentException unknownOp(String op) {
+        return new IllegalArgumentException("unknown op: " + op);
+    }
+
+    /** The request's string field {@code key}, or "missing field: KEY (a string)". */
+    public static String requiredString(JSONObject request, String key) {
+        Object value = request.opt(key);
+        if (!(value instanceof String)) throw new IllegalArgumentException("missing field: " + key + " (a string)");
+        return (String) value;
+    }
+
+    /**
+     * An integral JSON number within +-(2^53 - 1) (ids and refs: what a JavaScript host holds
+     * exactly), else null.
+     */
+    public static Long integer(Object value) {
+        if (value instanceof Integer || value instanceof Long) {
+            long v = ((Number) value).longValue();
+            return Math.abs(v) <= MAX_SAFE_INTEGER ? Long.valueOf(v) : null;
+        }
+        if (value instanceof Double) {
+            double d = (Double) value;
+            if (d == Math.rint(d) && Math.abs(d) <= (double) MAX_SAFE_INTEGER) return (long) d;
+        }
+        return null;
+    }
+}
