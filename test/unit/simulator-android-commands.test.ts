@@ -295,6 +295,20 @@ describe('settings', () => {
       stdout: '',
       stderr: 'Bad arguments\n',
     });
+    // An empty value fails the same way and changes nothing (hosts restore an empty value by deleting).
+    await runCaptured(android, 'settings put secure enabled_accessibility_services a/.B');
+    expect(await runCaptured(android, "settings put secure enabled_accessibility_services ''")).toMatchObject(
+      {
+        status: 255,
+        stdout: '',
+        stderr: 'Bad arguments\n',
+      },
+    );
+    expect((await runCaptured(android, 'settings get secure enabled_accessibility_services')).stdout).toBe(
+      'a/.B\n',
+    );
+    expect(await runCaptured(android, 'settings put secure brand_new ""')).toMatchObject({ status: 255 });
+    expect((await runCaptured(android, 'settings get secure brand_new')).stdout).toBe('null\n');
     expect(await runCaptured(android, 'settings get bogus x')).toMatchObject({
       status: 255,
       stderr: "Invalid namespace 'bogus'\n",
