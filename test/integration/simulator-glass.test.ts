@@ -2,7 +2,10 @@
  * The simulator's glass agent through the real adb server, as the bridge will drive it: push the
  * dex jar, start it with `CLASSPATH=… app_process / Main` on a held shell, forward
  * `localabstract:glass-agent`, read the banner, talk; one client at a time; a second agent finds
- * the socket taken; closing the shell stops the agent.
+ * the socket taken; closing the shell stops the agent. The seed's quirks (malformed requests,
+ * unknown ops, the upstream agent's silent success on an unknown key name) and the glass fault
+ * knobs (agent death mid-request, a11y unbinding, a torn reply line), switched at run time through
+ * the in-process API and the control port.
  */
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -11,12 +14,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SimAndroidHandle } from '../../src/simulator/android/index.ts';
+import { type ControlServer, startControlServer } from '../../src/simulator/control.ts';
 import { type SimulatedDevice, type Simulator, startSimulator } from '../../src/simulator/index.ts';
 import { fixture } from '../support/bridge.ts';
 import { buildDexJar } from '../support/dex-jar.ts';
 import { type AdbServer, startAdbServer } from './support/adb-server.ts';
 
 const MAIN = 'dev.devicebridge.glassagent.Main';
+const UPSTREAM_MAIN = 'com.fixedwidth.glassagent.Main';
+const UPSTREAM_JAR = '/data/local/tmp/glass-agent-upstream.jar';
 const A11Y_APK = fixture('a11y-service.apk');
 const A11Y_COMPONENT = 'dev.glass.a11y/.GlassAccessibilityService';
 const JAR = '/data/local/tmp/glass-agent.jar';
@@ -24,6 +30,7 @@ let sim: Simulator;
 let server: AdbServer;
 let device: SimulatedDevice;
 let dir: string;
+let control: ControlServer;
 
 /** A line client on a forwarded port: `next()` resolves with the next reply line. */
 function lineClient(
@@ -61,6 +68,35 @@ function lineClient(
   });
 }
 
+/** The agent on a held `adb shell`; `exit` resolves with the shell's exit status. */
+async function launchAgent(main = MAIN, jar = JAR): Promise<{ kill(): void; exit: Promise<number | null> }> {
+  const agent = spawn('adb', ['-s', device.serial, 'shell', `CLASSPATH=${jar} app_process / ${main}`], {
+    env: server.env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const exit = new Promise<number | null>((resolve) => agent.once('exit', (code) => resolve(code)));
+  agent.stdout.resume();
+  agent.stderr.resume();
+  await expect
+    .poll(() => device.android.listening(), { timeout: 10_000 })
+    .toContain('localabstract:glass-agent');
+  return { kill: () => agent.kill(), exit };
+}
+
+const agentGone = () =>
+  expect
+    .poll(() => device.android.listening(), { timeout: 10_000 })
+    .not.toContain('localabstract:glass-agent');
+
+/** Switch faults through the control port (PATCH adds, DELETE lifts one by its spec name). */
+async function controlFault(method: 'PATCH' | 'DELETE', spec: string): Promise<void> {
+  const res = await fetch(`${control.url}/devices/0/faults${method === 'DELETE' ? `/${spec}` : ''}`, {
+    method,
+    ...(method === 'PATCH' ? { body: JSON.stringify({ faults: [spec] }) } : {}),
+  });
+  expect(res.status).toBe(200);
+}
+
 async function forward(socket = 'glass-agent'): Promise<number> {
   const out = await server.adb(['-s', device.serial, 'forward', 'tcp:0', `localabstract:${socket}`]);
   return Number(out.stdout.toString().trim());
@@ -75,9 +111,14 @@ beforeAll(async () => {
   const jar = join(dir, 'glass-agent.jar');
   await writeFile(jar, buildDexJar([MAIN, 'dev.devicebridge.glassagent.core.AgentProtocol']));
   expect((await server.adb(['-s', device.serial, 'push', jar, JAR])).code).toBe(0);
+  const upstream = join(dir, 'glass-agent-upstream.jar');
+  await writeFile(upstream, buildDexJar([UPSTREAM_MAIN]));
+  expect((await server.adb(['-s', device.serial, 'push', upstream, UPSTREAM_JAR])).code).toBe(0);
+  control = await startControlServer(sim.devices, 0);
 });
 
 afterAll(async () => {
+  await control?.close();
   await server?.stop();
   await sim?.close();
   if (dir) await rm(dir, { recursive: true, force: true });
@@ -108,6 +149,12 @@ describe('glass agent on a simulated device', () => {
     expect(await client.next()).toBe('{"id":3,"ok":true}');
     client.send('not json');
     expect(await client.next()).toBe('{"id":-1,"ok":false,"error":"malformed request"}');
+    client.send('{"id":4,"op":"teleport"}');
+    expect(await client.next()).toBe('{"id":4,"ok":false,"error":"unknown op: teleport"}');
+    client.send('{"id":5,"op":"key","chord":"ctrl+nosuchkey"}'); // ours refuses an unknown key name
+    expect(await client.next()).toBe(
+      '{"id":5,"ok":false,"error":"unknown key \\"nosuchkey\\" in key chord \\"ctrl+nosuchkey\\""}',
+    );
 
     // One client at a time: a second one gets its banner only when the first leaves.
     const second = await lineClient(port);
@@ -129,6 +176,72 @@ describe('glass agent on a simulated device', () => {
     await expect
       .poll(() => device.android.listening(), { timeout: 10_000 })
       .not.toContain('localabstract:glass-agent');
+  });
+
+  it("seed 001's upstream agent: an unknown key name is a silent success (nothing injected)", async () => {
+    const agent = await launchAgent(UPSTREAM_MAIN, UPSTREAM_JAR);
+    const client = await lineClient(await forward());
+    expect(await client.next()).toBe('{"hello":{"proto":1}}');
+    const android = device.android as SimAndroidHandle;
+    const events = android.inputEvents().length;
+    client.send('{"id":1,"op":"key","chord":"nosuchkey"}');
+    expect(await client.next()).toBe('{"id":1,"ok":true}');
+    expect(android.inputEvents()).toHaveLength(events);
+    client.send('{"id":2,"op":"key","chord":"hyper+a"}'); // an unknown modifier is still refused
+    expect(await client.next()).toBe(
+      '{"id":2,"ok":false,"error":"unknown modifier \\"hyper\\" in key chord \\"hyper+a\\""}',
+    );
+    client.socket.destroy();
+    agent.kill();
+    await agentGone();
+  });
+
+  it('glass-agent-death: the agent dies on the request, no reply, its process and socket gone', async () => {
+    const agent = await launchAgent();
+    const client = await lineClient(await forward());
+    expect(await client.next()).toBe('{"hello":{"proto":1}}');
+    client.send('{"id":1,"op":"ping"}');
+    expect(await client.next()).toBe('{"id":1,"ok":true}');
+    const waiting = await lineClient(await forward()); // queued behind the first client: dropped too
+    const closed = new Promise<void>((resolve) => client.socket.once('close', () => resolve()));
+    const received: string[] = [];
+    client.socket.on('data', (d: string) => received.push(d));
+    device.setFault({ glassAgentDeath: true });
+    client.send('{"id":2,"op":"clipboard_get"}');
+    await closed;
+    expect(received).toEqual([]);
+    expect(await agent.exit).toBe(137);
+    expect(device.android.listening()).not.toContain('localabstract:glass-agent');
+    expect((device.android as SimAndroidHandle).device.processes()).toEqual([]);
+    expect(device.faults.glassAgentDeath).toBeUndefined(); // one shot: a new agent lives
+    await new Promise<void>((resolve) =>
+      waiting.socket.destroyed ? resolve() : waiting.socket.once('close', () => resolve()),
+    );
+    const again = await launchAgent();
+    const next = await lineClient(await forward());
+    expect(await next.next()).toBe('{"hello":{"proto":1}}');
+    next.send('{"id":3,"op":"ping"}');
+    expect(await next.next()).toBe('{"id":3,"ok":true}');
+    next.socket.destroy();
+    again.kill();
+    await agentGone();
+  });
+
+  it('glass-malformed (control port): the next reply line is torn garbage, the one after is whole', async () => {
+    const agent = await launchAgent();
+    const client = await lineClient(await forward());
+    expect(await client.next()).toBe('{"hello":{"proto":1}}');
+    await controlFault('PATCH', 'glass-malformed');
+    client.send('{"id":1,"op":"ping"}');
+    const torn = await client.next();
+    expect(torn).toBe('{"id":1,"'); // the first half of {"id":1,"ok":true}
+    expect(() => JSON.parse(torn)).toThrow();
+    client.send('{"id":2,"op":"ping"}');
+    expect(await client.next()).toBe('{"id":2,"ok":true}');
+    expect(device.faults.glassMalformed).toBeUndefined();
+    client.socket.destroy();
+    agent.kill();
+    await agentGone();
   });
 
   it('refuses a jar that is missing or does not define the main class', async () => {
