@@ -340,4 +340,88 @@ describe('glass a11y service on a simulated device', () => {
     await shell('settings delete secure enabled_accessibility_services');
     await shell('settings put secure accessibility_enabled 0');
   });
+
+  /** Install and enable the service, wait until it listens; returns a connected client past the banner. */
+  async function boundClient() {
+    expect((await server.adb(['-s', device.serial, 'install', '-r', '-t', A11Y_APK])).code).toBe(0);
+    await shell(`settings put secure enabled_accessibility_services ${A11Y_COMPONENT}`);
+    await shell('settings put secure accessibility_enabled 1');
+    await expect
+      .poll(() => device.android.listening(), { timeout: 10_000 })
+      .toContain('localabstract:glass-a11y');
+    const client = await lineClient(await forward('glass-a11y'));
+    expect(await client.next()).toBe('{"hello":{"proto":1}}');
+    return client;
+  }
+
+  interface TreeNode {
+    ref: number;
+    class: string;
+    text?: string;
+    editable: boolean;
+    children?: TreeNode[];
+  }
+  const flat = (n: TreeNode): TreeNode[] => [n, ...(n.children ?? []).flatMap(flat)];
+
+  it('set_text replaces an editable node’s text, seen by the next tree; refused on a non-editable node', async () => {
+    const client = await boundClient();
+    client.send('{"id":1,"op":"tree","package":"com.example.notes"}');
+    const first = JSON.parse(await client.next()) as { tree: TreeNode; package: string };
+    expect(first.package).toBe('com.example.notes'); // the active window: the "New folder" dialog
+    const edit = flat(first.tree).find((n) => n.editable)!;
+    expect(edit).toMatchObject({ class: 'android.widget.EditText', text: 'Trips & "ideas"' });
+    const text = 'Résumé 📄 日本語 مرحبا a\u0301';
+    client.send(JSON.stringify({ id: 2, op: 'action', ref: edit.ref, action: 'set_text', text }));
+    expect(await client.next()).toBe('{"id":2,"ok":true}');
+    client.send('{"id":3,"op":"tree","package":"com.example.notes"}');
+    const second = JSON.parse(await client.next()) as { tree: TreeNode };
+    expect(flat(second.tree).find((n) => n.ref === edit.ref)?.text).toBe(text);
+    // The uiautomator XML behind the snapshot helper shows it too (one device model).
+    const android = device.android as SimAndroidHandle;
+    expect(android.device.screen.text(android.device.screen.inputTarget()!)).toBe(text);
+    client.send(JSON.stringify({ id: 4, op: 'action', ref: 0, action: 'set_text', text: 'x' }));
+    expect(await client.next()).toBe('{"id":4,"ok":false,"error":"set_text was refused by ref 0"}');
+    client.send(
+      JSON.stringify({ id: 5, op: 'action', ref: edit.ref, action: 'set_text', text: 'Trips & "ideas"' }),
+    );
+    expect(await client.next()).toBe('{"id":5,"ok":true}');
+    client.socket.destroy();
+    await shell('settings delete secure enabled_accessibility_services');
+    await shell('settings put secure accessibility_enabled 0');
+  });
+
+  it('glass-a11y-unbind: the socket goes away until the fault is lifted or the settings change again', async () => {
+    const client = await boundClient();
+    const dropped = new Promise<void>((resolve) => client.socket.once('close', () => resolve()));
+    await controlFault('PATCH', 'glass-a11y-unbind');
+    expect(device.android.listening()).not.toContain('localabstract:glass-a11y');
+    await dropped;
+    const android = device.android as SimAndroidHandle;
+    expect(android.glassA11y.bindable()).toBe(false); // stays unbound while the fault holds
+    await controlFault('DELETE', 'glass-a11y-unbind');
+    await expect
+      .poll(() => device.android.listening(), { timeout: 10_000 })
+      .toContain('localabstract:glass-a11y');
+
+    // A settings change rebinds it and clears the fault.
+    device.setFault({ glassA11yUnbind: true });
+    expect(device.android.listening()).not.toContain('localabstract:glass-a11y');
+    await shell('settings put secure accessibility_enabled 1');
+    expect(device.faults.glassA11yUnbind).toBeUndefined();
+    await expect
+      .poll(() => device.android.listening(), { timeout: 10_000 })
+      .toContain('localabstract:glass-a11y');
+    await shell('settings delete secure enabled_accessibility_services');
+    await shell('settings put secure accessibility_enabled 0');
+  });
+
+  it("settings put of an empty value fails like a device's, delete works, a missing key reads null", async () => {
+    await shell('settings put secure glass_test_key before');
+    const put = await server.adb(['-s', device.serial, 'shell', "settings put secure glass_test_key ''"]);
+    expect(put.code).toBe(255);
+    expect(put.stderr.toString()).toBe('Bad arguments\n');
+    expect((await shell('settings get secure glass_test_key')).out).toBe('before\n');
+    expect((await shell('settings delete secure glass_test_key')).out).toBe('Deleted 1 rows\n');
+    expect((await shell('settings get secure glass_test_key')).out).toBe('null\n');
+  });
 });
