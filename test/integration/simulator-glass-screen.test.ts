@@ -16,7 +16,6 @@ import { normalizeSnapshot, type SnapshotNode } from '../../src/snapshot/normali
 import { FIXTURES, tempDir } from '../support/bridge.ts';
 import {
   a11yFixtureManifest,
-  type DeviceBed,
   fixtureApk,
   fixtureManifest,
   glassAgentFixture,
