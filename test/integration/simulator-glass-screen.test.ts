@@ -3,7 +3,8 @@
  * adb server with the bridge's own drivers: the agent's `text` lands in the focused EditText and the
  * NEXT snapshot (one-shot and session) shows exactly the code points typed; backspace removes one
  * code point; on a `--ui` screen typing goes to the first editable node until an a11y `click` moves
- * the focus, and `set_text` replaces — the next snapshot and the next a11y tree agree.
+ * the focus (so does a tap through the agent), and `set_text` replaces — the next snapshot and the
+ * next a11y tree agree.
  */
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -159,5 +160,16 @@ describe('--ui screen: typing follows the focus an a11y click gives; set_text re
     const again = flat((await a11y.request('tree', { package: 'com.example.form' }))['tree'] as TreeNode);
     expect(again.find((n) => n.ref === city.ref)?.text).toBe('القاهرة');
     expect(again.find((n) => n.ref === save.ref)?.text).toBe('Save');
+
+    // A tap through the agent (how glass clicks an element: on its bounds) moves the focus back.
+    const tap = [
+      { x: 540, y: 175, t_ms: 0 },
+      { x: 541, y: 176, t_ms: 60 },
+    ];
+    expect(await g.agent.request('pointer', { gesture: tap, button: 'left' })).toMatchObject({ ok: true });
+    await g.agent.request('text', { text: ' Lovelace' });
+    nodes = await g.nodes('session');
+    expect(field(nodes, 'name')).toMatchObject({ text: 'Ada Lovelace', focused: true });
+    expect(field(nodes, 'city')).toMatchObject({ text: 'القاهرة', focused: false });
   });
 });

@@ -90,6 +90,22 @@ describe('UiScreen', () => {
     expect(screen.text(3)).toBe('Grüße');
   });
 
+  it('a tap focuses the editable node under it (topmost window, deepest node); elsewhere it changes nothing', () => {
+    const screen = new UiScreen(() => FORM);
+    expect(screen.tap(10, 50)).toBe(1); // the label: not editable, no focus
+    expect(screen.version).toBe(0);
+    expect(screen.tap(500, 250)).toBe(3);
+    expect(screen.inputTarget()).toBe(3);
+    expect(screen.tap(5000, 5000)).toBeNull();
+    // The built-in screen: the dialog (window layer 1) lies over the app (layer 0); its EditText is focused already.
+    const builtin = new UiScreen(builtinScreenXml);
+    const edit = builtin.inputTarget()!;
+    expect(builtin.nodeAt(540, 1000)).toBe(edit);
+    const title = builtin.nodeAt(540, 860)!; // "New folder", a TextView in the dialog
+    expect(builtin.isEditable(title)).toBe(false);
+    expect(normalizeSnapshot(builtin.xml()).nodes[title]?.text).toBe('New folder');
+  });
+
   it('drops typed text when the screen has no editable node', () => {
     const xml = FORM.replace(/AutoCompleteTextView|EditText/g, 'TextView');
     const screen = new UiScreen(() => xml);

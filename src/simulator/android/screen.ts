@@ -9,7 +9,8 @@
  * Text input goes where Android would put it: the focused editable node (an EditText-like class,
  * `isEditableClass`), else the first editable node (document order); with no editable node on the
  * screen it is dropped, as the platform drops key events nothing consumes. The cursor is always at
- * the end of the text: deleting removes the last code point (not grapheme clusters).
+ * the end of the text: deleting removes the last code point (not grapheme clusters). A tap on an
+ * editable node gives it the focus, as a click through the a11y service does.
  */
 import { isEditableClass, type NodeTag, nodeTags } from '../glass/ui-tree.ts';
 import { escapeAttribute } from '../helper/ui-xml-writer.ts';
@@ -98,6 +99,38 @@ export class UiScreen {
     if (changes.length > 0) this.#edit(changes);
   }
 
+  /**
+   * The node a touch at (x, y) lands on: in the topmost window containing the point (highest
+   * `window-layer`, else the last root), the last node in document order (the deepest, drawn last)
+   * whose bounds contain it and that is visible; null when none does.
+   */
+  nodeAt(x: number, y: number): number | null {
+    let best: { layer: number; index: number } | null = null;
+    let layer = -1;
+    let roots = 0;
+    for (const n of this.#nodes()) {
+      if (n.depth === 0) {
+        const declared = Number(n.attributes.get('window-layer'));
+        layer = Number.isFinite(declared) && n.attributes.has('window-layer') ? declared : roots;
+        roots += 1;
+      }
+      if (n.attributes.get('visible-to-user') === 'false') continue;
+      const b = BOUNDS.exec(n.attributes.get('bounds') ?? '');
+      if (b === null) continue;
+      const [left, top, right, bottom] = b.slice(1).map(Number) as [number, number, number, number];
+      if (x < left || x >= right || y < top || y >= bottom) continue;
+      if (best === null || layer >= best.layer) best = { layer, index: n.index };
+    }
+    return best?.index ?? null;
+  }
+
+  /** A tap at (x, y): an editable node there gets the input focus. Returns the node tapped, or null. */
+  tap(x: number, y: number): number | null {
+    const hit = this.nodeAt(x, y);
+    if (hit !== null && this.isEditable(hit)) this.focus(hit);
+    return hit;
+  }
+
   /** Rewrite some attributes of some tags; one new document, one version. */
   #edit(changes: Array<{ index: number; attributes: Record<string, string> }>): void {
     const xml = this.xml();
@@ -118,6 +151,7 @@ export class UiScreen {
   }
 }
 
+const BOUNDS = /^\[(-?\d+),(-?\d+)\]\[(-?\d+),(-?\d+)\]$/;
 const ATTRIBUTE = /(\s)([A-Za-z_:][-A-Za-z0-9_:.]*)(\s*=\s*)("[^"]*"|'[^']*')/g;
 
 /** `tag` with attribute `name` set to `value` (double-quoted, escaped); added after `<node` when absent. */

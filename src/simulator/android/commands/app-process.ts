@@ -6,13 +6,14 @@
  * reader); other main classes are not emulated. A second agent finds the socket taken and exits 1.
  *
  * The agent drives the device model: `text` types into the screen's input target, `key`
- * backspace/del deletes its last code point (other keys are recorded only), the clipboard is the
- * device's. Seed 001's upstream main class keeps its quirk: an unknown key name is a silent success.
+ * backspace/del deletes its last code point (other keys are recorded only), a tap `pointer` gesture
+ * (every sample within the touch slop of the first) on an editable node focuses it, the clipboard
+ * is the device's. Seed 001's upstream main class keeps its quirk: an unknown key name is a silent success.
  * With the `glass-agent-death` fault the agent dies on the next request it reads: no reply, its
  * connections drop, the socket goes away and the shell ends with 137 (killed).
  */
 import { parseDexJar } from '../../../artifacts/dex.ts';
-import { GlassAgentProtocol } from '../../glass/agent.ts';
+import { GlassAgentProtocol, type PointerSample } from '../../glass/agent.ts';
 import { lineServer } from '../../glass/line-server.ts';
 import { type CommandFn, resolvePath } from '../context.ts';
 
@@ -26,6 +27,15 @@ export const GLASS_AGENT_SOCKET = 'glass-agent';
 const UPSTREAM_MAIN_CLASS = 'com.fixedwidth.glassagent.Main';
 /** KEYCODE_DEL ("backspace") and KEYCODE_FORWARD_DEL ("del", "delete"): the cursor is at the end, both erase. */
 const ERASE_KEY_CODES: ReadonlySet<number> = new Set([67, 112]);
+/** How far a touch may move and still be a tap (ViewConfiguration's touch slop, 8 dp at 3x). */
+const TOUCH_SLOP_PX = 24;
+
+function isTap(gesture: readonly PointerSample[]): boolean {
+  const [first] = gesture;
+  return (
+    first !== undefined && gesture.every((p) => Math.hypot(p.x - first.x, p.y - first.y) <= TOUCH_SLOP_PX)
+  );
+}
 
 export const appProcess: CommandFn = async (argv, ctx) => {
   const args = argv.filter((a) => !a.startsWith('-'));
@@ -62,8 +72,11 @@ export const appProcess: CommandFn = async (argv, ctx) => {
       clipboardSet: (text) => {
         device.clipboard = text;
       },
-      pointer: (gesture, button) =>
-        device.recordInput({ type: 'glass-pointer', samples: gesture.length, button, gesture }),
+      pointer: (gesture, button) => {
+        device.recordInput({ type: 'glass-pointer', samples: gesture.length, button, gesture });
+        const [first] = gesture;
+        if (first !== undefined && isTap(gesture)) device.screen.tap(first.x, first.y);
+      },
       key: (chord) => {
         device.recordInput({ type: 'glass-key', ...chord });
         if (ERASE_KEY_CODES.has(chord.keyCode) && chord.metaState === 0) device.screen.deleteBackward();
