@@ -16,9 +16,11 @@ import type { SimulatorOptions } from '../../src/simulator/index.ts';
 import { normalizeSnapshot, type SnapshotNode } from '../../src/snapshot/normalize.ts';
 import { FIXTURES, tempDir } from '../support/bridge.ts';
 import {
+  type A11yTreeNode,
   a11yFixtureManifest,
   fixtureApk,
   fixtureManifest,
+  flattenA11yTree,
   glassAgentFixture,
   startDeviceBed,
 } from '../support/device-bed.ts';
@@ -100,14 +102,6 @@ const FORM = [
   '</node></hierarchy>',
 ].join('');
 
-interface TreeNode {
-  ref: number;
-  class: string;
-  text?: string;
-  children?: TreeNode[];
-}
-const flat = (n: TreeNode): TreeNode[] => [n, ...(n.children ?? []).flatMap(flat)];
-
 describe('--ui screen: typing follows the focus an a11y click gives; set_text replaces', () => {
   let g: Awaited<ReturnType<typeof glassBed>>;
   let a11y: GlassA11y;
@@ -140,7 +134,9 @@ describe('--ui screen: typing follows the focus an a11y click gives; set_text re
     expect(field(nodes, 'name')).toMatchObject({ text: 'Ada', focused: false });
     expect(field(nodes, 'city')).toMatchObject({ text: '', focused: false });
 
-    const tree = flat((await a11y.request('tree', { package: 'com.example.form' }))['tree'] as TreeNode);
+    const tree = flattenA11yTree(
+      (await a11y.request('tree', { package: 'com.example.form' }))['tree'] as A11yTreeNode,
+    );
     const city = tree.find((n) => n.class === 'android.widget.AutoCompleteTextView')!;
     const save = tree.find((n) => n.class === 'android.widget.Button')!;
     expect(await a11y.request('action', { ref: city.ref, action: 'click' })).toMatchObject({ ok: true });
@@ -157,7 +153,9 @@ describe('--ui screen: typing follows the focus an a11y click gives; set_text re
       details: { deviceError: `set_text was refused by ref ${save.ref}` },
     });
     expect(field(await g.nodes('session'), 'city')?.text).toBe('القاهرة');
-    const again = flat((await a11y.request('tree', { package: 'com.example.form' }))['tree'] as TreeNode);
+    const again = flattenA11yTree(
+      (await a11y.request('tree', { package: 'com.example.form' }))['tree'] as A11yTreeNode,
+    );
     expect(again.find((n) => n.ref === city.ref)?.text).toBe('القاهرة');
     expect(again.find((n) => n.ref === save.ref)?.text).toBe('Save');
 

@@ -17,6 +17,7 @@ import type { SimAndroidHandle } from '../../src/simulator/android/index.ts';
 import { type ControlServer, startControlServer } from '../../src/simulator/control.ts';
 import { type SimulatedDevice, type Simulator, startSimulator } from '../../src/simulator/index.ts';
 import { fixture } from '../support/bridge.ts';
+import { type A11yTreeNode, flattenA11yTree } from '../support/device-bed.ts';
 import { buildDexJar } from '../support/dex-jar.ts';
 import { type AdbServer, startAdbServer } from './support/adb-server.ts';
 
@@ -354,28 +355,19 @@ describe('glass a11y service on a simulated device', () => {
     return client;
   }
 
-  interface TreeNode {
-    ref: number;
-    class: string;
-    text?: string;
-    editable: boolean;
-    children?: TreeNode[];
-  }
-  const flat = (n: TreeNode): TreeNode[] => [n, ...(n.children ?? []).flatMap(flat)];
-
   it('set_text replaces an editable node’s text, seen by the next tree; refused on a non-editable node', async () => {
     const client = await boundClient();
     client.send('{"id":1,"op":"tree","package":"com.example.notes"}');
-    const first = JSON.parse(await client.next()) as { tree: TreeNode; package: string };
+    const first = JSON.parse(await client.next()) as { tree: A11yTreeNode; package: string };
     expect(first.package).toBe('com.example.notes'); // the active window: the "New folder" dialog
-    const edit = flat(first.tree).find((n) => n.editable)!;
+    const edit = flattenA11yTree(first.tree).find((n) => n.editable)!;
     expect(edit).toMatchObject({ class: 'android.widget.EditText', text: 'Trips & "ideas"' });
     const text = 'Résumé 📄 日本語 مرحبا a\u0301';
     client.send(JSON.stringify({ id: 2, op: 'action', ref: edit.ref, action: 'set_text', text }));
     expect(await client.next()).toBe('{"id":2,"ok":true}');
     client.send('{"id":3,"op":"tree","package":"com.example.notes"}');
-    const second = JSON.parse(await client.next()) as { tree: TreeNode };
-    expect(flat(second.tree).find((n) => n.ref === edit.ref)?.text).toBe(text);
+    const second = JSON.parse(await client.next()) as { tree: A11yTreeNode };
+    expect(flattenA11yTree(second.tree).find((n) => n.ref === edit.ref)?.text).toBe(text);
     // The uiautomator XML behind the snapshot helper shows it too (one device model).
     const android = device.android as SimAndroidHandle;
     expect(android.device.screen.text(android.device.screen.inputTarget()!)).toBe(text);

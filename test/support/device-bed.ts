@@ -187,3 +187,18 @@ export async function glassAgentFixture(
   if (!verdict.valid || verdict.manifest.kind !== 'app-process-jar') throw new Error('bad test manifest');
   return { jarPath, manifest: verdict.manifest };
 }
+
+/** A node of a glass a11y `tree` reply (seed 001), as far as the tests read it. */
+export interface A11yTreeNode {
+  ref: number;
+  class: string;
+  text?: string;
+  editable: boolean;
+  children?: A11yTreeNode[];
+}
+
+/** Every node of an a11y tree in pre-order (the order of refs). */
+export const flattenA11yTree = (n: A11yTreeNode): A11yTreeNode[] => [
+  n,
+  ...(n.children ?? []).flatMap(flattenA11yTree),
+];
