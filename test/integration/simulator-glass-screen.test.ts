@@ -6,7 +6,6 @@
  * the focus (so does a tap through the agent), and `set_text` replaces — the next snapshot and the
  * next a11y tree agree.
  */
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GlassA11y } from '../../src/helpers/glass/a11y-driver.ts';
 import { GlassAgent } from '../../src/helpers/glass/agent-driver.ts';
@@ -14,7 +13,7 @@ import { SnapshotDriver } from '../../src/helpers/snapshot/driver.ts';
 import { EnsureVerdicts, ensureHelper } from '../../src/helpers/snapshot/ensure-helper.ts';
 import type { SimulatorOptions } from '../../src/simulator/index.ts';
 import { normalizeSnapshot, type SnapshotNode } from '../../src/snapshot/normalize.ts';
-import { FIXTURES, tempDir } from '../support/bridge.ts';
+import { tempDir } from '../support/bridge.ts';
 import {
   type A11yTreeNode,
   a11yFixtureManifest,
@@ -109,8 +108,7 @@ describe('--ui screen: typing follows the focus an a11y click gives; set_text re
     g = await glassBed({ ui: FORM });
     const manifest = a11yFixtureManifest();
     await ensureHelper(g.bed.device(), manifest, new EnsureVerdicts(), {
-      apk: async () =>
-        (await g.bed.cache.importFile(path.join(FIXTURES, 'a11y-service.apk'), manifest.sha256)).path,
+      apk: fixtureApk(g.bed.cache, 'a11y-service.apk', manifest),
     });
     ({ a11y } = await GlassA11y.enable({
       device: g.bed.device(),

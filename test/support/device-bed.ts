@@ -155,7 +155,7 @@ export function a11yFixtureManifest(): AccessibilityServiceManifest {
 export function fixtureApk(
   cache: ArtifactCache,
   file: string,
-  manifest: HelperManifest,
+  manifest: Pick<HelperManifest, 'sha256'>,
 ): () => Promise<string> {
   return async () => (await cache.importFile(path.join(FIXTURES, file), manifest.sha256)).path;
 }
