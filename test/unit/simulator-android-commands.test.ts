@@ -341,6 +341,23 @@ describe('input and wm', () => {
     ]);
   });
 
+  it('input text/keyevent/tap act on the screen model: the next dump shows them', async () => {
+    const android = sim();
+    const screen = android.device.screen;
+    const target = screen.inputTarget()!;
+    const before = screen.text(target);
+    expect((await runCaptured(android, 'input text abc%sd && input keyevent KEYCODE_DEL')).status).toBe(0);
+    expect(screen.text(target)).toBe(`${before}abc `);
+    expect(android.device.uiXml()).toContain('abc ');
+    // Non-ASCII has no key events on the virtual keyboard: nothing is typed (glass's agent exists for it).
+    expect((await runCaptured(android, "input text 'é'")).status).toBe(0);
+    expect(screen.text(target)).toBe(`${before}abc `);
+    const title = screen.nodeAt(540, 860)!;
+    expect((await runCaptured(android, 'input tap 540 860')).status).toBe(0);
+    expect(screen.inputTarget()).toBe(target); // a non-editable node takes no focus
+    expect(screen.isEditable(title)).toBe(false);
+  });
+
   it('rejects malformed input commands', async () => {
     const android = sim();
     const run = await runCaptured(android, 'input tap 10');
