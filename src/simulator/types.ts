@@ -93,6 +93,8 @@ export interface SimDevice {
   displaySize(): { width: number; height: number };
   /** Record an injected input event (gestures, `input tap`), for tests to inspect. */
   recordInput(event: Record<string, unknown>): void;
+  /** One pointer's touch reached the screen: a tap on an editable node gives it the input focus. */
+  touch?(points: ReadonlyArray<{ x: number; y: number }>): void;
   /** The system clipboard's primary clip as text (the glass agent reads and sets it); null when empty. */
   clipboard: string | null;
   readonly faults: Faults;

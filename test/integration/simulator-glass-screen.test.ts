@@ -3,12 +3,13 @@
  * adb server with the bridge's own drivers: the agent's `text` lands in the focused EditText and the
  * NEXT snapshot (one-shot and session) shows exactly the code points typed; backspace removes one
  * code point; on a `--ui` screen typing goes to the first editable node until an a11y `click` moves
- * the focus (so does a tap through the agent), and `set_text` replaces — the next snapshot and the
+ * the focus (so does a tap through the agent or the snapshot helper), and `set_text` replaces — the next snapshot and the
  * next a11y tree agree.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GlassA11y } from '../../src/helpers/glass/a11y-driver.ts';
 import { GlassAgent } from '../../src/helpers/glass/agent-driver.ts';
+import { buildTap } from '../../src/helpers/protocol/touch-plan.ts';
 import { SnapshotDriver } from '../../src/helpers/snapshot/driver.ts';
 import { EnsureVerdicts, ensureHelper } from '../../src/helpers/snapshot/ensure-helper.ts';
 import type { SimulatorOptions } from '../../src/simulator/index.ts';
@@ -167,5 +168,10 @@ describe('--ui screen: typing follows the focus an a11y click gives; set_text re
     nodes = await g.nodes('session');
     expect(field(nodes, 'name')).toMatchObject({ text: 'Ada Lovelace', focused: true });
     expect(field(nodes, 'city')).toMatchObject({ text: 'القاهرة', focused: false });
+
+    // So does a tap the snapshot helper injects (the bridge's gesture route).
+    await g.snapshots.gesture(buildTap(540, 375), { transport: 'session' });
+    await g.agent.request('key', { chord: 'backspace' });
+    expect(field(await g.nodes('one-shot'), 'city')).toMatchObject({ text: 'القاهر', focused: true });
   });
 });

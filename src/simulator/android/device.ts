@@ -6,7 +6,7 @@ import { Duplex } from 'node:stream';
 import { builtinScreenXml, generateUiXml } from '../helper/index.ts';
 import { mulberry32 } from '../prng.ts';
 import type { DeviceListener, Faults, InstalledPackage, Instrumentation, SimDevice } from '../types.ts';
-import { UiScreen } from './screen.ts';
+import { isTapGesture, UiScreen } from './screen.ts';
 
 export type ListenAddress = { tcp: number } | { abstract: string };
 
@@ -143,6 +143,11 @@ export class SimDeviceImpl implements SimDevice {
 
   displaySize(): { width: number; height: number } {
     return { width: 1080, height: 2400 };
+  }
+
+  touch(points: ReadonlyArray<{ x: number; y: number }>): void {
+    const [first] = points;
+    if (first !== undefined && isTapGesture(points)) this.screen.tap(first.x, first.y);
   }
 
   recordInput(event: Record<string, unknown>): void {

@@ -15,6 +15,17 @@
 import { isEditableClass, type NodeTag, nodeTags } from '../glass/ui-tree.ts';
 import { escapeAttribute } from '../helper/ui-xml-writer.ts';
 
+/** How far a touch may move and still be a tap (ViewConfiguration's touch slop, 8 dp at 3x). */
+export const TOUCH_SLOP_PX = 24;
+
+/** Whether a one-pointer gesture is a tap: every sample within the touch slop of the first. */
+export function isTapGesture(points: ReadonlyArray<{ x: number; y: number }>): boolean {
+  const [first] = points;
+  return (
+    first !== undefined && points.every((p) => Math.hypot(p.x - first.x, p.y - first.y) <= TOUCH_SLOP_PX)
+  );
+}
+
 export class UiScreen {
   readonly #initial: () => string;
   #xml: string | undefined;

@@ -13,7 +13,7 @@
  * connections drop, the socket goes away and the shell ends with 137 (killed).
  */
 import { parseDexJar } from '../../../artifacts/dex.ts';
-import { GlassAgentProtocol, type PointerSample } from '../../glass/agent.ts';
+import { GlassAgentProtocol } from '../../glass/agent.ts';
 import { lineServer } from '../../glass/line-server.ts';
 import { type CommandFn, resolvePath } from '../context.ts';
 
@@ -27,16 +27,6 @@ export const GLASS_AGENT_SOCKET = 'glass-agent';
 const UPSTREAM_MAIN_CLASS = 'com.fixedwidth.glassagent.Main';
 /** KEYCODE_DEL ("backspace") and KEYCODE_FORWARD_DEL ("del", "delete"): the cursor is at the end, both erase. */
 const ERASE_KEY_CODES: ReadonlySet<number> = new Set([67, 112]);
-/** How far a touch may move and still be a tap (ViewConfiguration's touch slop, 8 dp at 3x). */
-const TOUCH_SLOP_PX = 24;
-
-function isTap(gesture: readonly PointerSample[]): boolean {
-  const [first] = gesture;
-  return (
-    first !== undefined && gesture.every((p) => Math.hypot(p.x - first.x, p.y - first.y) <= TOUCH_SLOP_PX)
-  );
-}
-
 export const appProcess: CommandFn = async (argv, ctx) => {
   const args = argv.filter((a) => !a.startsWith('-'));
   const [, mainClass] = args;
@@ -74,8 +64,7 @@ export const appProcess: CommandFn = async (argv, ctx) => {
       },
       pointer: (gesture, button) => {
         device.recordInput({ type: 'glass-pointer', samples: gesture.length, button, gesture });
-        const [first] = gesture;
-        if (first !== undefined && isTap(gesture)) device.screen.tap(first.x, first.y);
+        device.touch(gesture);
       },
       key: (chord) => {
         device.recordInput({ type: 'glass-key', ...chord });
