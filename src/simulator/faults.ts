@@ -11,6 +11,9 @@
  *   offline-after-ms=N        the device goes offline N ms after the host connected
  *   unauthorized              the device answers CNXN with AUTH and never accepts the host
  *   stall                     the link stays up but the device sends nothing until the fault is lifted
+ *   glass-agent-death         the glass agent dies on its next request (no reply; one shot)
+ *   glass-a11y-unbind         the glass a11y service unbinds until the secure settings change again
+ *   glass-malformed           the next glass reply line (agent or a11y) is garbage (one shot)
  */
 import type { Faults } from './types.ts';
 
@@ -26,7 +29,25 @@ export class FaultSpecError extends Error {
 const CHUNK_ACTIONS = ['drop', 'duplicate', 'corrupt'] as const;
 type ChunkAction = (typeof CHUNK_ACTIONS)[number];
 const INSTALL_FAILURE = /^INSTALL_FAILED_[A-Z_]+$/;
-const FLAGS = ['helper-crash', 'helper-timeout', 'unauthorized', 'stall'] as const;
+const FLAGS = [
+  'helper-crash',
+  'helper-timeout',
+  'unauthorized',
+  'stall',
+  'glass-agent-death',
+  'glass-a11y-unbind',
+  'glass-malformed',
+] as const;
+/** Flag spec name → its `Faults` key. */
+const FLAG_KEYS = {
+  'helper-crash': 'helperCrash',
+  'helper-timeout': 'helperTimeout',
+  unauthorized: 'unauthorized',
+  stall: 'stall',
+  'glass-agent-death': 'glassAgentDeath',
+  'glass-a11y-unbind': 'glassA11yUnbind',
+  'glass-malformed': 'glassMalformed',
+} as const satisfies Record<(typeof FLAGS)[number], keyof Faults>;
 const VALUED = [
   'drop-after-bytes',
   'latency-ms',
@@ -63,10 +84,7 @@ export function parseFaultSpec(spec: string): Partial<Faults> {
 
   if ((FLAGS as readonly string[]).includes(name)) {
     if (value !== undefined) throw new FaultSpecError(spec, `${name} takes no value`);
-    if (name === 'helper-crash') return { helperCrash: true };
-    if (name === 'helper-timeout') return { helperTimeout: true };
-    if (name === 'stall') return { stall: true };
-    return { unauthorized: true };
+    return { [FLAG_KEYS[name as (typeof FLAGS)[number]]]: true };
   }
   if (!(VALUED as readonly string[]).includes(name)) {
     throw new FaultSpecError(
@@ -114,12 +132,9 @@ export const FAULT_KEYS: Readonly<Record<string, keyof Faults>> = {
   'latency-ms': 'latencyMs',
   bandwidth: 'bandwidthBytesPerSec',
   chunk: 'chunk',
-  'helper-crash': 'helperCrash',
-  'helper-timeout': 'helperTimeout',
   'install-failure': 'installFailure',
   'offline-after-ms': 'offlineAfterMs',
-  unauthorized: 'unauthorized',
-  stall: 'stall',
+  ...FLAG_KEYS,
 };
 
 /** Merge fault sets; later ones override earlier ones key by key. Undefined values are skipped. */
@@ -147,5 +162,8 @@ export function formatFaultSpecs(faults: Faults): string[] {
   if (faults.offlineAfterMs !== undefined) out.push(`offline-after-ms=${faults.offlineAfterMs}`);
   if (faults.unauthorized === true) out.push('unauthorized');
   if (faults.stall === true) out.push('stall');
+  for (const name of ['glass-agent-death', 'glass-a11y-unbind', 'glass-malformed'] as const) {
+    if (faults[FLAG_KEYS[name]] === true) out.push(name);
+  }
   return out;
 }

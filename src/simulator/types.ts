@@ -54,6 +54,18 @@ export interface Faults {
   unauthorized?: boolean;
   /** The link stays up but the device sends nothing (queued until the fault is lifted). */
   stall?: boolean;
+  /**
+   * One shot: the running glass agent dies on the next request it reads — no reply, the connection
+   * drops, its process exits (status 137) and `localabstract:glass-agent` goes away. Cleared as it fires.
+   */
+  glassAgentDeath?: boolean;
+  /**
+   * The glass a11y service is unbound (its socket goes away) until the secure settings change again
+   * (which clears this) or the fault is lifted.
+   */
+  glassA11yUnbind?: boolean;
+  /** One shot: the next reply line of a glass component (agent or a11y) is torn garbage. Cleared as it fires. */
+  glassMalformed?: boolean;
 }
 
 export interface DeviceListener {
@@ -81,6 +93,8 @@ export interface SimDevice {
   displaySize(): { width: number; height: number };
   /** Record an injected input event (gestures, `input tap`), for tests to inspect. */
   recordInput(event: Record<string, unknown>): void;
+  /** One pointer's touch reached the screen: a tap on an editable node gives it the input focus. */
+  touch?(points: ReadonlyArray<{ x: number; y: number }>): void;
   /** The system clipboard's primary clip as text (the glass agent reads and sets it); null when empty. */
   clipboard: string | null;
   readonly faults: Faults;
@@ -135,6 +149,8 @@ export interface SimAndroid {
   shutdown(): void;
   /** Addresses listened on inside the device (`tcp:PORT`, `localabstract:NAME`). */
   listening(): string[];
+  /** The faults changed at run time (the a11y service unbinds or rebinds). */
+  faultsChanged?(): void;
 }
 
 export interface SimAndroidOptions {

@@ -4,18 +4,18 @@
  * ledger, readiness by banner + ping, a stale agent killed, a dead agent started again, and close
  * leaving no forward and no agent.
  */
-import { createHash } from 'node:crypto';
-import { writeFile } from 'node:fs/promises';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GlassAgent } from '../../src/helpers/glass/agent-driver.ts';
-import { type AppProcessJarManifest, validateReleaseManifest } from '../../src/manifest/index.ts';
+import type { AppProcessJarManifest } from '../../src/manifest/index.ts';
 import type { SimAndroidHandle } from '../../src/simulator/android/index.ts';
 import { tempDir } from '../support/bridge.ts';
-import { type DeviceBed, startDeviceBed } from '../support/device-bed.ts';
-import { buildDexJar } from '../support/dex-jar.ts';
+import {
+  type DeviceBed,
+  glassAgentFixture,
+  GLASS_AGENT_MAIN as MAIN,
+  startDeviceBed,
+} from '../support/device-bed.ts';
 
-const MAIN = 'dev.devicebridge.glassagent.Main';
 let bed: DeviceBed;
 let tmp: { dir: string; cleanup(): Promise<void> };
 let jarPath: string;
@@ -27,21 +27,7 @@ const agentListening = () => android().listening().includes('localabstract:glass
 beforeAll(async () => {
   bed = await startDeviceBed();
   tmp = await tempDir();
-  jarPath = path.join(tmp.dir, 'glass-agent.jar');
-  const bytes = buildDexJar([MAIN, 'dev.devicebridge.glassagent.core.AgentProtocol']);
-  await writeFile(jarPath, bytes);
-  const verdict = validateReleaseManifest({
-    kind: 'app-process-jar',
-    name: 'glass-agent',
-    version: '1.0.0',
-    apkUrl: null,
-    sha256: createHash('sha256').update(bytes).digest('hex'),
-    mainClass: MAIN,
-    socketName: 'glass-agent',
-    devicePath: '/data/local/tmp/glass-agent.jar',
-  });
-  if (!verdict.valid || verdict.manifest.kind !== 'app-process-jar') throw new Error('bad test manifest');
-  manifest = verdict.manifest;
+  ({ jarPath, manifest } = await glassAgentFixture(tmp.dir));
 }, 60_000);
 
 afterAll(async () => {
@@ -101,5 +87,23 @@ describe('glass agent driver', () => {
     expect(after).toHaveLength(1);
     expect(before).not.toContain(after[0]);
     await agent.close();
+  });
+
+  it('an agent that dies mid-request (glass-agent-death): the request fails retryable, the next one relaunches it', async () => {
+    const { agent } = await start('lease-e');
+    const [before] = android().device.processes();
+    bed.sim.devices[0]!.setFault({ glassAgentDeath: true });
+    const err = await agent.request('clipboard_get').catch((e: unknown) => e);
+    // What the driver does today: the dropped connection is a typed, retryable error, not a silent retry.
+    expect(err).toMatchObject({ name: 'BridgeError', code: 'UNAVAILABLE', retryable: true });
+    expect((err as Error).message).toContain('glass-agent');
+    expect(bed.sim.devices[0]!.faults.glassAgentDeath).toBeUndefined(); // one shot
+    await expect.poll(() => agent.running, { timeout: 10_000 }).toBe(false);
+    expect(await agent.request('ping')).toMatchObject({ ok: true });
+    const after = android().device.processes();
+    expect(after).toHaveLength(1);
+    expect(after[0]!.pid).not.toBe(before!.pid);
+    await agent.close();
+    await expect.poll(agentListening, { timeout: 10_000 }).toBe(false);
   });
 });

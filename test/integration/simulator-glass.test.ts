@@ -2,7 +2,10 @@
  * The simulator's glass agent through the real adb server, as the bridge will drive it: push the
  * dex jar, start it with `CLASSPATH=… app_process / Main` on a held shell, forward
  * `localabstract:glass-agent`, read the banner, talk; one client at a time; a second agent finds
- * the socket taken; closing the shell stops the agent.
+ * the socket taken; closing the shell stops the agent. The seed's quirks (malformed requests,
+ * unknown ops, the upstream agent's silent success on an unknown key name) and the glass fault
+ * knobs (agent death mid-request, a11y unbinding, a torn reply line), switched at run time through
+ * the in-process API and the control port.
  */
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -11,12 +14,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SimAndroidHandle } from '../../src/simulator/android/index.ts';
+import { type ControlServer, startControlServer } from '../../src/simulator/control.ts';
 import { type SimulatedDevice, type Simulator, startSimulator } from '../../src/simulator/index.ts';
 import { fixture } from '../support/bridge.ts';
+import { type A11yTreeNode, flattenA11yTree } from '../support/device-bed.ts';
 import { buildDexJar } from '../support/dex-jar.ts';
 import { type AdbServer, startAdbServer } from './support/adb-server.ts';
 
 const MAIN = 'dev.devicebridge.glassagent.Main';
+const UPSTREAM_MAIN = 'com.fixedwidth.glassagent.Main';
+const UPSTREAM_JAR = '/data/local/tmp/glass-agent-upstream.jar';
 const A11Y_APK = fixture('a11y-service.apk');
 const A11Y_COMPONENT = 'dev.glass.a11y/.GlassAccessibilityService';
 const JAR = '/data/local/tmp/glass-agent.jar';
@@ -24,6 +31,7 @@ let sim: Simulator;
 let server: AdbServer;
 let device: SimulatedDevice;
 let dir: string;
+let control: ControlServer;
 
 /** A line client on a forwarded port: `next()` resolves with the next reply line. */
 function lineClient(
@@ -61,6 +69,35 @@ function lineClient(
   });
 }
 
+/** The agent on a held `adb shell`; `exit` resolves with the shell's exit status. */
+async function launchAgent(main = MAIN, jar = JAR): Promise<{ kill(): void; exit: Promise<number | null> }> {
+  const agent = spawn('adb', ['-s', device.serial, 'shell', `CLASSPATH=${jar} app_process / ${main}`], {
+    env: server.env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const exit = new Promise<number | null>((resolve) => agent.once('exit', (code) => resolve(code)));
+  agent.stdout.resume();
+  agent.stderr.resume();
+  await expect
+    .poll(() => device.android.listening(), { timeout: 10_000 })
+    .toContain('localabstract:glass-agent');
+  return { kill: () => agent.kill(), exit };
+}
+
+const agentGone = () =>
+  expect
+    .poll(() => device.android.listening(), { timeout: 10_000 })
+    .not.toContain('localabstract:glass-agent');
+
+/** Switch faults through the control port (PATCH adds, DELETE lifts one by its spec name). */
+async function controlFault(method: 'PATCH' | 'DELETE', spec: string): Promise<void> {
+  const res = await fetch(`${control.url}/devices/0/faults${method === 'DELETE' ? `/${spec}` : ''}`, {
+    method,
+    ...(method === 'PATCH' ? { body: JSON.stringify({ faults: [spec] }) } : {}),
+  });
+  expect(res.status).toBe(200);
+}
+
 async function forward(socket = 'glass-agent'): Promise<number> {
   const out = await server.adb(['-s', device.serial, 'forward', 'tcp:0', `localabstract:${socket}`]);
   return Number(out.stdout.toString().trim());
@@ -75,9 +112,14 @@ beforeAll(async () => {
   const jar = join(dir, 'glass-agent.jar');
   await writeFile(jar, buildDexJar([MAIN, 'dev.devicebridge.glassagent.core.AgentProtocol']));
   expect((await server.adb(['-s', device.serial, 'push', jar, JAR])).code).toBe(0);
+  const upstream = join(dir, 'glass-agent-upstream.jar');
+  await writeFile(upstream, buildDexJar([UPSTREAM_MAIN]));
+  expect((await server.adb(['-s', device.serial, 'push', upstream, UPSTREAM_JAR])).code).toBe(0);
+  control = await startControlServer(sim.devices, 0);
 });
 
 afterAll(async () => {
+  await control?.close();
   await server?.stop();
   await sim?.close();
   if (dir) await rm(dir, { recursive: true, force: true });
@@ -108,6 +150,12 @@ describe('glass agent on a simulated device', () => {
     expect(await client.next()).toBe('{"id":3,"ok":true}');
     client.send('not json');
     expect(await client.next()).toBe('{"id":-1,"ok":false,"error":"malformed request"}');
+    client.send('{"id":4,"op":"teleport"}');
+    expect(await client.next()).toBe('{"id":4,"ok":false,"error":"unknown op: teleport"}');
+    client.send('{"id":5,"op":"key","chord":"ctrl+nosuchkey"}'); // ours refuses an unknown key name
+    expect(await client.next()).toBe(
+      '{"id":5,"ok":false,"error":"unknown key \\"nosuchkey\\" in key chord \\"ctrl+nosuchkey\\""}',
+    );
 
     // One client at a time: a second one gets its banner only when the first leaves.
     const second = await lineClient(port);
@@ -129,6 +177,72 @@ describe('glass agent on a simulated device', () => {
     await expect
       .poll(() => device.android.listening(), { timeout: 10_000 })
       .not.toContain('localabstract:glass-agent');
+  });
+
+  it("seed 001's upstream agent: an unknown key name is a silent success (nothing injected)", async () => {
+    const agent = await launchAgent(UPSTREAM_MAIN, UPSTREAM_JAR);
+    const client = await lineClient(await forward());
+    expect(await client.next()).toBe('{"hello":{"proto":1}}');
+    const android = device.android as SimAndroidHandle;
+    const events = android.inputEvents().length;
+    client.send('{"id":1,"op":"key","chord":"nosuchkey"}');
+    expect(await client.next()).toBe('{"id":1,"ok":true}');
+    expect(android.inputEvents()).toHaveLength(events);
+    client.send('{"id":2,"op":"key","chord":"hyper+a"}'); // an unknown modifier is still refused
+    expect(await client.next()).toBe(
+      '{"id":2,"ok":false,"error":"unknown modifier \\"hyper\\" in key chord \\"hyper+a\\""}',
+    );
+    client.socket.destroy();
+    agent.kill();
+    await agentGone();
+  });
+
+  it('glass-agent-death: the agent dies on the request, no reply, its process and socket gone', async () => {
+    const agent = await launchAgent();
+    const client = await lineClient(await forward());
+    expect(await client.next()).toBe('{"hello":{"proto":1}}');
+    client.send('{"id":1,"op":"ping"}');
+    expect(await client.next()).toBe('{"id":1,"ok":true}');
+    const waiting = await lineClient(await forward()); // queued behind the first client: dropped too
+    const closed = new Promise<void>((resolve) => client.socket.once('close', () => resolve()));
+    const received: string[] = [];
+    client.socket.on('data', (d: string) => received.push(d));
+    device.setFault({ glassAgentDeath: true });
+    client.send('{"id":2,"op":"clipboard_get"}');
+    await closed;
+    expect(received).toEqual([]);
+    expect(await agent.exit).toBe(137);
+    expect(device.android.listening()).not.toContain('localabstract:glass-agent');
+    expect((device.android as SimAndroidHandle).device.processes()).toEqual([]);
+    expect(device.faults.glassAgentDeath).toBeUndefined(); // one shot: a new agent lives
+    await new Promise<void>((resolve) =>
+      waiting.socket.destroyed ? resolve() : waiting.socket.once('close', () => resolve()),
+    );
+    const again = await launchAgent();
+    const next = await lineClient(await forward());
+    expect(await next.next()).toBe('{"hello":{"proto":1}}');
+    next.send('{"id":3,"op":"ping"}');
+    expect(await next.next()).toBe('{"id":3,"ok":true}');
+    next.socket.destroy();
+    again.kill();
+    await agentGone();
+  });
+
+  it('glass-malformed (control port): the next reply line is torn garbage, the one after is whole', async () => {
+    const agent = await launchAgent();
+    const client = await lineClient(await forward());
+    expect(await client.next()).toBe('{"hello":{"proto":1}}');
+    await controlFault('PATCH', 'glass-malformed');
+    client.send('{"id":1,"op":"ping"}');
+    const torn = await client.next();
+    expect(torn).toBe('{"id":1,"'); // the first half of {"id":1,"ok":true}
+    expect(() => JSON.parse(torn)).toThrow();
+    client.send('{"id":2,"op":"ping"}');
+    expect(await client.next()).toBe('{"id":2,"ok":true}');
+    expect(device.faults.glassMalformed).toBeUndefined();
+    client.socket.destroy();
+    agent.kill();
+    await agentGone();
   });
 
   it('refuses a jar that is missing or does not define the main class', async () => {
@@ -226,5 +340,80 @@ describe('glass a11y service on a simulated device', () => {
       .toContain('localabstract:glass-a11y');
     await shell('settings delete secure enabled_accessibility_services');
     await shell('settings put secure accessibility_enabled 0');
+  });
+
+  /** Install and enable the service, wait until it listens; returns a connected client past the banner. */
+  async function boundClient() {
+    expect((await server.adb(['-s', device.serial, 'install', '-r', '-t', A11Y_APK])).code).toBe(0);
+    await shell(`settings put secure enabled_accessibility_services ${A11Y_COMPONENT}`);
+    await shell('settings put secure accessibility_enabled 1');
+    await expect
+      .poll(() => device.android.listening(), { timeout: 10_000 })
+      .toContain('localabstract:glass-a11y');
+    const client = await lineClient(await forward('glass-a11y'));
+    expect(await client.next()).toBe('{"hello":{"proto":1}}');
+    return client;
+  }
+
+  it('set_text replaces an editable node’s text, seen by the next tree; refused on a non-editable node', async () => {
+    const client = await boundClient();
+    client.send('{"id":1,"op":"tree","package":"com.example.notes"}');
+    const first = JSON.parse(await client.next()) as { tree: A11yTreeNode; package: string };
+    expect(first.package).toBe('com.example.notes'); // the active window: the "New folder" dialog
+    const edit = flattenA11yTree(first.tree).find((n) => n.editable)!;
+    expect(edit).toMatchObject({ class: 'android.widget.EditText', text: 'Trips & "ideas"' });
+    const text = 'Résumé 📄 日本語 مرحبا a\u0301';
+    client.send(JSON.stringify({ id: 2, op: 'action', ref: edit.ref, action: 'set_text', text }));
+    expect(await client.next()).toBe('{"id":2,"ok":true}');
+    client.send('{"id":3,"op":"tree","package":"com.example.notes"}');
+    const second = JSON.parse(await client.next()) as { tree: A11yTreeNode };
+    expect(flattenA11yTree(second.tree).find((n) => n.ref === edit.ref)?.text).toBe(text);
+    // The uiautomator XML behind the snapshot helper shows it too (one device model).
+    const android = device.android as SimAndroidHandle;
+    expect(android.device.screen.text(android.device.screen.inputTarget()!)).toBe(text);
+    client.send(JSON.stringify({ id: 4, op: 'action', ref: 0, action: 'set_text', text: 'x' }));
+    expect(await client.next()).toBe('{"id":4,"ok":false,"error":"set_text was refused by ref 0"}');
+    client.send(
+      JSON.stringify({ id: 5, op: 'action', ref: edit.ref, action: 'set_text', text: 'Trips & "ideas"' }),
+    );
+    expect(await client.next()).toBe('{"id":5,"ok":true}');
+    client.socket.destroy();
+    await shell('settings delete secure enabled_accessibility_services');
+    await shell('settings put secure accessibility_enabled 0');
+  });
+
+  it('glass-a11y-unbind: the socket goes away until the fault is lifted or the settings change again', async () => {
+    const client = await boundClient();
+    const dropped = new Promise<void>((resolve) => client.socket.once('close', () => resolve()));
+    await controlFault('PATCH', 'glass-a11y-unbind');
+    expect(device.android.listening()).not.toContain('localabstract:glass-a11y');
+    await dropped;
+    const android = device.android as SimAndroidHandle;
+    expect(android.glassA11y.bindable()).toBe(false); // stays unbound while the fault holds
+    await controlFault('DELETE', 'glass-a11y-unbind');
+    await expect
+      .poll(() => device.android.listening(), { timeout: 10_000 })
+      .toContain('localabstract:glass-a11y');
+
+    // A settings change rebinds it and clears the fault.
+    device.setFault({ glassA11yUnbind: true });
+    expect(device.android.listening()).not.toContain('localabstract:glass-a11y');
+    await shell('settings put secure accessibility_enabled 1');
+    expect(device.faults.glassA11yUnbind).toBeUndefined();
+    await expect
+      .poll(() => device.android.listening(), { timeout: 10_000 })
+      .toContain('localabstract:glass-a11y');
+    await shell('settings delete secure enabled_accessibility_services');
+    await shell('settings put secure accessibility_enabled 0');
+  });
+
+  it("settings put of an empty value fails like a device's, delete works, a missing key reads null", async () => {
+    await shell('settings put secure glass_test_key before');
+    const put = await server.adb(['-s', device.serial, 'shell', "settings put secure glass_test_key ''"]);
+    expect(put.code).toBe(255);
+    expect(put.stderr.toString()).toBe('Bad arguments\n');
+    expect((await shell('settings get secure glass_test_key')).out).toBe('before\n');
+    expect((await shell('settings delete secure glass_test_key')).out).toBe('Deleted 1 rows\n');
+    expect((await shell('settings get secure glass_test_key')).out).toBe('null\n');
   });
 });

@@ -2,7 +2,9 @@
  * A device test bed: simulated devices (our simulator over TCP) reached through the bridge's own real
  * adb server on a private port, with the bridge's ADB layer on top. Nothing is mocked.
  */
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { AdbClient } from '../../src/adb/client.ts';
 import { DeviceLocks } from '../../src/adb/device-lock.ts';
@@ -13,12 +15,14 @@ import { ArtifactCache } from '../../src/artifacts/cache.ts';
 import { adbHelperDevice, type HelperDevice } from '../../src/helpers/snapshot/device.ts';
 import {
   type AccessibilityServiceManifest,
+  type AppProcessJarManifest,
   type HelperManifest,
   validateManifest,
   validateReleaseManifest,
 } from '../../src/manifest/index.ts';
 import { type Simulator, type SimulatorOptions, startSimulator } from '../../src/simulator/index.ts';
 import { FIXTURES, tempDir } from './bridge.ts';
+import { buildDexJar } from './dex-jar.ts';
 
 export interface DeviceBed {
   sim: Simulator;
@@ -151,7 +155,50 @@ export function a11yFixtureManifest(): AccessibilityServiceManifest {
 export function fixtureApk(
   cache: ArtifactCache,
   file: string,
-  manifest: HelperManifest,
+  manifest: Pick<HelperManifest, 'sha256'>,
 ): () => Promise<string> {
   return async () => (await cache.importFile(path.join(FIXTURES, file), manifest.sha256)).path;
 }
+
+/** Our glass agent's main class (the simulator also runs seed 001's upstream one). */
+export const GLASS_AGENT_MAIN = 'dev.devicebridge.glassagent.Main';
+
+/**
+ * A glass agent jar for the simulator (a dex jar defining `mainClass`) written into `dir`, and its
+ * validated `app-process-jar` manifest (socket `glass-agent`, pushed to /data/local/tmp).
+ */
+export async function glassAgentFixture(
+  dir: string,
+  mainClass = GLASS_AGENT_MAIN,
+): Promise<{ jarPath: string; manifest: AppProcessJarManifest }> {
+  const jarPath = path.join(dir, 'glass-agent.jar');
+  const bytes = buildDexJar([mainClass, 'dev.devicebridge.glassagent.core.AgentProtocol']);
+  await writeFile(jarPath, bytes);
+  const verdict = validateReleaseManifest({
+    kind: 'app-process-jar',
+    name: 'glass-agent',
+    version: '1.0.0',
+    apkUrl: null,
+    sha256: createHash('sha256').update(bytes).digest('hex'),
+    mainClass,
+    socketName: 'glass-agent',
+    devicePath: '/data/local/tmp/glass-agent.jar',
+  });
+  if (!verdict.valid || verdict.manifest.kind !== 'app-process-jar') throw new Error('bad test manifest');
+  return { jarPath, manifest: verdict.manifest };
+}
+
+/** A node of a glass a11y `tree` reply (seed 001), as far as the tests read it. */
+export interface A11yTreeNode {
+  ref: number;
+  class: string;
+  text?: string;
+  editable: boolean;
+  children?: A11yTreeNode[];
+}
+
+/** Every node of an a11y tree in pre-order (the order of refs). */
+export const flattenA11yTree = (n: A11yTreeNode): A11yTreeNode[] => [
+  n,
+  ...(n.children ?? []).flatMap(flattenA11yTree),
+];

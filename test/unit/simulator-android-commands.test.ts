@@ -295,6 +295,20 @@ describe('settings', () => {
       stdout: '',
       stderr: 'Bad arguments\n',
     });
+    // An empty value fails the same way and changes nothing (hosts restore an empty value by deleting).
+    await runCaptured(android, 'settings put secure enabled_accessibility_services a/.B');
+    expect(await runCaptured(android, "settings put secure enabled_accessibility_services ''")).toMatchObject(
+      {
+        status: 255,
+        stdout: '',
+        stderr: 'Bad arguments\n',
+      },
+    );
+    expect((await runCaptured(android, 'settings get secure enabled_accessibility_services')).stdout).toBe(
+      'a/.B\n',
+    );
+    expect(await runCaptured(android, 'settings put secure brand_new ""')).toMatchObject({ status: 255 });
+    expect((await runCaptured(android, 'settings get secure brand_new')).stdout).toBe('null\n');
     expect(await runCaptured(android, 'settings get bogus x')).toMatchObject({
       status: 255,
       stderr: "Invalid namespace 'bogus'\n",
@@ -325,6 +339,23 @@ describe('input and wm', () => {
       { type: 'keyevent', key: 'KEYCODE_HOME', keyCode: 3 },
       { type: 'keyevent', key: '4', keyCode: 4 },
     ]);
+  });
+
+  it('input text/keyevent/tap act on the screen model: the next dump shows them', async () => {
+    const android = sim();
+    const screen = android.device.screen;
+    const target = screen.inputTarget()!;
+    const before = screen.text(target);
+    expect((await runCaptured(android, 'input text abc%sd && input keyevent KEYCODE_DEL')).status).toBe(0);
+    expect(screen.text(target)).toBe(`${before}abc `);
+    expect(android.device.uiXml()).toContain('abc ');
+    // Non-ASCII has no key events on the virtual keyboard: nothing is typed (glass's agent exists for it).
+    expect((await runCaptured(android, "input text 'é'")).status).toBe(0);
+    expect(screen.text(target)).toBe(`${before}abc `);
+    const title = screen.nodeAt(540, 860)!;
+    expect((await runCaptured(android, 'input tap 540 860')).status).toBe(0);
+    expect(screen.inputTarget()).toBe(target); // a non-editable node takes no focus
+    expect(screen.isEditable(title)).toBe(false);
   });
 
   it('rejects malformed input commands', async () => {

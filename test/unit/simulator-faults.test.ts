@@ -24,6 +24,9 @@ const faultsArb: fc.Arbitrary<Faults> = fc.record(
     offlineAfterMs: fc.nat({ max: 1e9 }),
     unauthorized: fc.constant(true),
     stall: fc.constant(true),
+    glassAgentDeath: fc.constant(true),
+    glassA11yUnbind: fc.constant(true),
+    glassMalformed: fc.constant(true),
   },
   { requiredKeys: [] },
 ) as fc.Arbitrary<Faults>;
@@ -52,6 +55,10 @@ describe('parseFaultSpec', () => {
     expect(parseFaultSpec('offline-after-ms=500')).toEqual({ offlineAfterMs: 500 });
     expect(parseFaultSpec('unauthorized')).toEqual({ unauthorized: true });
     expect(parseFaultSpec('stall')).toEqual({ stall: true });
+    expect(parseFaultSpec('glass-agent-death')).toEqual({ glassAgentDeath: true });
+    expect(parseFaultSpec('glass-a11y-unbind')).toEqual({ glassA11yUnbind: true });
+    expect(parseFaultSpec('glass-malformed')).toEqual({ glassMalformed: true });
+    expect(() => parseFaultSpec('glass-malformed=1')).toThrow(/glass-malformed takes no value/);
   });
 
   it('rejects bad specs with an error naming the spec', () => {

@@ -6,6 +6,7 @@ import { Duplex } from 'node:stream';
 import { builtinScreenXml, generateUiXml } from '../helper/index.ts';
 import { mulberry32 } from '../prng.ts';
 import type { DeviceListener, Faults, InstalledPackage, Instrumentation, SimDevice } from '../types.ts';
+import { isTapGesture, UiScreen } from './screen.ts';
 
 export type ListenAddress = { tcp: number } | { abstract: string };
 
@@ -37,7 +38,8 @@ export class SimDeviceImpl implements SimDevice {
   readonly #listeners = new Map<string, ListenerEntry>();
   readonly #inputEvents: Array<Record<string, unknown>> = [];
   readonly #random: () => number;
-  #uiXml: string | undefined;
+  /** The screen: what uiautomator dumps and the a11y service serves; input edits it. */
+  readonly screen: UiScreen;
   /** The system clipboard's primary clip as text (the glass agent reads and sets it); null when empty. */
   clipboard: string | null = null;
   /** Long-running processes started from a shell (the glass agent), for `pkill`. */
@@ -74,6 +76,10 @@ export class SimDeviceImpl implements SimDevice {
     this.#props = options.props;
     this.#options = options;
     this.#random = mulberry32(options.seed);
+    const { uiXml, nodes, seed } = options;
+    this.screen = new UiScreen(
+      () => uiXml ?? (nodes !== undefined && nodes > 0 ? generateUiXml(nodes, seed) : builtinScreenXml()),
+    );
   }
 
   getprop(key: string): string | undefined {
@@ -132,16 +138,16 @@ export class SimDeviceImpl implements SimDevice {
   }
 
   uiXml(): string {
-    if (this.#uiXml === undefined) {
-      const { uiXml, nodes, seed } = this.#options;
-      this.#uiXml =
-        uiXml ?? (nodes !== undefined && nodes > 0 ? generateUiXml(nodes, seed) : builtinScreenXml());
-    }
-    return this.#uiXml;
+    return this.screen.xml();
   }
 
   displaySize(): { width: number; height: number } {
     return { width: 1080, height: 2400 };
+  }
+
+  touch(points: ReadonlyArray<{ x: number; y: number }>): void {
+    const [first] = points;
+    if (first !== undefined && isTapGesture(points)) this.screen.tap(first.x, first.y);
   }
 
   recordInput(event: Record<string, unknown>): void {

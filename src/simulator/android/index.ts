@@ -63,7 +63,10 @@ export function createSimAndroid(options: SimAndroidOptions): SimAndroidHandle {
   );
   const runtime: AndroidRuntime = { device, fs, packages, settings };
   const a11y = new GlassA11yService(device, settings, packages);
-  settings.onChange = () => a11y.reconcile();
+  settings.onChange = (namespace) => {
+    if (namespace === 'secure') a11y.settingsChanged();
+    else a11y.reconcile();
+  };
   packages.onChange = () => a11y.reconcile();
   const commands: Map<string, CommandFn> = createCommandTable();
   const shell = (): Shell => new Shell({ android: runtime, commands });
@@ -96,6 +99,7 @@ export function createSimAndroid(options: SimAndroidOptions): SimAndroidHandle {
       device.shutdown();
     },
     listening: () => device.listening(),
+    faultsChanged: () => a11y.reconcile(),
     inputEvents: () => device.inputEvents(),
   };
 }

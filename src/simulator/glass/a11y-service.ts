@@ -6,11 +6,16 @@
  * package uninstalled). Binding is asynchronous on a device: the service listens on
  * `localabstract:glass-a11y` BIND_DELAY_MS after it became bindable, so a host must poll readiness.
  * Each connection gets its own protocol instance (the served tree belongs to the connection).
+ *
+ * Actions edit the device's screen: `set_text` replaces an editable node's text, `click` on an
+ * editable node gives it the input focus. The `glass-a11y-unbind` fault unbinds the service until
+ * the secure settings change again (the change clears the fault) or the fault is lifted.
  */
 import { BIND_ACCESSIBILITY_SERVICE, resolveComponent } from '../../manifest/index.ts';
+import type { SimDeviceImpl } from '../android/device.ts';
 import type { PackageManager } from '../android/package-manager.ts';
 import type { SettingsStore } from '../android/settings.ts';
-import type { DeviceListener, SimDevice } from '../types.ts';
+import type { DeviceListener } from '../types.ts';
 import { GlassA11yProtocol } from './a11y.ts';
 import { type LineServer, lineServer } from './line-server.ts';
 import { activeA11yWindow } from './ui-tree.ts';
@@ -34,13 +39,13 @@ function component(text: string): { packageName: string; className: string } | n
 }
 
 export class GlassA11yService {
-  readonly #device: SimDevice;
+  readonly #device: SimDeviceImpl;
   readonly #settings: SettingsStore;
   readonly #packages: PackageManager;
   #bound: { listener: DeviceListener; server: LineServer } | null = null;
   #pending: NodeJS.Timeout | null = null;
 
-  constructor(device: SimDevice, settings: SettingsStore, packages: PackageManager) {
+  constructor(device: SimDeviceImpl, settings: SettingsStore, packages: PackageManager) {
     this.#device = device;
     this.#settings = settings;
     this.#packages = packages;
@@ -48,6 +53,7 @@ export class GlassA11yService {
 
   /** Whether the settings and packages allow the service to run now. */
   bindable(): boolean {
+    if (this.#device.faults.glassA11yUnbind === true) return false;
     if (this.#settings.get('secure', 'accessibility_enabled') !== '1') return false;
     const enabled = this.#settings.get('secure', 'enabled_accessibility_services') ?? '';
     return enabled.split(':').some((entry) => {
@@ -65,7 +71,13 @@ export class GlassA11yService {
     return this.#bound !== null;
   }
 
-  /** Bind or unbind after a settings or package change. */
+  /** The secure settings changed: the service binds anew (lifting `glass-a11y-unbind`) if it may. */
+  settingsChanged(): void {
+    delete this.#device.faults.glassA11yUnbind;
+    this.reconcile();
+  }
+
+  /** Bind or unbind after a settings, package or fault change. */
   reconcile(): void {
     if (!this.bindable()) {
       if (this.#pending) clearTimeout(this.#pending);
@@ -88,13 +100,17 @@ export class GlassA11yService {
         activeWindow: () => activeA11yWindow(device.uiXml()),
         perform: (node, action, text) => {
           const done = node.enabled && (action === 'click' ? node.clickable : node.editable);
-          if (done)
-            device.recordInput({ type: `a11y-${action}`, class: node.className, bounds: node.bounds, text });
-          return done;
+          if (!done) return false;
+          device.recordInput({ type: `a11y-${action}`, class: node.className, bounds: node.bounds, text });
+          if (node.source !== undefined) {
+            if (action === 'set_text') device.screen.setText(node.source, text ?? '');
+            else if (node.editable) device.screen.focus(node.source);
+          }
+          return true;
         },
       });
       return (line) => protocol.handle(line);
-    });
+    }, device.faults);
     try {
       const listener = device.listen({ abstract: GLASS_A11Y_SOCKET }, (socket) => server.accept(socket));
       this.#bound = { listener, server };

@@ -24,6 +24,8 @@ export interface A11yNode {
   enabled: boolean;
   scrollable: boolean;
   children: readonly A11yNode[];
+  /** The node's `<node>` tag in the device's uiautomator XML (document order), when it came from there. */
+  source?: number;
 }
 
 export interface A11yWindow {

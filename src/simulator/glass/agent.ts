@@ -53,11 +53,23 @@ export function parseGesture(value: unknown): PointerSample[] {
   });
 }
 
+export interface GlassAgentQuirks {
+  /**
+   * 'refuse' (our agent, the contract streams): a chord naming an unknown key is an error reply.
+   * 'ignore' (seed 001's upstream agent): it is a silent success — ok:true, no key event.
+   */
+  unknownKey: 'refuse' | 'ignore';
+}
+
+const UNKNOWN_KEY = /^unknown key "/;
+
 export class GlassAgentProtocol {
   readonly #host: GlassAgentHost;
+  readonly #quirks: GlassAgentQuirks;
 
-  constructor(host: GlassAgentHost) {
+  constructor(host: GlassAgentHost, quirks: GlassAgentQuirks = { unknownKey: 'refuse' }) {
     this.#host = host;
+    this.#quirks = quirks;
   }
 
   /** The reply line (without its newline) to one request line. */
@@ -84,6 +96,13 @@ export class GlassAgentProtocol {
           try {
             this.#host.key(parseKeyChord(chord));
           } catch (err) {
+            if (
+              err instanceof KeyChordError &&
+              this.#quirks.unknownKey === 'ignore' &&
+              UNKNOWN_KEY.test(err.message)
+            ) {
+              return glassOk(id);
+            }
             if (err instanceof KeyChordError) throw new GlassRequestError(err.message);
             throw err;
           }

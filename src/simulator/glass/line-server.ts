@@ -6,6 +6,7 @@
  */
 import type { Duplex } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
+import type { Faults } from '../types.ts';
 import { GLASS_HELLO } from './line-protocol.ts';
 
 /** Longest request line kept (the bridge's lines are far shorter); longer lines close the client. */
@@ -18,8 +19,19 @@ export interface LineServer {
   close(): void;
 }
 
-/** `newHandler` is called once per client (the a11y service keeps per-connection state). */
-export function lineServer(newHandler: () => (line: string) => string): LineServer {
+/** Answers one request line; null sends nothing (the process died on it). */
+export type LineHandler = (line: string) => string | null;
+
+/** The reply as the `glass-malformed` fault tears it: its first half, no closing brace (not JSON). */
+export function tornReply(reply: string): string {
+  return reply.slice(0, Math.ceil(reply.length / 2));
+}
+
+/**
+ * `newHandler` is called once per client (the a11y service keeps per-connection state). With
+ * `faults`, the one-shot `glassMalformed` tears the next reply line.
+ */
+export function lineServer(newHandler: () => LineHandler, faults?: Faults): LineServer {
   const waiting: Duplex[] = [];
   let serving: Duplex | null = null;
   let closed = false;
@@ -30,7 +42,14 @@ export function lineServer(newHandler: () => (line: string) => string): LineServ
       const socket = waiting.shift() as Duplex;
       if (socket.destroyed) continue;
       serving = socket;
-      serve(socket, newHandler(), () => {
+      const handler = newHandler();
+      const handle: LineHandler = (line) => {
+        const reply = handler(line);
+        if (reply === null || faults?.glassMalformed !== true) return reply;
+        delete faults.glassMalformed;
+        return tornReply(reply);
+      };
+      serve(socket, handle, () => {
         serving = null;
         next();
       });
@@ -56,7 +75,7 @@ export function lineServer(newHandler: () => (line: string) => string): LineServ
   };
 }
 
-function serve(socket: Duplex, handle: (line: string) => string, done: () => void): void {
+function serve(socket: Duplex, handle: LineHandler, done: () => void): void {
   const decoder = new StringDecoder('utf8');
   let buffer = '';
   let skipLf = false;
@@ -68,8 +87,10 @@ function serve(socket: Duplex, handle: (line: string) => string, done: () => voi
   };
   socket.write(`${GLASS_HELLO}\n`);
   const onLine = (line: string): void => {
+    if (socket.destroyed) return;
     if (line.replace(/^[\u0000-\u0020]+|[\u0000-\u0020]+$/g, '') === '') return; // Java's trim()
-    socket.write(`${handle(line)}\n`);
+    const reply = handle(line);
+    if (reply !== null && !socket.destroyed) socket.write(`${reply}\n`);
   };
   socket.on('data', (chunk: Buffer) => {
     let text = decoder.write(chunk);

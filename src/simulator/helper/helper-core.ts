@@ -182,6 +182,7 @@ export async function injectGesture(device: SimDevice, payloadBase64: string | u
   }
   const plan = decoded.plan;
   device.recordInput({ ...plan });
+  if (plan.pointers.length === 1) device.touch?.(plan.pointers[0]!.samples);
   await tick(Math.min(plan.durationMs, 5));
   // The real injector paces events over durationMs; report that, plus the time we actually spent.
   const elapsedMs = plan.durationMs + Math.round(clock(device) - started);

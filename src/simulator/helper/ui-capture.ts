@@ -210,36 +210,34 @@ export function windowRoots(xml: string): Array<Map<string, string>> {
 const NON_APP_PACKAGE = /^com\.android\.systemui$|inputmethod|keyboard/i;
 
 /**
- * The active application window's bounds, as the helper's viewport reader picks them: with window
- * metadata, the first application window (type 1) that is active or focused, else the first
- * application window; without it (plain uiautomator dumps), the first root that is neither system
- * UI nor a keyboard, else the first root. Undefined when there is no root with non-empty bounds.
+ * The window roots in the order the helper's viewport reader and the accessibility service's
+ * `getRootInActiveWindow` consider them, as indices into `roots` (repeats allowed): with window
+ * metadata, application windows (type 1) that are active or focused, then every application window;
+ * then the roots that are neither system UI nor a keyboard; then every root.
+ */
+export function activeRootOrder(roots: ReadonlyArray<ReadonlyMap<string, string>>): number[] {
+  const order: number[] = [];
+  const indices = roots.map((_, i) => i);
+  const apps = indices.filter((i) => roots[i]!.get('window-type') === '1');
+  for (const i of apps) {
+    const r = roots[i]!;
+    if (r.get('window-active') === 'true' || r.get('window-focused') === 'true') order.push(i);
+  }
+  order.push(...apps);
+  order.push(...indices.filter((i) => !NON_APP_PACKAGE.test(roots[i]!.get('package') ?? '')));
+  order.push(...indices);
+  return order;
+}
+
+/**
+ * The active application window's bounds: the first root in `activeRootOrder` with non-empty
+ * bounds (its window bounds when it has window metadata). Undefined when there is none.
  */
 export function activeViewport(xml: string): Rect | undefined {
   const roots = windowRoots(xml);
-  const bounds = (root: Map<string, string>): Rect | undefined =>
-    parseBounds(root.get('window-bounds')) ?? parseBounds(root.get('bounds'));
-  const typed = roots.filter((r) => r.has('window-type'));
-  if (typed.length > 0) {
-    const apps = typed.filter((r) => r.get('window-type') === '1');
-    for (const r of apps) {
-      if (r.get('window-active') === 'true' || r.get('window-focused') === 'true') {
-        const b = bounds(r);
-        if (b) return b;
-      }
-    }
-    for (const r of apps) {
-      const b = bounds(r);
-      if (b) return b;
-    }
-  }
-  for (const r of roots) {
-    if (NON_APP_PACKAGE.test(r.get('package') ?? '')) continue;
-    const b = bounds(r);
-    if (b) return b;
-  }
-  for (const r of roots) {
-    const b = bounds(r);
+  for (const i of activeRootOrder(roots)) {
+    const r = roots[i]!;
+    const b = parseBounds(r.get('window-bounds')) ?? parseBounds(r.get('bounds'));
     if (b) return b;
   }
   return undefined;

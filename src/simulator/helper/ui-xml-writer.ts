@@ -42,14 +42,25 @@ export interface UiNode {
 
 export const XML_DECLARATION = "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>";
 
-/** XmlSerializer attribute escaping: markup characters and control characters as references. */
+/**
+ * XmlSerializer attribute escaping: markup characters and control characters as references; every
+ * other code point raw (a surrogate pair stays one character); an unpaired surrogate becomes "?",
+ * as Java's UTF-8 writer replaces it.
+ */
 export function escapeAttribute(value: string): string {
   let out = '';
   let last = 0;
   for (let i = 0; i < value.length; i += 1) {
     const c = value.charCodeAt(i);
     let rep: string | undefined;
-    if (c === 38) rep = '&amp;';
+    if (c >= 0xd800 && c <= 0xdfff) {
+      const next = value.charCodeAt(i + 1);
+      if (c <= 0xdbff && next >= 0xdc00 && next <= 0xdfff) {
+        i += 1; // a pair: kept as is
+        continue;
+      }
+      rep = '?';
+    } else if (c === 38) rep = '&amp;';
     else if (c === 60) rep = '&lt;';
     else if (c === 62) rep = '&gt;';
     else if (c === 34) rep = '&quot;';

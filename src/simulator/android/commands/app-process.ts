@@ -4,6 +4,13 @@
  * `localabstract:glass-agent`, as the real dex jar does, and runs until the shell is closed. The jar
  * must be on the device and its dex must define the main class (read with the bridge's own dex
  * reader); other main classes are not emulated. A second agent finds the socket taken and exits 1.
+ *
+ * The agent drives the device model: `text` types into the screen's input target, `key`
+ * backspace/del deletes its last code point (other keys are recorded only), a tap `pointer` gesture
+ * (every sample within the touch slop of the first) on an editable node focuses it, the clipboard
+ * is the device's. Seed 001's upstream main class keeps its quirk: an unknown key name is a silent success.
+ * With the `glass-agent-death` fault the agent dies on the next request it reads: no reply, its
+ * connections drop, the socket goes away and the shell ends with 137 (killed).
  */
 import { parseDexJar } from '../../../artifacts/dex.ts';
 import { GlassAgentProtocol } from '../../glass/agent.ts';
@@ -16,7 +23,10 @@ export const GLASS_AGENT_MAIN_CLASSES: ReadonlySet<string> = new Set([
   'com.fixedwidth.glassagent.Main',
 ]);
 export const GLASS_AGENT_SOCKET = 'glass-agent';
-
+/** Seed 001's upstream agent, whose quirks the simulator keeps. */
+const UPSTREAM_MAIN_CLASS = 'com.fixedwidth.glassagent.Main';
+/** KEYCODE_DEL ("backspace") and KEYCODE_FORWARD_DEL ("del", "delete"): the cursor is at the end, both erase. */
+const ERASE_KEY_CODES: ReadonlySet<number> = new Set([67, 112]);
 export const appProcess: CommandFn = async (argv, ctx) => {
   const args = argv.filter((a) => !a.startsWith('-'));
   const [, mainClass] = args;
@@ -46,18 +56,55 @@ export const appProcess: CommandFn = async (argv, ctx) => {
   }
 
   const device = ctx.android.device;
-  const agent = new GlassAgentProtocol({
-    clipboardGet: () => device.clipboard,
-    clipboardSet: (text) => {
-      device.clipboard = text;
+  const agent = new GlassAgentProtocol(
+    {
+      clipboardGet: () => device.clipboard,
+      clipboardSet: (text) => {
+        device.clipboard = text;
+      },
+      pointer: (gesture, button) => {
+        device.recordInput({ type: 'glass-pointer', samples: gesture.length, button, gesture });
+        device.touch(gesture);
+      },
+      key: (chord) => {
+        device.recordInput({ type: 'glass-key', ...chord });
+        if (ERASE_KEY_CODES.has(chord.keyCode) && chord.metaState === 0) device.screen.deleteBackward();
+      },
+      text: (text) => {
+        device.recordInput({ type: 'glass-text', text });
+        device.screen.type(text);
+      },
     },
-    pointer: (gesture, button) =>
-      device.recordInput({ type: 'glass-pointer', samples: gesture.length, button, gesture }),
-    key: (chord) => device.recordInput({ type: 'glass-key', ...chord }),
-    text: (text) => device.recordInput({ type: 'glass-text', text }),
+    { unknownKey: mainClass === UPSTREAM_MAIN_CLASS ? 'ignore' : 'refuse' },
+  );
+  // Runs until the host closes the shell (the bridge's held stream), the device goes away,
+  // `pkill -f` kills it (then its shell sees the exit status of a SIGTERM: 143), or it dies.
+  let status = 0;
+  let stop: () => void = () => undefined;
+  const stopped = new Promise<void>((resolve) => {
+    stop = resolve;
   });
-  const server = lineServer(() => (line) => agent.handle(line));
-  let listener: { close(): void };
+  let dead = false;
+  const die = (): void => {
+    dead = true;
+    status = 137;
+    server.close();
+    listener?.close();
+    stop();
+  };
+  const server = lineServer(
+    () => (line) => {
+      if (dead) return null;
+      if (device.faults.glassAgentDeath === true) {
+        delete device.faults.glassAgentDeath;
+        die();
+        return null;
+      }
+      return agent.handle(line);
+    },
+    device.faults,
+  );
+  let listener: { close(): void } | undefined;
   try {
     listener = device.listen({ abstract: GLASS_AGENT_SOCKET }, (socket) => server.accept(socket));
   } catch (err) {
@@ -65,15 +112,8 @@ export const appProcess: CommandFn = async (argv, ctx) => {
     return 1;
   }
   ctx.io.stdout(`glass-agent listening on localabstract:${GLASS_AGENT_SOCKET}\n`);
-  // Runs until the host closes the shell (the bridge's held stream), the device goes away, or
-  // `pkill -f` kills it (then its shell sees the exit status of a SIGTERM: 143).
-  let killed = false;
-  let stop: () => void = () => undefined;
-  const stopped = new Promise<void>((resolve) => {
-    stop = resolve;
-  });
   const proc = device.startProcess(`app_process / ${mainClass} CLASSPATH=${classpath}`, () => {
-    killed = true;
+    status = 143;
     stop();
   });
   if (ctx.io.signal.aborted) stop();
@@ -82,5 +122,5 @@ export const appProcess: CommandFn = async (argv, ctx) => {
   proc.exited();
   server.close();
   listener.close();
-  return killed ? 143 : 0;
+  return status;
 };

@@ -1,4 +1,10 @@
-/** `input [SOURCE] [-d DISPLAY] tap|swipe|draganddrop|text|keyevent|press|roll|motionevent ...`: recorded on the device. */
+/**
+ * `input [SOURCE] [-d DISPLAY] tap|swipe|draganddrop|text|keyevent|press|roll|motionevent ...`:
+ * recorded on the device, and the screen model follows what Android would do: `tap` on an editable
+ * node focuses it, `text` types into the input target (printable ASCII only: the virtual keyboard's
+ * key map has no events for other characters, so such a text types nothing), `keyevent` DEL or
+ * FORWARD_DEL deletes the target's last code point.
+ */
 import type { CommandContext, CommandFn } from '../context.ts';
 
 const USAGE = `Usage: input [<source>] [-d DISPLAY_ID] <command> [<arg>...]
@@ -120,6 +126,7 @@ export const input: CommandFn = async (argv, ctx) => {
       const n = numbers(rest);
       if (n === undefined || n.length !== 2) return invalid(ctx, command);
       record({ type: 'tap', x: n[0], y: n[1] });
+      ctx.android.device.screen.tap(n[0] as number, n[1] as number);
       return 0;
     }
     case 'swipe':
@@ -132,7 +139,9 @@ export const input: CommandFn = async (argv, ctx) => {
     }
     case 'text': {
       if (rest.length === 0) return invalid(ctx, command);
-      record({ type: 'text', text: rest.join(' ').replaceAll('%s', ' ') });
+      const text = rest.join(' ').replaceAll('%s', ' ');
+      record({ type: 'text', text });
+      if (/^[\x20-\x7e]*$/.test(text)) ctx.android.device.screen.type(text);
       return 0;
     }
     case 'keyevent':
@@ -156,6 +165,9 @@ export const input: CommandFn = async (argv, ctx) => {
           return 255;
         }
         record({ type: 'keyevent', key, keyCode: code, ...(longpress ? { longpress } : {}) });
+        if (command === 'keyevent' && (code === KEYCODES['DEL'] || code === KEYCODES['FORWARD_DEL'])) {
+          ctx.android.device.screen.deleteBackward();
+        }
       }
       return 0;
     }

@@ -2,6 +2,9 @@
  * `settings [--user U] get|put|delete|list NAMESPACE KEY [VALUE [TAG] [default]]`, following
  * SettingsService.MyShellCommand: errors on stderr with exit 255 (`Bad arguments` when `put` has no
  * VALUE argument, `Invalid namespace 'x'`, `Too many arguments`); `get` of an unset key prints `null`.
+ * `put` with an empty VALUE fails the same way (`Bad arguments`, exit 255) and leaves the value as it
+ * was: on a device an empty argument does not survive the trip through `adb shell` (hosts restore an
+ * empty setting with `delete`, which prints `Deleted N rows`).
  */
 import type { CommandFn } from '../context.ts';
 import { isSettingsNamespace, type SettingsNamespace } from '../settings.ts';
@@ -93,6 +96,7 @@ export const settings: CommandFn = async (argv, ctx) => {
       ctx.io.stdout(`${store.get(table, key as string) ?? 'null'}\n`);
       return 0;
     case 'put':
+      if (value === '') return fail('Bad arguments');
       store.put(table, key as string, value as string);
       return 0;
     case 'delete':
