@@ -89,6 +89,9 @@ describe('built-in screen: type → the next snapshot', () => {
     await g.agent.request('text', { text: '🚀' });
     await g.agent.request('key', { chord: 'backspace' });
     expect((await folderName('session'))?.text).toBe(lessOne);
+    // Forward delete ("del", KEYCODE_FORWARD_DEL) with the cursor at the end erases nothing, as on a device.
+    expect(await g.agent.request('key', { chord: 'del' })).toMatchObject({ ok: true });
+    expect((await folderName('one-shot'))?.text).toBe(lessOne);
   });
 });
 

@@ -349,6 +349,9 @@ describe('input and wm', () => {
     expect((await runCaptured(android, 'input text abc%sd && input keyevent KEYCODE_DEL')).status).toBe(0);
     expect(screen.text(target)).toBe(`${before}abc `);
     expect(android.device.uiXml()).toContain('abc ');
+    // The cursor is at the end: FORWARD_DEL erases nothing.
+    expect((await runCaptured(android, 'input keyevent KEYCODE_FORWARD_DEL')).status).toBe(0);
+    expect(screen.text(target)).toBe(`${before}abc `);
     // Non-ASCII has no key events on the virtual keyboard: nothing is typed (glass's agent exists for it).
     expect((await runCaptured(android, "input text 'é'")).status).toBe(0);
     expect(screen.text(target)).toBe(`${before}abc `);

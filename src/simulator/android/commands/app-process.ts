@@ -25,8 +25,11 @@ export const GLASS_AGENT_MAIN_CLASSES: ReadonlySet<string> = new Set([
 export const GLASS_AGENT_SOCKET = 'glass-agent';
 /** Seed 001's upstream agent, whose quirks the simulator keeps. */
 const UPSTREAM_MAIN_CLASS = 'com.fixedwidth.glassagent.Main';
-/** KEYCODE_DEL ("backspace") and KEYCODE_FORWARD_DEL ("del", "delete"): the cursor is at the end, both erase. */
-const ERASE_KEY_CODES: ReadonlySet<number> = new Set([67, 112]);
+/**
+ * KEYCODE_DEL ("backspace") erases the code point before the cursor. The emulated cursor is always at
+ * the end of the text, so KEYCODE_FORWARD_DEL ("del", "delete") erases nothing, as on a device.
+ */
+const KEYCODE_DEL = 67;
 export const appProcess: CommandFn = async (argv, ctx) => {
   const args = argv.filter((a) => !a.startsWith('-'));
   const [, mainClass] = args;
@@ -68,7 +71,7 @@ export const appProcess: CommandFn = async (argv, ctx) => {
       },
       key: (chord) => {
         device.recordInput({ type: 'glass-key', ...chord });
-        if (ERASE_KEY_CODES.has(chord.keyCode) && chord.metaState === 0) device.screen.deleteBackward();
+        if (chord.keyCode === KEYCODE_DEL && chord.metaState === 0) device.screen.deleteBackward();
       },
       text: (text) => {
         device.recordInput({ type: 'glass-text', text });

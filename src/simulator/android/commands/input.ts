@@ -2,8 +2,8 @@
  * `input [SOURCE] [-d DISPLAY] tap|swipe|draganddrop|text|keyevent|press|roll|motionevent ...`:
  * recorded on the device, and the screen model follows what Android would do: `tap` on an editable
  * node focuses it, `text` types into the input target (printable ASCII only: the virtual keyboard's
- * key map has no events for other characters, so such a text types nothing), `keyevent` DEL or
- * FORWARD_DEL deletes the target's last code point.
+ * key map has no events for other characters, so such a text types nothing), `keyevent` DEL
+ * deletes the target's last code point (the cursor is at the end, so FORWARD_DEL deletes nothing).
  */
 import type { CommandContext, CommandFn } from '../context.ts';
 
@@ -165,7 +165,7 @@ export const input: CommandFn = async (argv, ctx) => {
           return 255;
         }
         record({ type: 'keyevent', key, keyCode: code, ...(longpress ? { longpress } : {}) });
-        if (command === 'keyevent' && (code === KEYCODES['DEL'] || code === KEYCODES['FORWARD_DEL'])) {
+        if (command === 'keyevent' && code === KEYCODES['DEL']) {
           ctx.android.device.screen.deleteBackward();
         }
       }
