@@ -162,13 +162,10 @@ export const A11yTreeQuerySchema = z.object({
 });
 
 const treeServedFields = {
-  package: z
-    .string()
-    .nullable()
-    .openapi({
-      description:
-        'the window the service answered from; null when it cannot be named (actions are then refused)',
-    }),
+  package: z.string().nullable().openapi({
+    description:
+      'the window the service answered from; null when it cannot be named (actions are then refused)',
+  }),
   elapsedMs: z.number(),
 };
 

@@ -54,7 +54,7 @@ export class GlassService {
   }
 
   pointer(scope: LeaseScope, gesture: PointerPoint[], button?: number): Promise<GlassDone> {
-    return this.#done(scope, 'pointer', { gesture, button: button ?? 0 });
+    return this.#done(scope, 'pointer', { gesture, ...(button === undefined ? {} : { button }) });
   }
 
   async a11yTree(
