@@ -55,6 +55,12 @@ async function req(method: string, path: string, body?: unknown, token = CLIENT_
   return { status: res.status, body: text ? JSON.parse(text) : null };
 }
 
+/** Both companions published (idempotent: the same bytes again are `unchanged`). */
+async function published(): Promise<void> {
+  await publishGlassAgent(bridge.services.store, tmp.dir, { version: '1.0.0' });
+  await publishGlassA11y(bridge.services.store);
+}
+
 /** Leases a test took: released after it whatever happened (the one device must be free again). */
 const taken = new Set<string>();
 
@@ -110,8 +116,7 @@ describe('glass companions per lease', () => {
   });
 
   it('every operation over HTTP; teardown stops both companions and restores the settings', async () => {
-    await publishGlassAgent(bridge.services.store, tmp.dir, { version: '1.0.0' });
-    await publishGlassA11y(bridge.services.store);
+    await published();
     await bridge.node.adb.client.shell(
       serial(),
       'settings put secure enabled_accessibility_services com.keep/.Me',
@@ -188,6 +193,7 @@ describe('glass companions per lease', () => {
   });
 
   it("the seed's refusals: an action before any tree on this lease's connection is COMPANION_REFUSED", async () => {
+    await published();
     const lease = await acquire();
     const base = `/v1/leases/${lease.id}`;
     const early = await req('POST', `${base}/a11y/actions`, { ref: 'e1', action: 'click' });
@@ -236,6 +242,7 @@ describe('glass companions per lease', () => {
   });
 
   it("another tenant cannot reach a lease's companions (NOT_FOUND)", async () => {
+    await published();
     const lease = await acquire();
     const base = `/v1/leases/${lease.id}`;
     expect((await req('PUT', `${base}/clipboard`, { text: 'mine' })).status).toBe(200);
@@ -257,6 +264,7 @@ describe('glass companions per lease', () => {
   });
 
   it('a new agent release mid-lease restarts the agent', async () => {
+    await published();
     const lease = await acquire();
     const base = `/v1/leases/${lease.id}`;
     expect((await req('GET', `${base}/clipboard`)).status).toBe(200);
@@ -271,6 +279,7 @@ describe('glass companions per lease', () => {
   });
 
   it('the typed client', async () => {
+    await published();
     const client = new DeviceBridgeClient({ baseUrl: http.url, token: CLIENT_TOKEN });
     const lease = await client.acquireLease({ selector: {}, waitSeconds: 20 });
     taken.add(lease.id);
@@ -297,6 +306,7 @@ describe('glass companions per lease', () => {
   });
 
   it('the CLI: clipboard get|set, type, key, a11y tree|set-text|click with --lease and --json', async () => {
+    await published();
     const env = { DEVICEBRIDGE_URL: http.url, DEVICEBRIDGE_TOKEN: CLIENT_TOKEN };
     const cli = (...args: string[]) => runCli(args, { env, timeoutMs: 60_000 });
     const acquired = await cli('lease', 'acquire', '--wait', '20', '--json');
@@ -343,6 +353,7 @@ describe('glass companions per lease', () => {
   // Needs the simulator's screen model (branch glass-sim): the agent's `text` appends to the focused
   // EditText and `set_text` replaces a node's text, so the next dump and the next tree show them.
   it('Unicode round trip: type, then the next snapshot and the next a11y tree show the text; set_text too', async () => {
+    await published();
     const typed = 'héllo 👋 你好 שלום e\u0301';
     const lease = await acquire();
     const base = `/v1/leases/${lease.id}`;
