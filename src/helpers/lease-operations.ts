@@ -270,8 +270,9 @@ export class LeaseOperations {
 
   #companions(lease: LeaseTarget, state: LeaseState): LeaseCompanions {
     if (state.ending) throw leaseEnded(lease.id);
+    if (state.companions) return state.companions;
     const { client, ledger, locks } = this.#o.adb;
-    state.companions ??= new LeaseCompanions({
+    const companions = new LeaseCompanions({
       device: adbHelperDevice({ client, serial: lease.serial, ledger, locks }),
       leaseId: lease.id,
       releases: this.#o.releases,
@@ -282,7 +283,10 @@ export class LeaseOperations {
       ...(this.#o.logger ? { logger: this.#o.logger } : {}),
       ...this.#o.glass,
     });
-    return state.companions;
+    // Teardown cancels the lease's operations: companion requests in flight fail at once.
+    state.controller.signal.addEventListener('abort', () => void companions.close(), { once: true });
+    state.companions = companions;
+    return companions;
   }
 
   /** One request to the lease's glass agent (started on first use): clipboard, text, key, pointer. */

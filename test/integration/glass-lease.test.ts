@@ -278,6 +278,30 @@ describe('glass companions per lease', () => {
     await expect.poll(() => agents().length, { timeout: 10_000 }).toBe(0);
   });
 
+  it('a release racing the companions starting: the operations end LEASE_EXPIRED, nothing is left', async () => {
+    await published();
+    const prior = secure('enabled_accessibility_services');
+    for (const delayMs of [0, 30, 120]) {
+      const lease = await acquire();
+      const base = `/v1/leases/${lease.id}`;
+      const tree = req('GET', `${base}/a11y/tree`);
+      const clip = req('GET', `${base}/clipboard`);
+      await new Promise((r) => setTimeout(r, delayMs));
+      const released = await req('DELETE', base);
+      expect(released.status).toBe(200);
+      expect(released.body.teardown.failures, `delay ${delayMs}`).toEqual([]);
+      const answers = await Promise.all([tree, clip]);
+      for (const answer of answers) {
+        // Finished before the release (200) or cancelled by it: never a result after the lease ended.
+        if (answer.status !== 200)
+          expect(answer.body.error.code, JSON.stringify(answer.body)).toBe('LEASE_EXPIRED');
+      }
+      expect(leaseForwards(lease.id)).toEqual([]);
+      await expect.poll(() => agents().length, { timeout: 10_000 }).toBe(0);
+      expect(secure('enabled_accessibility_services')).toBe(prior);
+    }
+  });
+
   it('the typed client', async () => {
     await published();
     const client = new DeviceBridgeClient({ baseUrl: http.url, token: CLIENT_TOKEN });

@@ -135,6 +135,7 @@ export class LeaseCompanions {
   #agentChain: Promise<unknown> = Promise.resolve();
   #a11yChain: Promise<unknown> = Promise.resolve();
   #closed = false;
+  #closing: Promise<{ actions: string[]; failures: string[] }> | null = null;
 
   constructor(options: CompanionsOptions) {
     this.#o = options;
@@ -209,22 +210,35 @@ export class LeaseCompanions {
     });
   }
 
-  /** Stop both companions (connections, the agent process, their forwards); the jar stays. */
-  async close(): Promise<{ actions: string[]; failures: string[] }> {
+  /**
+   * Stop both companions (connections, the agent process, their forwards); the jar stays. Requests
+   * in flight fail at once (their connections close); a start in progress is waited for and what it
+   * started is stopped too. Idempotent: every call answers the one record.
+   */
+  close(): Promise<{ actions: string[]; failures: string[] }> {
+    this.#closing ??= this.#close();
+    return this.#closing;
+  }
+
+  async #close(): Promise<{ actions: string[]; failures: string[] }> {
     this.#closed = true;
-    const actions: string[] = [];
-    const failures: string[] = [];
-    // Wait for a start in progress: what it starts is closed here, never left running.
+    const record = { actions: [] as string[], failures: [] as string[] };
+    await this.#stop(record);
     await Promise.allSettled([this.#agentChain, this.#a11yChain]);
+    await this.#stop(record);
+    return record;
+  }
+
+  async #stop(record: { actions: string[]; failures: string[] }): Promise<void> {
     const serial = this.serial;
     if (this.#agent) {
       const { agent } = this.#agent;
       this.#agent = null;
       try {
         await agent.close();
-        actions.push(`stopped glass agent on ${serial}`);
+        record.actions.push(`stopped glass agent on ${serial}`);
       } catch (err) {
-        failures.push(`stopping glass agent on ${serial}: ${(err as Error).message}`);
+        record.failures.push(`stopping glass agent on ${serial}: ${(err as Error).message}`);
       }
     }
     if (this.#a11y) {
@@ -232,12 +246,11 @@ export class LeaseCompanions {
       this.#a11y = null;
       try {
         await a11y.close();
-        actions.push(`closed glass a11y connection on ${serial}`);
+        record.actions.push(`closed glass a11y connection on ${serial}`);
       } catch (err) {
-        failures.push(`closing glass a11y connection on ${serial}: ${(err as Error).message}`);
+        record.failures.push(`closing glass a11y connection on ${serial}: ${(err as Error).message}`);
       }
     }
-    return { actions, failures };
   }
 
   #serial<T>(which: 'agent' | 'a11y', fn: () => Promise<T>): Promise<T> {
