@@ -196,10 +196,14 @@ describe('glass companions per lease', () => {
     await published();
     const lease = await acquire();
     const base = `/v1/leases/${lease.id}`;
+    const prior = secure('enabled_accessibility_services');
     const early = await req('POST', `${base}/a11y/actions`, { ref: 'e1', action: 'click' });
     expect(early.status).toBe(409);
     expect(early.body.error).toMatchObject({ code: 'COMPANION_REFUSED', retryable: false });
     expect(early.body.error.details.reason).toContain('no tree has been served on this connection');
+    // Refused before anything changes: the service was not enabled for it.
+    expect(secure('enabled_accessibility_services')).toBe(prior);
+    expect(leaseForwards(lease.id)).toEqual([]);
     expect((await req('DELETE', base)).status).toBe(200);
   });
 

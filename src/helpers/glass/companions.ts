@@ -170,13 +170,15 @@ export class LeaseCompanions {
   /** `set_text` (with `text`) or `click` on a node of the tree served on this connection. */
   action(ref: number, action: 'set_text' | 'click', text?: string): Promise<void> {
     return this.#serial('a11y', async () => {
-      const running = await this.#runningA11y();
-      const served = running.served;
-      if (served === null) {
-        throw refused(
+      const noTree = () =>
+        refused(
           'no tree has been served on this connection: an action needs a tree first (GET the a11y tree, then act on its refs)',
         );
-      }
+      // Refused before anything starts: no service is installed or enabled for an action without a tree.
+      if (!this.#a11y?.served) throw noTree();
+      const running = await this.#runningA11y();
+      const served = running.served;
+      if (served === null) throw noTree();
       if (served.package === null) {
         throw refused(
           "the served tree's window has no package name: an unnamed window cannot be confirmed to be the one the ref came from",
