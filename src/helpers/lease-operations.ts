@@ -5,6 +5,10 @@
  * whose lease ended meanwhile (on any node) is answered LEASE_EXPIRED, never returned. Per-lease
  * helper drivers (and their persistent sessions) are node-local caches that teardown closes.
  *
+ * The lease's glass companions (agent, a11y service; `glass/companions.ts`) are per-lease state
+ * too: started by the first operation that needs one, stopped by teardown, whose device-state
+ * journal restore puts back the secure settings the a11y service changed.
+ *
  * An operation belongs to its lease: teardown (`closeLease`) refuses new operations of the lease
  * (LEASE_EXPIRED), cancels the running ones through their AbortSignal and waits for them (bounded)
  * before it closes sessions and removes forwards; an operation that finishes after its lease ended

@@ -15,10 +15,10 @@ import {
   CLIENT_TOKEN,
   type DeviceBridge,
   OTHER_TENANT_TOKEN,
-  type TimedAnswer,
   tempDir,
   testDeviceBridge,
   testTokens,
+  timedRequest,
 } from '../support/bridge.ts';
 import { runCli } from '../support/cli.ts';
 import { A11Y_FIXTURE_COMPONENT } from '../support/device-bed.ts';
@@ -40,20 +40,8 @@ afterAll(async () => {
   await tmp?.cleanup();
 });
 
-type Answer = Pick<TimedAnswer, 'status' | 'body'>;
-
-async function req(method: string, path: string, body?: unknown, token = CLIENT_TOKEN): Promise<Answer> {
-  const res = await bridge.app.request(path, {
-    method,
-    headers: {
-      Authorization: `Bearer ${token}`,
-      ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : null };
-}
+const req = (method: string, path: string, body?: unknown, token = CLIENT_TOKEN) =>
+  timedRequest(bridge.app, method, path, body, { token });
 
 /** Both companions published (idempotent: the same bytes again are `unchanged`). */
 async function published(): Promise<void> {
