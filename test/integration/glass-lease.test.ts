@@ -24,12 +24,18 @@ import { runCli } from '../support/cli.ts';
 import { A11Y_FIXTURE_COMPONENT } from '../support/device-bed.ts';
 import { GLASS_AGENT_MAIN, publishGlassA11y, publishGlassAgent } from '../support/glass.ts';
 
+const PREFIX = `test:${randomUUID()}:`;
 let bridge: DeviceBridge;
 let tmp: { dir: string; cleanup(): Promise<void> };
 let http: { url: string; close(): Promise<void> };
 
 beforeAll(async () => {
-  bridge = await testDeviceBridge({ simulate: 1, redisPrefix: `test:${randomUUID()}:`, auth: testTokens() });
+  bridge = await testDeviceBridge({
+    simulate: 1,
+    redisPrefix: PREFIX,
+    auth: testTokens(),
+    env: { DEVICEBRIDGE_NODE: 'glass-a' },
+  });
   tmp = await tempDir();
   http = await listen(bridge.app.fetch, { ...bridge.config, port: 0 }, '127.0.0.1');
 }, 120_000);
@@ -293,6 +299,35 @@ describe('glass companions per lease', () => {
       expect(secure('enabled_accessibility_services')).toBe(prior);
     }
   });
+
+  it('a glass call to another node is forwarded to the node that drives the device', async () => {
+    await published();
+    await bridge.node.announce(http.url);
+    const other = await testDeviceBridge({
+      auth: testTokens(),
+      simulate: 0,
+      redisPrefix: PREFIX,
+      env: { DEVICEBRIDGE_NODE: 'glass-b' },
+    });
+    try {
+      const lease = await acquire();
+      const set = await other.app.request(`/v1/leases/${lease.id}/clipboard`, {
+        method: 'PUT',
+        headers: { Authorization: `Bearer ${CLIENT_TOKEN}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ text: 'through node b ✓' }),
+      });
+      expect(set.status, await set.clone().text()).toBe(200);
+      expect(set.headers.get('x-devicebridge-forwarded-by')).toBe('glass-a');
+      expect(android().device.clipboard).toBe('through node b ✓');
+      const tree = await other.app.request(`/v1/leases/${lease.id}/a11y/tree?format=raw`, {
+        headers: { Authorization: `Bearer ${CLIENT_TOKEN}` },
+      });
+      expect(tree.status).toBe(200);
+      expect(((await tree.json()) as { format: string }).format).toBe('raw');
+    } finally {
+      await other.cleanup();
+    }
+  }, 120_000);
 
   it('the typed client', async () => {
     await published();
