@@ -8,6 +8,7 @@
 import { z } from '@hono/zod-openapi';
 import type { ErrorCode } from '../errors.ts';
 import { KeyChordError, parseKeyChord } from '../helpers/protocol/key-chord.ts';
+import { HELPER_ERRORS } from './errors.ts';
 
 /** Largest text (clipboard, typed, set_text) in UTF-8 bytes. */
 export const MAX_GLASS_TEXT_BYTES = 64 * 1024;
@@ -233,16 +234,9 @@ export type A11yTree = z.infer<typeof A11yTreeResponseSchema>;
 export type A11yActionRequest = z.input<typeof A11yActionBodySchema>;
 export type A11yActionResult = z.infer<typeof A11yActionResponseSchema>;
 
-/** The error codes a glass operation can answer beyond a lease route's. */
+/** The error codes a glass operation can answer beyond a lease route's: a helper's, and the seed's. */
 export const GLASS_ERRORS = [
+  ...HELPER_ERRORS,
   'COMPANION_REFUSED',
   'COMPANION_UNSUPPORTED',
-  'INSTALL_ARGS_REJECTED',
-  'CHECKSUM_MISMATCH',
-  'HELPER_INSTALL_FAILED',
-  'HELPER_PROTOCOL_ERROR',
-  'HELPER_FAILED',
-  'DEVICE_OFFLINE',
-  'UNAUTHORIZED_DEVICE',
-  'TIMEOUT',
 ] as const satisfies readonly ErrorCode[];
