@@ -11,7 +11,7 @@ import { GESTURE_BODY_BYTES } from './common.ts';
 
 export const GLASS_TAG = 'glass companions';
 
-/** Glass bodies carry up to 64 KiB of text (4 × in JSON escapes at worst) or a pointer gesture. */
+/** Glass bodies: up to 64 KiB of text (more in JSON escapes: past this limit, PAYLOAD_TOO_LARGE) or a gesture. */
 export const GLASS_BODY_BYTES = GESTURE_BODY_BYTES;
 
 /** A glass route with a JSON body: client access, forwarded to the device's owner node. */
