@@ -1,5 +1,5 @@
 /**
- * Bounded soak of the glass companions' lifecycle: GLASS_SOAK_CYCLES lease cycles (default 100 in
+ * Bounded soak of the glass companions' lifecycle: GLASS_SOAK_CYCLES lease cycles (default 50 in
  * `npm test`; `npm run soak:glass` runs 1,000), each acquire → one companion operation (clipboard
  * set/get, text, or the a11y tree, in turn) → release, through a whole node (real adb server, a
  * simulated device, Redis leases). At the end: 0 forwards on the adb server (`forward --list`
@@ -12,7 +12,7 @@ import type { SimAndroidHandle } from '../../src/simulator/android/index.ts';
 import { type DeviceBridge, tempDir, testDeviceBridge, timedRequest } from '../support/bridge.ts';
 import { GLASS_AGENT_MAIN, publishGlassFixtures } from '../support/glass.ts';
 
-const CYCLES = Number(process.env['GLASS_SOAK_CYCLES'] ?? 100);
+const CYCLES = Number(process.env['GLASS_SOAK_CYCLES'] ?? 50);
 if (!Number.isInteger(CYCLES) || CYCLES < 1 || CYCLES > 100_000) {
   throw new Error(`GLASS_SOAK_CYCLES must be an integer from 1 to 100000, got ${CYCLES}`);
 }
