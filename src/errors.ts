@@ -38,6 +38,12 @@ export const ERROR_CODES = {
     description:
       'the state changed underneath (no free device, a version published with other bytes, a leased device)',
   },
+  COMPANION_REFUSED: {
+    status: 409,
+    retryable: false,
+    description:
+      'a glass companion refused the request by its rules (no a11y tree served on this connection, an unnamed window, the window changed); details.reason says which',
+  },
   LEASE_EXPIRED: {
     status: 410,
     retryable: false,
@@ -73,6 +79,12 @@ export const ERROR_CODES = {
     status: 502,
     retryable: true,
     description: 'the on-device helper reported or suffered a failure',
+  },
+  COMPANION_UNSUPPORTED: {
+    status: 501,
+    retryable: false,
+    description:
+      'the leased device cannot run the glass companion (app_process or its abstract socket unavailable, the a11y service never binds)',
   },
   UNAVAILABLE: {
     status: 503,

@@ -4,8 +4,16 @@
  * `code`, the HTTP status, `retryable` and the `requestId` to quote in a bug report.
  */
 import type {
+  A11yActionRequest,
+  A11yActionResult,
+  A11yNode,
+  A11yTree,
+  A11yTreeNormalized,
+  A11yTreeQuery,
+  A11yTreeRaw,
   AcquireLeaseRequest,
   Attempt,
+  Clipboard,
   Device,
   DeviceList,
   EnsureHelperResult,
@@ -13,6 +21,7 @@ import type {
   GestureRequest,
   GestureResponse,
   GestureSpec,
+  GlassDone,
   HelperListResponse,
   HelperManifestBody,
   Lease,
@@ -20,6 +29,7 @@ import type {
   LeaseSelector,
   ManifestVerdict,
   NormalizedSnapshot,
+  PointerPoint,
   RegisterDeviceRequest,
   ReleaseLeaseResponse,
   ReleaseManifestBody,
@@ -35,8 +45,16 @@ import type {
 
 /** Request and response types of the API contract (src/api/), inferred from its zod schemas. */
 export type {
+  A11yActionRequest,
+  A11yActionResult,
+  A11yNode,
+  A11yTree,
+  A11yTreeNormalized,
+  A11yTreeQuery,
+  A11yTreeRaw,
   AcquireLeaseRequest,
   Attempt,
+  Clipboard,
   Device,
   DeviceList,
   EnsureHelperResult,
@@ -44,12 +62,14 @@ export type {
   GestureRequest,
   GestureResponse,
   GestureSpec,
+  GlassDone,
   HelperListResponse,
   Lease,
   LeaseList,
   LeaseSelector,
   ManifestVerdict,
   NormalizedSnapshot,
+  PointerPoint,
   RegisterDeviceRequest,
   ReleaseLeaseResponse,
   ReleaseManifestBody,
@@ -264,6 +284,48 @@ export class DeviceBridgeClient {
       'POST',
       `/v1/leases/${encodeURIComponent(leaseId)}/gestures`,
       gesture,
+    );
+  }
+
+  // Glass companions (the lease's agent and a11y service, started by the bridge on first use).
+  /** The device's clipboard text. */
+  clipboard(leaseId: string) {
+    return this.#request<Clipboard>('GET', `/v1/leases/${encodeURIComponent(leaseId)}/clipboard`);
+  }
+  setClipboard(leaseId: string, text: string) {
+    return this.#request<GlassDone>('PUT', `/v1/leases/${encodeURIComponent(leaseId)}/clipboard`, { text });
+  }
+  /** Type text into the focused field (faithful Unicode). */
+  typeText(leaseId: string, text: string) {
+    return this.#request<GlassDone>('POST', `/v1/leases/${encodeURIComponent(leaseId)}/text`, { text });
+  }
+  /** A key chord: `ctrl+a`, `shift+tab`, `enter`, `f5`. */
+  pressKeys(leaseId: string, chord: string) {
+    return this.#request<GlassDone>('POST', `/v1/leases/${encodeURIComponent(leaseId)}/keys`, { chord });
+  }
+  pointer(leaseId: string, gesture: PointerPoint[], button?: number) {
+    return this.#request<GlassDone>('POST', `/v1/leases/${encodeURIComponent(leaseId)}/pointer`, {
+      gesture,
+      ...(button === undefined ? {} : { button }),
+    });
+  }
+  /** The active window's accessibility tree: normalized (refs e1, e2, …) unless `format: 'raw'`. */
+  a11yTree(leaseId: string, query: A11yTreeQuery & { format: 'raw' }): Promise<A11yTreeRaw>;
+  a11yTree(leaseId: string, query?: A11yTreeQuery & { format?: 'normalized' }): Promise<A11yTreeNormalized>;
+  a11yTree(leaseId: string, query?: A11yTreeQuery): Promise<A11yTree>;
+  a11yTree(leaseId: string, query: A11yTreeQuery = {}): Promise<A11yTree> {
+    const q = new URLSearchParams();
+    if (query.format) q.set('format', query.format);
+    if (query.package !== undefined) q.set('package', query.package);
+    const search = q.size > 0 ? `?${q}` : '';
+    return this.#request<A11yTree>('GET', `/v1/leases/${encodeURIComponent(leaseId)}/a11y/tree${search}`);
+  }
+  /** `set_text` (with `text`) or `click` on a ref (`e4` or the raw 3) of the tree last served to the lease. */
+  a11yAction(leaseId: string, action: A11yActionRequest) {
+    return this.#request<A11yActionResult>(
+      'POST',
+      `/v1/leases/${encodeURIComponent(leaseId)}/a11y/actions`,
+      action,
     );
   }
 }

@@ -9,7 +9,7 @@ import type { ArtifactCache } from '../artifacts/cache.ts';
 import { FsArtifactStore } from '../artifacts/fs-store.ts';
 import type { ArtifactStore } from '../artifacts/store.ts';
 import { BridgeError } from '../errors.ts';
-import type { InstallableApkManifest } from '../manifest/index.ts';
+import type { InstallableApkManifest, ReleaseManifest } from '../manifest/index.ts';
 import { artifactKey } from '../releases/layout.ts';
 
 /**
@@ -35,16 +35,25 @@ export function apkSource(
   manifest: InstallableApkManifest,
 ): () => Promise<string> {
   return async () => {
-    const path = await fetchApk(cache, store, manifest);
+    const path = await fetchArtifact(cache, store, manifest);
     await checkSignerPin(path, manifest);
     return path;
   };
 }
 
-async function fetchApk(
+/** Any release's artifact (an APK, the glass agent's dex jar) as a sha256-verified file in the cache. */
+export function artifactSource(
   cache: ArtifactCache,
   store: ArtifactStore,
-  manifest: InstallableApkManifest,
+  manifest: ReleaseManifest,
+): () => Promise<string> {
+  return () => fetchArtifact(cache, store, manifest);
+}
+
+async function fetchArtifact(
+  cache: ArtifactCache,
+  store: ArtifactStore,
+  manifest: ReleaseManifest,
 ): Promise<string> {
   const key = artifactKey(manifest.sha256);
   const stored = (await store.stat(key)) !== null;

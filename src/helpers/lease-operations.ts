@@ -5,6 +5,10 @@
  * whose lease ended meanwhile (on any node) is answered LEASE_EXPIRED, never returned. Per-lease
  * helper drivers (and their persistent sessions) are node-local caches that teardown closes.
  *
+ * The lease's glass companions (agent, a11y service; `glass/companions.ts`) are per-lease state
+ * too: started by the first operation that needs one, stopped by teardown, whose device-state
+ * journal restore puts back the secure settings the a11y service changed.
+ *
  * An operation belongs to its lease: teardown (`closeLease`) refuses new operations of the lease
  * (LEASE_EXPIRED), cancels the running ones through their AbortSignal and waits for them (bounded)
  * before it closes sessions and removes forwards; an operation that finishes after its lease ended
@@ -26,6 +30,7 @@ import {
   GlassA11y,
   parseA11ySettingsRecord,
 } from './glass/a11y-driver.ts';
+import { LeaseCompanions } from './glass/companions.ts';
 import type { TouchPlan } from './protocol/touch-plan.ts';
 import { adbHelperDevice } from './snapshot/device.ts';
 import { type DriverRequest, defaultDeadlineMs, SnapshotDriver, withAttempts } from './snapshot/driver.ts';
@@ -71,6 +76,8 @@ export interface LeaseOperationsOptions {
   logger?: Logger;
   /** How long teardown waits for cancelled operations before it reports a failure (default 10 s). */
   teardownWaitMs?: number;
+  /** Readiness bounds of the glass companions (defaults: the drivers' 5 s and 6 s). */
+  glass?: { agentReadyTimeoutMs?: number; a11yReadyTimeoutMs?: number };
 }
 
 /** A lease's operations on this node. */
@@ -79,6 +86,8 @@ interface LeaseState {
   ending: boolean;
   readonly running: Set<Promise<unknown>>;
   readonly drivers: Map<string, SnapshotDriver>;
+  /** The lease's glass companions, once an operation needed one. */
+  companions: LeaseCompanions | null;
 }
 
 function leaseEnded(leaseId: string): BridgeError {
@@ -133,7 +142,13 @@ export class LeaseOperations {
     let state = this.#leases.get(lease.id);
     if (state?.ending) throw leaseEnded(lease.id);
     if (!state) {
-      state = { controller: new AbortController(), ending: false, running: new Set(), drivers: new Map() };
+      state = {
+        controller: new AbortController(),
+        ending: false,
+        running: new Set(),
+        drivers: new Map(),
+        companions: null,
+      };
       this.#leases.set(lease.id, state);
     }
     const own = state;
@@ -157,7 +172,7 @@ export class LeaseOperations {
       throw err;
     } finally {
       own.running.delete(work);
-      if (!own.ending && own.running.size === 0 && own.drivers.size === 0) {
+      if (!own.ending && own.running.size === 0 && own.drivers.size === 0 && own.companions === null) {
         if (this.#leases.get(lease.id) === own) this.#leases.delete(lease.id);
       }
     }
@@ -257,6 +272,42 @@ export class LeaseOperations {
     return this.#withReady(lease, request, durationMs, (d, r) => d.gesture(plan, r));
   }
 
+  #companions(lease: LeaseTarget, state: LeaseState): LeaseCompanions {
+    if (state.ending) throw leaseEnded(lease.id);
+    if (state.companions) return state.companions;
+    const { client, ledger, locks } = this.#o.adb;
+    const companions = new LeaseCompanions({
+      device: adbHelperDevice({ client, serial: lease.serial, ledger, locks }),
+      leaseId: lease.id,
+      releases: this.#o.releases,
+      store: this.#o.store,
+      cache: this.#o.cache,
+      verdicts: this.#verdicts,
+      journal: this.#o.journal,
+      ...(this.#o.logger ? { logger: this.#o.logger } : {}),
+      ...this.#o.glass,
+    });
+    // Teardown cancels the lease's operations: companion requests in flight fail at once.
+    state.controller.signal.addEventListener('abort', () => void companions.close(), { once: true });
+    state.companions = companions;
+    return companions;
+  }
+
+  /** One request to the lease's glass agent (started on first use): clipboard, text, key, pointer. */
+  glassAgent(lease: LeaseTarget, op: string, fields: Record<string, unknown> = {}) {
+    return this.#operate(lease, (state) => this.#companions(lease, state).agent(op, fields));
+  }
+
+  /** The accessibility tree through the lease's glass a11y service (installed and enabled on first use). */
+  a11yTree(lease: LeaseTarget, pkg: string) {
+    return this.#operate(lease, (state) => this.#companions(lease, state).tree(pkg));
+  }
+
+  /** `set_text` or `click` on a node of the tree last served to this lease. */
+  a11yAction(lease: LeaseTarget, ref: number, action: 'set_text' | 'click', text?: string) {
+    return this.#operate(lease, (state) => this.#companions(lease, state).action(ref, action, text));
+  }
+
   /**
    * Teardown of a lease's helper state on this node: refuse new operations, cancel the running ones
    * and wait for them (bounded), close sessions (one still starting included), then remove every
@@ -295,6 +346,11 @@ export class LeaseOperations {
       } catch (err) {
         failures.push(`closing ${name} session: ${(err as Error).message}`);
       }
+    }
+    if (state?.companions) {
+      const closed = await state.companions.close();
+      actions.push(...closed.actions);
+      failures.push(...closed.failures);
     }
     if (state && this.#leases.get(leaseId) === state) this.#leases.delete(leaseId);
     const report = await this.#o.adb.ledger.release(leaseId);

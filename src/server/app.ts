@@ -56,6 +56,11 @@ const openApiDocument = {
     { name: 'devices', description: 'the devices this bridge drives' },
     { name: 'leases', description: 'exclusive, fenced use of one device' },
     { name: 'helper operations', description: 'on-device helper calls under a lease' },
+    {
+      name: 'glass companions',
+      description:
+        "the lease's glass agent (clipboard, text, keys, pointer) and a11y service (accessibility tree, set_text, click)",
+    },
   ],
   'x-error-codes': errorCodeExtension(),
 };

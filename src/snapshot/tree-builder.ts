@@ -24,7 +24,8 @@
 import type { Bounds, NormalizedSnapshot, SnapshotNode, WindowInfo } from './types.ts';
 import { NO_ORDER, type ScannedAttributes, type ScanSink } from './xml-scanner.ts';
 
-function shortType(className: string): string {
+/** The short class name of a node (`android.widget.Button` → `Button`). */
+export function shortType(className: string): string {
   const dot = className.lastIndexOf('.');
   return dot === -1 ? className : className.slice(dot + 1);
 }

@@ -57,19 +57,22 @@ export interface TimedAnswer {
   ms: number;
 }
 
-/** `app.request` with an optional JSON body; the answer parsed and timed. */
+/** `app.request` with an optional JSON body (and bearer token); the answer parsed and timed. */
 export async function timedRequest(
   app: TestBridge['app'],
   method: string,
   path: string,
   body?: unknown,
+  options: { token?: string } = {},
 ): Promise<TimedAnswer> {
   const started = performance.now();
+  const headers: Record<string, string> = {};
+  if (options.token !== undefined) headers['Authorization'] = `Bearer ${options.token}`;
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
   const res = await app.request(path, {
     method,
-    ...(body === undefined
-      ? {}
-      : { headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) }),
+    headers,
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : null, ms: performance.now() - started };

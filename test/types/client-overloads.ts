@@ -5,6 +5,8 @@
  */
 import { expectTypeOf } from 'vitest';
 import type {
+  A11yTreeNormalized,
+  A11yTreeRaw,
   DeviceBridgeClient,
   GestureResponse,
   Lease,
@@ -58,3 +60,18 @@ expectTypeOf<ReleaseLeaseResponse['teardown']['failures']>().toEqualTypeOf<strin
 expectTypeOf<GestureResponse['attempts'][number]['transport']>().toEqualTypeOf<'session' | 'one-shot'>();
 // @ts-expect-error: a gesture needs its kind's fields
 client.gesture('l', { kind: 'tap', x: 1 });
+
+// a11yTree(): the normalized tree by default and for format 'normalized', the raw one for 'raw'.
+export async function glass(): Promise<void> {
+  expectTypeOf(client.a11yTree('l')).resolves.toEqualTypeOf<A11yTreeNormalized>();
+  expectTypeOf(client.a11yTree('l', { format: 'normalized' })).resolves.toEqualTypeOf<A11yTreeNormalized>();
+  expectTypeOf(client.a11yTree('l', { format: 'raw', package: 'p' })).resolves.toEqualTypeOf<A11yTreeRaw>();
+  const tree = await client.a11yTree('l');
+  expectTypeOf(tree.root.children[0]!.ref).toEqualTypeOf<string>();
+  expectTypeOf(tree.package).toEqualTypeOf<string | null>();
+  // @ts-expect-error: a normalized tree has no raw tree
+  tree.tree;
+  expectTypeOf(client.clipboard('l')).resolves.toEqualTypeOf<{ text: string }>();
+  // @ts-expect-error: an action is set_text or click
+  await client.a11yAction('l', { ref: 'e1', action: 'tap' });
+}

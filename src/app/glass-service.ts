@@ -1,0 +1,92 @@
+/**
+ * Lease-scoped glass companion operations (seed 001): the use cases the glass routes call with a
+ * scope `LeaseScopes.open` resolved (owner-aware like the snapshot's: a device driven elsewhere is
+ * forwarded by the HTTP edge). The agent serves the clipboard, text, key chords and pointer
+ * gestures; the a11y service the tree and `set_text` / `click` on its nodes. The companions start
+ * lazily per lease on the node that drives the device, and its teardown stops them.
+ */
+import type { A11yActionResult, A11yTree, Clipboard, GlassDone, PointerPoint } from '../api/index.ts';
+import { parseA11yRef } from '../helpers/glass/a11y-tree.ts';
+import type { LeaseOperations } from '../helpers/lease-operations.ts';
+import type { LeaseScope, LeaseScopes } from './lease-scope.ts';
+
+export interface GlassServiceOptions {
+  scopes: LeaseScopes;
+  operations: LeaseOperations;
+}
+
+const since = (started: number) => Math.round((performance.now() - started) * 100) / 100;
+
+export class GlassService {
+  readonly #o: GlassServiceOptions;
+
+  constructor(options: GlassServiceOptions) {
+    this.#o = options;
+  }
+
+  async #agent(scope: LeaseScope, op: string, fields: Record<string, unknown> = {}) {
+    return this.#o.operations.glassAgent(this.#o.scopes.local(scope), op, fields);
+  }
+
+  async #done(scope: LeaseScope, op: string, fields: Record<string, unknown>): Promise<GlassDone> {
+    const started = performance.now();
+    await this.#agent(scope, op, fields);
+    return { ok: true, elapsedMs: since(started) };
+  }
+
+  async clipboardGet(scope: LeaseScope): Promise<Clipboard> {
+    const reply = await this.#agent(scope, 'clipboard_get');
+    return { text: typeof reply['text'] === 'string' ? reply['text'] : '' };
+  }
+
+  clipboardSet(scope: LeaseScope, text: string): Promise<GlassDone> {
+    return this.#done(scope, 'clipboard_set', { text });
+  }
+
+  /** Text typed into the focused field (faithful Unicode, unlike `adb shell input`). */
+  text(scope: LeaseScope, text: string): Promise<GlassDone> {
+    return this.#done(scope, 'text', { text });
+  }
+
+  /** A key chord (validated by the contract with `parseKeyChord`). */
+  key(scope: LeaseScope, chord: string): Promise<GlassDone> {
+    return this.#done(scope, 'key', { chord });
+  }
+
+  pointer(scope: LeaseScope, gesture: PointerPoint[], button?: number): Promise<GlassDone> {
+    return this.#done(scope, 'pointer', { gesture, ...(button === undefined ? {} : { button }) });
+  }
+
+  async a11yTree(
+    scope: LeaseScope,
+    request: { format?: 'normalized' | 'raw'; package?: string } = {},
+  ): Promise<A11yTree> {
+    const started = performance.now();
+    const served = await this.#o.operations.a11yTree(this.#o.scopes.local(scope), request.package ?? '');
+    if (request.format === 'raw') {
+      return {
+        format: 'raw',
+        package: served.package,
+        tree: served.raw as Record<string, unknown>,
+        elapsedMs: since(started),
+      };
+    }
+    return {
+      format: 'normalized',
+      package: served.package,
+      nodeCount: served.tree.nodeCount,
+      root: served.tree.root,
+      elapsedMs: since(started),
+    };
+  }
+
+  async a11yAction(
+    scope: LeaseScope,
+    request: { ref: string | number; action: 'set_text' | 'click'; text?: string },
+  ): Promise<A11yActionResult> {
+    const started = performance.now();
+    const rawRef = parseA11yRef(request.ref);
+    await this.#o.operations.a11yAction(this.#o.scopes.local(scope), rawRef, request.action, request.text);
+    return { ok: true, ref: `e${rawRef + 1}`, rawRef, action: request.action, elapsedMs: since(started) };
+  }
+}

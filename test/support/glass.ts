@@ -1,0 +1,56 @@
+/**
+ * The glass companions' fixture releases (seed 001): the agent as a minimal dex jar defining the
+ * main class the simulator runs, and the a11y service fixture APK, published into a bridge's store
+ * as `glass-agent` (app-process-jar) and `glass-a11y` (accessibility-service-apk).
+ */
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { ArtifactStore } from '../../src/artifacts/store.ts';
+import { type PublishResult, publishRelease } from '../../src/releases/publish.ts';
+import { fixture } from './bridge.ts';
+import { buildDexJar } from './dex-jar.ts';
+
+export const GLASS_AGENT_MAIN = 'dev.devicebridge.glassagent.Main';
+
+/** Write a glass agent jar into `dir` (`extra` classes change its bytes: another release). */
+export async function writeGlassAgentJar(dir: string, extra: string[] = []): Promise<string> {
+  const jar = path.join(dir, `glass-agent-${extra.length}.jar`);
+  await writeFile(jar, buildDexJar([GLASS_AGENT_MAIN, ...extra]));
+  return jar;
+}
+
+/** Publish the agent jar (version `version`) as `glass-agent`. */
+export async function publishGlassAgent(
+  store: ArtifactStore,
+  dir: string,
+  options: { version?: string; extra?: string[]; mainClass?: string } = {},
+): Promise<PublishResult> {
+  const extra = options.extra ?? [];
+  const mainClass = options.mainClass ?? GLASS_AGENT_MAIN;
+  const jar = await writeGlassAgentJar(dir, mainClass === GLASS_AGENT_MAIN ? extra : [...extra, mainClass]);
+  return publishRelease(store, {
+    apkPath: jar,
+    name: 'glass-agent',
+    version: options.version ?? '1.0.0',
+    kind: 'app-process-jar',
+    mainClass,
+    socketName: 'glass-agent',
+  });
+}
+
+/** Publish the a11y fixture APK as `glass-a11y`. */
+export function publishGlassA11y(store: ArtifactStore): Promise<PublishResult> {
+  return publishRelease(store, {
+    apkPath: fixture('a11y-service.apk'),
+    name: 'glass-a11y',
+    version: '0.1.0',
+    kind: 'accessibility-service-apk',
+    socketName: 'glass-a11y',
+  });
+}
+
+/** Both companions. */
+export async function publishGlassFixtures(store: ArtifactStore, dir: string): Promise<void> {
+  await publishGlassAgent(store, dir);
+  await publishGlassA11y(store);
+}
