@@ -21,8 +21,8 @@ import {
   timedRequest,
 } from '../support/bridge.ts';
 import { runCli } from '../support/cli.ts';
-import { A11Y_FIXTURE_COMPONENT } from '../support/device-bed.ts';
-import { GLASS_AGENT_MAIN, publishGlassA11y, publishGlassAgent } from '../support/glass.ts';
+import { A11Y_FIXTURE_COMPONENT, GLASS_AGENT_MAIN } from '../support/device-bed.ts';
+import { publishGlassA11y, publishGlassAgent } from '../support/glass.ts';
 
 const PREFIX = `test:${randomUUID()}:`;
 let bridge: DeviceBridge;

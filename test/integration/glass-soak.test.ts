@@ -10,7 +10,8 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SimAndroidHandle } from '../../src/simulator/android/index.ts';
 import { type DeviceBridge, tempDir, testDeviceBridge, timedRequest } from '../support/bridge.ts';
-import { GLASS_AGENT_MAIN, publishGlassFixtures } from '../support/glass.ts';
+import { GLASS_AGENT_MAIN } from '../support/device-bed.ts';
+import { publishGlassFixtures } from '../support/glass.ts';
 
 const CYCLES = Number(process.env['GLASS_SOAK_CYCLES'] ?? 50);
 if (!Number.isInteger(CYCLES) || CYCLES < 1 || CYCLES > 100_000) {

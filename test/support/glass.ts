@@ -8,9 +8,8 @@ import path from 'node:path';
 import type { ArtifactStore } from '../../src/artifacts/store.ts';
 import { type PublishResult, publishRelease } from '../../src/releases/publish.ts';
 import { fixture } from './bridge.ts';
+import { GLASS_AGENT_MAIN } from './device-bed.ts';
 import { buildDexJar } from './dex-jar.ts';
-
-export const GLASS_AGENT_MAIN = 'dev.devicebridge.glassagent.Main';
 
 /** Write a glass agent jar into `dir` (`extra` classes change its bytes: another release). */
 export async function writeGlassAgentJar(dir: string, extra: string[] = []): Promise<string> {
