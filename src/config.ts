@@ -7,6 +7,7 @@ import { isIP } from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
 import { endpointSchema } from './adb/endpoint.ts';
+import { NODE_NAME_PATTERN } from './devices/nodes.ts';
 
 const port = z.coerce.number().int().min(0).max(65535);
 const bool = z
@@ -66,10 +67,7 @@ const fields = {
   ],
   nodeName: [
     'DEVICEBRIDGE_NODE',
-    z
-      .string()
-      .regex(/^[A-Za-z0-9._-]{1,64}$/, 'expected [A-Za-z0-9._-]{1,64}')
-      .optional(),
+    z.string().regex(NODE_NAME_PATTERN, 'expected [A-Za-z0-9._-]{1,64}').optional(),
   ],
   devicesFile: ['DEVICEBRIDGE_DEVICES_FILE', z.string().min(1).optional()],
   tunnelAllow: ['DEVICEBRIDGE_TUNNEL_ALLOW', z.string().default('')],

@@ -11,6 +11,9 @@ export interface NodeDirectory {
   close(): Promise<void>;
 }
 
+/** What a node name looks like (DEVICEBRIDGE_NODE, the data dir's `node-id`). */
+export const NODE_NAME_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
+
 /** A heartbeat older than this is a dead node. */
 export const NODE_STALE_MS = 30_000;
 

@@ -364,6 +364,26 @@ export class DeviceRegistry extends EventEmitter {
     this.emit('removed', { id });
   }
 
+  /**
+   * Remove this node's records of one source, leased or not: the simulated devices a previous run
+   * of this node left behind (their simulator ended with it), or this node's own at a clean
+   * shutdown. Resolves the removed ids.
+   */
+  async removeOwned(source: DeviceRecord['source']): Promise<string[]> {
+    const removed: string[] = [];
+    for (const record of await this.#store.list()) {
+      if (record.ownerNode !== this.#node || record.source !== source) continue;
+      if (record.endpoint !== undefined && this.#tunnels.status(record.endpoint) !== undefined) {
+        await this.#tunnels.remove(record.endpoint).catch(() => undefined);
+      }
+      if (await this.#store.delete(record.id)) removed.push(record.id);
+      this.emit('removed', { id: record.id });
+    }
+    if (removed.length > 0)
+      this.#logger?.info({ source, devices: removed.length }, 'own device records removed');
+    return removed;
+  }
+
   /** Quarantine a device with a reason; it stays quarantined until `clearQuarantine`. */
   async quarantine(id: string, reason: string): Promise<DeviceRecord> {
     if (typeof reason !== 'string' || reason.trim() === '' || reason.length > 1000) {

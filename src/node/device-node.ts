@@ -6,7 +6,6 @@
  * store; the operations check fences in the lease store and record helper status in the registry;
  * the manager matches and quarantines through the registry and tears down through the operations.
  */
-import os from 'node:os';
 import path from 'node:path';
 import { AdbRuntime } from '../adb/runtime.ts';
 import { DeviceService, type DeviceSide, HelperService, LeaseScopes, LeaseService } from '../app/index.ts';
@@ -25,6 +24,7 @@ import type { Logger } from '../observability/logger.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { Services } from '../server/env.ts';
 import type { DeviceSource } from './device-source.ts';
+import { nodeIdentity } from './node-identity.ts';
 
 export interface DeviceNode {
   /** This node's name (owner of the devices it drives). */
@@ -120,12 +120,7 @@ export async function startDeviceNode(options: DeviceNodeOptions): Promise<Devic
 
 async function startSteps(options: DeviceNodeOptions, teardown: Teardown): Promise<DeviceNode> {
   const { config, logger, metrics } = options;
-  const node =
-    config.nodeName ??
-    `${os
-      .hostname()
-      .replace(/[^A-Za-z0-9._-]/g, '-')
-      .slice(0, 40)}-${process.pid}`;
+  const node = await nodeIdentity(config.nodeName, config.dataDir);
   const built =
     options.leaseStore && options.deviceStore
       ? { leaseStore: options.leaseStore, deviceStore: options.deviceStore, nodes: new MemoryNodeDirectory() }
@@ -190,6 +185,8 @@ async function startSteps(options: DeviceNodeOptions, teardown: Teardown): Promi
     .discoverAdbDevices()
     .catch((err: Error) => logger.warn({ err: err.message }, 'adb device discovery failed'));
 
+  // Simulated devices live and die with their node: a previous run's records (a crash) are stale.
+  await devices.removeOwned('simulator');
   for (const source of options.sources ?? []) {
     const started = await source.start({ known: (await devices.list()).length });
     if (started === null) continue;
