@@ -82,6 +82,11 @@ const fields = {
     'DEVICEBRIDGE_HEADERS_TIMEOUT_MS',
     z.coerce.number().int().min(100).max(600_000).default(15_000),
   ],
+  /** A call forwarded to a device's owner node must get the owner's answer headers within this. */
+  forwardTimeoutMs: [
+    'DEVICEBRIDGE_FORWARD_TIMEOUT_MS',
+    z.coerce.number().int().min(100).max(3_600_000).default(60_000),
+  ],
   /** Idle keep-alive connections are closed after this. */
   keepAliveTimeoutMs: [
     'DEVICEBRIDGE_KEEPALIVE_TIMEOUT_MS',
