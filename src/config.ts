@@ -107,6 +107,8 @@ const fields = {
     'DEVICEBRIDGE_RATE_EXPENSIVE',
     z.coerce.number().int().min(0).max(1_000_000).default(12_000),
   ],
+  /** How often this node refreshes its directory entry; it counts as dead after 3 missed beats. */
+  heartbeatMs: ['DEVICEBRIDGE_HEARTBEAT_MS', z.coerce.number().int().min(100).max(600_000).default(5000)],
   healthIntervalMs: [
     'DEVICEBRIDGE_HEALTH_INTERVAL_MS',
     z.coerce.number().int().min(100).max(3_600_000).default(5000),
