@@ -4,9 +4,8 @@
  */
 
 import { randomFillSync } from 'node:crypto';
-import { invalidArgument } from '../errors.ts';
+import { BridgeError, invalidArgument } from '../errors.ts';
 import { parseStrictJson } from '../strict-json.ts';
-import { BridgeError } from '../errors.ts';
 import type { DeferredTeardown, Lease } from './types.ts';
 
 export const DEFAULT_TEARDOWN_GRACE_MS = 120_000;

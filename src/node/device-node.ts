@@ -12,7 +12,7 @@ import { DeviceService, type DeviceSide, HelperService, LeaseScopes, LeaseServic
 import { ArtifactCache } from '../artifacts/cache.ts';
 import type { Config } from '../config.ts';
 import { endpointPolicyFromEnv } from '../devices/endpoint-policy.ts';
-import { MemoryNodeDirectory, NODE_STALE_MS, type NodeDirectory } from '../devices/nodes.ts';
+import { MemoryNodeDirectory, NODE_STALE_BEATS, type NodeDirectory } from '../devices/nodes.ts';
 import { openDeviceStores } from '../devices/open-store.ts';
 import { DeviceRegistry } from '../devices/registry.ts';
 import type { DeviceStore } from '../devices/types.ts';
@@ -31,7 +31,10 @@ export interface DeviceNode {
   name: string;
   /** Where every node answers, for handing lease-scoped calls to a device's owner. */
   nodes: NodeDirectory;
-  /** Record this node's URL now and keep it fresh (a heartbeat) until close. */
+  /**
+   * Record this node's URL now (its heartbeat keeps it fresh until close; the node is alive in the
+   * directory from the start, without a URL until this is called).
+   */
   announce(url: string): Promise<void>;
   adb: AdbRuntime;
   devices: DeviceRegistry;
@@ -128,6 +131,22 @@ async function startSteps(options: DeviceNodeOptions, teardown: Teardown): Promi
   teardown.add('lease store', () => built.leaseStore.close());
   teardown.add('device store', () => built.deviceStore.close());
   teardown.add('node directory', () => built.nodes.close());
+
+  // Alive in the node directory before registering anything: otherwise a survivor's takeover pass
+  // could claim a device this node is registering. The entry lives 3 beats past the last one.
+  let url: string | null = null;
+  let leaving = false;
+  const ttlMs = config.heartbeatMs * NODE_STALE_BEATS;
+  const beat = () =>
+    leaving
+      ? Promise.resolve()
+      : built.nodes
+          .announce(node, url, ttlMs)
+          .catch((err: Error) => logger.warn({ err: err.message }, 'node heartbeat failed'));
+  await beat();
+  const heartbeat = setInterval(() => void beat(), config.heartbeatMs);
+  heartbeat.unref();
+  teardown.add('heartbeat', () => clearInterval(heartbeat));
   const adb = await AdbRuntime.start({
     port: config.adbPort,
     adbPath: config.adbPath,
@@ -146,6 +165,16 @@ async function startSteps(options: DeviceNodeOptions, teardown: Teardown): Promi
     logger,
     healthIntervalMs: config.healthIntervalMs,
     leases: built.leaseStore,
+    nodes: built.nodes,
+  });
+  // A clean shutdown leaves no ghosts: this node leaves the directory at once (its remaining devices
+  // read `ownerless` and survivors that reach them take them over) and its simulated devices, which
+  // end with it, are removed. Runs after the lease manager and the registry have stopped.
+  teardown.add('leave the fleet', async () => {
+    leaving = true;
+    clearInterval(heartbeat);
+    await built.nodes.remove(node);
+    await devices.removeOwned('simulator');
   });
   const operations = new LeaseOperations({
     adb,
@@ -203,7 +232,7 @@ async function startSteps(options: DeviceNodeOptions, teardown: Teardown): Promi
 
   const refresh = async () => {
     const list = await devices.list();
-    for (const state of ['online', 'offline', 'unauthorized', 'quarantined']) {
+    for (const state of ['online', 'offline', 'unauthorized', 'quarantined', 'ownerless']) {
       metrics.devicesByState.set({ state }, list.filter((d) => d.state === state).length);
     }
     metrics.leasesActive.set(await leases.activeCount());
@@ -222,20 +251,12 @@ async function startSteps(options: DeviceNodeOptions, teardown: Teardown): Promi
     'device node started',
   );
 
-  let heartbeat: NodeJS.Timeout | undefined;
-  teardown.add('heartbeat', () => clearInterval(heartbeat));
   return {
     name: node,
     nodes: built.nodes,
-    async announce(url: string) {
-      const beat = () =>
-        built.nodes
-          .announce(node, url)
-          .catch((err: Error) => logger.warn({ err: err.message }, 'node heartbeat failed'));
+    async announce(at: string) {
+      url = at;
       await beat();
-      clearInterval(heartbeat);
-      heartbeat = setInterval(() => void beat(), NODE_STALE_MS / 3);
-      heartbeat.unref();
     },
     adb,
     devices,
