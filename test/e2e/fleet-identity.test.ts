@@ -1,55 +1,44 @@
 /**
  * Node identity across a crash (issue #12): a bridge started without a node name takes a stable one
  * from its data dir (created once); after SIGKILL and a restart on the same data dir it is the same
- * node, and its `--simulate` devices of the previous run are gone (no stale records pile up).
+ * node, and its `--simulate` devices of the previous run are gone (no stale records pile up). A
+ * clean shutdown leaves no ghost: the node leaves the directory and its simulated devices are gone.
  */
-import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../support/bridge.ts';
-import { startCli, waitForExit } from '../support/cli.ts';
-import { freePortCandidate } from '../support/device-bed.ts';
+import { waitForExit } from '../support/cli.ts';
+import {
+  deleteKeys,
+  type FleetNode,
+  http,
+  killAdbServer,
+  REDIS_URL,
+  startBridge,
+  stopBridge,
+} from '../support/fleet.ts';
 
 const prefix = `test:${randomUUID()}:`;
-const redisUrl = 'redis://127.0.0.1:6379';
 
-interface Devices {
-  devices: Array<{ id: string; ownerNode: string; state: string; source: string }>;
-}
-
-async function serve(dir: string, adbPort: number) {
-  const started = await startCli(['serve', '--port', '0', '--data-dir', dir, '--simulate', '2', '--json'], {
-    env: {
-      REDIS_URL: redisUrl,
-      DEVICEBRIDGE_REDIS_PREFIX: prefix,
-      DEVICEBRIDGE_ADB_PORT: String(adbPort),
-      LOG_LEVEL: 'silent',
-    },
-    timeoutMs: 60_000,
-  });
-  const url = (JSON.parse(started.firstLine) as { url: string }).url;
-  const devices = (await (await fetch(`${url}/v1/devices`)).json()) as Devices;
-  return { child: started.child, url, devices: devices.devices };
+interface Device {
+  id: string;
+  ownerNode: string;
+  state: string;
 }
 
 describe('stable node identity (e2e)', () => {
-  const redis = new Redis(redisUrl);
-  const adbPort = freePortCandidate();
+  const redis = new Redis(REDIS_URL);
   let tmp: { dir: string; cleanup(): Promise<void> } | undefined;
-  let running: Awaited<ReturnType<typeof serve>> | undefined;
+  let running: FleetNode | undefined;
+  const devices = async (node: FleetNode): Promise<Device[]> =>
+    (await http(node.url, 'GET', '/v1/devices')).json.devices;
 
   afterAll(async () => {
-    if (running && running.child.exitCode === null) {
-      running.child.kill('SIGTERM');
-      await waitForExit(running.child, 20_000).catch(() => running?.child.kill('SIGKILL'));
-    }
-    await promisify(execFile)('adb', ['-P', String(adbPort), 'kill-server']).catch(() => undefined);
-    const keys = await redis.keys(`${prefix}*`);
-    if (keys.length > 0) await redis.del(...keys);
+    if (running) await stopBridge(running);
+    await deleteKeys(redis, prefix);
     await redis.quit();
     await tmp?.cleanup();
   }, 60_000);
@@ -57,8 +46,8 @@ describe('stable node identity (e2e)', () => {
   it('a restart on the same data dir after SIGKILL is the same node, without stale simulated devices', async () => {
     tmp = await tempDir();
     const dir = path.join(tmp.dir, 'node');
-    running = await serve(dir, adbPort);
-    const first = running.devices;
+    running = await startBridge(dir, { prefix, simulate: 2 });
+    const first = await devices(running);
     expect(first).toHaveLength(2);
     const name = first[0]!.ownerNode;
     expect(name).not.toContain(String(running.child.pid));
@@ -66,12 +55,17 @@ describe('stable node identity (e2e)', () => {
 
     running.child.kill('SIGKILL');
     await waitForExit(running.child);
-    await promisify(execFile)('adb', ['-P', String(adbPort), 'kill-server']).catch(() => undefined);
-    running = await serve(dir, adbPort);
-    const second = running.devices;
+    await killAdbServer(running.adbPort);
+    running = await startBridge(dir, { prefix, simulate: 2 });
+    const second = await devices(running);
     expect(second.map((d) => d.ownerNode)).toEqual([name, name]);
-    expect(second).toHaveLength(2);
     expect(second.every((d) => d.state === 'online')).toBe(true);
     expect(second.map((d) => d.id).filter((id) => first.some((f) => f.id === id))).toEqual([]);
+
+    // A clean shutdown: no directory entry, no device records left behind.
+    await stopBridge(running);
+    expect(running.child.exitCode).toBe(0);
+    expect(await redis.exists(`${prefix}{devicebridge}:node:${name}`)).toBe(0);
+    expect(await redis.scard(`${prefix}{devicebridge}:devices`)).toBe(0);
   }, 120_000);
 });

@@ -1,0 +1,81 @@
+/** Several `devicebridge serve` processes on one Redis (the multi-node e2e tests). */
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import type { Redis } from 'ioredis';
+import { startCli, waitForExit } from './cli.ts';
+import { freePortCandidate } from './device-bed.ts';
+
+export const REDIS_URL = 'redis://127.0.0.1:6379';
+const ex = promisify(execFile);
+
+export interface FleetNode {
+  url: string;
+  adbPort: number;
+  child: Awaited<ReturnType<typeof startCli>>['child'];
+}
+
+/** `serve --json` on a data dir, sharing the Redis prefix; `name` unset = the data dir's identity. */
+export async function startBridge(
+  dir: string,
+  options: { prefix: string; name?: string; simulate?: number; env?: Record<string, string> },
+): Promise<FleetNode> {
+  const adbPort = freePortCandidate();
+  const started = await startCli(
+    ['serve', '--port', '0', '--data-dir', dir, '--simulate', String(options.simulate ?? 0), '--json'],
+    {
+      env: {
+        REDIS_URL,
+        DEVICEBRIDGE_REDIS_PREFIX: options.prefix,
+        ...(options.name === undefined ? {} : { DEVICEBRIDGE_NODE: options.name }),
+        DEVICEBRIDGE_ADB_PORT: String(adbPort),
+        LOG_LEVEL: 'silent',
+        ...options.env,
+      },
+      timeoutMs: 60_000,
+    },
+  );
+  return { url: (JSON.parse(started.firstLine) as { url: string }).url, adbPort, child: started.child };
+}
+
+/** End a bridge (SIGTERM, then SIGKILL) and the adb server it started (a SIGKILLed bridge leaves it). */
+export async function stopBridge(node: FleetNode): Promise<void> {
+  if (node.child.exitCode === null && node.child.signalCode === null) {
+    node.child.kill('SIGTERM');
+    await waitForExit(node.child, 20_000).catch(() => node.child.kill('SIGKILL'));
+  }
+  await killAdbServer(node.adbPort);
+}
+
+export async function killAdbServer(port: number): Promise<void> {
+  await ex('adb', ['-P', String(port), 'kill-server']).catch(() => undefined);
+}
+
+/** `adb forward --list` of a bridge's adb server. */
+export async function forwardsOf(node: FleetNode): Promise<string> {
+  return (await ex('adb', ['-P', String(node.adbPort), 'forward', '--list'])).stdout.trim();
+}
+
+/** One JSON call to a bridge (30 s bound). */
+export async function http(
+  url: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  // biome-ignore lint/suspicious/noExplicitAny: tests read whatever fields the answer has
+): Promise<{ status: number; json: any }> {
+  const res = await fetch(`${url}${path}`, {
+    method,
+    ...(body === undefined
+      ? {}
+      : { headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) }),
+    signal: AbortSignal.timeout(30_000),
+  });
+  const text = await res.text();
+  return { status: res.status, json: text ? JSON.parse(text) : null };
+}
+
+/** Remove every key of a test's Redis prefix. */
+export async function deleteKeys(redis: Redis, prefix: string): Promise<void> {
+  const keys = await redis.keys(`${prefix}*`);
+  if (keys.length > 0) await redis.del(...keys);
+}
