@@ -1,8 +1,8 @@
 /** Several `devicebridge serve` processes on one Redis (the multi-node e2e tests). */
-import { execFile } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
 import type { Redis } from 'ioredis';
-import { startCli, waitForExit } from './cli.ts';
+import { BIN, startCli, waitForExit } from './cli.ts';
 import { freePortCandidate } from './device-bed.ts';
 
 export const REDIS_URL = 'redis://127.0.0.1:6379';
@@ -78,4 +78,49 @@ export async function http(
 export async function deleteKeys(redis: Redis, prefix: string): Promise<void> {
   const keys = await redis.keys(`${prefix}*`);
   if (keys.length > 0) await redis.del(...keys);
+}
+
+/** `devicebridge simulate --port 0 --count N --json` in its own process: its devices' addresses. */
+export async function startSimulatorProcess(
+  count: number,
+): Promise<{ child: ChildProcess; addresses: string[]; stop(): Promise<void> }> {
+  const child = spawn(
+    process.execPath,
+    [BIN, 'simulate', '--port', '0', '--count', String(count), '--json'],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  const addresses = await new Promise<string[]>((resolve, reject) => {
+    let out = '';
+    let err = '';
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`simulate did not list ${count} devices: ${err}`));
+    }, 30_000);
+    child.stderr!.on('data', (d: Buffer) => {
+      err += d.toString();
+    });
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const lines = out.split('\n').filter((l) => l.startsWith('{"address"'));
+      if (lines.length >= count) {
+        clearTimeout(timer);
+        resolve(lines.slice(0, count).map((l) => (JSON.parse(l) as { address: string }).address));
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`simulate exited with ${code}: ${err}`));
+    });
+  });
+  return {
+    child,
+    addresses,
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGTERM');
+      await waitForExit(child, 10_000).catch(() => child.kill('SIGKILL'));
+    },
+  };
 }
