@@ -638,8 +638,13 @@ export class DeviceRegistry extends EventEmitter {
       this.#logger?.warn({ deviceId: r.id, from }, 'device taken over from a dead node');
       this.emit('claimed', { id: r.id, from });
       const endpoint = r.endpoint!;
-      if (this.#tunnels.status(endpoint) === undefined) await this.#tunnels.add(endpoint);
-      else this.#tunnels.reconnect(endpoint);
+      try {
+        if (this.#tunnels.status(endpoint) === undefined) await this.#tunnels.add(endpoint);
+        else this.#tunnels.reconnect(endpoint);
+      } catch (err) {
+        // Owned now: the health pass adds the tunnel again (tunnels retry by themselves).
+        this.#logger?.warn({ deviceId: r.id, err: message(err) }, 'tunnel of a taken-over device failed');
+      }
     }
   }
 
