@@ -1,12 +1,15 @@
 /**
  * Teardown runs on the owner (issue #12): two `devicebridge serve` processes on one Redis; node-a
- * drives a simulated device, node-b drives none. A client leases node-a's device through node-b,
+ * drives a device of a `devicebridge simulate` process (whose control API counts the helpers
+ * running on it), node-b drives none. A client leases node-a's device through node-b,
  * opens a helper session through node-b (forwarded to node-a: a helper session and an adb forward
  * on node-a) and releases through node-b. Three times over: node-a's adb server is left with no
- * forward, and each teardown ran and was recorded once, on node-a, with its helper session closed.
+ * forward, no helper runs on the device, and each teardown ran and was recorded once, on node-a,
+ * with its helper session closed.
  * The same for leases that expire, whichever node's expiry pass claims them.
  */
 import { randomUUID } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,7 +21,9 @@ import {
   forwardsOf,
   http,
   REDIS_URL,
+  simulatedDevice,
   startBridge,
+  startSimulatorProcess,
   stopBridge,
 } from '../support/fleet.ts';
 
@@ -28,18 +33,31 @@ describe('teardown runs on the owner (e2e, two bridges)', () => {
   const redis = new Redis(REDIS_URL);
   const nodes: FleetNode[] = [];
   let tmp: { dir: string; cleanup(): Promise<void> } | undefined;
+  let simulator: Awaited<ReturnType<typeof startSimulatorProcess>> | undefined;
+  const helpersRunning = async () =>
+    (await simulatedDevice(simulator!.control, simulator!.addresses[0]!)).runningHelpers;
   const recorded = async (id: string) =>
     JSON.parse((await redis.get(`${prefix}{leases}:td:${id}`)) ?? 'null');
 
   beforeAll(async () => {
     tmp = await tempDir();
     await publishFixtureHelper(path.join(tmp.dir, 'a'));
-    nodes.push(await startBridge(path.join(tmp.dir, 'a'), { prefix, name: 'node-a', simulate: 1 }));
+    simulator = await startSimulatorProcess(1);
+    const file = path.join(tmp.dir, 'devices.json');
+    await writeFile(file, JSON.stringify([{ endpoint: simulator.addresses[0] }]));
+    nodes.push(
+      await startBridge(path.join(tmp.dir, 'a'), {
+        prefix,
+        name: 'node-a',
+        env: { DEVICEBRIDGE_DEVICES_FILE: file },
+      }),
+    );
     nodes.push(await startBridge(path.join(tmp.dir, 'b'), { prefix, name: 'node-b' }));
   }, 120_000);
 
   afterAll(async () => {
     for (const n of nodes) await stopBridge(n);
+    await simulator?.stop();
     await deleteKeys(redis, prefix);
     await redis.quit();
     await tmp?.cleanup();
@@ -58,11 +76,13 @@ describe('teardown runs on the owner (e2e, two bridges)', () => {
       expect(snap.status, JSON.stringify(snap.json)).toBe(200);
       expect(snap.json.transport).toBe('session');
       expect(await forwardsOf(a), 'the session holds a forward on the owner').not.toBe('');
+      expect(await helpersRunning(), 'the session runs a helper on the device').toBeGreaterThan(0);
 
       const released = await http(b.url, 'DELETE', `/v1/leases/${lease.id}`);
       expect(released.status, JSON.stringify(released.json)).toBe(200);
       expect(released.json.teardown).toMatchObject({ node: 'node-a', reason: 'released', failures: [] });
       expect(await forwardsOf(a), `round ${round}: forwards left on the owner`).toBe('');
+      expect(await helpersRunning(), `round ${round}: helpers left running`).toBe(0);
       const record = await recorded(lease.id);
       expect(record).toMatchObject({ node: 'node-a', reason: 'released', failures: [] });
       expect(record.actions.join('\n')).toMatch(/session/);
@@ -94,6 +114,7 @@ describe('teardown runs on the owner (e2e, two bridges)', () => {
       expect(record.actions.join('\n')).toMatch(/session/);
     }
     expect(await forwardsOf(a)).toBe('');
+    expect(await helpersRunning()).toBe(0);
     expect(await redis.hlen(`${prefix}{leases}:deferred`)).toBe(0);
   }, 120_000);
 });

@@ -80,18 +80,20 @@ export async function deleteKeys(redis: Redis, prefix: string): Promise<void> {
   if (keys.length > 0) await redis.del(...keys);
 }
 
-/** `devicebridge simulate --port 0 --count N --json` in its own process: its devices' addresses. */
-export async function startSimulatorProcess(
-  count: number,
-): Promise<{ child: ChildProcess; addresses: string[]; stop(): Promise<void> }> {
+/** `devicebridge simulate --port 0 --count N --json` in its own process (with its control API). */
+export async function startSimulatorProcess(count: number): Promise<{
+  child: ChildProcess;
+  addresses: string[];
+  /** The run-time control API (`src/simulator/control.ts`). */
+  control: string;
+  stop(): Promise<void>;
+}> {
   const child = spawn(
     process.execPath,
-    [BIN, 'simulate', '--port', '0', '--count', String(count), '--json'],
-    {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
+    [BIN, 'simulate', '--port', '0', '--count', String(count), '--control-port', '0', '--json'],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
   );
-  const addresses = await new Promise<string[]>((resolve, reject) => {
+  const listed = await new Promise<{ control: string; addresses: string[] }>((resolve, reject) => {
     let out = '';
     let err = '';
     const timer = setTimeout(() => {
@@ -103,10 +105,15 @@ export async function startSimulatorProcess(
     });
     child.stdout!.on('data', (d: Buffer) => {
       out += d.toString();
-      const lines = out.split('\n').filter((l) => l.startsWith('{"address"'));
-      if (lines.length >= count) {
+      const lines = out
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l) as { address?: string; control?: string });
+      const addresses = lines.flatMap((l) => (l.address === undefined ? [] : [l.address]));
+      const control = lines.find((l) => l.control !== undefined)?.control;
+      if (addresses.length >= count && control !== undefined) {
         clearTimeout(timer);
-        resolve(lines.slice(0, count).map((l) => (JSON.parse(l) as { address: string }).address));
+        resolve({ control, addresses: addresses.slice(0, count) });
       }
     });
     child.once('exit', (code) => {
@@ -116,11 +123,27 @@ export async function startSimulatorProcess(
   });
   return {
     child,
-    addresses,
+    ...listed,
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill('SIGTERM');
       await waitForExit(child, 10_000).catch(() => child.kill('SIGKILL'));
     },
   };
+}
+
+/** The simulator's status of its device at `address` (control API): helpers running, listeners. */
+export interface SimulatedDeviceStatus {
+  index: number;
+  address: string;
+  runningHelpers: number;
+  listeners: string[];
+  faults: string[];
+}
+
+export async function simulatedDevice(control: string, address: string): Promise<SimulatedDeviceStatus> {
+  const { devices } = (await http(control, 'GET', '/devices')).json as { devices: SimulatedDeviceStatus[] };
+  const device = devices.find((d) => d.address === address);
+  if (device === undefined) throw new Error(`the simulator has no device at ${address}`);
+  return device;
 }
