@@ -3,7 +3,8 @@
  * serve` processes on one Redis with the same devices file (heartbeat 500 ms: a node is dead 1.5 s
  * after its last beat). node-0 starts first and drives all 20; leases are taken on some of them.
  * node-0 is SIGKILLed (its adb server too, as when its host dies). Then:
- * - a lease-scoped call for a lease on node-0's device fails typed and retryable (503 UNAVAILABLE
+ * - a lease-scoped call in flight on node-0 (forwarded there by node-1; its device slowed by the
+ *   simulator's latency fault) and the next one both fail typed and retryable (503 UNAVAILABLE
  *   naming node-0), and a release through a survivor succeeds, its teardown deferred to the owner;
  * - within TAKEOVER_BOUND_MS every device is owned by a survivor and online again; each device is
  *   connected on its owner's adb server and on no other survivor's (no double owner);
@@ -26,6 +27,7 @@ import {
   http,
   killAdbServer,
   REDIS_URL,
+  simulatedDevice,
   startBridge,
   startSimulatorProcess,
   stopBridge,
@@ -54,27 +56,30 @@ describe('takeover when a node dies (e2e: 3 bridges, 20 simulated devices)', () 
     (await http(node.url, 'GET', '/v1/devices')).json.devices;
 
   beforeAll(async () => {
+    const t0 = Date.now();
     tmp = await tempDir();
-    simulator = await startSimulatorProcess(DEVICES);
+    const dirs = [0, 1, 2].map((i) => path.join(tmp!.dir, `node-${i}`));
+    [simulator] = await Promise.all([
+      startSimulatorProcess(DEVICES),
+      ...dirs.map((dir) => publishFixtureHelper(dir)),
+    ]);
     const file = path.join(tmp.dir, 'devices.json');
     await writeFile(file, JSON.stringify(simulator.addresses.map((endpoint) => ({ endpoint }))));
-    const dirs = [0, 1, 2].map((i) => path.join(tmp!.dir, `node-${i}`));
-    await Promise.all(dirs.map((dir) => publishFixtureHelper(dir)));
-    // One after another: node-0 registers (and so drives) all 20; the others know the same tunnels.
-    for (const [i, dir] of dirs.entries()) {
-      nodes.push(
-        await startBridge(dir, {
-          prefix,
-          name: `node-${i}`,
-          env: {
-            DEVICEBRIDGE_DEVICES_FILE: file,
-            DEVICEBRIDGE_HEARTBEAT_MS: '500',
-            DEVICEBRIDGE_HEALTH_INTERVAL_MS: '500',
-            DEVICEBRIDGE_FORWARD_TIMEOUT_MS: '2000',
-          },
-        }),
-      );
-    }
+    const start = (i: number) =>
+      startBridge(dirs[i]!, {
+        prefix,
+        name: `node-${i}`,
+        env: {
+          DEVICEBRIDGE_DEVICES_FILE: file,
+          DEVICEBRIDGE_HEARTBEAT_MS: '500',
+          DEVICEBRIDGE_HEALTH_INTERVAL_MS: '500',
+          DEVICEBRIDGE_FORWARD_TIMEOUT_MS: '20000',
+        },
+      });
+    // node-0 first: it registers (and so drives) all 20; the others know the same tunnels.
+    nodes.push(await start(0));
+    nodes.push(...(await Promise.all([start(1), start(2)])));
+    process.stderr.write(`fleet-takeover: 3 bridges and ${DEVICES} devices up in ${Date.now() - t0} ms\n`);
   }, 180_000);
 
   afterAll(async () => {
@@ -101,16 +106,28 @@ describe('takeover when a node dies (e2e: 3 bridges, 20 simulated devices)', () 
       http(node.url, 'POST', `/v1/leases/${id}/gestures`, { kind: 'tap', x: 10, y: 10 });
     expect((await tap(two, leases[0]!.id)).status).toBe(200);
 
+    // A call in flight on node-0 when it dies: its device answers slowly (latency fault).
+    const slow = before.find((d) => d.id === leases[1]!.deviceId)!;
+    const { index } = await simulatedDevice(simulator!.control, slow.endpoint);
+    const fault = await http(simulator!.control, 'PUT', `/devices/${index}/faults`, {
+      faults: ['latency-ms=400'],
+    });
+    expect(fault.status).toBe(200);
+    const inFlight = tap(one, leases[1]!.id);
+    await new Promise((r) => setTimeout(r, 1000));
+
     victim.child.kill('SIGKILL');
     await waitForExit(victim.child);
-    await killAdbServer(victim.adbPort);
     const killedAt = Date.now();
+    await killAdbServer(victim.adbPort);
+    await http(simulator!.control, 'DELETE', `/devices/${index}/faults`);
 
-    // In-flight work for the dead owner fails typed and retryable, naming it.
-    const refused = await tap(two, leases[1]!.id);
-    expect(refused.status, JSON.stringify(refused.json)).toBe(503);
-    expect(refused.json.error).toMatchObject({ code: 'UNAVAILABLE', retryable: true });
-    expect(refused.json.error.message).toContain('node-0');
+    // In-flight work for the dead owner, and the next call, fail typed and retryable, naming it.
+    for (const refused of [await inFlight, await tap(two, leases[2]!.id)]) {
+      expect(refused.status, JSON.stringify(refused.json)).toBe(503);
+      expect(refused.json.error).toMatchObject({ code: 'UNAVAILABLE', retryable: true });
+      expect(refused.json.error.message).toContain('node-0');
+    }
     // A release through a survivor while the owner is dead: the teardown waits for the next owner.
     const released = leases.pop()!;
     const answer = await http(two.url, 'DELETE', `/v1/leases/${released.id}`);
