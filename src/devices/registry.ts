@@ -411,7 +411,8 @@ export class DeviceRegistry extends EventEmitter {
       if (record.endpoint !== undefined && this.#tunnels.status(record.endpoint) !== undefined) {
         await this.#tunnels.remove(record.endpoint).catch(() => undefined);
       }
-      if (await this.#store.delete(record.id)) removed.push(record.id);
+      if (!(await this.#store.delete(record.id))) continue;
+      removed.push(record.id);
       this.emit('removed', { id: record.id });
     }
     if (removed.length > 0)

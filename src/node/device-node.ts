@@ -5,6 +5,10 @@
  * the routes and the CLI call). Dependencies are explicit and acyclic: the registry reads the lease
  * store; the operations check fences in the lease store and record helper status in the registry;
  * the manager matches and quarantines through the registry and tears down through the operations.
+ *
+ * In a fleet (Redis): the node's name is configured or persisted in its data dir (`node-identity.ts`);
+ * it is alive in the node directory from the first step (a heartbeat with a TTL of 3 beats) and
+ * leaves it on close, removing its simulated devices' records, so no ghost stays behind.
  */
 import path from 'node:path';
 import { AdbRuntime } from '../adb/runtime.ts';
