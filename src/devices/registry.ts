@@ -20,9 +20,10 @@
  *
  * Fleet (with a node directory): a record whose owner's heartbeat expired reads as `ownerless`
  * (never leasable). Each health pass takes over ownerless devices this node can reach — tunnels it
- * was configured with itself (devices file or API) — by a compare-and-set on `ownerNode` (one
- * claimant wins), then connects the tunnel through its own adb server; a tunnel this node holds for
- * a device now owned elsewhere is dropped.
+ * was configured with itself (devices file or its API), and tunnels registered through any node's
+ * API that its tunnel allowlist permits — by a compare-and-set on `ownerNode` (one claimant wins),
+ * then connects the tunnel through its own adb server; a tunnel this node holds for a device now
+ * owned elsewhere is dropped.
  *
  * Events: `state` {id, state, previous, reason?} on every state change; `removed` {id}; `claimed`
  * {id, from} when this node took a device over.
@@ -615,13 +616,11 @@ export class DeviceRegistry extends EventEmitter {
         await this.#tunnels.remove(r.endpoint).catch(() => undefined);
       }
     }
-    const candidates = records.filter(
-      (r) => r.ownerNode !== this.#node && r.endpoint !== undefined && this.#reachable.has(r.endpoint),
-    );
-    if (candidates.length === 0 || this.#nodes === undefined) return;
-    const alive = await this.#liveOwners(candidates);
+    const others = records.filter((r) => r.ownerNode !== this.#node && r.endpoint !== undefined);
+    if (others.length === 0 || this.#nodes === undefined) return;
+    const alive = await this.#liveOwners(others);
     for (const [i, r] of records.entries()) {
-      if (!candidates.includes(r) || alive.has(r.ownerNode)) continue;
+      if (!others.includes(r) || alive.has(r.ownerNode) || !(await this.#canReach(r))) continue;
       const from = r.ownerNode;
       const claimed = await this.#store.update(r.id, (cur) =>
         cur.ownerNode !== from
@@ -647,6 +646,21 @@ export class DeviceRegistry extends EventEmitter {
         this.#logger?.warn({ deviceId: r.id, err: message(err) }, 'tunnel of a taken-over device failed');
       }
     }
+  }
+
+  /**
+   * May this node take the device over: a tunnel it was configured with itself, or one registered
+   * through the API (for the whole fleet) that this node's tunnel allowlist permits.
+   */
+  async #canReach(record: DeviceRecord): Promise<boolean> {
+    const endpoint = record.endpoint;
+    if (endpoint === undefined) return false;
+    if (this.#reachable.has(endpoint)) return true;
+    if (record.source !== 'api') return false;
+    return this.#policy.check(endpoint).then(
+      () => true,
+      () => false,
+    );
   }
 
   async #checkOne(record: DeviceRecord, adb: Map<string, string> | null): Promise<void> {

@@ -21,9 +21,15 @@ describe('a dead owner’s device reads ownerless', () => {
 
   beforeAll(async () => {
     b = await testDeviceBridge({ simulate: 0, redisPrefix: prefix, env: { DEVICEBRIDGE_NODE: 'node-b' } });
-    // A device of node-gone at an endpoint node-b was never configured with (so it never takes it over).
+    // A device from node-gone's own devices file, which node-b was never configured with: node-b
+    // never takes it over.
     await store.put(
-      deviceRecord('dev-x', { ownerNode: 'node-gone', endpoint: '127.0.0.1:9', serial: '127.0.0.1:9' }),
+      deviceRecord('dev-x', {
+        ownerNode: 'node-gone',
+        endpoint: '127.0.0.1:9',
+        serial: '127.0.0.1:9',
+        source: 'config',
+      }),
     );
   }, 60_000);
 
@@ -49,6 +55,8 @@ describe('a dead owner’s device reads ownerless', () => {
     expect(granted.status, JSON.stringify(granted.body)).toBe(201);
 
     await directory.remove('node-gone');
+    expect(await stateOf()).toBe('ownerless');
+    await new Promise((r) => setTimeout(r, 1200)); // health passes of node-b: it cannot reach dev-x
     expect(await stateOf()).toBe('ownerless');
     // The stored record is untouched: ownerless is what readers derive, never written.
     expect((await store.get('dev-x'))?.state).toBe('online');
