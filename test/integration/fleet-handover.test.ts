@@ -12,7 +12,7 @@ import { type DeviceBridge, testDeviceBridge, timedRequest } from '../support/br
 import { deleteKeys, REDIS_URL } from '../support/fleet.ts';
 
 const prefix = `test:${randomUUID()}:`;
-const fleetEnv = (name: string) => ({ DEVICEBRIDGE_NODE: name, DEVICEBRIDGE_HEARTBEAT_MS: '200' });
+const fleetEnv = (name: string) => ({ DEVICEBRIDGE_NODE: name, DEVICEBRIDGE_HEARTBEAT_MS: '500' });
 
 describe('a clean shutdown hands an API-registered device over', () => {
   const redis = new Redis(REDIS_URL);
