@@ -7,6 +7,7 @@ import { isIP } from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
 import { endpointSchema } from './adb/endpoint.ts';
+import { NODE_NAME_PATTERN } from './devices/nodes.ts';
 
 const port = z.coerce.number().int().min(0).max(65535);
 const bool = z
@@ -66,10 +67,7 @@ const fields = {
   ],
   nodeName: [
     'DEVICEBRIDGE_NODE',
-    z
-      .string()
-      .regex(/^[A-Za-z0-9._-]{1,64}$/, 'expected [A-Za-z0-9._-]{1,64}')
-      .optional(),
+    z.string().regex(NODE_NAME_PATTERN, 'expected [A-Za-z0-9._-]{1,64}').optional(),
   ],
   devicesFile: ['DEVICEBRIDGE_DEVICES_FILE', z.string().min(1).optional()],
   tunnelAllow: ['DEVICEBRIDGE_TUNNEL_ALLOW', z.string().default('')],
@@ -83,6 +81,11 @@ const fields = {
   headersTimeoutMs: [
     'DEVICEBRIDGE_HEADERS_TIMEOUT_MS',
     z.coerce.number().int().min(100).max(600_000).default(15_000),
+  ],
+  /** A call forwarded to a device's owner node must get the owner's answer headers within this. */
+  forwardTimeoutMs: [
+    'DEVICEBRIDGE_FORWARD_TIMEOUT_MS',
+    z.coerce.number().int().min(100).max(3_600_000).default(60_000),
   ],
   /** Idle keep-alive connections are closed after this. */
   keepAliveTimeoutMs: [
@@ -104,6 +107,8 @@ const fields = {
     'DEVICEBRIDGE_RATE_EXPENSIVE',
     z.coerce.number().int().min(0).max(1_000_000).default(12_000),
   ],
+  /** How often this node refreshes its directory entry; it counts as dead after 3 missed beats. */
+  heartbeatMs: ['DEVICEBRIDGE_HEARTBEAT_MS', z.coerce.number().int().min(100).max(600_000).default(5000)],
   healthIntervalMs: [
     'DEVICEBRIDGE_HEALTH_INTERVAL_MS',
     z.coerce.number().int().min(100).max(3_600_000).default(5000),

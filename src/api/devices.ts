@@ -15,7 +15,7 @@ export const DeviceSchema = z
     endpoint: z.string().optional(),
     provider: z.string().optional(),
     labels: z.record(z.string(), z.string()),
-    state: z.enum(['online', 'offline', 'unauthorized', 'quarantined']),
+    state: z.enum(['online', 'offline', 'unauthorized', 'quarantined', 'ownerless']),
     quarantineReason: z.string().optional(),
     properties: z.object({
       sdk: z.number().int().optional(),

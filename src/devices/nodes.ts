@@ -1,34 +1,76 @@
 /**
- * The node directory: which URL each bridge node answers on, so a node that does not drive a
- * device can hand a lease-scoped call to the node that does. Entries are refreshed by a heartbeat
- * and ignored once stale. Memory by default; on Redis (src/devices/redis-store.ts) for many nodes.
+ * The node directory: which bridge nodes are alive and the URL each answers on, so a node that does
+ * not drive a device can hand a lease-scoped call to the node that does, readers can tell a device
+ * whose owner died (`ownerless`), and a surviving node can take such a device over. An entry lives
+ * as long as its node's heartbeat keeps it fresh (Redis: a key with a TTL, on Redis's clock; memory:
+ * a timestamp); a clean shutdown removes it at once. Memory by default; on Redis
+ * (src/devices/redis-store.ts) for many nodes.
  */
 export interface NodeDirectory {
-  /** Record (or refresh) this node's URL. */
-  announce(node: string, url: string): Promise<void>;
-  /** The node's URL when its last heartbeat is fresh, else null. */
+  /** Record (or refresh) this node as alive for `ttlMs`, with its URL (null: alive, not reachable by URL yet). */
+  announce(node: string, url: string | null, ttlMs?: number): Promise<void>;
+  /** The node's URL while its heartbeat is fresh, else null. */
   urlOf(node: string): Promise<string | null>;
+  /** Which of these nodes have a fresh heartbeat. */
+  alive(nodes: readonly string[]): Promise<Set<string>>;
+  /** Forget the node at once (a clean shutdown). */
+  remove(node: string): Promise<void>;
   close(): Promise<void>;
 }
 
-/** A heartbeat older than this is a dead node. */
-export const NODE_STALE_MS = 30_000;
+/** What a node name looks like (DEVICEBRIDGE_NODE, the data dir's `node-id`). */
+export const NODE_NAME_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
+
+/** Default heartbeat period; an entry lives NODE_STALE_BEATS periods (a node is dead after that). */
+export const HEARTBEAT_MS = 5_000;
+export const NODE_STALE_BEATS = 3;
+/** A heartbeat older than this is a dead node (the default entry lifetime). */
+export const NODE_STALE_MS = HEARTBEAT_MS * NODE_STALE_BEATS;
+
+/** The directory entry of one node, as stored (JSON). */
+export interface NodeEntry {
+  url: string | null;
+}
+
+/** Parse a stored entry; null when it is not one (a corrupt entry counts as absent). */
+export function parseNodeEntry(raw: string): NodeEntry | null {
+  try {
+    const entry = JSON.parse(raw) as { url?: unknown };
+    if (typeof entry !== 'object' || entry === null) return null;
+    if (entry.url !== null && typeof entry.url !== 'string') return null;
+    return { url: entry.url };
+  } catch {
+    return null;
+  }
+}
 
 export class MemoryNodeDirectory implements NodeDirectory {
-  readonly #nodes = new Map<string, { url: string; at: number }>();
+  readonly #nodes = new Map<string, { url: string | null; until: number }>();
   readonly #now: () => number;
 
   constructor(options: { now?: () => number } = {}) {
     this.#now = options.now ?? Date.now;
   }
 
-  async announce(node: string, url: string): Promise<void> {
-    this.#nodes.set(node, { url, at: this.#now() });
+  async announce(node: string, url: string | null, ttlMs = NODE_STALE_MS): Promise<void> {
+    this.#nodes.set(node, { url, until: this.#now() + ttlMs });
+  }
+
+  #fresh(node: string): { url: string | null } | undefined {
+    const entry = this.#nodes.get(node);
+    return entry && this.#now() < entry.until ? entry : undefined;
   }
 
   async urlOf(node: string): Promise<string | null> {
-    const entry = this.#nodes.get(node);
-    return entry && this.#now() - entry.at < NODE_STALE_MS ? entry.url : null;
+    return this.#fresh(node)?.url ?? null;
+  }
+
+  async alive(nodes: readonly string[]): Promise<Set<string>> {
+    return new Set(nodes.filter((n) => this.#fresh(n) !== undefined));
+  }
+
+  async remove(node: string): Promise<void> {
+    this.#nodes.delete(node);
   }
 
   async close(): Promise<void> {}

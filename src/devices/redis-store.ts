@@ -5,7 +5,8 @@
  * multi-key scripts in `lua/` are legal on a cluster):
  *   <prefix>{devicebridge}:device:<id>   JSON of the DeviceRecord
  *   <prefix>{devicebridge}:devices       set of ids (the index)
- *   <prefix>{devicebridge}:nodes         hash node -> {"url","at"} (the node directory)
+ *   <prefix>{devicebridge}:node:<name>   JSON {"url"} with a TTL refreshed by the node's heartbeat
+ *                                        (the node directory: present = alive)
  *
  * `update` is optimistic compare-and-set: read the JSON, apply `change` in JS, then one Lua script
  * (`lua/compare-and-set.lua`) writes the new JSON only if the stored JSON is still byte-identical
@@ -18,7 +19,7 @@ import type { Logger } from '../observability/logger.ts';
 import { closeRedis, openRedis } from '../redis/connection.ts';
 import { KeySpace } from '../redis/keys.ts';
 import { ScriptSet } from '../redis/script-loader.ts';
-import { NODE_STALE_MS, type NodeDirectory } from './nodes.ts';
+import { NODE_STALE_MS, type NodeDirectory, parseNodeEntry } from './nodes.ts';
 import { checkUpdatedRecord, compareIds } from './store-common.ts';
 import type { DeviceRecord, DeviceStore } from './types.ts';
 
@@ -42,8 +43,8 @@ export class DeviceKeys {
   get index(): string {
     return this.#space.key('devices');
   }
-  get nodes(): string {
-    return this.#space.key('nodes');
+  node(name: string): string {
+    return this.#space.key('node', name);
   }
 }
 
@@ -173,42 +174,49 @@ export interface RedisNodeDirectoryOptions {
   client?: Redis;
   /** Key prefix, default `devicebridge:`; must not contain `{` or `}`. */
   prefix?: string;
-  now?: () => number;
   /** Where connection errors of an owned connection are logged. */
   logger?: Logger;
 }
 
 /**
- * The node directory on Redis: one hash `<prefix>{devicebridge}:nodes` of node → `{"url","at"}`.
- * Single-key operations only; a stale entry is ignored by readers (and replaced by the next beat).
+ * The node directory on Redis: one key per node, `<prefix>{devicebridge}:node:<name>` = `{"url"}`,
+ * written with a TTL by every heartbeat (so liveness is judged on Redis's clock, not on the nodes'),
+ * deleted by a clean shutdown. Single-key operations only.
  */
 export class RedisNodeDirectory implements NodeDirectory {
   readonly #client: Redis;
   readonly #owned: boolean;
-  readonly #key: string;
-  readonly #now: () => number;
+  readonly #keys: DeviceKeys;
 
   constructor(options: RedisNodeDirectoryOptions = {}) {
     this.#owned = options.client === undefined;
     this.#client = options.client ?? openDeviceRedis('nodes', options.url, options.logger);
-    this.#key = new DeviceKeys(options.prefix ?? 'devicebridge:').nodes;
-    this.#now = options.now ?? Date.now;
+    this.#keys = new DeviceKeys(options.prefix ?? 'devicebridge:');
   }
 
-  async announce(node: string, url: string): Promise<void> {
-    await this.#client.hset(this.#key, node, JSON.stringify({ url, at: this.#now() }));
+  async announce(node: string, url: string | null, ttlMs = NODE_STALE_MS): Promise<void> {
+    await this.#client.set(
+      this.#keys.node(node),
+      JSON.stringify({ url }),
+      'PX',
+      Math.max(1, Math.round(ttlMs)),
+    );
   }
 
   async urlOf(node: string): Promise<string | null> {
-    const raw = await this.#client.hget(this.#key, node);
-    if (raw === null) return null;
-    try {
-      const entry = JSON.parse(raw) as { url?: unknown; at?: unknown };
-      if (typeof entry.url !== 'string' || typeof entry.at !== 'number') return null;
-      return this.#now() - entry.at < NODE_STALE_MS ? entry.url : null;
-    } catch {
-      return null;
-    }
+    const raw = await this.#client.get(this.#keys.node(node));
+    return raw === null ? null : (parseNodeEntry(raw)?.url ?? null);
+  }
+
+  async alive(nodes: readonly string[]): Promise<Set<string>> {
+    const names = [...new Set(nodes)];
+    if (names.length === 0) return new Set();
+    const values = await this.#client.mget(...names.map((n) => this.#keys.node(n)));
+    return new Set(names.filter((_, i) => values[i] !== null && parseNodeEntry(values[i]!) !== null));
+  }
+
+  async remove(node: string): Promise<void> {
+    await this.#client.del(this.#keys.node(node));
   }
 
   async close(): Promise<void> {

@@ -18,7 +18,15 @@
  * `quarantineAfterFailures`; an unreachable adb server is not the device's failure; `unauthorized`
  * is a state, not a failure). Tunnel `state` events update the state at once (without counting).
  *
- * Events: `state` {id, state, previous, reason?} on every state change; `removed` {id}.
+ * Fleet (with a node directory): a record whose owner's heartbeat expired reads as `ownerless`
+ * (never leasable). Each health pass takes over ownerless devices this node can reach — tunnels it
+ * was configured with itself (devices file or its API), and tunnels registered through any node's
+ * API that its tunnel allowlist permits — by a compare-and-set on `ownerNode` (one claimant wins),
+ * then connects the tunnel through its own adb server; a tunnel this node holds for a device now
+ * owned elsewhere is dropped.
+ *
+ * Events: `state` {id, state, previous, reason?} on every state change; `removed` {id}; `claimed`
+ * {id, from} when this node took a device over.
  */
 import { EventEmitter } from 'node:events';
 import type { AdbClient } from '../adb/client.ts';
@@ -39,6 +47,7 @@ import {
 import type { EndpointPolicy } from './endpoint-policy.ts';
 import { healthEvent, tunnelAction } from './health.ts';
 import { LABEL_PATTERN, validateLabels, validateProvider } from './labels.ts';
+import type { NodeDirectory } from './nodes.ts';
 import { observeState, probeDevice, readProperties } from './probes.ts';
 import { deviceIdFor } from './properties.ts';
 import type { DeviceProperties, DeviceRecord, DeviceState, DeviceStore } from './types.ts';
@@ -71,6 +80,8 @@ export interface DeviceRegistryOptions {
   probeTimeoutMs?: number;
   /** How long `register` waits for a new tunnel to settle (device/unauthorized) (default 3000 ms). */
   connectWaitMs?: number;
+  /** Which nodes are alive (the node directory): records of dead owners read `ownerless` and may be taken over. */
+  nodes?: Pick<NodeDirectory, 'alive'>;
   /** Run `discoverAdbDevices` on every health tick (default false). */
   autoDiscover?: boolean;
   now?: () => number;
@@ -121,6 +132,9 @@ export class DeviceRegistry extends EventEmitter {
   readonly #probeTimeout: number;
   readonly #connectWait: number;
   readonly #autoDiscover: boolean;
+  readonly #nodes: Pick<NodeDirectory, 'alive'> | undefined;
+  /** Tunnels this node was configured with (devices file, API): the devices it may take over. */
+  readonly #reachable = new Set<string>();
   readonly #now: () => number;
   readonly #loop: PeriodicTask;
   readonly #onTunnelState = (event: { endpoint: string; state: string }) => {
@@ -143,6 +157,7 @@ export class DeviceRegistry extends EventEmitter {
     this.#probeTimeout = options.probeTimeoutMs ?? 5000;
     this.#connectWait = options.connectWaitMs ?? 3000;
     this.#autoDiscover = options.autoDiscover ?? false;
+    this.#nodes = options.nodes;
     this.#now = options.now ?? Date.now;
     if (!Number.isInteger(this.#threshold) || this.#threshold < 1) {
       throw new BridgeError('INVALID_ARGUMENT', 'quarantineAfterFailures must be a positive integer');
@@ -180,6 +195,7 @@ export class DeviceRegistry extends EventEmitter {
       throw invalidArgument(`source ${JSON.stringify(source)} must be api, config or simulator`);
     }
     const id = deviceIdFor(endpoint);
+    if (source !== 'simulator') this.#reachable.add(endpoint);
 
     const existing = await this.#store.get(id);
     if (existing) {
@@ -325,8 +341,28 @@ export class DeviceRegistry extends EventEmitter {
   // -------------------------------------------------------------------------------------------
   // Queries and admin actions.
 
+  /** Every record; one whose owner's heartbeat expired reads `ownerless`. */
   async list(): Promise<DeviceRecord[]> {
-    return this.#store.list();
+    return this.#withOwners(await this.#store.list());
+  }
+
+  /** The owner node of a device, null when it has no record. */
+  async ownerOf(id: string): Promise<string | null> {
+    return (await this.#store.get(id))?.ownerNode ?? null;
+  }
+
+  /** The owners among these nodes that are alive (this node always is; every node without a directory). */
+  async #liveOwners(records: readonly DeviceRecord[]): Promise<Set<string>> {
+    const others = [...new Set(records.map((r) => r.ownerNode))].filter((n) => n !== this.#node);
+    const alive = this.#nodes === undefined ? new Set(others) : await this.#nodes.alive(others);
+    alive.add(this.#node);
+    return alive;
+  }
+
+  /** Records as readers see them: a dead owner's device is `ownerless`. */
+  async #withOwners(records: DeviceRecord[]): Promise<DeviceRecord[]> {
+    const alive = await this.#liveOwners(records);
+    return records.map((r) => (alive.has(r.ownerNode) ? r : { ...r, state: 'ownerless' }));
   }
 
   /** The record, or NOT_FOUND naming the id. */
@@ -337,7 +373,7 @@ export class DeviceRegistry extends EventEmitter {
         details: { deviceId: id },
       });
     }
-    return record;
+    return (await this.#withOwners([record]))[0]!;
   }
 
   /** Remove a device: CONFLICT while leased unless `force`; the tunnel is disconnected. */
@@ -362,6 +398,27 @@ export class DeviceRegistry extends EventEmitter {
     await this.#store.delete(id);
     this.#logger?.info({ deviceId: id, forced: options.force === true }, 'device removed');
     this.emit('removed', { id });
+  }
+
+  /**
+   * Remove this node's records of one source, leased or not: the simulated devices a previous run
+   * of this node left behind (their simulator ended with it), or this node's own at a clean
+   * shutdown. Resolves the removed ids.
+   */
+  async removeOwned(source: DeviceRecord['source']): Promise<string[]> {
+    const removed: string[] = [];
+    for (const record of await this.#store.list()) {
+      if (record.ownerNode !== this.#node || record.source !== source) continue;
+      if (record.endpoint !== undefined && this.#tunnels.status(record.endpoint) !== undefined) {
+        await this.#tunnels.remove(record.endpoint).catch(() => undefined);
+      }
+      if (!(await this.#store.delete(record.id))) continue;
+      removed.push(record.id);
+      this.emit('removed', { id: record.id });
+    }
+    if (removed.length > 0)
+      this.#logger?.info({ source, devices: removed.length }, 'own device records removed');
+    return removed;
   }
 
   /** Quarantine a device with a reason; it stays quarantined until `clearQuarantine`. */
@@ -421,7 +478,7 @@ export class DeviceRegistry extends EventEmitter {
    */
   async match(selector: DeviceSelector): Promise<MatchResult> {
     const valid = validateSelector(selector);
-    const matching = (await this.#store.list()).filter((r) => matchesSelector(r, valid));
+    const matching = (await this.list()).filter((r) => matchesSelector(r, valid));
     matching.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     return {
       matching: matching.map((r) => r.id),
@@ -536,10 +593,74 @@ export class DeviceRegistry extends EventEmitter {
         this.#logger?.warn({ err: message(err) }, 'adb discovery failed'),
       );
     }
-    const owned = (await this.#store.list()).filter((r) => r.ownerNode === this.#node);
+    const records = await this.#store.list();
+    await this.#takeOver(records);
+    const owned = records.filter((r) => r.ownerNode === this.#node);
     for (let i = 0; i < owned.length; i += HEALTH_CONCURRENCY) {
       await Promise.all(owned.slice(i, i + HEALTH_CONCURRENCY).map((r) => this.#checkOne(r, adb)));
     }
+  }
+
+  /**
+   * Take over the devices of dead owners that this node can reach (one compare-and-set on the owner
+   * each: one claimant wins), and drop tunnels this node holds for devices another node owns.
+   * Claimed records are changed in `records` in place, so the pass checks them at once.
+   */
+  async #takeOver(records: DeviceRecord[]): Promise<void> {
+    for (const r of records) {
+      if (r.ownerNode !== this.#node && r.endpoint !== undefined && this.#tunnels.status(r.endpoint)) {
+        this.#logger?.info(
+          { deviceId: r.id, ownerNode: r.ownerNode },
+          'device owned elsewhere: tunnel dropped',
+        );
+        await this.#tunnels.remove(r.endpoint).catch(() => undefined);
+      }
+    }
+    const others = records.filter((r) => r.ownerNode !== this.#node && r.endpoint !== undefined);
+    if (others.length === 0 || this.#nodes === undefined) return;
+    const alive = await this.#liveOwners(others);
+    for (const [i, r] of records.entries()) {
+      if (!others.includes(r) || alive.has(r.ownerNode) || !(await this.#canReach(r))) continue;
+      const from = r.ownerNode;
+      const claimed = await this.#store.update(r.id, (cur) =>
+        cur.ownerNode !== from
+          ? cur
+          : {
+              ...cur,
+              ownerNode: this.#node,
+              state: cur.state === 'quarantined' ? cur.state : 'offline',
+              consecutiveFailures: 0,
+              updatedAt: this.#now(),
+            },
+      );
+      if (claimed?.ownerNode !== this.#node) continue; // another survivor won, or it is gone
+      records[i] = claimed;
+      this.#logger?.warn({ deviceId: r.id, from }, 'device taken over from a dead node');
+      this.emit('claimed', { id: r.id, from });
+      const endpoint = r.endpoint!;
+      try {
+        if (this.#tunnels.status(endpoint) === undefined) await this.#tunnels.add(endpoint);
+        else this.#tunnels.reconnect(endpoint);
+      } catch (err) {
+        // Owned now: the health pass adds the tunnel again (tunnels retry by themselves).
+        this.#logger?.warn({ deviceId: r.id, err: message(err) }, 'tunnel of a taken-over device failed');
+      }
+    }
+  }
+
+  /**
+   * May this node take the device over: a tunnel it was configured with itself, or one registered
+   * through the API (for the whole fleet) that this node's tunnel allowlist permits.
+   */
+  async #canReach(record: DeviceRecord): Promise<boolean> {
+    const endpoint = record.endpoint;
+    if (endpoint === undefined) return false;
+    if (this.#reachable.has(endpoint)) return true;
+    if (record.source !== 'api') return false;
+    return this.#policy.check(endpoint).then(
+      () => true,
+      () => false,
+    );
   }
 
   async #checkOne(record: DeviceRecord, adb: Map<string, string> | null): Promise<void> {

@@ -4,7 +4,11 @@
  * recorded on it (`ownerNode`).
  */
 
-export type DeviceState = 'online' | 'offline' | 'unauthorized' | 'quarantined';
+/**
+ * A device's state. `ownerless` is never stored: readers derive it for a device whose owner node's
+ * heartbeat expired (dead node; a surviving node that can reach it takes it over).
+ */
+export type DeviceState = 'online' | 'offline' | 'unauthorized' | 'quarantined' | 'ownerless';
 
 export interface DeviceProperties {
   sdk?: number;

@@ -11,6 +11,11 @@
  * release or teardown in this process wakes local waiters at once, waiters in other processes see
  * the freed device at their next poll. A waiter refreshes its queue place every waiterTtl/3, so the
  * waiters of a crashed node drop out after `waiterTtlSeconds`.
+ *
+ * Teardown runs on the node that drives the device. A lease ended here (released, or claimed by this
+ * node's expiry pass) whose device another node owns is deferred to that owner through the store;
+ * every expiry pass also takes the deferred teardowns of the devices this node owns now (its own, or
+ * taken over from a dead node) and runs each exactly once.
  */
 import { randomBytes } from 'node:crypto';
 import { BridgeError, invalidArgument } from '../errors.ts';
@@ -37,6 +42,8 @@ export interface LeaseDevices {
   match(selector: LeaseSelector): Promise<Candidates>;
   /** Take a device out of service; called before the device is freed when its teardown failed. */
   quarantine?(deviceId: string, reason: string): Promise<unknown>;
+  /** The node that drives the device, null when it has no record (teardown then runs where it ended). */
+  ownerOf?(deviceId: string): Promise<string | null>;
 }
 
 /** What undoes a lease on its device (this node's lease operations). */
@@ -125,6 +132,7 @@ export class LeaseManager {
     this.#now = options.now ?? Date.now;
     this.#expiry = new PeriodicTask(this.#expiryIntervalMs, async () => {
       try {
+        await this.runDeferredOnce();
         return (await this.expireOnce()) >= EXPIRY_BATCH;
       } catch (err) {
         this.#log.error({ err }, 'lease: expiry pass failed');
@@ -247,7 +255,7 @@ export class LeaseManager {
       });
     }
     this.#log.info({ leaseId, deviceId: lease.deviceId }, 'lease: released');
-    const teardown = await this.#track(this.#runTeardown(lease, 'released'));
+    const teardown = await this.#track(this.#tearDown(lease, 'released'));
     return { lease, teardown };
   }
 
@@ -280,10 +288,68 @@ export class LeaseManager {
     await Promise.all(
       claimed.map((lease) => {
         this.#log.info({ leaseId: lease.id, deviceId: lease.deviceId }, 'lease: expired');
-        return this.#track(this.#runTeardown(lease, 'expired'));
+        return this.#track(this.#tearDown(lease, 'expired'));
       }),
     );
     return claimed.length;
+  }
+
+  /**
+   * Run the teardowns deferred to this node: those whose device this node owns now (or whose device
+   * record is gone: nothing can be undone anywhere, the record frees it). Each is taken once.
+   */
+  async runDeferredOnce(): Promise<number> {
+    const owner = this.#devices.ownerOf;
+    if (owner === undefined) return 0;
+    let ran = 0;
+    for (const item of await this.#store.deferredTeardowns()) {
+      const now = await owner.call(this.#devices, item.lease.deviceId);
+      if (now !== null && now !== this.#node) continue;
+      if (!(await this.#store.takeDeferredTeardown(item.lease.id))) continue;
+      this.#log.info(
+        { leaseId: item.lease.id, deviceId: item.lease.deviceId, from: item.from },
+        'lease: running a teardown deferred to this node',
+      );
+      await this.#track(this.#runTeardown(item.lease, item.reason));
+      ran++;
+    }
+    return ran;
+  }
+
+  /** Tear down here when this node drives the device (or nobody does), else defer it to the owner. */
+  async #tearDown(lease: Lease, reason: TeardownReason): Promise<TeardownRecord> {
+    let owner: string | null = null;
+    try {
+      owner = (await this.#devices.ownerOf?.(lease.deviceId)) ?? null;
+    } catch (err) {
+      this.#log.warn({ err, leaseId: lease.id }, 'lease: owner lookup failed; tearing down here');
+    }
+    if (owner === null || owner === this.#node) return this.#runTeardown(lease, reason);
+    const at = this.#now();
+    const record: TeardownRecord = {
+      leaseId: lease.id,
+      deviceId: lease.deviceId,
+      reason,
+      startedAt: at,
+      finishedAt: at,
+      actions: [`deferred to the owner node ${owner} (it runs and records the teardown)`],
+      failures: [],
+      node: this.#node,
+    };
+    try {
+      await this.#store.deferTeardown({ lease, reason, from: this.#node, owner, deferredAt: at });
+      this.#log.info(
+        { leaseId: lease.id, deviceId: lease.deviceId, owner },
+        'lease: teardown deferred to the owner',
+      );
+    } catch (err) {
+      // The device stays blocked until the store's teardown grace passes.
+      record.failures.push(
+        `deferring the teardown failed: ${err instanceof Error ? err.message : String(err)}`,
+      );
+      this.#log.error({ err, leaseId: lease.id }, 'lease: deferring teardown failed');
+    }
+    return record;
   }
 
   #track<T>(promise: Promise<T>): Promise<T> {

@@ -20,10 +20,11 @@ import {
   DEFAULT_TEARDOWN_GRACE_MS,
   expiresAfter,
   newLeaseId,
+  parseDeferredTeardown,
   parseJournalRecord,
   type StoreClockOptions,
 } from './store-common.ts';
-import type { AcquireRequest, Lease, LeaseStore, TeardownRecord } from './types.ts';
+import type { AcquireRequest, DeferredTeardown, Lease, LeaseStore, TeardownRecord } from './types.ts';
 
 interface DeviceSlot {
   fence: number;
@@ -45,6 +46,8 @@ export class MemoryLeaseStore implements LeaseStore {
   readonly #queues = new Map<string, Map<string, number>>();
   readonly #teardowns = new Map<string, { record: TeardownRecord; until: number }>();
   readonly #deviceState = new Map<string, { records: Map<string, string>; until: number }>();
+  /** leaseId -> the deferred teardown as JSON (as the Redis store keeps it). */
+  readonly #deferred = new Map<string, string>();
 
   constructor(options: StoreClockOptions = {}) {
     this.#now = options.now ?? Date.now;
@@ -269,6 +272,18 @@ export class MemoryLeaseStore implements LeaseStore {
     this.#deviceState.delete(leaseId);
     if (!entry || entry.until <= this.#now()) return {};
     return Object.fromEntries([...entry.records].map(([k, v]) => [k, parseJournalRecord(v)]));
+  }
+
+  async deferTeardown(item: DeferredTeardown): Promise<void> {
+    this.#deferred.set(item.lease.id, JSON.stringify(item));
+  }
+
+  async deferredTeardowns(): Promise<DeferredTeardown[]> {
+    return [...this.#deferred.values()].map(parseDeferredTeardown);
+  }
+
+  async takeDeferredTeardown(leaseId: string): Promise<boolean> {
+    return this.#deferred.delete(leaseId);
   }
 
   async close(): Promise<void> {}

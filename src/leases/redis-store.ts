@@ -15,6 +15,8 @@
  *   q:<queueKey>      zset  waiters by arrival sequence;  qd:<queueKey> hash waiter -> deadline
  *   queues            set   queue keys that have waiters;  qseq  arrival counter
  *   td:<leaseId>      string teardown record JSON, expires after the retention
+ *   deferred          hash  leaseId -> deferred teardown JSON (for the device's owner; the hash
+ *                           expires after the retention since its last write)
  *
  * Time: the client passes `now` (ms) into every script (default Date.now, injectable for tests)
  * rather than the scripts reading Redis TIME — so tests control expiry, at the price that bridge
@@ -34,12 +36,14 @@ import {
   DEFAULT_TEARDOWN_GRACE_MS,
   expiresAfter,
   newLeaseId,
+  parseDeferredTeardown,
   parseJournalRecord,
   type StoreClockOptions,
   ttlMs,
 } from './store-common.ts';
 import type {
   AcquireRequest,
+  DeferredTeardown,
   Lease,
   LeaseSelector,
   LeaseState,
@@ -82,6 +86,9 @@ export class LeaseKeys {
   }
   get active(): string {
     return this.#space.key('active');
+  }
+  get deferred(): string {
+    return this.#space.key('deferred');
   }
   get queues(): string {
     return this.#space.key('queues');
@@ -350,6 +357,25 @@ export class RedisLeaseStore implements LeaseStore {
       out[key] = parseJournalRecord(json);
     }
     return out;
+  }
+
+  async deferTeardown(item: DeferredTeardown): Promise<void> {
+    const replies = await this.#client
+      .multi()
+      .hset(this.#keys.deferred, item.lease.id, JSON.stringify(item))
+      .pexpire(this.#keys.deferred, this.#retentionMs)
+      .exec();
+    const failed = replies?.find(([err]) => err !== null)?.[0];
+    if (failed) throw failed;
+  }
+
+  async deferredTeardowns(): Promise<DeferredTeardown[]> {
+    const all = await this.#client.hgetall(this.#keys.deferred);
+    return Object.values(all).map(parseDeferredTeardown);
+  }
+
+  async takeDeferredTeardown(leaseId: string): Promise<boolean> {
+    return (await this.#client.hdel(this.#keys.deferred, leaseId)) === 1;
   }
 
   async getTeardown(leaseId: string): Promise<TeardownRecord | null> {

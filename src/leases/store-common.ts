@@ -4,9 +4,9 @@
  */
 
 import { randomFillSync } from 'node:crypto';
-import { invalidArgument } from '../errors.ts';
+import { BridgeError, invalidArgument } from '../errors.ts';
 import { parseStrictJson } from '../strict-json.ts';
-import type { Lease } from './types.ts';
+import type { DeferredTeardown, Lease } from './types.ts';
 
 export const DEFAULT_TEARDOWN_GRACE_MS = 120_000;
 export const DEFAULT_RETENTION_MS = 7 * 24 * 3600 * 1000;
@@ -77,4 +77,38 @@ export function parseJournalRecord(json: string): Record<string, unknown> {
     // fall through
   }
   return { unparsed: json.slice(0, 200) };
+}
+
+/**
+ * A stored deferred teardown (JSON), checked field by field: INTERNAL naming the first bad field.
+ * The lease inside is taken as stored (it was written by a lease store).
+ */
+export function parseDeferredTeardown(json: string): DeferredTeardown {
+  let value: unknown;
+  try {
+    value = parseStrictJson(json);
+  } catch {
+    throw new BridgeError('INTERNAL', 'deferred teardown is not JSON');
+  }
+  const bad = (field: string): never => {
+    throw new BridgeError('INTERNAL', `deferred teardown: ${field} is missing or invalid`);
+  };
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return bad('the record');
+  const v = value as Record<string, unknown>;
+  const lease = v['lease'] as Record<string, unknown> | null | undefined;
+  if (typeof lease !== 'object' || lease === null || Array.isArray(lease)) return bad('lease');
+  if (typeof lease['id'] !== 'string' || lease['id'] === '') return bad('lease.id');
+  if (typeof lease['deviceId'] !== 'string' || lease['deviceId'] === '') return bad('lease.deviceId');
+  if (!Number.isSafeInteger(lease['fencingToken'])) return bad('lease.fencingToken');
+  if (v['reason'] !== 'released' && v['reason'] !== 'expired') return bad('reason');
+  if (typeof v['from'] !== 'string') return bad('from');
+  if (typeof v['owner'] !== 'string') return bad('owner');
+  if (!Number.isFinite(v['deferredAt'])) return bad('deferredAt');
+  return {
+    lease: lease as unknown as Lease,
+    reason: v['reason'],
+    from: v['from'],
+    owner: v['owner'],
+    deferredAt: v['deferredAt'] as number,
+  };
 }

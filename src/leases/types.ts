@@ -60,6 +60,20 @@ export interface TeardownRecord {
   node: string;
 }
 
+/**
+ * A teardown the node that ended a lease could not run because another node drives the device: it
+ * waits in the store for the device's owner (now or after a takeover), which takes it exactly once.
+ */
+export interface DeferredTeardown {
+  lease: Lease;
+  reason: 'released' | 'expired';
+  /** The node that ended the lease. */
+  from: string;
+  /** The owner it was deferred to (the device may have another owner by the time it runs). */
+  owner: string;
+  deferredAt: number;
+}
+
 export interface LeaseStore {
   /** Atomically lease the first free candidate; null when none is free (or not our turn in the queue). */
   acquire(request: AcquireRequest): Promise<Lease | null>;
@@ -88,6 +102,12 @@ export interface LeaseStore {
   /** Number of live waiters (for metrics). */
   waiting(queueKey?: string): Promise<number>;
   recordTeardown(record: TeardownRecord): Promise<void>;
+  /** Leave a lease's teardown for the node that drives its device (kept for the retention period). */
+  deferTeardown(item: DeferredTeardown): Promise<void>;
+  /** Every deferred teardown not yet taken. */
+  deferredTeardowns(): Promise<DeferredTeardown[]>;
+  /** Take one deferred teardown: true for exactly one caller across every process. */
+  takeDeferredTeardown(leaseId: string): Promise<boolean>;
   getTeardown(leaseId: string): Promise<TeardownRecord | null>;
   /**
    * Journal what a helper is about to change on the lease's device (e.g. the prior secure settings

@@ -5,8 +5,11 @@
  * the routes and the CLI call). Dependencies are explicit and acyclic: the registry reads the lease
  * store; the operations check fences in the lease store and record helper status in the registry;
  * the manager matches and quarantines through the registry and tears down through the operations.
+ *
+ * In a fleet (Redis): the node's name is configured or persisted in its data dir (`node-identity.ts`);
+ * it is alive in the node directory from the first step (a heartbeat with a TTL of 3 beats) and
+ * leaves it on close, removing its simulated devices' records, so no ghost stays behind.
  */
-import os from 'node:os';
 import path from 'node:path';
 import { AdbRuntime } from '../adb/runtime.ts';
 import {
@@ -20,7 +23,7 @@ import {
 import { ArtifactCache } from '../artifacts/cache.ts';
 import type { Config } from '../config.ts';
 import { endpointPolicyFromEnv } from '../devices/endpoint-policy.ts';
-import { MemoryNodeDirectory, NODE_STALE_MS, type NodeDirectory } from '../devices/nodes.ts';
+import { MemoryNodeDirectory, NODE_STALE_BEATS, type NodeDirectory } from '../devices/nodes.ts';
 import { openDeviceStores } from '../devices/open-store.ts';
 import { DeviceRegistry } from '../devices/registry.ts';
 import type { DeviceStore } from '../devices/types.ts';
@@ -32,13 +35,17 @@ import type { Logger } from '../observability/logger.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { Services } from '../server/env.ts';
 import type { DeviceSource } from './device-source.ts';
+import { nodeIdentity } from './node-identity.ts';
 
 export interface DeviceNode {
   /** This node's name (owner of the devices it drives). */
   name: string;
   /** Where every node answers, for handing lease-scoped calls to a device's owner. */
   nodes: NodeDirectory;
-  /** Record this node's URL now and keep it fresh (a heartbeat) until close. */
+  /**
+   * Record this node's URL now (its heartbeat keeps it fresh until close; the node is alive in the
+   * directory from the start, without a URL until this is called).
+   */
   announce(url: string): Promise<void>;
   adb: AdbRuntime;
   devices: DeviceRegistry;
@@ -127,12 +134,7 @@ export async function startDeviceNode(options: DeviceNodeOptions): Promise<Devic
 
 async function startSteps(options: DeviceNodeOptions, teardown: Teardown): Promise<DeviceNode> {
   const { config, logger, metrics } = options;
-  const node =
-    config.nodeName ??
-    `${os
-      .hostname()
-      .replace(/[^A-Za-z0-9._-]/g, '-')
-      .slice(0, 40)}-${process.pid}`;
+  const node = await nodeIdentity(config.nodeName, config.dataDir);
   const built =
     options.leaseStore && options.deviceStore
       ? { leaseStore: options.leaseStore, deviceStore: options.deviceStore, nodes: new MemoryNodeDirectory() }
@@ -140,6 +142,22 @@ async function startSteps(options: DeviceNodeOptions, teardown: Teardown): Promi
   teardown.add('lease store', () => built.leaseStore.close());
   teardown.add('device store', () => built.deviceStore.close());
   teardown.add('node directory', () => built.nodes.close());
+
+  // Alive in the node directory before registering anything: otherwise a survivor's takeover pass
+  // could claim a device this node is registering. The entry lives 3 beats past the last one.
+  let url: string | null = null;
+  let leaving = false;
+  const ttlMs = config.heartbeatMs * NODE_STALE_BEATS;
+  const beat = () =>
+    leaving
+      ? Promise.resolve()
+      : built.nodes
+          .announce(node, url, ttlMs)
+          .catch((err: Error) => logger.warn({ err: err.message }, 'node heartbeat failed'));
+  await beat();
+  const heartbeat = setInterval(() => void beat(), config.heartbeatMs);
+  heartbeat.unref();
+  teardown.add('heartbeat', () => clearInterval(heartbeat));
   const adb = await AdbRuntime.start({
     port: config.adbPort,
     adbPath: config.adbPath,
@@ -158,6 +176,16 @@ async function startSteps(options: DeviceNodeOptions, teardown: Teardown): Promi
     logger,
     healthIntervalMs: config.healthIntervalMs,
     leases: built.leaseStore,
+    nodes: built.nodes,
+  });
+  // A clean shutdown leaves no ghosts: this node leaves the directory at once (its remaining devices
+  // read `ownerless` and survivors that reach them take them over) and its simulated devices, which
+  // end with it, are removed. Runs after the lease manager and the registry have stopped.
+  teardown.add('leave the fleet', async () => {
+    leaving = true;
+    clearInterval(heartbeat);
+    await built.nodes.remove(node);
+    await devices.removeOwned('simulator');
   });
   const operations = new LeaseOperations({
     adb,
@@ -198,6 +226,8 @@ async function startSteps(options: DeviceNodeOptions, teardown: Teardown): Promi
     .discoverAdbDevices()
     .catch((err: Error) => logger.warn({ err: err.message }, 'adb device discovery failed'));
 
+  // Simulated devices live and die with their node: a previous run's records (a crash) are stale.
+  await devices.removeOwned('simulator');
   for (const source of options.sources ?? []) {
     const started = await source.start({ known: (await devices.list()).length });
     if (started === null) continue;
@@ -214,7 +244,7 @@ async function startSteps(options: DeviceNodeOptions, teardown: Teardown): Promi
 
   const refresh = async () => {
     const list = await devices.list();
-    for (const state of ['online', 'offline', 'unauthorized', 'quarantined']) {
+    for (const state of ['online', 'offline', 'unauthorized', 'quarantined', 'ownerless']) {
       metrics.devicesByState.set({ state }, list.filter((d) => d.state === state).length);
     }
     metrics.leasesActive.set(await leases.activeCount());
@@ -233,20 +263,12 @@ async function startSteps(options: DeviceNodeOptions, teardown: Teardown): Promi
     'device node started',
   );
 
-  let heartbeat: NodeJS.Timeout | undefined;
-  teardown.add('heartbeat', () => clearInterval(heartbeat));
   return {
     name: node,
     nodes: built.nodes,
-    async announce(url: string) {
-      const beat = () =>
-        built.nodes
-          .announce(node, url)
-          .catch((err: Error) => logger.warn({ err: err.message }, 'node heartbeat failed'));
+    async announce(at: string) {
+      url = at;
       await beat();
-      clearInterval(heartbeat);
-      heartbeat = setInterval(() => void beat(), NODE_STALE_MS / 3);
-      heartbeat.unref();
     },
     adb,
     devices,

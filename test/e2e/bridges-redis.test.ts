@@ -5,8 +5,9 @@
  * process) must never show two holders of one device at once, fencing tokens must increase in
  * holding order, and every lease must end released or expired with no forward left behind.
  * Any node accepts a lease-scoped call and forwards it to the node that drives the device. Then: a
- * bridge holding a lease is killed; a new bridge still sees the lease, and it expires with its
- * teardown recorded once.
+ * bridge holding a lease is killed and restarted on its data dir (the same node); it still sees the
+ * lease, the previous run's simulated devices are gone, and the lease expires with its teardown
+ * recorded once.
  */
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -14,18 +15,14 @@ import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../support/bridge.ts';
-import { publishFixtureHelper, startCli, waitForExit } from '../support/cli.ts';
-import { freePortCandidate } from '../support/device-bed.ts';
+import { publishFixtureHelper, waitForExit } from '../support/cli.ts';
+import { type FleetNode, http, REDIS_URL, startBridge } from '../support/fleet.ts';
 
 const SECONDS = Number(process.env['LEASE_E2E_SECONDS'] ?? 20);
 const ACQUIRERS = 50;
 const SIMULATED = [3, 3, 2, 2];
 
-interface Node {
-  url: string;
-  adbPort: number;
-  child: Awaited<ReturnType<typeof startCli>>['child'];
-}
+type Node = FleetNode;
 
 interface Held {
   deviceId: string;
@@ -37,47 +34,15 @@ interface Held {
 }
 
 const prefix = `test:${randomUUID()}:`;
-const redisUrl = 'redis://127.0.0.1:6379';
+const redisUrl = REDIS_URL;
 
-async function startNode(dir: string, name: string, simulate: number): Promise<Node> {
-  const adbPort = freePortCandidate();
-  const started = await startCli(
-    ['serve', '--port', '0', '--data-dir', dir, '--simulate', String(simulate), '--json'],
-    {
-      env: {
-        REDIS_URL: redisUrl,
-        DEVICEBRIDGE_REDIS_PREFIX: prefix,
-        DEVICEBRIDGE_NODE: name,
-        DEVICEBRIDGE_ADB_PORT: String(adbPort),
-        LOG_LEVEL: 'silent',
-      },
-      timeoutMs: 60_000,
-    },
-  );
-  return { url: (JSON.parse(started.firstLine) as { url: string }).url, adbPort, child: started.child };
-}
+const startNode = (dir: string, name: string, simulate: number): Promise<Node> =>
+  startBridge(dir, { prefix, name, simulate });
 
 async function stopNode(node: Node): Promise<number | null> {
   if (node.child.exitCode !== null) return node.child.exitCode;
   node.child.kill('SIGTERM');
   return waitForExit(node.child, 20_000);
-}
-
-async function http(
-  url: string,
-  method: string,
-  path: string,
-  body?: unknown,
-): Promise<{ status: number; json: any }> {
-  const res = await fetch(`${url}${path}`, {
-    method,
-    ...(body === undefined
-      ? {}
-      : { headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) }),
-    signal: AbortSignal.timeout(30_000),
-  });
-  const text = await res.text();
-  return { status: res.status, json: text ? JSON.parse(text) : null };
 }
 
 describe('four bridges on one Redis (e2e)', () => {
@@ -230,7 +195,7 @@ describe('four bridges on one Redis (e2e)', () => {
     expect((await http(nodes[2]!.url, 'DELETE', `/v1/leases/${lease.id}`)).status).toBe(200);
   });
 
-  it('a killed bridge leaves its leases valid; another bridge expires them with one teardown', async () => {
+  it('a killed bridge leaves its leases valid; restarted, it expires them with one teardown', async () => {
     const victim = nodes[3]!;
     // The first test's last leases may still hold every device for a few seconds: wait for one.
     const acquired = await http(victim.url, 'POST', '/v1/leases', { ttlSeconds: 3, waitSeconds: 15 });
@@ -240,7 +205,7 @@ describe('four bridges on one Redis (e2e)', () => {
     await waitForExit(victim.child);
     // A SIGKILLed bridge cannot stop its adb server: end it here so the test leaves nothing behind.
     await promisify(execFile)('adb', ['-P', String(victim.adbPort), 'kill-server']).catch(() => undefined);
-    const replacement = await startNode(`${tmp.dir}/node-3b`, 'node-3b', 1);
+    const replacement = await startNode(`${tmp.dir}/node-3`, 'node-3', 1);
     nodes[3] = replacement;
     const seen = await http(replacement.url, 'GET', `/v1/leases/${lease.id}`);
     expect(seen.json).toMatchObject({
@@ -260,6 +225,13 @@ describe('four bridges on one Redis (e2e)', () => {
       node: string;
     } | null;
     expect(record).toMatchObject({ reason: 'expired' });
-    expect(['node-0', 'node-1', 'node-2', 'node-3b']).toContain(record!.node);
+    expect(['node-0', 'node-1', 'node-2', 'node-3']).toContain(record!.node);
+    // The previous run's two simulated devices are gone; the restarted node drives its new one.
+    const devices = (await http(replacement.url, 'GET', '/v1/devices')).json.devices as Array<{
+      ownerNode: string;
+      state: string;
+    }>;
+    expect(devices.filter((d) => d.ownerNode === 'node-3')).toHaveLength(1);
+    expect(devices.filter((d) => d.state === 'ownerless')).toEqual([]);
   }, 120_000);
 });

@@ -162,7 +162,7 @@ describe('openDeviceStores', () => {
     expect(await keys()).toEqual([
       `${prefix}{devicebridge}:device:d1`,
       `${prefix}{devicebridge}:devices`,
-      `${prefix}{devicebridge}:nodes`,
+      `${prefix}{devicebridge}:node:node-a`,
     ]);
     await Promise.all([redis.deviceStore.close(), redis.nodes.close()]);
   });

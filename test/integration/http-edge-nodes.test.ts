@@ -5,7 +5,7 @@
  * is asked through app.request().
  */
 import { randomUUID } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, createServer, type Server, type Socket } from 'node:net';
 import { type ServerType, serve } from '@hono/node-server';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,6 +15,7 @@ import {
   OTHER_TENANT_TOKEN,
   testDeviceBridge,
   testTokens,
+  timedRequest,
 } from '../support/bridge.ts';
 
 const FORWARDED = 'x-devicebridge-forwarded-by';
@@ -124,4 +125,60 @@ describe('owner proxy: security', () => {
       }
     }
   });
+});
+
+describe('owner proxy: an owner that does not answer', () => {
+  const silentPrefix = `test:${randomUUID()}:`;
+  let a: DeviceBridge;
+  let b: DeviceBridge;
+  let silent: Server;
+  const sockets = new Set<Socket>();
+  let leaseId: string;
+
+  beforeAll(async () => {
+    // The owner's directory entry points at a socket that accepts and never answers (a hung node).
+    silent = createServer((socket) => {
+      sockets.add(socket);
+      socket.on('error', () => undefined);
+    });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    a = await testDeviceBridge({
+      simulate: 1,
+      redisPrefix: silentPrefix,
+      env: { DEVICEBRIDGE_NODE: 'node-a' },
+    });
+    await a.node.announce(`http://127.0.0.1:${(silent.address() as AddressInfo).port}`);
+    b = await testDeviceBridge({
+      simulate: 0,
+      redisPrefix: silentPrefix,
+      env: { DEVICEBRIDGE_NODE: 'node-b', DEVICEBRIDGE_FORWARD_TIMEOUT_MS: '500' },
+    });
+    const acquired = await timedRequest(b.app, 'POST', '/v1/leases', { waitSeconds: 5 });
+    expect(acquired.status, JSON.stringify(acquired.body)).toBe(201);
+    leaseId = acquired.body['id'];
+  }, 120_000);
+
+  afterAll(async () => {
+    for (const s of sockets) s.destroy();
+    await new Promise<void>((resolve) => silent?.close(() => resolve()));
+    await b?.cleanup();
+    await a?.cleanup();
+    const redis = new Redis('redis://127.0.0.1:6379');
+    const keys = await redis.keys(`${silentPrefix}*`);
+    if (keys.length > 0) await redis.del(...keys);
+    await redis.quit();
+  });
+
+  it('a forwarded call times out into a retryable UNAVAILABLE naming the owner (not a hang, not a 500)', async () => {
+    const res = await timedRequest(b.app, 'GET', `/v1/leases/${leaseId}/viewport?transport=one-shot`);
+    expect(res.status, JSON.stringify(res.body)).toBe(503);
+    expect(res.body['error']).toMatchObject({
+      code: 'UNAVAILABLE',
+      retryable: true,
+      details: { ownerNode: 'node-a' },
+    });
+    expect(res.body['error'].message).toContain('node-a');
+    expect(res.ms).toBeGreaterThanOrEqual(450);
+    expect(res.ms).toBeLessThan(5000);
+  }, 15_000);
 });

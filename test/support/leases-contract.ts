@@ -230,6 +230,27 @@ export function leaseStoreContract(name: string, make: StoreFactory, options: { 
       await store.close();
     });
 
+    it('deferred teardowns: kept for the owner until taken, each taken by exactly one caller', async () => {
+      const { store, clock } = await setup();
+      const lease = await store.acquire({ ...base, candidates: ['dev-a'] });
+      const ended = (await store.release(lease!.id))!;
+      const item = {
+        lease: ended,
+        reason: 'released' as const,
+        from: 'node-b',
+        owner: 'node-a',
+        deferredAt: clock.now(),
+      };
+      expect(await store.deferredTeardowns()).toEqual([]);
+      await store.deferTeardown(item);
+      expect(await store.deferredTeardowns()).toEqual([item]);
+      const takers = await Promise.all([1, 2, 3].map(() => store.takeDeferredTeardown(ended.id)));
+      expect(takers.filter(Boolean)).toHaveLength(1);
+      expect(await store.deferredTeardowns()).toEqual([]);
+      expect(await store.takeDeferredTeardown('never')).toBe(false);
+      await store.close();
+    });
+
     it('list filters active leases by tenant', async () => {
       const { store } = await setup();
       const a = await store.acquire({ ...base, candidates: ['d1'] });

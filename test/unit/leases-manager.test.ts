@@ -279,3 +279,71 @@ async function waitFor(predicate: () => boolean | Promise<boolean>, timeoutMs = 
     await new Promise((r) => setTimeout(r, 5));
   }
 }
+
+describe('teardown on the owner node', () => {
+  /** Two managers (node-a, node-b) over one store; `owner` says which node drives d1. */
+  function pair(owner: { of: string | null }) {
+    const store = new MemoryLeaseStore();
+    const ran: Record<string, Array<{ lease: string; reason: string }>> = { 'node-a': [], 'node-b': [] };
+    const make = (node: string) => {
+      const manager = new LeaseManager({
+        store,
+        node,
+        devices: {
+          match: async () => ({ matching: ['d1'], available: ['d1'] }),
+          ownerOf: async () => owner.of,
+        },
+        teardown: {
+          closeLease: async (lease, reason) => {
+            ran[node]!.push({ lease: lease.id, reason });
+            return { actions: ['closed helper session'], failures: [] };
+          },
+        },
+      });
+      managers.push(manager);
+      return manager;
+    };
+    return { store, ran, a: make('node-a'), b: make('node-b') };
+  }
+  const acquire = { selector: {}, tenant: 't', holder: 'h' };
+
+  it('a release on a non-owner defers the teardown; the owner runs it exactly once and records it', async () => {
+    const { store, ran, a, b } = pair({ of: 'node-a' });
+    const lease = await b.acquire(acquire);
+    const released = await b.release(lease.id);
+    expect(released.teardown.actions).toEqual([
+      'deferred to the owner node node-a (it runs and records the teardown)',
+    ]);
+    expect(ran['node-b']).toEqual([]);
+    expect(await b.runDeferredOnce()).toBe(0); // not node-b's device
+    expect(await Promise.all([a.runDeferredOnce(), a.runDeferredOnce()])).toEqual(
+      expect.arrayContaining([1, 0]),
+    );
+    expect(ran['node-a']).toEqual([{ lease: lease.id, reason: 'released' }]);
+    expect(await store.getTeardown(lease.id)).toMatchObject({
+      node: 'node-a',
+      actions: ['closed helper session'],
+    });
+    // The device is free again once the owner recorded the teardown.
+    expect((await b.acquire(acquire)).fencingToken).toBe(lease.fencingToken + 1);
+  });
+
+  it('after a takeover the new owner runs the teardowns deferred to the dead one', async () => {
+    const owner = { of: 'node-a' as string | null };
+    const { ran, a, b } = pair(owner);
+    const lease = await a.acquire({ ...acquire, ttlSeconds: 1 });
+    owner.of = 'node-dead';
+    await b.release(lease.id);
+    expect(await a.runDeferredOnce()).toBe(0);
+    owner.of = 'node-b'; // node-b took the device over
+    expect(await b.runDeferredOnce()).toBe(1);
+    expect(ran['node-b']).toEqual([{ lease: lease.id, reason: 'released' }]);
+  });
+
+  it('with no device record (removed) the teardown runs where the lease ended', async () => {
+    const { ran, b } = pair({ of: null });
+    const lease = await b.acquire(acquire);
+    expect((await b.release(lease.id)).teardown.node).toBe('node-b');
+    expect(ran['node-b']).toHaveLength(1);
+  });
+});

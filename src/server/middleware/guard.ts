@@ -7,7 +7,7 @@
  */
 import type { Context, MiddlewareHandler } from 'hono';
 import { LEASE_ID_PATTERN, type LeaseScope } from '../../app/lease-scope.ts';
-import { BridgeError } from '../../errors.ts';
+import { BridgeError, isBridgeError } from '../../errors.ts';
 import type { Principal } from '../auth.ts';
 import { hasBody, mediaTypeOf, readLimited, tooLarge } from '../body.ts';
 import type { AppEnv, Services } from '../env.ts';
@@ -32,8 +32,12 @@ export interface RoutePolicy {
   body?: BodyPolicy;
   /** Rate-limited per token and per client address (snapshot, publish). */
   expensive?: boolean;
-  /** A lease-scoped helper operation: forwarded to the node that drives the lease's device. */
-  forward?: boolean;
+  /**
+   * A lease-scoped operation: forwarded to the node that drives the lease's device. `or-here`
+   * (release: no body): when the owner cannot be reached, the call runs here instead (the lease ends
+   * in the store and its teardown waits there for the owner).
+   */
+  forward?: boolean | 'or-here';
 }
 
 export const JSON_TYPES = ['application/json'] as const;
@@ -111,7 +115,13 @@ export function guard(policy: RoutePolicy): MiddlewareHandler<AppEnv> {
       const owner = settled?.owner;
       if (settled && owner?.kind === 'remote' && owner.url !== null) {
         const to = { lease: settled.lease, owner: { node: owner.node, url: owner.url } };
-        return forwardToOwner(c, to, policy.body ? maxBytesOf(c, policy.body) : 0);
+        const forwarded = forwardToOwner(c, to, policy.body ? maxBytesOf(c, policy.body) : 0);
+        if (policy.forward !== 'or-here') return forwarded;
+        const answer = await forwarded.catch((err: unknown) => {
+          if (isBridgeError(err) && err.code === 'UNAVAILABLE') return null;
+          throw err;
+        });
+        if (answer !== null) return answer;
       }
     }
     if (policy.body?.json) await readJson(c, policy.body);

@@ -54,6 +54,14 @@ export async function forwardToOwner(
     { leaseId: lease.id, deviceId: lease.deviceId, ownerNode },
     'forwarding to the owner node',
   );
+  // The owner must answer (headers) within the forward timeout; the body then streams under the
+  // request's own deadline. A dead, hung or unreachable owner is a retryable UNAVAILABLE naming it.
+  const timeoutMs = c.var.services.config.forwardTimeoutMs;
+  const timeout = new AbortController();
+  const timer = setTimeout(
+    () => timeout.abort(new BridgeError('TIMEOUT', `no answer within ${timeoutMs} ms`)),
+    timeoutMs,
+  );
   let answer: Response;
   try {
     answer = await fetch(`${ownerUrl.replace(/\/+$/, '')}${url.pathname}${url.search}`, {
@@ -61,14 +69,26 @@ export async function forwardToOwner(
       headers,
       ...(body === undefined ? {} : { body, duplex: 'half' }),
       redirect: 'manual',
-      signal: c.req.raw.signal,
+      signal: AbortSignal.any([c.req.raw.signal, timeout.signal]),
     } as RequestInit);
   } catch (err) {
     const cause = (err as { cause?: unknown }).cause ?? err;
-    if (cause instanceof BridgeError) throw cause;
-    throw new BridgeError('UNAVAILABLE', `the owner node ${ownerNode} did not answer`, {
-      details: { ownerNode },
-    });
+    // The route's own refusal of the streamed body (e.g. PAYLOAD_TOO_LARGE) stays what it is.
+    if (cause instanceof BridgeError && !timeout.signal.aborted) throw cause;
+    const why = timeout.signal.aborted
+      ? `did not answer within ${timeoutMs} ms`
+      : `is not reachable (${cause instanceof Error ? cause.message : String(cause)})`;
+    c.var.logger.warn({ leaseId: lease.id, ownerNode, why }, 'owner node did not answer');
+    throw new BridgeError(
+      'UNAVAILABLE',
+      `the owner node ${ownerNode} of device ${lease.deviceId} ${why}; retry`,
+      {
+        retryable: true,
+        details: { ownerNode, deviceId: lease.deviceId },
+      },
+    );
+  } finally {
+    clearTimeout(timer);
   }
   const relayed = new Headers();
   for (const name of ['content-type', 'x-request-id', 'retry-after']) {

@@ -15,9 +15,10 @@ export const releaseLeaseRoute = createRoute({
   path: '/v1/leases/{id}',
   operationId: 'releaseLease',
   tags: ['leases'],
-  summary: 'Release the lease: tear down helper sessions, forwards and changed settings',
+  summary:
+    'Release the lease: tear down helper sessions, forwards and changed settings (on the node that drives the device)',
   security: [{ bearer: [] }],
-  middleware: guard({ access: 'client' }),
+  middleware: guard({ access: 'client', forward: 'or-here' }),
   request: { params: z.object({ id: LeaseIdParam }) },
   responses: {
     200: {

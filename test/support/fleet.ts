@@ -1,0 +1,149 @@
+/** Several `devicebridge serve` processes on one Redis (the multi-node e2e tests). */
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { promisify } from 'node:util';
+import type { Redis } from 'ioredis';
+import { BIN, startCli, waitForExit } from './cli.ts';
+import { freePortCandidate } from './device-bed.ts';
+
+export const REDIS_URL = 'redis://127.0.0.1:6379';
+const ex = promisify(execFile);
+
+export interface FleetNode {
+  url: string;
+  adbPort: number;
+  child: Awaited<ReturnType<typeof startCli>>['child'];
+}
+
+/** `serve --json` on a data dir, sharing the Redis prefix; `name` unset = the data dir's identity. */
+export async function startBridge(
+  dir: string,
+  options: { prefix: string; name?: string; simulate?: number; env?: Record<string, string> },
+): Promise<FleetNode> {
+  const adbPort = freePortCandidate();
+  const started = await startCli(
+    ['serve', '--port', '0', '--data-dir', dir, '--simulate', String(options.simulate ?? 0), '--json'],
+    {
+      env: {
+        REDIS_URL,
+        DEVICEBRIDGE_REDIS_PREFIX: options.prefix,
+        ...(options.name === undefined ? {} : { DEVICEBRIDGE_NODE: options.name }),
+        DEVICEBRIDGE_ADB_PORT: String(adbPort),
+        LOG_LEVEL: 'silent',
+        ...options.env,
+      },
+      timeoutMs: 60_000,
+    },
+  );
+  return { url: (JSON.parse(started.firstLine) as { url: string }).url, adbPort, child: started.child };
+}
+
+/** End a bridge (SIGTERM, then SIGKILL) and the adb server it started (a SIGKILLed bridge leaves it). */
+export async function stopBridge(node: FleetNode): Promise<void> {
+  if (node.child.exitCode === null && node.child.signalCode === null) {
+    node.child.kill('SIGTERM');
+    await waitForExit(node.child, 20_000).catch(() => node.child.kill('SIGKILL'));
+  }
+  await killAdbServer(node.adbPort);
+}
+
+export async function killAdbServer(port: number): Promise<void> {
+  await ex('adb', ['-P', String(port), 'kill-server']).catch(() => undefined);
+}
+
+/** `adb forward --list` of a bridge's adb server. */
+export async function forwardsOf(node: FleetNode): Promise<string> {
+  return (await ex('adb', ['-P', String(node.adbPort), 'forward', '--list'])).stdout.trim();
+}
+
+/** One JSON call to a bridge (30 s bound). */
+export async function http(
+  url: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  // biome-ignore lint/suspicious/noExplicitAny: tests read whatever fields the answer has
+): Promise<{ status: number; json: any }> {
+  const res = await fetch(`${url}${path}`, {
+    method,
+    ...(body === undefined
+      ? {}
+      : { headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) }),
+    signal: AbortSignal.timeout(30_000),
+  });
+  const text = await res.text();
+  return { status: res.status, json: text ? JSON.parse(text) : null };
+}
+
+/** Remove every key of a test's Redis prefix. */
+export async function deleteKeys(redis: Redis, prefix: string): Promise<void> {
+  const keys = await redis.keys(`${prefix}*`);
+  if (keys.length > 0) await redis.del(...keys);
+}
+
+/** `devicebridge simulate --port 0 --count N --json` in its own process (with its control API). */
+export async function startSimulatorProcess(count: number): Promise<{
+  child: ChildProcess;
+  addresses: string[];
+  /** The run-time control API (`src/simulator/control.ts`). */
+  control: string;
+  stop(): Promise<void>;
+}> {
+  const child = spawn(
+    process.execPath,
+    [BIN, 'simulate', '--port', '0', '--count', String(count), '--control-port', '0', '--json'],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  const listed = await new Promise<{ control: string; addresses: string[] }>((resolve, reject) => {
+    let out = '';
+    let err = '';
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`simulate did not list ${count} devices: ${err}`));
+    }, 30_000);
+    child.stderr!.on('data', (d: Buffer) => {
+      err += d.toString();
+    });
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const lines = out
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l) as { address?: string; control?: string });
+      const addresses = lines.flatMap((l) => (l.address === undefined ? [] : [l.address]));
+      const control = lines.find((l) => l.control !== undefined)?.control;
+      if (addresses.length >= count && control !== undefined) {
+        clearTimeout(timer);
+        resolve({ control, addresses: addresses.slice(0, count) });
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`simulate exited with ${code}: ${err}`));
+    });
+  });
+  return {
+    child,
+    ...listed,
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGTERM');
+      await waitForExit(child, 10_000).catch(() => child.kill('SIGKILL'));
+    },
+  };
+}
+
+/** The simulator's status of its device at `address` (control API): helpers running, listeners. */
+export interface SimulatedDeviceStatus {
+  index: number;
+  address: string;
+  runningHelpers: number;
+  listeners: string[];
+  faults: string[];
+}
+
+export async function simulatedDevice(control: string, address: string): Promise<SimulatedDeviceStatus> {
+  const { devices } = (await http(control, 'GET', '/devices')).json as { devices: SimulatedDeviceStatus[] };
+  const device = devices.find((d) => d.address === address);
+  if (device === undefined) throw new Error(`the simulator has no device at ${address}`);
+  return device;
+}
