@@ -201,6 +201,57 @@ describe('glass companions per lease', () => {
     expect((await req('DELETE', base)).status).toBe(200);
   });
 
+  it("the seed's refusals: an action after another app came to the front is COMPANION_REFUSED", async () => {
+    await published();
+    const lease = await acquire();
+    const base = `/v1/leases/${lease.id}`;
+    const before = android().device.screen.xml();
+    const tree = await req('GET', `${base}/a11y/tree`);
+    expect(tree.status, JSON.stringify(tree.body)).toBe(200);
+    const served = tree.body.package as string;
+    expect(served).toBeTruthy();
+    const editable = findNode(tree.body.root, (n) => n.editable);
+    expect(editable).toBeDefined();
+    try {
+      android().device.screen.show(before.replaceAll(`package="${served}"`, 'package="com.example.other"'));
+      const refused = await req('POST', `${base}/a11y/actions`, {
+        ref: editable!.ref,
+        action: 'set_text',
+        text: 'never written',
+      });
+      expect(refused.status, JSON.stringify(refused.body)).toBe(409);
+      expect(refused.body.error).toMatchObject({ code: 'COMPANION_REFUSED', retryable: false });
+      expect(refused.body.error.details.reason).toContain(
+        `the active window changed since the tree was served (served ${served}, now com.example.other)`,
+      );
+      expect(android().device.screen.xml()).not.toContain('never written');
+    } finally {
+      android().device.screen.show(before);
+    }
+    expect((await req('DELETE', base)).status).toBe(200);
+  });
+
+  it('the agent dying mid-request is UNAVAILABLE (retryable); the next call relaunches it', async () => {
+    await published();
+    const lease = await acquire();
+    const base = `/v1/leases/${lease.id}`;
+    expect((await req('PUT', `${base}/clipboard`, { text: 'first' })).status).toBe(200);
+    const [first] = agents();
+    expect(first).toBeDefined();
+    bridge.node.simulator!.devices[0]!.setFault({ glassAgentDeath: true });
+    const died = await req('PUT', `${base}/clipboard`, { text: 'lost' });
+    expect(died.status, JSON.stringify(died.body)).toBe(503);
+    expect(died.body.error).toMatchObject({ code: 'UNAVAILABLE', retryable: true });
+    expect(android().device.clipboard).toBe('first');
+    expect((await req('PUT', `${base}/clipboard`, { text: 'second' })).status).toBe(200);
+    expect(android().device.clipboard).toBe('second');
+    const now = agents();
+    expect(now).toHaveLength(1);
+    expect(now[0]!.pid).not.toBe(first!.pid);
+    expect((await req('DELETE', base)).status).toBe(200);
+    expect(agents()).toEqual([]);
+  });
+
   it('bad input is INVALID_ARGUMENT naming the field, before the device is touched', async () => {
     const lease = await acquire();
     const base = `/v1/leases/${lease.id}`;
@@ -401,8 +452,8 @@ describe('glass companions per lease', () => {
     expect(released.stdout).toContain('stopped glass agent');
   }, 120_000);
 
-  // Needs the simulator's screen model (branch glass-sim): the agent's `text` appends to the focused
-  // EditText and `set_text` replaces a node's text, so the next dump and the next tree show them.
+  // The simulator's screen model: the agent's `text` appends to the focused EditText and `set_text`
+  // replaces a node's text, so the next dump and the next tree show them.
   it('Unicode round trip: type, then the next snapshot and the next a11y tree show the text; set_text too', async () => {
     await published();
     const typed = 'héllo 👋 你好 שלום e\u0301';

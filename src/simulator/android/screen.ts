@@ -98,6 +98,13 @@ export class UiScreen {
     this.#edit([{ index, attributes: { text } }]);
   }
 
+  /** Another screen comes to the front (another app, another activity): `xml` is its uiautomator dump. */
+  show(xml: string): void {
+    this.#xml = xml;
+    this.#tags = undefined;
+    this.#version += 1;
+  }
+
   /** Give the node at `index` the input focus, taking it from whichever node had it. */
   focus(index: number): void {
     if (this.#node(index) === undefined) return;
