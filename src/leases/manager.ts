@@ -7,10 +7,12 @@
  * the device is freed for the next client.
  *
  * Waiting: a request first tries without a queue place (it may take a device only while nobody of
- * its selector is queued), then joins the selector's FIFO queue and retries every `pollMs`; a
- * release or teardown in this process wakes local waiters at once, waiters in other processes see
- * the freed device at their next poll. A waiter refreshes its queue place every waiterTtl/3, so the
- * waiters of a crashed node drop out after `waiterTtlSeconds`.
+ * its selector is queued), then joins the selector's FIFO queue and retries whenever the store
+ * signals a wake-up (`LeaseStore.onWakeup`: a teardown freed a device or a queue's head moved, in
+ * any process sharing the store — Redis pub/sub), and every `pollMs` as a slow safety net (a device
+ * that came online, a lost message). The queue keeps FIFO order: every waiter wakes, only the head
+ * may acquire. A waiter refreshes its queue place every waiterTtl/3, so the waiters of a crashed
+ * node drop out after `waiterTtlSeconds`.
  */
 import { randomBytes } from 'node:crypto';
 import { BridgeError, invalidArgument } from '../errors.ts';
@@ -54,7 +56,7 @@ export interface LeaseManagerOptions {
   defaultTtlSeconds?: number;
   maxTtlSeconds?: number;
   maxWaitSeconds?: number;
-  /** How often a waiter retries (a local release wakes it at once). */
+  /** How often a waiter retries without a wake-up (the safety net; default 1000). */
   pollMs?: number;
   expiryIntervalMs?: number;
   /** How long a waiter stays queued without refreshing (a crashed node's waiters drop out). */
@@ -109,6 +111,8 @@ export class LeaseManager {
   readonly #inflight = new Set<Promise<unknown>>();
   /** The expiry loop: a full pass (100 claimed) runs again at once. */
   readonly #expiry: PeriodicTask;
+  /** Stops listening for the store's wake-ups (set while started). */
+  #unsubscribe: Promise<() => Promise<void>> | undefined;
 
   constructor(options: LeaseManagerOptions) {
     this.#store = options.store;
@@ -118,7 +122,7 @@ export class LeaseManager {
     this.#defaultTtl = options.defaultTtlSeconds ?? 300;
     this.#maxTtl = options.maxTtlSeconds ?? 3600;
     this.#maxWait = options.maxWaitSeconds ?? 300;
-    this.#pollMs = options.pollMs ?? 100;
+    this.#pollMs = options.pollMs ?? 1000;
     this.#expiryIntervalMs = options.expiryIntervalMs ?? 500;
     this.#waiterTtl = options.waiterTtlSeconds ?? 5;
     this.#log = options.logger ?? silentLogger();
@@ -263,14 +267,23 @@ export class LeaseManager {
     return this.#store.waiting();
   }
 
-  /** Start the expiry loop (idempotent). */
+  /** Start the expiry loop and listen for wake-ups (idempotent). */
   start(): void {
     this.#expiry.start();
+    this.#unsubscribe ??= this.#store
+      .onWakeup(() => this.#wakeWaiters())
+      .catch((err: unknown) => {
+        this.#log.warn({ err }, 'lease: no wake-ups, waiters poll');
+        return async () => undefined;
+      });
   }
 
-  /** Stop the expiry loop and wait for running teardowns. */
+  /** Stop the expiry loop and the wake-ups, and wait for running teardowns. */
   async stop(): Promise<void> {
     await this.#expiry.stop();
+    const unsubscribe = this.#unsubscribe;
+    this.#unsubscribe = undefined;
+    await (await unsubscribe)?.();
     await Promise.allSettled([...this.#inflight]);
   }
 
