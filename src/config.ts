@@ -104,6 +104,11 @@ const fields = {
     'DEVICEBRIDGE_RATE_EXPENSIVE',
     z.coerce.number().int().min(0).max(1_000_000).default(12_000),
   ],
+  /**
+   * Shutdown (SIGTERM): how long calls in flight may take to finish before their connections are
+   * cut; the orchestrator's grace period (Kubernetes terminationGracePeriodSeconds) must be longer.
+   */
+  drainGraceMs: ['DEVICEBRIDGE_DRAIN_GRACE_MS', z.coerce.number().int().min(0).max(600_000).default(10_000)],
   healthIntervalMs: [
     'DEVICEBRIDGE_HEALTH_INTERVAL_MS',
     z.coerce.number().int().min(100).max(3_600_000).default(5000),

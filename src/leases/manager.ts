@@ -111,6 +111,8 @@ export class LeaseManager {
   readonly #inflight = new Set<Promise<unknown>>();
   /** The expiry loop: a full pass (100 claimed) runs again at once. */
   readonly #expiry: PeriodicTask;
+  /** Set by `drain()`: new leases are refused, waiters give up. */
+  #draining = false;
   /** Stops listening for the store's wake-ups (set while started). */
   #unsubscribe: Promise<() => Promise<void>> | undefined;
 
@@ -151,6 +153,7 @@ export class LeaseManager {
     const waitSeconds = intInRange(options.waitSeconds ?? 0, 'waitSeconds', 0, this.#maxWait);
     const { signal } = options;
     if (signal?.aborted) throw abortError(signal);
+    if (this.#draining) throw this.#drainingError();
 
     const first = await this.#devices.match(selector);
     if (first.matching.length === 0) {
@@ -173,6 +176,7 @@ export class LeaseManager {
         if (left <= 0) throw this.#conflict(selector, waitSeconds);
         await this.#sleep(Math.min(this.#pollMs, left), signal);
         if (signal?.aborted) throw abortError(signal);
+        if (this.#draining) throw this.#drainingError();
         if (performance.now() - refreshedAt > (waiterTtl * 1000) / 3) {
           await this.#store.enqueue(queueKey, waiterId, waiterTtl);
           refreshedAt = performance.now();
@@ -197,6 +201,30 @@ export class LeaseManager {
     }
     this.#log.info({ leaseId: lease.id, deviceId: lease.deviceId, tenant: lease.tenant }, 'lease: acquired');
     return lease;
+  }
+
+  #drainingError(): BridgeError {
+    return new BridgeError(
+      'UNAVAILABLE',
+      'this bridge node is shutting down (draining): retry on another node',
+      {
+        retryable: true,
+        details: { node: this.#node, draining: true },
+      },
+    );
+  }
+
+  /**
+   * Shutdown, first step: refuse new leases (UNAVAILABLE, retryable) and end every wait at once with
+   * the same error, so clients retry on another node. Leases already granted stay valid.
+   */
+  drain(): void {
+    this.#draining = true;
+    this.#wakeWaiters();
+  }
+
+  get draining(): boolean {
+    return this.#draining;
   }
 
   #conflict(selector: LeaseSelector, waitSeconds: number): BridgeError {

@@ -9,6 +9,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { AdbRuntime } from '../adb/runtime.ts';
+import { pingAdbServer } from '../adb/server.ts';
 import { DeviceService, type DeviceSide, HelperService, LeaseScopes, LeaseService } from '../app/index.ts';
 import { ArtifactCache } from '../artifacts/cache.ts';
 import type { Config } from '../config.ts';
@@ -39,6 +40,10 @@ export interface DeviceNode {
   operations: LeaseOperations;
   /** The use cases over this device side (what the routes and the CLI call). */
   app: DeviceSide;
+  /** What `/readyz` checks of this device side: the adb server and the lease store answer. */
+  readiness: Record<string, () => Promise<unknown>>;
+  /** Shutdown, first step: refuse new leases and end the waits (UNAVAILABLE, retryable). */
+  drain(): void;
   close(): Promise<void>;
 }
 
@@ -68,6 +73,7 @@ async function stores(
 /** Hand the device side to the HTTP services (the routes find its use cases there). */
 export function attachDeviceNode(services: Services, node: DeviceNode): void {
   services.deviceSide = node.app;
+  services.readiness = { ...services.readiness, ...node.readiness };
 }
 
 /**
@@ -245,6 +251,11 @@ async function startSteps(options: DeviceNodeOptions, teardown: Teardown): Promi
     leases,
     operations,
     app,
+    readiness: {
+      adbServer: () => pingAdbServer(adb.server.connector, 1000),
+      leaseStore: () => built.leaseStore.waiting(),
+    },
+    drain: () => leases.drain(),
     close: () => teardown.run(),
   };
 }

@@ -20,6 +20,12 @@ export interface RunningNode {
   node?: DeviceNode;
   /** Why the device side is unavailable, when it failed to start. */
   deviceError?: string;
+  /**
+   * Drain and stop (SIGTERM): not ready at once, new leases refused (UNAVAILABLE) and waits ended,
+   * no new connections, each keep-alive connection closed after its current answer, calls in
+   * flight given `drainGraceMs` to finish; then the device side stops (sessions closed in
+   * parallel, the adb server stopped) and the stores close.
+   */
   close(): Promise<void>;
 }
 
@@ -86,7 +92,9 @@ export async function startNode(config: Config, options: StartNodeOptions = {}):
     ...(deviceError ? { deviceError } : {}),
     close() {
       closing ??= (async () => {
-        await listening.close();
+        services.draining = true;
+        node?.drain();
+        await listening.close(config.drainGraceMs);
         await node?.close();
         await services.store.close();
       })();

@@ -73,6 +73,27 @@ function harness(
 
 const who = { tenant: 't1', holder: 'alice' };
 
+describe('LeaseManager.drain', () => {
+  it('refuses new leases and ends every wait at once with UNAVAILABLE (retryable); held leases stay valid', async () => {
+    const { manager } = harness({ devices: ['d1'], pollMs: 5_000 });
+    const held = await manager.acquire({ ...who, selector: {} });
+    const waiter = manager.acquire({ ...who, holder: 'bob', selector: {}, waitSeconds: 30 });
+    await waitFor(async () => (await manager.waitingCount()) === 1);
+    const started = performance.now();
+    manager.drain();
+    const err = await expectCode(waiter, 'UNAVAILABLE');
+    expect(performance.now() - started).toBeLessThan(1000);
+    expect(err.retryable).toBe(true);
+    expect(err.message).toMatch(/draining/);
+    expect(await manager.waitingCount()).toBe(0);
+    const refused = await expectCode(manager.acquire({ ...who, selector: {} }), 'UNAVAILABLE');
+    expect(refused.details).toMatchObject({ node: 'node-a', draining: true });
+    expect(manager.draining).toBe(true);
+    expect(await manager.renew(held.id, held.fencingToken, 60)).toMatchObject({ state: 'active' });
+    expect((await manager.release(held.id, held.fencingToken)).lease.state).toBe('released');
+  });
+});
+
 describe('LeaseManager.acquire', () => {
   it('NOT_FOUND with the selector echoed when nothing matches at all', async () => {
     const { manager } = harness();

@@ -10,6 +10,27 @@ import {
 import type { AppEnv } from '../env.ts';
 import { guard } from '../middleware/guard.ts';
 
+/** How long one readiness check may take before it counts as failed. */
+export const READINESS_TIMEOUT_MS = 1500;
+
+async function readinessOf(probe: () => Promise<unknown>): Promise<string> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`no answer within ${READINESS_TIMEOUT_MS} ms`)),
+      READINESS_TIMEOUT_MS,
+    );
+  });
+  try {
+    await Promise.race([probe(), timeout]);
+    return 'ok';
+  } catch (err) {
+    return err instanceof Error ? err.message : String(err);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 export function registerHealth(app: OpenAPIHono<AppEnv>): void {
   app.openapi(
     createRoute({
@@ -33,7 +54,7 @@ export function registerHealth(app: OpenAPIHono<AppEnv>): void {
       path: '/readyz',
       operationId: 'getReadiness',
       tags: ['health'],
-      summary: 'Readiness: the artifact store answers',
+      summary: 'Readiness: not draining; the artifact store, the lease store and the adb server answer',
       security: [],
       responses: {
         200: { description: 'ready', content: { 'application/json': { schema: ReadySchema } } },
@@ -42,14 +63,20 @@ export function registerHealth(app: OpenAPIHono<AppEnv>): void {
       },
     }),
     async (c) => {
-      const checks: Record<string, string> = {};
-      let ok = true;
-      try {
-        await c.var.services.store.stat('helpers/.readyz');
-        checks['artifactStore'] = 'ok';
-      } catch (err) {
+      const { services } = c.var;
+      const probes: Record<string, () => Promise<unknown>> = {
+        artifactStore: () => services.store.stat('helpers/.readyz'),
+        ...services.readiness,
+      };
+      // Every check at once, each bounded: a store that hangs makes the node not ready, not the probe slow.
+      const results = await Promise.all(
+        Object.entries(probes).map(async ([name, probe]) => [name, await readinessOf(probe)] as const),
+      );
+      const checks: Record<string, string> = Object.fromEntries(results);
+      let ok = results.every(([, result]) => result === 'ok');
+      if (services.draining) {
         ok = false;
-        checks['artifactStore'] = (err as Error).message;
+        checks['node'] = 'draining';
       }
       return ok
         ? c.json({ status: 'ready' as const, checks }, 200)
