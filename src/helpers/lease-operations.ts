@@ -343,6 +343,11 @@ export class LeaseOperations {
     }
   }
 
+  /** The leases with sessions or operations on this node. */
+  leaseIds(): string[] {
+    return [...this.#leases.keys()];
+  }
+
   /** Close every lease's sessions and forwards on this node, in parallel (a drain waits for the slowest, not the sum). */
   async close(): Promise<void> {
     await Promise.all([...this.#leases.keys()].map((id) => this.closeLease(id)));

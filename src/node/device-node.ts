@@ -24,6 +24,7 @@ import { openLeaseStore } from '../leases/open-store.ts';
 import type { LeaseStore } from '../leases/types.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { Metrics } from '../observability/metrics.ts';
+import { PeriodicTask } from '../periodic.ts';
 import type { Services } from '../server/env.ts';
 import type { DeviceSource } from './device-source.ts';
 
@@ -224,6 +225,17 @@ async function startSteps(options: DeviceNodeOptions, teardown: Teardown): Promi
   await refresh().catch(() => undefined);
   devices.start();
   teardown.add('device registry', () => devices.stop());
+  // A lease the store no longer knows (Redis came back empty) is torn down on the device.
+  const lost = new PeriodicTask(config.healthIntervalMs, async () => {
+    for (const leaseId of operations.leaseIds()) {
+      const known = await built.leaseStore.get(leaseId).catch(() => undefined);
+      if (known !== null) continue;
+      const result = await operations.closeLease(leaseId);
+      logger.warn({ leaseId, ...result }, 'lease: lost with the lease store, torn down on the device');
+    }
+  });
+  lost.start();
+  teardown.add('lost-lease sweep', () => lost.stop());
   leases.start();
   teardown.add('lease manager', () => leases.stop());
   logger.info(
