@@ -143,6 +143,7 @@ async function startSteps(options: DeviceNodeOptions, teardown: Teardown): Promi
   const adb = await AdbRuntime.start({
     port: config.adbPort,
     adbPath: config.adbPath,
+    stateDir: config.dataDir,
     logger,
     ...(config.adbServer ? { external: config.adbServer } : {}),
   });
