@@ -17,6 +17,7 @@
 import { randomBytes } from 'node:crypto';
 import { BridgeError, invalidArgument } from '../errors.ts';
 import { type Logger, silentLogger } from '../observability/logger.ts';
+import type { Metrics } from '../observability/metrics.ts';
 import { PeriodicTask } from '../periodic.ts';
 import { queueKeyFor, validateSelector } from './selector.ts';
 import type { Lease, LeaseSelector, LeaseStore, TeardownRecord } from './types.ts';
@@ -62,6 +63,8 @@ export interface LeaseManagerOptions {
   /** How long a waiter stays queued without refreshing (a crashed node's waiters drop out). */
   waiterTtlSeconds?: number;
   logger?: Logger;
+  /** Lease metrics (acquisitions, wait time, expiries, teardown outcomes). */
+  metrics?: Pick<Metrics, 'leaseAcquisitions' | 'leaseWaitSeconds' | 'leaseExpiries' | 'leaseTeardowns'>;
   now?: () => number;
 }
 
@@ -105,6 +108,7 @@ export class LeaseManager {
   readonly #expiryIntervalMs: number;
   readonly #waiterTtl: number;
   readonly #log: Logger;
+  readonly #metrics: LeaseManagerOptions['metrics'];
   readonly #now: () => number;
   /** Local waiters to wake when a device frees in this process. */
   readonly #wakers = new Set<() => void>();
@@ -128,6 +132,7 @@ export class LeaseManager {
     this.#expiryIntervalMs = options.expiryIntervalMs ?? 500;
     this.#waiterTtl = options.waiterTtlSeconds ?? 5;
     this.#log = options.logger ?? silentLogger();
+    this.#metrics = options.metrics;
     this.#now = options.now ?? Date.now;
     this.#expiry = new PeriodicTask(this.#expiryIntervalMs, async () => {
       try {
@@ -148,6 +153,21 @@ export class LeaseManager {
    * CONFLICT (retryable) when nothing freed within waitSeconds; INVALID_ARGUMENT for bad input.
    */
   async acquire(options: AcquireOptions): Promise<Lease> {
+    const started = performance.now();
+    try {
+      const lease = await this.#acquire(options);
+      this.#metrics?.leaseAcquisitions.inc({ outcome: 'granted' });
+      this.#metrics?.leaseWaitSeconds.observe((performance.now() - started) / 1000);
+      return lease;
+    } catch (err) {
+      const code = err instanceof BridgeError ? err.code : undefined;
+      const outcome = code === 'CONFLICT' ? 'conflict' : code === 'UNAVAILABLE' ? 'refused' : undefined;
+      if (outcome) this.#metrics?.leaseAcquisitions.inc({ outcome });
+      throw err;
+    }
+  }
+
+  async #acquire(options: AcquireOptions): Promise<Lease> {
     const selector = validateSelector(options.selector);
     const ttlSeconds = intInRange(options.ttlSeconds ?? this.#defaultTtl, 'ttlSeconds', 1, this.#maxTtl);
     const waitSeconds = intInRange(options.waitSeconds ?? 0, 'waitSeconds', 0, this.#maxWait);
@@ -321,6 +341,7 @@ export class LeaseManager {
     await Promise.all(
       claimed.map((lease) => {
         this.#log.info({ leaseId: lease.id, deviceId: lease.deviceId }, 'lease: expired');
+        this.#metrics?.leaseExpiries.inc();
         return this.#track(this.#runTeardown(lease, 'expired'));
       }),
     );
@@ -369,6 +390,7 @@ export class LeaseManager {
       node: this.#node,
     };
     const log = { leaseId: lease.id, deviceId: lease.deviceId, reason, failures: failures.length };
+    this.#metrics?.leaseTeardowns.inc({ outcome: failures.length > 0 ? 'failed' : 'ok' });
     if (failures.length > 0) this.#log.warn(log, 'lease: teardown failed, device quarantined');
     else this.#log.info(log, 'lease: teardown done');
     try {

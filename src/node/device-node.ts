@@ -177,6 +177,7 @@ async function startSteps(options: DeviceNodeOptions, teardown: Teardown): Promi
     teardown: operations,
     node,
     logger,
+    metrics,
   });
   const scopes = new LeaseScopes({
     leases: built.leaseStore,

@@ -8,6 +8,7 @@ import {
 } from '../../src/leases/manager.ts';
 import { MemoryLeaseStore } from '../../src/leases/memory-store.ts';
 import type { Lease, LeaseSelector } from '../../src/leases/types.ts';
+import { createMetrics } from '../../src/observability/metrics.ts';
 import { expectCode, FakeClock } from '../support/leases-contract.ts';
 
 const managers: LeaseManager[] = [];
@@ -91,6 +92,43 @@ describe('LeaseManager.drain', () => {
     expect(manager.draining).toBe(true);
     expect(await manager.renew(held.id, held.fencingToken, 60)).toMatchObject({ state: 'active' });
     expect((await manager.release(held.id, held.fencingToken)).lease.state).toBe('released');
+  });
+});
+
+describe('LeaseManager metrics', () => {
+  it('counts acquisitions by outcome, observes wait time, counts expiries and teardown outcomes', async () => {
+    const metrics = createMetrics();
+    const clock = new FakeClock();
+    let failTeardown = false;
+    const { manager } = harness({
+      devices: ['d1'],
+      clock,
+      metrics,
+      teardown: async () => ({ actions: [], failures: failTeardown ? ['forward stuck'] : [] }),
+    });
+    const value = async (
+      metric: { get(): Promise<{ values: Array<{ value: number; labels: object }> }> },
+      labels = {},
+    ) =>
+      (await metric.get()).values.find((v) => JSON.stringify(v.labels) === JSON.stringify(labels))?.value ??
+      0;
+    const first = await manager.acquire({ ...who, selector: {}, ttlSeconds: 5 });
+    await expectCode(manager.acquire({ ...who, selector: {} }), 'CONFLICT');
+    await manager.release(first.id, first.fencingToken);
+    await manager.acquire({ ...who, selector: {}, ttlSeconds: 5 });
+    failTeardown = true;
+    clock.advance(10_000);
+    expect(await manager.expireOnce()).toBe(1);
+    manager.drain();
+    await expectCode(manager.acquire({ ...who, selector: {} }), 'UNAVAILABLE');
+    expect(await value(metrics.leaseAcquisitions, { outcome: 'granted' })).toBe(2);
+    expect(await value(metrics.leaseAcquisitions, { outcome: 'conflict' })).toBe(1);
+    expect(await value(metrics.leaseAcquisitions, { outcome: 'refused' })).toBe(1);
+    expect(await value(metrics.leaseExpiries)).toBe(1);
+    expect(await value(metrics.leaseTeardowns, { outcome: 'ok' })).toBe(1);
+    expect(await value(metrics.leaseTeardowns, { outcome: 'failed' })).toBe(1);
+    const text = await metrics.registry.getSingleMetricAsString('devicebridge_lease_wait_seconds');
+    expect(text).toMatch(/devicebridge_lease_wait_seconds_count 2/);
   });
 });
 
