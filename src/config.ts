@@ -104,6 +104,9 @@ const fields = {
     'DEVICEBRIDGE_RATE_EXPENSIVE',
     z.coerce.number().int().min(0).max(1_000_000).default(12_000),
   ],
+  /** Unauthenticated `GET /metrics` on its own port (unset: off; 0: a free port). */
+  metricsPort: ['DEVICEBRIDGE_METRICS_PORT', port.optional()],
+  metricsHost: ['DEVICEBRIDGE_METRICS_HOST', z.string().min(1).default('127.0.0.1')],
   /**
    * Shutdown (SIGTERM): how long calls in flight may take to finish before their connections are
    * cut; the orchestrator's grace period (Kubernetes terminationGracePeriodSeconds) must be longer.

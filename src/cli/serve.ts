@@ -54,6 +54,7 @@ export function registerServe(program: Command): void {
               store: server.services.store.description,
               leases: server.node ? (config.redisUrl ? 'redis' : 'memory') : null,
               ...(server.deviceError ? { deviceError: server.deviceError } : {}),
+              ...(server.metricsUrl ? { metricsUrl: server.metricsUrl } : {}),
               devices,
             })
           : `devicebridge listening on ${server.url} (artifacts: ${server.services.store.description}; ` +
