@@ -110,8 +110,13 @@ export class LeaseManager {
   readonly #log: Logger;
   readonly #metrics: LeaseManagerOptions['metrics'];
   readonly #now: () => number;
-  /** Local waiters to wake when a device frees in this process. */
-  readonly #wakers = new Set<() => void>();
+  /**
+   * This process's queued waiters in the order they queued (a Map keeps insertion order): a wake-up
+   * wakes only the first of each queue — the only one here that can be its queue's head — so a
+   * release costs one attempt per node and queue, not one per waiter. `wake` is set while it
+   * sleeps; `pending` records a wake-up that came while it was busy (its next sleep returns at once).
+   */
+  readonly #waiters = new Map<string, { queueKey: string; wake?: () => void; pending: boolean }>();
   readonly #inflight = new Set<Promise<unknown>>();
   /** The expiry loop: a full pass (100 claimed) runs again at once. */
   readonly #expiry: PeriodicTask;
@@ -189,12 +194,14 @@ export class LeaseManager {
     const deadline = performance.now() + waitSeconds * 1000;
     const waiterTtl = Math.max(this.#waiterTtl, (this.#pollMs * 3) / 1000);
     await this.#store.enqueue(queueKey, waiterId, waiterTtl);
+    const self = { queueKey, pending: false } as { queueKey: string; wake?: () => void; pending: boolean };
+    this.#waiters.set(waiterId, self);
     let refreshedAt = performance.now();
     try {
       for (;;) {
         const left = deadline - performance.now();
         if (left <= 0) throw this.#conflict(selector, waitSeconds);
-        await this.#sleep(Math.min(this.#pollMs, left), signal);
+        await this.#sleep(self, Math.min(this.#pollMs, left), signal);
         if (signal?.aborted) throw abortError(signal);
         if (this.#draining) throw this.#drainingError();
         if (performance.now() - refreshedAt > (waiterTtl * 1000) / 3) {
@@ -206,6 +213,8 @@ export class LeaseManager {
         if (lease) return this.#handOver(lease, signal);
       }
     } finally {
+      this.#waiters.delete(waiterId);
+      if (self.pending) this.#wakeWaiters(); // a wake-up this waiter did not use goes to the next
       // Acquire removed us on success; on every other way out leave the queue (idempotent).
       await this.#store.dequeue(queueKey, waiterId).catch((err: unknown) => {
         this.#log.warn({ err, queueKey }, 'lease: dequeue failed');
@@ -240,7 +249,7 @@ export class LeaseManager {
    */
   drain(): void {
     this.#draining = true;
-    this.#wakeWaiters();
+    this.#wakeWaiters(true);
   }
 
   get draining(): boolean {
@@ -254,22 +263,37 @@ export class LeaseManager {
     });
   }
 
-  #sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  #sleep(
+    waiter: { wake?: () => void; pending: boolean },
+    ms: number,
+    signal: AbortSignal | undefined,
+  ): Promise<void> {
+    if (waiter.pending) {
+      waiter.pending = false;
+      return Promise.resolve();
+    }
     return new Promise((resolve) => {
       const done = (): void => {
         clearTimeout(timer);
-        this.#wakers.delete(done);
+        delete waiter.wake;
         signal?.removeEventListener('abort', done);
         resolve();
       };
       const timer = setTimeout(done, ms);
-      this.#wakers.add(done);
+      waiter.wake = done;
       signal?.addEventListener('abort', done, { once: true });
     });
   }
 
-  #wakeWaiters(): void {
-    for (const wake of [...this.#wakers]) wake();
+  /** Wake the first local waiter of each queue (every waiter with `all`, e.g. when draining). */
+  #wakeWaiters(all = false): void {
+    const woken = new Set<string>();
+    for (const waiter of [...this.#waiters.values()]) {
+      if (!all && woken.has(waiter.queueKey)) continue;
+      woken.add(waiter.queueKey);
+      if (waiter.wake) waiter.wake();
+      else waiter.pending = true;
+    }
   }
 
   get(leaseId: string): Promise<Lease | null> {

@@ -20,7 +20,7 @@ import { createLogger, type Logger } from '../observability/logger.ts';
 export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
 
 /** The longest a command may wait for an answer, queued while reconnecting included. */
-export const COMMAND_TIMEOUT_MS = 1500;
+export const COMMAND_TIMEOUT_MS = 5000;
 
 /** Fail-fast defaults of every connection (a role's own options win). */
 const FAIL_FAST: RedisOptions = {

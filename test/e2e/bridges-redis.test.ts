@@ -14,18 +14,14 @@ import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../support/bridge.ts';
-import { publishFixtureHelper, startCli, waitForExit } from '../support/cli.ts';
-import { freePortCandidate } from '../support/device-bed.ts';
+import { publishFixtureHelper, waitForExit } from '../support/cli.ts';
+import { httpJson, type ServeNode, startServeNode, stopServeNode } from '../support/fleet.ts';
 
 const SECONDS = Number(process.env['LEASE_E2E_SECONDS'] ?? 20);
 const ACQUIRERS = 50;
 const SIMULATED = [3, 3, 2, 2];
 
-interface Node {
-  url: string;
-  adbPort: number;
-  child: Awaited<ReturnType<typeof startCli>>['child'];
-}
+type Node = Pick<ServeNode, 'url' | 'adbPort' | 'child'>;
 
 interface Held {
   deviceId: string;
@@ -39,46 +35,12 @@ interface Held {
 const prefix = `test:${randomUUID()}:`;
 const redisUrl = 'redis://127.0.0.1:6379';
 
-async function startNode(dir: string, name: string, simulate: number): Promise<Node> {
-  const adbPort = freePortCandidate();
-  const started = await startCli(
-    ['serve', '--port', '0', '--data-dir', dir, '--simulate', String(simulate), '--json'],
-    {
-      env: {
-        REDIS_URL: redisUrl,
-        DEVICEBRIDGE_REDIS_PREFIX: prefix,
-        DEVICEBRIDGE_NODE: name,
-        DEVICEBRIDGE_ADB_PORT: String(adbPort),
-        LOG_LEVEL: 'silent',
-      },
-      timeoutMs: 60_000,
-    },
-  );
-  return { url: (JSON.parse(started.firstLine) as { url: string }).url, adbPort, child: started.child };
-}
+const startNode = (dir: string, name: string, simulate: number): Promise<Node> =>
+  startServeNode({ dataDir: dir, name, simulate, redisUrl, prefix });
 
-async function stopNode(node: Node): Promise<number | null> {
-  if (node.child.exitCode !== null) return node.child.exitCode;
-  node.child.kill('SIGTERM');
-  return waitForExit(node.child, 20_000);
-}
+const stopNode = (node: Node): Promise<number | null> => stopServeNode(node as ServeNode);
 
-async function http(
-  url: string,
-  method: string,
-  path: string,
-  body?: unknown,
-): Promise<{ status: number; json: any }> {
-  const res = await fetch(`${url}${path}`, {
-    method,
-    ...(body === undefined
-      ? {}
-      : { headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) }),
-    signal: AbortSignal.timeout(30_000),
-  });
-  const text = await res.text();
-  return { status: res.status, json: text ? JSON.parse(text) : null };
-}
+const http = (url: string, method: string, path: string, body?: unknown) => httpJson(url, method, path, body);
 
 describe('four bridges on one Redis (e2e)', () => {
   const nodes: Node[] = [];
