@@ -13,7 +13,7 @@ import { httpJson, type ServeNode, startServeNode, stopServeNode } from '../supp
 
 const redisUrl = 'redis://127.0.0.1:6379';
 const prefix = `test:${randomUUID()}:`;
-const ROUNDS = 7;
+const ROUNDS = 11;
 
 describe('wake-ups across nodes (e2e, one Redis)', () => {
   let tmp: { dir: string; cleanup(): Promise<void> };
