@@ -92,7 +92,9 @@ describe('serve drains on SIGTERM (e2e)', () => {
       }
     };
     const clients = Array.from({ length: CLIENTS }, (_, i) => client(i));
-    await new Promise((r) => setTimeout(r, 1000));
+    // Hammer until every connection is busy (bounded: a loaded machine answers slowly).
+    const warm = Date.now() + 10_000;
+    while (answers.length < CLIENTS * 4 && Date.now() < warm) await new Promise((r) => setTimeout(r, 50));
     const before = answers.length;
     expect(before).toBeGreaterThan(CLIENTS);
     expect(answers.every((a) => a.connection !== 'close')).toBe(true);
