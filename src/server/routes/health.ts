@@ -1,4 +1,5 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import { withDeadline } from '../../adb/deadline.ts';
 import {
   EDGE_ERRORS,
   errorResponses,
@@ -13,21 +14,12 @@ import { guard } from '../middleware/guard.ts';
 /** How long one readiness check may take before it counts as failed. */
 export const READINESS_TIMEOUT_MS = 1500;
 
-async function readinessOf(probe: () => Promise<unknown>): Promise<string> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new Error(`no answer within ${READINESS_TIMEOUT_MS} ms`)),
-      READINESS_TIMEOUT_MS,
-    );
-  });
+async function readinessOf(name: string, probe: () => Promise<unknown>): Promise<string> {
   try {
-    await Promise.race([probe(), timeout]);
+    await withDeadline(probe(), { timeoutMs: READINESS_TIMEOUT_MS }, name);
     return 'ok';
   } catch (err) {
     return err instanceof Error ? err.message : String(err);
-  } finally {
-    clearTimeout(timer);
   }
 }
 
@@ -70,7 +62,7 @@ export function registerHealth(app: OpenAPIHono<AppEnv>): void {
       };
       // Every check at once, each bounded: a store that hangs makes the node not ready, not the probe slow.
       const results = await Promise.all(
-        Object.entries(probes).map(async ([name, probe]) => [name, await readinessOf(probe)] as const),
+        Object.entries(probes).map(async ([name, probe]) => [name, await readinessOf(name, probe)] as const),
       );
       const checks: Record<string, string> = Object.fromEntries(results);
       let ok = results.every(([, result]) => result === 'ok');
