@@ -109,6 +109,14 @@ const fields = {
   ],
   /** How often this node refreshes its directory entry; it counts as dead after 3 missed beats. */
   heartbeatMs: ['DEVICEBRIDGE_HEARTBEAT_MS', z.coerce.number().int().min(100).max(600_000).default(5000)],
+  /** Unauthenticated `GET /metrics` on its own port (unset: off; 0: a free port). */
+  metricsPort: ['DEVICEBRIDGE_METRICS_PORT', port.optional()],
+  metricsHost: ['DEVICEBRIDGE_METRICS_HOST', z.string().min(1).default('127.0.0.1')],
+  /**
+   * Shutdown (SIGTERM): how long calls in flight may take to finish before their connections are
+   * cut; the orchestrator's grace period (Kubernetes terminationGracePeriodSeconds) must be longer.
+   */
+  drainGraceMs: ['DEVICEBRIDGE_DRAIN_GRACE_MS', z.coerce.number().int().min(0).max(600_000).default(10_000)],
   healthIntervalMs: [
     'DEVICEBRIDGE_HEALTH_INTERVAL_MS',
     z.coerce.number().int().min(100).max(3_600_000).default(5000),

@@ -25,6 +25,8 @@ export interface AdbRuntimeOptions {
   logger?: Logger;
   /** Reuse a server already answering on `port` (e.g. a CLI next to a running bridge). */
   reuseRunning?: boolean;
+  /** Where the own server's pid file lives (the data dir): see `AdbServerOptions.stateDir`. */
+  stateDir?: string;
 }
 
 export type ReconcileEvent =
@@ -88,6 +90,7 @@ export class AdbRuntime extends EventEmitter {
       server = new AdbServer({
         port: options.port,
         external: running === true,
+        ...(options.stateDir ? { stateDir: options.stateDir } : {}),
         ...(options.adbPath ? { adbPath: options.adbPath } : {}),
         ...(options.logger ? { logger: options.logger } : {}),
       });

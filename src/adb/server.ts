@@ -4,13 +4,18 @@
  * else in the bridge starts adb (AdbClient only connects; it never starts a server).
  *
  * "Ready" means *our* server answers: the child we spawned (still alive), or a server we adopted and
- * watch (one found on the private port, e.g. a SIGKILLed bridge's leftover) — never merely "something
- * answers on the port". Emits `exit` when our server is gone and `restarted` after every server
+ * watch — never merely "something answers on the port". A server found on the private port is
+ * adopted (and stopped with the bridge) only with proof that a bridge started it: the pid file
+ * `<stateDir>/adb-server-<port>.pid` written at spawn names a live process running
+ * `adb -P <port> server` (a SIGKILLed bridge's leftover). Any other server there is someone else's:
+ * start fails naming the port and DEVICEBRIDGE_ADB_PORT, and it is never killed. Emits `exit` when our server is gone and `restarted` after every server
  * change (restart, adoption of a server found on the port, replacement of an adopted one) so every
  * tunnel is re-connected. With `external: true` (ADB_SERVER) it only waits for that server to answer.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { EventEmitter } from 'node:events';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { BridgeError } from '../errors.ts';
 import type { Logger } from '../observability/logger.ts';
 import { type AdbServerConnector, TcpAdbServerConnector } from './connector.ts';
@@ -26,6 +31,48 @@ export interface AdbServerOptions {
   /** First restart delay; doubles up to `maxBackoffMs`. */
   backoffMs?: number;
   maxBackoffMs?: number;
+  /**
+   * Where the pid file of the server this bridge starts lives (the data dir): the proof that lets a
+   * later bridge adopt a leftover server. Without it a server found on the port is never adopted.
+   */
+  stateDir?: string;
+}
+
+/** The pid file of the bridge's adb server on `port` under `stateDir`. */
+export function adbServerPidFile(stateDir: string, port: number): string {
+  return path.join(stateDir, `adb-server-${port}.pid`);
+}
+
+/**
+ * Is `pid` a live `adb -P <port> server` process? Reads /proc (Linux); where there is no /proc, a
+ * live pid is the best proof there is.
+ */
+export function isBridgeAdbServer(pid: number, port: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+  } catch {
+    // EPERM: alive, but another user's process — not ours.
+    return false;
+  }
+  let argv: string[];
+  try {
+    argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+  } catch {
+    return true;
+  }
+  const at = argv.indexOf('-P');
+  return at !== -1 && argv[at + 1] === String(port) && argv.includes('server');
+}
+
+/** The refusal to touch a server this bridge cannot prove it started. */
+export function foreignAdbServerError(host: string, port: number): BridgeError {
+  return new BridgeError(
+    'INVALID_ARGUMENT',
+    `an adb server this bridge did not start is listening on ${host}:${port}; set DEVICEBRIDGE_ADB_PORT to a free port ` +
+      '(the bridge never adopts or stops an adb server it cannot prove it started; ADB_SERVER=host:port uses one deliberately)',
+    { details: { port, setting: 'DEVICEBRIDGE_ADB_PORT' } },
+  );
 }
 
 /** Ask an adb server for its version (`host:version`); resolves the version number or rejects. */
@@ -64,6 +111,7 @@ export class AdbServer extends EventEmitter {
   readonly #logger: Logger | undefined;
   readonly #backoffMs: number;
   readonly #maxBackoffMs: number;
+  readonly #pidFile: string | undefined;
   #child: ChildProcess | undefined;
   /** A server we found on the private port and watch (no child of ours). */
   #adopted = false;
@@ -91,6 +139,34 @@ export class AdbServer extends EventEmitter {
     this.#logger = options.logger;
     this.#backoffMs = options.backoffMs ?? 250;
     this.#maxBackoffMs = options.maxBackoffMs ?? 8000;
+    this.#pidFile =
+      options.stateDir === undefined ? undefined : adbServerPidFile(options.stateDir, this.port);
+  }
+
+  /** Does the pid file prove that the server on our port was started by a bridge (and still runs)? */
+  #provenOurs(): boolean {
+    if (this.#pidFile === undefined) return false;
+    let pid: number;
+    try {
+      pid = Number(readFileSync(this.#pidFile, 'utf8').trim());
+    } catch {
+      return false;
+    }
+    return isBridgeAdbServer(pid, this.port);
+  }
+
+  #writePidFile(pid: number | undefined): void {
+    if (this.#pidFile === undefined || pid === undefined) return;
+    try {
+      mkdirSync(path.dirname(this.#pidFile), { recursive: true });
+      writeFileSync(this.#pidFile, `${pid}\n`);
+    } catch (err) {
+      this.#logger?.warn({ err: (err as Error).message }, 'cannot write the adb server pid file');
+    }
+  }
+
+  #removePidFile(): void {
+    if (this.#pidFile !== undefined) rmSync(this.#pidFile, { force: true });
   }
 
   /** True when the server is someone else's (ADB_SERVER, or one already running): never spawned, never killed. */
@@ -116,9 +192,10 @@ export class AdbServer extends EventEmitter {
         () => false,
       );
       if (running) {
+        if (!this.#provenOurs()) throw foreignAdbServerError(this.host, this.port);
         this.#logger?.info(
           { port: this.port },
-          'adopting the adb server already running on the private port',
+          'adopting the adb server a bridge left running on the private port (its pid file proves it)',
         );
         this.#adopt();
       } else {
@@ -200,6 +277,7 @@ export class AdbServer extends EventEmitter {
       env: { ...process.env, ANDROID_ADB_SERVER_PORT: String(this.port) },
     });
     this.#child = child;
+    this.#writePidFile(child.pid);
     let stderr = '';
     child.stderr?.on('data', (d: Buffer) => {
       stderr = (stderr + d.toString()).slice(-2000);
@@ -215,7 +293,10 @@ export class AdbServer extends EventEmitter {
       }
     });
     child.on('exit', (code, signal) => {
-      if (this.#child === child) this.#child = undefined;
+      if (this.#child === child) {
+        this.#child = undefined;
+        this.#removePidFile();
+      }
       if (this.#stopped) return;
       this.#failures += 1;
       const delay = Math.min(this.#maxBackoffMs, this.#backoffMs * 2 ** Math.min(this.#failures - 1, 10));
@@ -237,11 +318,19 @@ export class AdbServer extends EventEmitter {
       () => false,
     );
     if (this.#stopped) return;
-    if (taken) {
-      this.#logger?.warn(
-        { port: this.port },
-        'an adb server we did not start holds the private port; adopting it',
+    if (taken && !this.#provenOurs()) {
+      // Someone else's server took the port: never adopt or kill it; try again later.
+      this.#failures += 1;
+      const delay = Math.min(this.#maxBackoffMs, this.#backoffMs * 2 ** Math.min(this.#failures - 1, 10));
+      this.#logger?.error(
+        { port: this.port, delayMs: delay, err: foreignAdbServerError(this.host, this.port).message },
+        'the private adb port is taken by a server this bridge did not start',
       );
+      this.#restartTimer = setTimeout(() => void this.#restart(), delay);
+      return;
+    }
+    if (taken) {
+      this.#logger?.warn({ port: this.port }, 'adopting the adb server a bridge left on the private port');
       this.#adopt();
     } else {
       this.#spawn();
@@ -269,20 +358,23 @@ export class AdbServer extends EventEmitter {
       this.#watchdog = undefined;
     }
     if (this.#adopted) {
-      // An adopted server on our private port is ours to end too.
+      // An adopted server was proven ours (its pid file): ours to end too.
       this.#adopted = false;
       await killAdbServer(this.connector).catch(() => undefined);
+      this.#removePidFile();
     }
     const child = this.#child;
     this.#child = undefined;
-    if (!child || child.exitCode !== null) return;
-    await new Promise<void>((resolve) => {
-      const force = setTimeout(() => child.kill('SIGKILL'), 3000);
-      child.once('exit', () => {
-        clearTimeout(force);
-        resolve();
+    if (child && child.exitCode === null) {
+      await new Promise<void>((resolve) => {
+        const force = setTimeout(() => child.kill('SIGKILL'), 3000);
+        child.once('exit', () => {
+          clearTimeout(force);
+          resolve();
+        });
+        child.kill('SIGTERM');
       });
-      child.kill('SIGTERM');
-    });
+    }
+    if (child) this.#removePidFile();
   }
 }

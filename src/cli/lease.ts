@@ -8,6 +8,7 @@
 import type { Command } from 'commander';
 import { EXIT_FAILURE, EXIT_USAGE, ExitCode, UsageError } from './exit.ts';
 import { intFlag } from './input.ts';
+import { errorLine, jsonErrorLine } from './main.ts';
 
 export interface ClientFlags {
   url?: string;
@@ -42,7 +43,11 @@ export async function run<T>(
     if (err instanceof BridgeClientError) {
       if (flags.json) {
         process.stdout.write(
-          `${JSON.stringify({ ok: false, error: { code: err.code, message: err.message, status: err.status, requestId: err.requestId, ...(err.details ? { details: err.details } : {}) } })}\n`,
+          `${jsonErrorLine(err.code, err.message, err.retryable, {
+            status: err.status,
+            requestId: err.requestId,
+            ...(err.details ? { details: err.details } : {}),
+          })}\n`,
         );
       }
       process.stderr.write(
@@ -51,9 +56,9 @@ export async function run<T>(
       throw new ExitCode(err.status === 400 ? EXIT_USAGE : EXIT_FAILURE);
     }
     if (err instanceof TypeError && /fetch failed/.test(err.message)) {
-      process.stderr.write(
-        `devicebridge: cannot reach the bridge: ${(err.cause as Error | undefined)?.message ?? err.message}\n`,
-      );
+      const message = `cannot reach the bridge: ${(err.cause as Error | undefined)?.message ?? err.message}`;
+      if (flags.json) process.stdout.write(`${jsonErrorLine('UNAVAILABLE', message, true)}\n`);
+      process.stderr.write(`${errorLine(message)}\n`);
       throw new ExitCode(EXIT_FAILURE);
     }
     throw err;
@@ -145,11 +150,22 @@ export function registerLease(program: Command): void {
       .argument('<id>', 'lease id'),
   ).action(async (id: string, opts: ClientFlags) => {
     const c = await client(opts);
+    const { BridgeClientError } = await import('../client/index.ts');
     await run(
       opts,
-      () => c.releaseLease(id),
+      async () => {
+        try {
+          return { ...(await c.releaseLease(id)), alreadyEnded: false };
+        } catch (err) {
+          // Released (or expired) already: the goal is reached; say so quietly and succeed.
+          if (!(err instanceof BridgeClientError) || err.code !== 'LEASE_EXPIRED') throw err;
+          return { lease: await c.getLease(id), teardown: null, alreadyEnded: true };
+        }
+      },
       (r) =>
-        `${r.lease.id} released; teardown: ${r.teardown.actions.join(', ') || 'nothing to undo'}${r.teardown.failures.length ? `; FAILED: ${r.teardown.failures.join(', ')}` : ''}`,
+        r.teardown === null
+          ? `${r.lease.id} already ${r.lease.state}`
+          : `${r.lease.id} released; teardown: ${r.teardown.actions.join(', ') || 'nothing to undo'}${r.teardown.failures.length ? `; FAILED: ${r.teardown.failures.join(', ')}` : ''}`,
     );
   });
 
@@ -163,6 +179,35 @@ export function registerLease(program: Command): void {
           r.leases.length
             ? r.leases.map((l) => `${l.id}\t${l.deviceId}\t${new Date(l.expiresAt).toISOString()}`).join('\n')
             : 'no active leases',
+      );
+    },
+  );
+}
+
+/** `devicebridge devices list`: the devices every node of the fleet drives. */
+export function registerDevices(program: Command): void {
+  const devices = program.command('devices').description('Devices (through the bridge HTTP API)');
+  common(devices.command('list').description('Every device: id, state, owner node, labels')).action(
+    async (opts: ClientFlags) => {
+      const c = await client(opts);
+      await run(
+        opts,
+        () => c.listDevices(),
+        (r) =>
+          r.devices.length
+            ? r.devices
+                .map((d) =>
+                  [
+                    d.id,
+                    d.state,
+                    d.ownerNode ?? '-',
+                    Object.entries(d.labels ?? {})
+                      .map(([k, v]) => `${k}=${v}`)
+                      .join(',') || '-',
+                  ].join('\t'),
+                )
+                .join('\n')
+            : 'no devices',
       );
     },
   );

@@ -15,6 +15,7 @@ const registrations: Array<() => Promise<(program: Command) => void>> = [
   () => import('./device.ts').then((m) => m.registerDevice),
   () => import('./lease.ts').then((m) => m.registerLease),
   () => import('./glass.ts').then((m) => m.registerGlass),
+  () => import('./lease.ts').then((m) => m.registerDevices),
 ];
 
 export function buildProgram(): Command {
@@ -30,6 +31,13 @@ export function buildProgram(): Command {
 export async function main(argv: string[]): Promise<number> {
   const program = buildProgram();
   for (const load of registrations) (await load())(program);
+  // `--json` anywhere before a `--` asks for machine output: errors too are one JSON object on stdout.
+  const end = argv.indexOf('--');
+  const json = (end === -1 ? argv : argv.slice(0, end)).includes('--json');
+  const fail = (exit: number, code: string, message: string, retryable: boolean): number => {
+    if (json) process.stdout.write(`${jsonErrorLine(code, message, retryable)}\n`);
+    return exit;
+  };
   try {
     await program.parseAsync(argv);
     return EXIT_OK;
@@ -39,19 +47,33 @@ export async function main(argv: string[]): Promise<number> {
       if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.exitCode === 0) {
         return EXIT_OK;
       }
-      return EXIT_USAGE;
+      return fail(EXIT_USAGE, 'INVALID_ARGUMENT', err.message.replace(/^error: /, ''), false);
     }
     if (err instanceof UsageError || err instanceof ConfigError) {
       process.stderr.write(`${errorLine(err.message)}\n`);
-      return EXIT_USAGE;
+      return fail(EXIT_USAGE, 'INVALID_ARGUMENT', err.message, false);
     }
     if (isBridgeError(err)) {
       process.stderr.write(`${errorLine(`${err.code}: ${err.message}`)}\n`);
-      return EXIT_FAILURE;
+      return fail(EXIT_FAILURE, err.code, err.message, err.retryable);
     }
     process.stderr.write(`${errorLine(describeUnexpected(err))}\n`);
-    return EXIT_FAILURE;
+    return fail(EXIT_FAILURE, 'INTERNAL', describeUnexpected(err), false);
   }
+}
+
+/**
+ * The one JSON error object of the CLI (`--json`): `{"ok":false,"error":{code,message,retryable}}`,
+ * the shape of the HTTP API's error body; the message is redacted like `errorLine`'s.
+ */
+export function jsonErrorLine(
+  code: string,
+  message: string,
+  retryable: boolean,
+  extra: Record<string, unknown> = {},
+): string {
+  const text = errorLine(message).slice('devicebridge: '.length);
+  return JSON.stringify({ ok: false, error: { code, message: text, retryable, ...extra } });
 }
 
 /** An unexpected error as one line: its name and message, never its stack. */

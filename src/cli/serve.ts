@@ -54,6 +54,7 @@ export function registerServe(program: Command): void {
               store: server.services.store.description,
               leases: server.node ? (config.redisUrl ? 'redis' : 'memory') : null,
               ...(server.deviceError ? { deviceError: server.deviceError } : {}),
+              ...(server.metricsUrl ? { metricsUrl: server.metricsUrl } : {}),
               devices,
             })
           : `devicebridge listening on ${server.url} (artifacts: ${server.services.store.description}; ` +
@@ -61,10 +62,22 @@ export function registerServe(program: Command): void {
         process.stdout.write(`${line}\n`);
         await new Promise<void>((resolve) => {
           const stop = (signal: string) => {
-            server.services.logger.info({ signal }, 'shutting down');
-            const force = setTimeout(() => process.exit(1), 10_000);
+            server.services.logger.info({ signal, graceMs: config.drainGraceMs }, 'draining');
+            // Cleanup that hangs past the grace period and a margin is cut short: exit 1.
+            const force = setTimeout(() => process.exit(1), config.drainGraceMs + 15_000);
             force.unref();
-            server.close().then(resolve, resolve);
+            server.close().then(
+              () => {
+                server.services.logger.info({ signal }, 'stopped');
+                // Everything is stopped: exit 0 even when a stray handle would keep the loop alive.
+                setTimeout(() => process.exit(0), 1000).unref();
+                resolve();
+              },
+              (err: unknown) => {
+                server.services.logger.error({ err: (err as Error).message }, 'shutdown failed');
+                process.exit(1);
+              },
+            );
           };
           process.once('SIGTERM', () => stop('SIGTERM'));
           process.once('SIGINT', () => stop('SIGINT'));

@@ -137,6 +137,12 @@ export class DeviceRegistry extends EventEmitter {
   readonly #reachable = new Set<string>();
   readonly #now: () => number;
   readonly #loop: PeriodicTask;
+  /**
+   * The records of the devices this node drives, as last seen in the store: the node is the source
+   * of truth for what it is connected to, so a record the store lost (Redis restarted empty) is
+   * put back from here by the next health pass.
+   */
+  readonly #driven = new Map<string, DeviceRecord>();
   readonly #onTunnelState = (event: { endpoint: string; state: string }) => {
     this.#fromTunnel(event.endpoint, event.state).catch((err) =>
       this.#logger?.warn({ endpoint: event.endpoint, err: message(err) }, 'device state update failed'),
@@ -395,6 +401,7 @@ export class DeviceRegistry extends EventEmitter {
     if (record.endpoint !== undefined && record.ownerNode === this.#node) {
       await this.#tunnels.remove(record.endpoint);
     }
+    this.#driven.delete(id);
     await this.#store.delete(id);
     this.#logger?.info({ deviceId: id, forced: options.force === true }, 'device removed');
     this.emit('removed', { id });
@@ -595,7 +602,7 @@ export class DeviceRegistry extends EventEmitter {
     }
     const records = await this.#store.list();
     await this.#takeOver(records);
-    const owned = records.filter((r) => r.ownerNode === this.#node);
+    const owned = await this.#republish(records);
     for (let i = 0; i < owned.length; i += HEALTH_CONCURRENCY) {
       await Promise.all(owned.slice(i, i + HEALTH_CONCURRENCY).map((r) => this.#checkOne(r, adb)));
     }
@@ -661,6 +668,31 @@ export class DeviceRegistry extends EventEmitter {
       () => true,
       () => false,
     );
+  }
+
+  /**
+   * Remember the records this node owns; put back every record it drives (its tunnel is still here)
+   * that the store no longer has. Resolves the owned records, the put-back ones included.
+   */
+  async #republish(all: DeviceRecord[]): Promise<DeviceRecord[]> {
+    const seen = new Set(all.map((r) => r.id));
+    const owned = all.filter((r) => r.ownerNode === this.#node);
+    for (const r of all) {
+      if (r.ownerNode === this.#node) this.#driven.set(r.id, r);
+      else this.#driven.delete(r.id);
+    }
+    for (const [id, record] of this.#driven) {
+      if (seen.has(id)) continue;
+      if (record.endpoint !== undefined && this.#tunnels.status(record.endpoint) === undefined) {
+        this.#driven.delete(id);
+        continue;
+      }
+      const back = { ...record, updatedAt: this.#now() };
+      await this.#store.put(back);
+      this.#logger?.warn({ deviceId: id }, 'device record missing from the store: re-published');
+      owned.push(back);
+    }
+    return owned;
   }
 
   async #checkOne(record: DeviceRecord, adb: Map<string, string> | null): Promise<void> {

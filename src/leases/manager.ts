@@ -7,10 +7,12 @@
  * the device is freed for the next client.
  *
  * Waiting: a request first tries without a queue place (it may take a device only while nobody of
- * its selector is queued), then joins the selector's FIFO queue and retries every `pollMs`; a
- * release or teardown in this process wakes local waiters at once, waiters in other processes see
- * the freed device at their next poll. A waiter refreshes its queue place every waiterTtl/3, so the
- * waiters of a crashed node drop out after `waiterTtlSeconds`.
+ * its selector is queued), then joins the selector's FIFO queue and retries whenever the store
+ * signals a wake-up (`LeaseStore.onWakeup`: a teardown freed a device or a queue's head moved, in
+ * any process sharing the store — Redis pub/sub), and every `pollMs` as a slow safety net (a device
+ * that came online, a lost message). The queue keeps FIFO order: every waiter wakes, only the head
+ * may acquire. A waiter refreshes its queue place every waiterTtl/3, so the waiters of a crashed
+ * node drop out after `waiterTtlSeconds`.
  *
  * Teardown runs on the node that drives the device. A lease ended here (released, or claimed by this
  * node's expiry pass) whose device another node owns is deferred to that owner through the store;
@@ -20,6 +22,7 @@
 import { randomBytes } from 'node:crypto';
 import { BridgeError, invalidArgument } from '../errors.ts';
 import { type Logger, silentLogger } from '../observability/logger.ts';
+import type { Metrics } from '../observability/metrics.ts';
 import { PeriodicTask } from '../periodic.ts';
 import { queueKeyFor, validateSelector } from './selector.ts';
 import type { Lease, LeaseSelector, LeaseStore, TeardownRecord } from './types.ts';
@@ -61,12 +64,14 @@ export interface LeaseManagerOptions {
   defaultTtlSeconds?: number;
   maxTtlSeconds?: number;
   maxWaitSeconds?: number;
-  /** How often a waiter retries (a local release wakes it at once). */
+  /** How often a waiter retries without a wake-up (the safety net; default 1000). */
   pollMs?: number;
   expiryIntervalMs?: number;
   /** How long a waiter stays queued without refreshing (a crashed node's waiters drop out). */
   waiterTtlSeconds?: number;
   logger?: Logger;
+  /** Lease metrics (acquisitions, wait time, expiries, teardown outcomes). */
+  metrics?: Pick<Metrics, 'leaseAcquisitions' | 'leaseWaitSeconds' | 'leaseExpiries' | 'leaseTeardowns'>;
   now?: () => number;
 }
 
@@ -110,12 +115,22 @@ export class LeaseManager {
   readonly #expiryIntervalMs: number;
   readonly #waiterTtl: number;
   readonly #log: Logger;
+  readonly #metrics: LeaseManagerOptions['metrics'];
   readonly #now: () => number;
-  /** Local waiters to wake when a device frees in this process. */
-  readonly #wakers = new Set<() => void>();
+  /**
+   * This process's queued waiters in the order they queued (a Map keeps insertion order): a wake-up
+   * wakes only the first of each queue — the only one here that can be its queue's head — so a
+   * release costs one attempt per node and queue, not one per waiter. `wake` is set while it
+   * sleeps; `pending` records a wake-up that came while it was busy (its next sleep returns at once).
+   */
+  readonly #waiters = new Map<string, { queueKey: string; wake?: () => void; pending: boolean }>();
   readonly #inflight = new Set<Promise<unknown>>();
   /** The expiry loop: a full pass (100 claimed) runs again at once. */
   readonly #expiry: PeriodicTask;
+  /** Set by `drain()`: new leases are refused, waiters give up. */
+  #draining = false;
+  /** Stops listening for the store's wake-ups (set while started). */
+  #unsubscribe: Promise<() => Promise<void>> | undefined;
 
   constructor(options: LeaseManagerOptions) {
     this.#store = options.store;
@@ -125,10 +140,11 @@ export class LeaseManager {
     this.#defaultTtl = options.defaultTtlSeconds ?? 300;
     this.#maxTtl = options.maxTtlSeconds ?? 3600;
     this.#maxWait = options.maxWaitSeconds ?? 300;
-    this.#pollMs = options.pollMs ?? 100;
+    this.#pollMs = options.pollMs ?? 1000;
     this.#expiryIntervalMs = options.expiryIntervalMs ?? 500;
     this.#waiterTtl = options.waiterTtlSeconds ?? 5;
     this.#log = options.logger ?? silentLogger();
+    this.#metrics = options.metrics;
     this.#now = options.now ?? Date.now;
     this.#expiry = new PeriodicTask(this.#expiryIntervalMs, async () => {
       try {
@@ -150,11 +166,27 @@ export class LeaseManager {
    * CONFLICT (retryable) when nothing freed within waitSeconds; INVALID_ARGUMENT for bad input.
    */
   async acquire(options: AcquireOptions): Promise<Lease> {
+    const started = performance.now();
+    try {
+      const lease = await this.#acquire(options);
+      this.#metrics?.leaseAcquisitions.inc({ outcome: 'granted' });
+      this.#metrics?.leaseWaitSeconds.observe((performance.now() - started) / 1000);
+      return lease;
+    } catch (err) {
+      const code = err instanceof BridgeError ? err.code : undefined;
+      const outcome = code === 'CONFLICT' ? 'conflict' : code === 'UNAVAILABLE' ? 'refused' : undefined;
+      if (outcome) this.#metrics?.leaseAcquisitions.inc({ outcome });
+      throw err;
+    }
+  }
+
+  async #acquire(options: AcquireOptions): Promise<Lease> {
     const selector = validateSelector(options.selector);
     const ttlSeconds = intInRange(options.ttlSeconds ?? this.#defaultTtl, 'ttlSeconds', 1, this.#maxTtl);
     const waitSeconds = intInRange(options.waitSeconds ?? 0, 'waitSeconds', 0, this.#maxWait);
     const { signal } = options;
     if (signal?.aborted) throw abortError(signal);
+    if (this.#draining) throw this.#drainingError();
 
     const first = await this.#devices.match(selector);
     if (first.matching.length === 0) {
@@ -170,13 +202,16 @@ export class LeaseManager {
     const deadline = performance.now() + waitSeconds * 1000;
     const waiterTtl = Math.max(this.#waiterTtl, (this.#pollMs * 3) / 1000);
     await this.#store.enqueue(queueKey, waiterId, waiterTtl);
+    const self = { queueKey, pending: false } as { queueKey: string; wake?: () => void; pending: boolean };
+    this.#waiters.set(waiterId, self);
     let refreshedAt = performance.now();
     try {
       for (;;) {
         const left = deadline - performance.now();
         if (left <= 0) throw this.#conflict(selector, waitSeconds);
-        await this.#sleep(Math.min(this.#pollMs, left), signal);
+        await this.#sleep(self, Math.min(this.#pollMs, left), signal);
         if (signal?.aborted) throw abortError(signal);
+        if (this.#draining) throw this.#drainingError();
         if (performance.now() - refreshedAt > (waiterTtl * 1000) / 3) {
           await this.#store.enqueue(queueKey, waiterId, waiterTtl);
           refreshedAt = performance.now();
@@ -186,6 +221,8 @@ export class LeaseManager {
         if (lease) return this.#handOver(lease, signal);
       }
     } finally {
+      this.#waiters.delete(waiterId);
+      if (self.pending) this.#wakeWaiters(); // a wake-up this waiter did not use goes to the next
       // Acquire removed us on success; on every other way out leave the queue (idempotent).
       await this.#store.dequeue(queueKey, waiterId).catch((err: unknown) => {
         this.#log.warn({ err, queueKey }, 'lease: dequeue failed');
@@ -203,6 +240,30 @@ export class LeaseManager {
     return lease;
   }
 
+  #drainingError(): BridgeError {
+    return new BridgeError(
+      'UNAVAILABLE',
+      'this bridge node is shutting down (draining): retry on another node',
+      {
+        retryable: true,
+        details: { node: this.#node, draining: true },
+      },
+    );
+  }
+
+  /**
+   * Shutdown, first step: refuse new leases (UNAVAILABLE, retryable) and end every wait at once with
+   * the same error, so clients retry on another node. Leases already granted stay valid.
+   */
+  drain(): void {
+    this.#draining = true;
+    this.#wakeWaiters(true);
+  }
+
+  get draining(): boolean {
+    return this.#draining;
+  }
+
   #conflict(selector: LeaseSelector, waitSeconds: number): BridgeError {
     return new BridgeError('CONFLICT', `no device free within ${waitSeconds}s`, {
       retryable: true,
@@ -210,22 +271,37 @@ export class LeaseManager {
     });
   }
 
-  #sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  #sleep(
+    waiter: { wake?: () => void; pending: boolean },
+    ms: number,
+    signal: AbortSignal | undefined,
+  ): Promise<void> {
+    if (waiter.pending) {
+      waiter.pending = false;
+      return Promise.resolve();
+    }
     return new Promise((resolve) => {
       const done = (): void => {
         clearTimeout(timer);
-        this.#wakers.delete(done);
+        delete waiter.wake;
         signal?.removeEventListener('abort', done);
         resolve();
       };
       const timer = setTimeout(done, ms);
-      this.#wakers.add(done);
+      waiter.wake = done;
       signal?.addEventListener('abort', done, { once: true });
     });
   }
 
-  #wakeWaiters(): void {
-    for (const wake of [...this.#wakers]) wake();
+  /** Wake the first local waiter of each queue (every waiter with `all`, e.g. when draining). */
+  #wakeWaiters(all = false): void {
+    const woken = new Set<string>();
+    for (const waiter of [...this.#waiters.values()]) {
+      if (!all && woken.has(waiter.queueKey)) continue;
+      woken.add(waiter.queueKey);
+      if (waiter.wake) waiter.wake();
+      else waiter.pending = true;
+    }
   }
 
   get(leaseId: string): Promise<Lease | null> {
@@ -271,14 +347,23 @@ export class LeaseManager {
     return this.#store.waiting();
   }
 
-  /** Start the expiry loop (idempotent). */
+  /** Start the expiry loop and listen for wake-ups (idempotent). */
   start(): void {
     this.#expiry.start();
+    this.#unsubscribe ??= this.#store
+      .onWakeup(() => this.#wakeWaiters())
+      .catch((err: unknown) => {
+        this.#log.warn({ err }, 'lease: no wake-ups, waiters poll');
+        return async () => undefined;
+      });
   }
 
-  /** Stop the expiry loop and wait for running teardowns. */
+  /** Stop the expiry loop and the wake-ups, and wait for running teardowns. */
   async stop(): Promise<void> {
     await this.#expiry.stop();
+    const unsubscribe = this.#unsubscribe;
+    this.#unsubscribe = undefined;
+    await (await unsubscribe)?.();
     await Promise.allSettled([...this.#inflight]);
   }
 
@@ -288,6 +373,7 @@ export class LeaseManager {
     await Promise.all(
       claimed.map((lease) => {
         this.#log.info({ leaseId: lease.id, deviceId: lease.deviceId }, 'lease: expired');
+        this.#metrics?.leaseExpiries.inc();
         return this.#track(this.#tearDown(lease, 'expired'));
       }),
     );
@@ -394,6 +480,7 @@ export class LeaseManager {
       node: this.#node,
     };
     const log = { leaseId: lease.id, deviceId: lease.deviceId, reason, failures: failures.length };
+    this.#metrics?.leaseTeardowns.inc({ outcome: failures.length > 0 ? 'failed' : 'ok' });
     if (failures.length > 0) this.#log.warn(log, 'lease: teardown failed, device quarantined');
     else this.#log.info(log, 'lease: teardown done');
     try {

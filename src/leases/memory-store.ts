@@ -44,6 +44,7 @@ export class MemoryLeaseStore implements LeaseStore {
   #ended: Array<{ at: number; id: string }> = [];
   /** queueKey -> waiterId -> deadline (Map order = arrival order). */
   readonly #queues = new Map<string, Map<string, number>>();
+  readonly #wakeups = new Set<() => void>();
   readonly #teardowns = new Map<string, { record: TeardownRecord; until: number }>();
   readonly #deviceState = new Map<string, { records: Map<string, string>; until: number }>();
   /** leaseId -> the deferred teardown as JSON (as the Redis store keeps it). */
@@ -130,7 +131,9 @@ export class MemoryLeaseStore implements LeaseStore {
     delete slot.pendingSince;
     this.#leases.set(lease.id, lease);
     this.#active.add(lease.id);
-    if (queueKey !== undefined && waiterId !== undefined) this.#removeWaiter(queueKey, waiterId);
+    if (queueKey !== undefined && waiterId !== undefined && this.#removeWaiter(queueKey, waiterId)) {
+      this.#wake();
+    }
     return copyLease(lease);
   }
 
@@ -219,14 +222,28 @@ export class MemoryLeaseStore implements LeaseStore {
   }
 
   async dequeue(queueKey: string, waiterId: string): Promise<void> {
-    this.#removeWaiter(queueKey, waiterId);
+    if (this.#removeWaiter(queueKey, waiterId)) this.#wake();
   }
 
-  #removeWaiter(queueKey: string, waiterId: string): void {
+  /** True when the waiter was queued. */
+  #removeWaiter(queueKey: string, waiterId: string): boolean {
     const queue = this.#queues.get(queueKey);
-    if (!queue) return;
-    queue.delete(waiterId);
+    if (!queue) return false;
+    const removed = queue.delete(waiterId);
     if (queue.size === 0) this.#queues.delete(queueKey);
+    return removed;
+  }
+
+  #wake(): void {
+    for (const listener of [...this.#wakeups]) listener();
+  }
+
+  async onWakeup(listener: () => void): Promise<() => Promise<void>> {
+    const own = (): void => listener();
+    this.#wakeups.add(own);
+    return async () => {
+      this.#wakeups.delete(own);
+    };
   }
 
   async waiting(queueKey?: string): Promise<number> {
@@ -248,6 +265,7 @@ export class MemoryLeaseStore implements LeaseStore {
     if (slot && slot.leaseId === record.leaseId && lease?.state !== 'active') {
       delete slot.leaseId;
       delete slot.pendingSince;
+      this.#wake();
     }
   }
 

@@ -17,6 +17,7 @@
  *   td:<leaseId>      string teardown record JSON, expires after the retention
  *   deferred          hash  leaseId -> deferred teardown JSON (for the device's owner; the hash
  *                           expires after the retention since its last write)
+ *   wake              pub/sub channel: a device may have freed or a queue head moved (`onWakeup`)
  *
  * Time: the client passes `now` (ms) into every script (default Date.now, injectable for tests)
  * rather than the scripts reading Redis TIME — so tests control expiry, at the price that bridge
@@ -96,6 +97,10 @@ export class LeaseKeys {
   get queueSequence(): string {
     return this.#space.key('qseq');
   }
+  /** The pub/sub channel of wake-ups (a channel, not a key: no slot, nothing stored). */
+  get wakeups(): string {
+    return this.#space.key('wake');
+  }
 }
 
 export interface RedisLeaseStoreOptions extends StoreClockOptions {
@@ -149,8 +154,15 @@ export class RedisLeaseStore implements LeaseStore {
   readonly #now: () => number;
   readonly #graceMs: number;
   readonly #retentionMs: number;
+  readonly #url: string | undefined;
+  readonly #logger: Logger | undefined;
+  /** The subscriber connection of `onWakeup`, opened on first use. */
+  #subscriber: Redis | undefined;
+  readonly #wakeups = new Set<() => void>();
 
   constructor(options: RedisLeaseStoreOptions = {}) {
+    this.#url = options.url;
+    this.#logger = options.logger;
     this.#keys = new LeaseKeys(options.prefix ?? DEFAULT_PREFIX);
     this.#owned = options.client === undefined;
     this.#client =
@@ -208,6 +220,8 @@ export class RedisLeaseStore implements LeaseStore {
     if (!Array.isArray(reply)) return null;
     const deviceId = request.candidates[Number(reply[0]) - 1];
     if (deviceId === undefined) throw new BridgeError('INTERNAL', 'malformed acquire reply from Redis');
+    // A queued waiter got its device: the next one is the head now.
+    if (request.waiterId !== undefined) await this.#wake();
     return {
       id,
       deviceId,
@@ -305,11 +319,12 @@ export class RedisLeaseStore implements LeaseStore {
   }
 
   async dequeue(queueKey: string, waiterId: string): Promise<void> {
-    await this.#scripts.run(
+    const removed = await this.#scripts.run(
       'dequeue',
       [this.#keys.queue(queueKey), this.#keys.queueDeadlines(queueKey), this.#keys.queues],
       [waiterId, queueKey],
     );
+    if (Number(removed) === 1) await this.#wake();
   }
 
   async waiting(queueKey?: string): Promise<number> {
@@ -322,7 +337,7 @@ export class RedisLeaseStore implements LeaseStore {
   }
 
   async recordTeardown(record: TeardownRecord): Promise<void> {
-    await this.#scripts.run(
+    const freed = await this.#scripts.run(
       'record-teardown',
       [
         this.#keys.teardown(record.leaseId),
@@ -331,6 +346,48 @@ export class RedisLeaseStore implements LeaseStore {
       ],
       [JSON.stringify(record), record.leaseId, this.#retentionMs],
     );
+    if (Number(freed) === 1) await this.#wake();
+  }
+
+  /** Publish a wake-up; a failed publish only costs the waiters a poll interval. */
+  async #wake(): Promise<void> {
+    await this.#client.publish(this.#keys.wakeups, '1').catch((err: Error) => {
+      this.#logger?.warn({ err: err.message }, 'lease: wake-up publish failed');
+    });
+  }
+
+  async onWakeup(listener: () => void): Promise<() => Promise<void>> {
+    const own = (): void => listener();
+    this.#wakeups.add(own);
+    if (this.#subscriber === undefined) {
+      // A connection in subscriber mode takes no other commands: one of its own, shared by listeners.
+      const subscriber = this.#owned
+        ? openRedis({ url: this.#url, role: 'lease-wakeups', logger: this.#logger })
+        : this.#client.duplicate({ lazyConnect: true });
+      this.#subscriber = subscriber;
+      subscriber.on('message', (channel: string) => {
+        if (channel !== this.#keys.wakeups) return;
+        for (const wake of [...this.#wakeups]) wake();
+      });
+      // ioredis subscribes again after a reconnect, but not when the first SUBSCRIBE failed (Redis
+      // down at start): subscribe on every `ready` too (SUBSCRIBE is idempotent).
+      subscriber.on('ready', () => {
+        subscriber.subscribe(this.#keys.wakeups).catch(() => undefined);
+      });
+      await subscriber.subscribe(this.#keys.wakeups).catch((err: Error) => {
+        this.#logger?.warn({ err: err.message }, 'lease: wake-up subscription failed (waiters poll)');
+      });
+    }
+    return async () => {
+      this.#wakeups.delete(own);
+      if (this.#wakeups.size === 0) await this.#closeSubscriber();
+    };
+  }
+
+  async #closeSubscriber(): Promise<void> {
+    const subscriber = this.#subscriber;
+    this.#subscriber = undefined;
+    if (subscriber) await closeRedis(subscriber);
   }
 
   async saveDeviceState(leaseId: string, key: string, record: Record<string, unknown>): Promise<void> {
@@ -384,6 +441,8 @@ export class RedisLeaseStore implements LeaseStore {
   }
 
   async close(): Promise<void> {
+    this.#wakeups.clear();
+    await this.#closeSubscriber();
     if (this.#owned) await closeRedis(this.#client);
   }
 }

@@ -117,5 +117,12 @@ export interface LeaseStore {
   saveDeviceState(leaseId: string, key: string, record: Record<string, unknown>): Promise<void>;
   /** Everything journaled for the lease (key → record), removed from the store: teardown's input. */
   takeDeviceState(leaseId: string): Promise<Record<string, Record<string, unknown>>>;
+  /**
+   * Wake-ups across processes: `listener` runs whenever, in any process sharing the store, a device
+   * may have freed (a teardown recorded) or a queue's head moved (a waiter acquired or left), so
+   * waiters retry at once instead of at their next poll (Redis: one pub/sub channel per prefix).
+   * Resolves a function that stops listening.
+   */
+  onWakeup(listener: () => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }

@@ -12,6 +12,7 @@
  */
 import path from 'node:path';
 import { AdbRuntime } from '../adb/runtime.ts';
+import { pingAdbServer } from '../adb/server.ts';
 import {
   DeviceService,
   type DeviceSide,
@@ -33,6 +34,7 @@ import { openLeaseStore } from '../leases/open-store.ts';
 import type { LeaseStore } from '../leases/types.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { Metrics } from '../observability/metrics.ts';
+import { PeriodicTask } from '../periodic.ts';
 import type { Services } from '../server/env.ts';
 import type { DeviceSource } from './device-source.ts';
 import { nodeIdentity } from './node-identity.ts';
@@ -53,6 +55,10 @@ export interface DeviceNode {
   operations: LeaseOperations;
   /** The use cases over this device side (what the routes and the CLI call). */
   app: DeviceSide;
+  /** What `/readyz` checks of this device side: the adb server and the lease store answer. */
+  readiness: Record<string, () => Promise<unknown>>;
+  /** Shutdown, first step: refuse new leases and end the waits (UNAVAILABLE, retryable). */
+  drain(): void;
   close(): Promise<void>;
 }
 
@@ -82,6 +88,7 @@ async function stores(
 /** Hand the device side to the HTTP services (the routes find its use cases there). */
 export function attachDeviceNode(services: Services, node: DeviceNode): void {
   services.deviceSide = node.app;
+  services.readiness = { ...services.readiness, ...node.readiness };
 }
 
 /**
@@ -161,6 +168,7 @@ async function startSteps(options: DeviceNodeOptions, teardown: Teardown): Promi
   const adb = await AdbRuntime.start({
     port: config.adbPort,
     adbPath: config.adbPath,
+    stateDir: config.dataDir,
     logger,
     ...(config.adbServer ? { external: config.adbServer } : {}),
   });
@@ -204,6 +212,7 @@ async function startSteps(options: DeviceNodeOptions, teardown: Teardown): Promi
     teardown: operations,
     node,
     logger,
+    metrics,
   });
   const scopes = new LeaseScopes({
     leases: built.leaseStore,
@@ -256,6 +265,17 @@ async function startSteps(options: DeviceNodeOptions, teardown: Teardown): Promi
   await refresh().catch(() => undefined);
   devices.start();
   teardown.add('device registry', () => devices.stop());
+  // A lease the store no longer knows (Redis came back empty) is torn down on the device.
+  const lost = new PeriodicTask(config.healthIntervalMs, async () => {
+    for (const leaseId of operations.leaseIds()) {
+      const known = await built.leaseStore.get(leaseId).catch(() => undefined);
+      if (known !== null) continue;
+      const result = await operations.closeLease(leaseId);
+      logger.warn({ leaseId, ...result }, 'lease: lost with the lease store, torn down on the device');
+    }
+  });
+  lost.start();
+  teardown.add('lost-lease sweep', () => lost.stop());
   leases.start();
   teardown.add('lease manager', () => leases.stop());
   logger.info(
@@ -275,6 +295,11 @@ async function startSteps(options: DeviceNodeOptions, teardown: Teardown): Promi
     leases,
     operations,
     app,
+    readiness: {
+      adbServer: () => pingAdbServer(adb.server.connector, 1000),
+      leaseStore: () => built.leaseStore.waiting(),
+    },
+    drain: () => leases.drain(),
     close: () => teardown.run(),
   };
 }

@@ -6,6 +6,7 @@
 import type { Config } from '../config.ts';
 import { createApp } from '../server/app.ts';
 import type { Services } from '../server/env.ts';
+import { listenMetrics, type MetricsListener } from '../server/metrics-listener.ts';
 import { assertApkUrlsValid, publicBaseUrl } from '../server/public-url.ts';
 import { assertBindAllowed, isRefusedStart, listen, resolveBindHost } from '../server/serve.ts';
 import { buildServices } from '../server/services.ts';
@@ -20,6 +21,14 @@ export interface RunningNode {
   node?: DeviceNode;
   /** Why the device side is unavailable, when it failed to start. */
   deviceError?: string;
+  /** The unauthenticated metrics endpoint, when DEVICEBRIDGE_METRICS_PORT is set. */
+  metricsUrl?: string;
+  /**
+   * Drain and stop (SIGTERM): not ready at once, new leases refused (UNAVAILABLE) and waits ended,
+   * no new connections, each keep-alive connection closed after its current answer, calls in
+   * flight given `drainGraceMs` to finish; then the device side stops (sessions closed in
+   * parallel, the adb server stopped) and the stores close.
+   */
   close(): Promise<void>;
 }
 
@@ -74,6 +83,17 @@ export async function startNode(config: Config, options: StartNodeOptions = {}):
     await services.store.close().catch(() => undefined);
     throw err;
   }
+  let metricsListener: MetricsListener | undefined;
+  if (config.metricsPort !== undefined) {
+    try {
+      metricsListener = await listenMetrics(services.metrics, config.metricsHost, config.metricsPort);
+    } catch (err) {
+      await listening.close(0);
+      await node?.close().catch(() => undefined);
+      await services.store.close().catch(() => undefined);
+      throw err;
+    }
+  }
   // apkUrls and other nodes use the configured URL, else the loopback address we listen on.
   services.publicUrl = overrides.publicUrl ?? publicBaseUrl(config, listening.port) ?? listening.url;
   await node?.announce(services.publicUrl);
@@ -84,9 +104,13 @@ export async function startNode(config: Config, options: StartNodeOptions = {}):
     services,
     ...(node ? { node } : {}),
     ...(deviceError ? { deviceError } : {}),
+    ...(metricsListener ? { metricsUrl: metricsListener.url } : {}),
     close() {
       closing ??= (async () => {
-        await listening.close();
+        services.draining = true;
+        node?.drain();
+        await listening.close(config.drainGraceMs);
+        await metricsListener?.close();
         await node?.close();
         await services.store.close();
       })();

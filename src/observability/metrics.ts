@@ -10,6 +10,10 @@ export interface Metrics {
   helperInstalls: Counter<'outcome'>;
   leasesActive: Gauge;
   leasesWaiting: Gauge;
+  leaseAcquisitions: Counter<'outcome'>;
+  leaseWaitSeconds: Histogram;
+  leaseExpiries: Counter;
+  leaseTeardowns: Counter<'outcome'>;
   devicesByState: Gauge<'state'>;
   adbServerRestarts: Counter;
   rateLimited: Counter<'limit'>;
@@ -61,6 +65,29 @@ export function createMetrics(options: { defaults?: boolean } = {}): Metrics {
     leasesWaiting: new Gauge({
       name: 'devicebridge_leases_waiting',
       help: 'Lease requests waiting in a queue',
+      registers: [registry],
+    }),
+    leaseAcquisitions: new Counter({
+      name: 'devicebridge_lease_acquisitions_total',
+      help: 'Lease requests by outcome (granted, conflict: nothing free in time, refused: draining or a store down)',
+      labelNames: ['outcome'],
+      registers: [registry],
+    }),
+    leaseWaitSeconds: new Histogram({
+      name: 'devicebridge_lease_wait_seconds',
+      help: 'Time from a lease request to its grant (0 when a device was free at once)',
+      buckets: [0.001, 0.01, 0.05, 0.1, 0.5, 1, 5, 15, 60, 300],
+      registers: [registry],
+    }),
+    leaseExpiries: new Counter({
+      name: 'devicebridge_lease_expiries_total',
+      help: 'Leases that ran out (claimed by this node, which tore them down)',
+      registers: [registry],
+    }),
+    leaseTeardowns: new Counter({
+      name: 'devicebridge_lease_teardowns_total',
+      help: 'Lease teardowns run by this node by outcome (ok, failed: the device was quarantined)',
+      labelNames: ['outcome'],
       registers: [registry],
     }),
     devicesByState: new Gauge({

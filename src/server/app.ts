@@ -75,6 +75,11 @@ export function createApp(services: Services): OpenAPIHono<AppEnv> {
   });
   app.use('*', requestId());
   app.use('*', async (c, next) => {
+    await next();
+    // Draining: the answer to the request in progress is the connection's last.
+    if (services.draining) c.header('Connection', 'close');
+  });
+  app.use('*', async (c, next) => {
     const started = performance.now();
     await next();
     const route = c.req.routePath ?? 'unknown';

@@ -31,6 +31,13 @@ export interface Services {
   tmpDir: string;
   /** The device side's use cases, when this node drives devices (absent: manifests and artifacts only). */
   deviceSide?: DeviceSide;
+  /**
+   * Set when the node starts shutting down: `/readyz` answers not-ready, every answer closes its
+   * keep-alive connection (`Connection: close`).
+   */
+  draining?: boolean;
+  /** What `/readyz` checks besides the artifact store (the device side adds its adb server and lease store). */
+  readiness?: Record<string, () => Promise<unknown>>;
 }
 
 export interface AppEnv {

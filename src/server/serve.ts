@@ -79,8 +79,11 @@ export function isRefusedStart(err: unknown): boolean {
 export interface Listening {
   url: string;
   port: number;
-  /** Stop accepting; resolves once in-flight requests are answered. */
-  close(): Promise<void>;
+  /**
+   * Stop accepting and close idle connections; resolves once in-flight requests are answered, or
+   * after `graceMs` (default: no limit) when the connections still open are cut.
+   */
+  close(graceMs?: number): Promise<void>;
 }
 
 /** Listen on `address` (the resolved bind host) and the configured port; UNAVAILABLE when that fails. */
@@ -110,11 +113,16 @@ export async function listen(
   return {
     url: `http://${host}:${bound.port}`,
     port: bound.port,
-    close: () =>
+    close: (graceMs?: number) =>
       new Promise<void>((resolve) => {
-        server.close(() => resolve());
+        const http = server as unknown as { closeIdleConnections(): void; closeAllConnections(): void };
+        const cut = graceMs === undefined ? undefined : setTimeout(() => http.closeAllConnections(), graceMs);
+        server.close(() => {
+          clearTimeout(cut);
+          resolve();
+        });
         // Idle keep-alive sockets would hold close() open; in-flight requests finish first.
-        (server as unknown as { closeIdleConnections?: () => void }).closeIdleConnections?.();
+        http.closeIdleConnections();
       }),
   };
 }

@@ -16,7 +16,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../support/bridge.ts';
 import { publishFixtureHelper, waitForExit } from '../support/cli.ts';
-import { type FleetNode, http, REDIS_URL, startBridge } from '../support/fleet.ts';
+import { type FleetNode, http, REDIS_URL, startBridge, stopServeNode } from '../support/fleet.ts';
 
 const SECONDS = Number(process.env['LEASE_E2E_SECONDS'] ?? 20);
 const ACQUIRERS = 50;
@@ -39,11 +39,7 @@ const redisUrl = REDIS_URL;
 const startNode = (dir: string, name: string, simulate: number): Promise<Node> =>
   startBridge(dir, { prefix, name, simulate });
 
-async function stopNode(node: Node): Promise<number | null> {
-  if (node.child.exitCode !== null) return node.child.exitCode;
-  node.child.kill('SIGTERM');
-  return waitForExit(node.child, 20_000);
-}
+const stopNode = (node: Node): Promise<number | null> => stopServeNode(node);
 
 describe('four bridges on one Redis (e2e)', () => {
   const nodes: Node[] = [];

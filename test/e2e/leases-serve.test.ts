@@ -93,4 +93,49 @@ describe('serve --simulate 2 driven through the typed client and the CLI (e2e)',
     expect(again.code).toBe(1);
     expect(again.stderr).toContain('LEASE_EXPIRED');
   });
+
+  it('operator ergonomics: release twice succeeds quietly, devices list, every --json error is one object with code, message, retryable', async () => {
+    const acquired = await runCli(['lease', 'acquire', '--ttl', '60', '--json'], { env: env() });
+    const lease = JSON.parse(acquired.stdout) as { id: string; deviceId: string };
+    expect((await runCli(['lease', 'release', lease.id], { env: env() })).code).toBe(0);
+    const twice = await runCli(['lease', 'release', lease.id], { env: env() });
+    expect(twice.code, twice.stderr).toBe(0);
+    expect(twice.stdout.trim()).toBe(`${lease.id} already released`);
+    expect(twice.stderr).toBe('');
+    const twiceJson = await runCli(['lease', 'release', lease.id, '--json'], { env: env() });
+    expect(JSON.parse(twiceJson.stdout)).toMatchObject({
+      alreadyEnded: true,
+      lease: { id: lease.id, state: 'released' },
+    });
+
+    const devices = await runCli(['devices', 'list', '--json'], { env: env() });
+    expect(devices.code).toBe(0);
+    const listed = (JSON.parse(devices.stdout) as { devices: Array<{ id: string; state: string }> }).devices;
+    expect(listed.map((d) => d.id)).toContain(lease.deviceId);
+    const human = await runCli(['devices', 'list'], { env: env() });
+    expect(human.stdout).toMatch(new RegExp(`^${lease.deviceId}\tonline\t`, 'm'));
+
+    const cases: Array<[string[], Record<string, string>, number, string, boolean]> = [
+      [['lease', 'renew', 'lease_unknown', '--json'], env(), 1, 'NOT_FOUND', false],
+      [['lease', 'acquire', '--ttl', 'soon', '--json'], env(), 2, 'INVALID_ARGUMENT', false],
+      [['lease', 'list', '--json'], { DEVICEBRIDGE_URL: 'http://127.0.0.1:1' }, 1, 'UNAVAILABLE', true],
+      [['lease', 'list', '--json', '--no-such-flag'], env(), 2, 'INVALID_ARGUMENT', false],
+      [['devices', 'list', '--json'], { DEVICEBRIDGE_URL: 'ftp://x' }, 2, 'INVALID_ARGUMENT', false],
+    ];
+    for (const [args, caseEnv, code, errorCode, retryable] of cases) {
+      const r = await runCli(args, { env: caseEnv });
+      const what = `${args.join(' ')}: ${r.stdout} ${r.stderr}`;
+      expect(r.code, what).toBe(code);
+      const lines = r.stdout.trim().split('\n');
+      expect(lines, what).toHaveLength(1);
+      const body = JSON.parse(lines[0]!) as {
+        ok: boolean;
+        error: { code: string; message: string; retryable: boolean };
+      };
+      expect(body.ok, what).toBe(false);
+      expect(body.error, what).toMatchObject({ code: errorCode, retryable });
+      expect(body.error.message.length, what).toBeGreaterThan(0);
+      expect(r.stderr, what).not.toMatch(/\n\s+at /);
+    }
+  });
 });

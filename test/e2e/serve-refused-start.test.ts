@@ -137,4 +137,23 @@ describe('serve: a refused device-side start leaves nothing running', () => {
     expect(r.childrenSeen).toBeGreaterThan(0);
     expect(adbServersOn(adbPort)).toEqual([]);
   }, 120_000);
+
+  it('an adb server it did not start on its private port: exit 2 naming the port and DEVICEBRIDGE_ADB_PORT; that server is untouched', async () => {
+    const tmp = await tempDir();
+    cleanups.push(tmp.cleanup);
+    const adbPort = freePortCandidate();
+    reapAdb(adbPort);
+    const foreign = spawn('adb', ['-P', String(adbPort), 'server', 'nodaemon'], { stdio: 'ignore' });
+    const until = Date.now() + 10_000;
+    while (adbServersOn(adbPort).length === 0 && Date.now() < until)
+      await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, 500)); // listening
+    const r = await serveRefused(['--data-dir', tmp.dir], { DEVICEBRIDGE_ADB_PORT: String(adbPort) });
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(new RegExp(`devicebridge: .*127\\.0\\.0\\.1:${adbPort}.*DEVICEBRIDGE_ADB_PORT`));
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+    expect(foreign.exitCode).toBeNull();
+    expect(adbServersOn(adbPort)).toEqual([foreign.pid]);
+    foreign.kill('SIGKILL');
+  }, 120_000);
 });

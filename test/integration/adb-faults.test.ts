@@ -4,12 +4,12 @@
  * adb already dropped count as removed, unauthorized devices are retried, stray forwards reconciled.
  */
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AdbClient } from '../../src/adb/client.ts';
 import { TcpAdbServerConnector } from '../../src/adb/connector.ts';
 import { AdbRuntime } from '../../src/adb/runtime.ts';
-import { AdbServer } from '../../src/adb/server.ts';
+import { AdbServer, adbServerPidFile } from '../../src/adb/server.ts';
 import { TunnelManager } from '../../src/adb/tunnels.ts';
 import { EndpointPolicy } from '../../src/devices/endpoint-policy.ts';
 import { MemoryDeviceStore } from '../../src/devices/memory-store.ts';
@@ -18,6 +18,7 @@ import { SnapshotDriver } from '../../src/helpers/snapshot/driver.ts';
 import { EnsureVerdicts } from '../../src/helpers/snapshot/ensure-helper.ts';
 import { DEVICE_FEATURES, deviceBanner } from '../../src/simulator/adbd/connection.ts';
 import { type SimulatedDevice, startSimulator } from '../../src/simulator/index.ts';
+import { tempDir } from '../support/bridge.ts';
 import {
   type DeviceBed,
   fixtureApk,
@@ -233,7 +234,7 @@ describe('defect 2: readiness means our server', () => {
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined);
   });
 
-  it('a server someone else started on the port is adopted (not fought over), and replaced when it dies; tunnels follow', async () => {
+  it('a server someone else started on the port is neither adopted nor killed; ours replaces it once it is gone; tunnels follow', async () => {
     const sim = await startSimulator({ port: 0, count: 1 });
     cleanups.push(() => sim.close());
     let server: AdbServer | undefined;
@@ -264,29 +265,24 @@ describe('defect 2: readiness means our server', () => {
     });
 
     // Our server dies; before the manager's restart someone else's daemon takes the port.
-    const adopted = new Promise((r) => own.once('restarted', r));
     process.kill(own.pid!, 'SIGKILL');
     const foreign = spawn('adb', ['-P', String(own.port), 'server', 'nodaemon'], { stdio: 'ignore' });
     cleanups.push(async () => {
       foreign.kill('SIGKILL');
     });
-    await adopted;
-    expect(changes).toEqual([{ restarts: 1, adopted: true }]);
+    // Two restart attempts later (1.5 s, 3 s backoff) it is still theirs: not adopted, not killed.
+    await new Promise((r) => setTimeout(r, 5000));
+    expect(changes).toEqual([]);
     expect(own.pid).toBeUndefined();
-    // Tunnels are re-connected on the adopted server.
-    expect(await tunnels.waitFor(address, 'device', 10_000)).toBe(true);
-    expect((await client.devices()).find((d) => d.serial === address)?.state).toBe('device');
+    expect(foreign.exitCode).toBeNull();
 
-    // The foreign daemon dies: our own server replaces it, `restarted` fires, tunnels follow.
+    // The foreign daemon goes away: our own server takes the port, `restarted` fires, tunnels follow.
     const replaced = new Promise((r) => own.once('restarted', r));
     foreign.kill('SIGKILL');
     await replaced;
-    expect(changes).toEqual([
-      { restarts: 1, adopted: true },
-      { restarts: 2, adopted: false },
-    ]);
+    expect(changes).toEqual([{ restarts: 1, adopted: false }]);
     expect(own.pid).toBeDefined();
-    expect(exits).toBe(2);
+    expect(exits).toBe(1);
     expect(await tunnels.waitFor(address, 'device', 10_000)).toBe(true);
     expect((await client.shell(address, 'echo ok', { timeoutMs: 5000 })).stdout.toString()).toBe('ok\n');
     expect(adbServersOn(own.port, own.pid)).toEqual([]);
@@ -491,9 +487,13 @@ describe('forward reconcile at start-up and after every adb server change', () =
     await previous.forward(d.serial, 'tcp:0', 'localabstract:helper');
     expect(await previous.listForwards()).toHaveLength(2);
 
-    // The next bridge on the same private port adopts the server and reconciles at start-up.
+    // The next bridge on the same private port adopts the server (the killed bridge's pid file in the
+    // data dir proves it started it) and reconciles at start-up.
+    const state = await tempDir();
+    cleanups.push(() => state.cleanup());
+    writeFileSync(adbServerPidFile(state.dir, port), `${child.pid}\n`);
     const events: unknown[] = [];
-    const runtime = await AdbRuntime.start({ port });
+    const runtime = await AdbRuntime.start({ port, stateDir: state.dir });
     cleanups.push(() => runtime.close());
     runtime.on('reconciled', (e) => events.push(e));
     expect(runtime.server.external).toBe(false);

@@ -7,10 +7,11 @@ import { createServer } from 'node:net';
 import { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEVICE_SCRIPT_DIR, DEVICE_SCRIPT_NAMES, RedisDeviceStore } from '../../src/devices/redis-store.ts';
+import { BridgeError } from '../../src/errors.ts';
 import { LEASE_SCRIPT_DIR, SCRIPT_NAMES } from '../../src/leases/redis-scripts.ts';
 import { RedisLeaseStore } from '../../src/leases/redis-store.ts';
 import { createLogger } from '../../src/observability/logger.ts';
-import { closeRedis, openRedis } from '../../src/redis/connection.ts';
+import { COMMAND_TIMEOUT_MS, closeRedis, openRedis } from '../../src/redis/connection.ts';
 import { loadScripts } from '../../src/redis/script-loader.ts';
 import { deviceRecord } from '../support/device-store-contract.ts';
 
@@ -67,6 +68,49 @@ describe('openRedis', () => {
     });
     expect(lines.join('\n')).not.toMatch(/s3cret|alice/);
     await closeRedis(client);
+  });
+});
+
+describe('openRedis while Redis is unreachable', () => {
+  it('fails fast with UNAVAILABLE (retryable) naming Redis and the role, commands, scripts and MULTI alike; Redis error replies pass unchanged', async () => {
+    const port = await closedPort();
+    const url = `redis://127.0.0.1:${port}`;
+    const logger = createLogger('silent');
+    const client = openRedis({ url, role: 'leases', logger });
+    const store = new RedisLeaseStore({ url, prefix: `test:${randomUUID()}:`, logger });
+    try {
+      for (const [what, call] of [
+        ['ping', () => client.ping()],
+        ['script', () => store.list()],
+        ['multi', () => store.takeDeviceState('lease_x')],
+        ['hgetall', () => store.get('lease_x')],
+      ] as const) {
+        const started = performance.now();
+        const err = await (call as () => Promise<unknown>)().then(
+          () => new Error(`${what} resolved`),
+          (e: unknown) => e,
+        );
+        expect(err, what).toBeInstanceOf(BridgeError);
+        expect((err as BridgeError).code, what).toBe('UNAVAILABLE');
+        expect((err as BridgeError).retryable, what).toBe(true);
+        expect((err as BridgeError).message, what).toContain(`Redis (leases) at ${url}`);
+        expect(performance.now() - started, what).toBeLessThan(COMMAND_TIMEOUT_MS + 500);
+      }
+    } finally {
+      await store.close();
+      await closeRedis(client);
+    }
+    const live = openRedis({ url: URL, role: 'leases', logger });
+    try {
+      const reply = await live.call('NO-SUCH-COMMAND').then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(reply).not.toBeInstanceOf(BridgeError);
+      expect((reply as Error).message).toMatch(/unknown command/i);
+    } finally {
+      await closeRedis(live);
+    }
   });
 });
 

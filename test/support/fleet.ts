@@ -1,4 +1,7 @@
-/** Several `devicebridge serve` processes on one Redis (the multi-node e2e tests). */
+/**
+ * Fleet tests: real `devicebridge serve` processes (on one Redis key prefix, or in memory), the
+ * simulator in its own process, and JSON HTTP calls that say how long they took.
+ */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
 import type { Redis } from 'ioredis';
@@ -8,24 +11,47 @@ import { freePortCandidate } from './device-bed.ts';
 export const REDIS_URL = 'redis://127.0.0.1:6379';
 const ex = promisify(execFile);
 
-export interface FleetNode {
+export interface ServeNode {
+  /** The configured node name (unset: the data dir's identity). */
+  name: string | undefined;
   url: string;
   adbPort: number;
+  dataDir: string;
   child: Awaited<ReturnType<typeof startCli>>['child'];
+  stderr(): string;
+}
+export type FleetNode = ServeNode;
+
+export interface ServeNodeOptions {
+  dataDir: string;
+  /** DEVICEBRIDGE_NODE; unset = the data dir's persisted identity. */
+  name?: string;
+  simulate?: number;
+  /** Leases and devices in this Redis (with `prefix`); null = the memory stores. */
+  redisUrl?: string | null;
+  prefix?: string;
+  env?: Record<string, string>;
 }
 
-/** `serve --json` on a data dir, sharing the Redis prefix; `name` unset = the data dir's identity. */
-export async function startBridge(
-  dir: string,
-  options: { prefix: string; name?: string; simulate?: number; env?: Record<string, string> },
-): Promise<FleetNode> {
+/** Start `devicebridge serve --port 0 --json` and wait for its listening line. */
+export async function startServeNode(options: ServeNodeOptions): Promise<ServeNode> {
   const adbPort = freePortCandidate();
+  const redisUrl = options.redisUrl === undefined ? REDIS_URL : options.redisUrl;
   const started = await startCli(
-    ['serve', '--port', '0', '--data-dir', dir, '--simulate', String(options.simulate ?? 0), '--json'],
+    [
+      'serve',
+      '--port',
+      '0',
+      '--data-dir',
+      options.dataDir,
+      '--simulate',
+      String(options.simulate ?? 0),
+      '--json',
+    ],
     {
       env: {
-        REDIS_URL,
-        DEVICEBRIDGE_REDIS_PREFIX: options.prefix,
+        ...(redisUrl === null ? {} : { REDIS_URL: redisUrl }),
+        ...(options.prefix === undefined ? {} : { DEVICEBRIDGE_REDIS_PREFIX: options.prefix }),
         ...(options.name === undefined ? {} : { DEVICEBRIDGE_NODE: options.name }),
         DEVICEBRIDGE_ADB_PORT: String(adbPort),
         LOG_LEVEL: 'silent',
@@ -34,15 +60,38 @@ export async function startBridge(
       timeoutMs: 60_000,
     },
   );
-  return { url: (JSON.parse(started.firstLine) as { url: string }).url, adbPort, child: started.child };
+  return {
+    name: options.name,
+    url: (JSON.parse(started.firstLine) as { url: string }).url,
+    adbPort,
+    dataDir: options.dataDir,
+    child: started.child,
+    stderr: started.stderr,
+  };
 }
 
-/** End a bridge (SIGTERM, then SIGKILL) and the adb server it started (a SIGKILLed bridge leaves it). */
-export async function stopBridge(node: FleetNode): Promise<void> {
-  if (node.child.exitCode === null && node.child.signalCode === null) {
-    node.child.kill('SIGTERM');
-    await waitForExit(node.child, 20_000).catch(() => node.child.kill('SIGKILL'));
-  }
+/** `serve --json` on a data dir sharing the Redis prefix (the multi-node tests' short form). */
+export function startBridge(
+  dir: string,
+  options: { prefix: string; name?: string; simulate?: number; env?: Record<string, string> },
+): Promise<ServeNode> {
+  return startServeNode({ dataDir: dir, ...options });
+}
+
+/** SIGTERM and wait (SIGKILL when it does not exit in time); resolves the exit code. */
+export async function stopServeNode(node: ServeNode, timeoutMs = 20_000): Promise<number | null> {
+  if (node.child.exitCode !== null) return node.child.exitCode;
+  if (node.child.signalCode !== null) return null;
+  node.child.kill('SIGTERM');
+  return waitForExit(node.child, timeoutMs).catch(() => {
+    node.child.kill('SIGKILL');
+    return null;
+  });
+}
+
+/** End a bridge and the adb server it started (a SIGKILLed bridge leaves it). */
+export async function stopBridge(node: ServeNode): Promise<void> {
+  await stopServeNode(node);
   await killAdbServer(node.adbPort);
 }
 
@@ -51,28 +100,44 @@ export async function killAdbServer(port: number): Promise<void> {
 }
 
 /** `adb forward --list` of a bridge's adb server. */
-export async function forwardsOf(node: FleetNode): Promise<string> {
+export async function forwardsOf(node: ServeNode): Promise<string> {
   return (await ex('adb', ['-P', String(node.adbPort), 'forward', '--list'])).stdout.trim();
 }
 
-/** One JSON call to a bridge (30 s bound). */
-export async function http(
-  url: string,
+export interface JsonAnswer {
+  status: number;
+  // biome-ignore lint/suspicious/noExplicitAny: tests read whatever fields the answer has
+  json: any;
+  /** Milliseconds from sending to the whole body read. */
+  ms: number;
+  /** When the answer was complete (performance.now()). */
+  at: number;
+}
+
+/** One JSON call (30 s budget unless told). */
+export async function httpJson(
+  base: string,
   method: string,
   path: string,
   body?: unknown,
-  // biome-ignore lint/suspicious/noExplicitAny: tests read whatever fields the answer has
-): Promise<{ status: number; json: any }> {
-  const res = await fetch(`${url}${path}`, {
+  timeoutMs = 30_000,
+): Promise<JsonAnswer> {
+  const started = performance.now();
+  const res = await fetch(`${base}${path}`, {
     method,
     ...(body === undefined
       ? {}
       : { headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) }),
-    signal: AbortSignal.timeout(30_000),
+    signal: AbortSignal.timeout(timeoutMs),
   });
   const text = await res.text();
-  return { status: res.status, json: text ? JSON.parse(text) : null };
+  const at = performance.now();
+  return { status: res.status, json: text ? JSON.parse(text) : null, ms: at - started, at };
 }
+
+/** One JSON call to a bridge (30 s bound). */
+export const http = (url: string, method: string, path: string, body?: unknown): Promise<JsonAnswer> =>
+  httpJson(url, method, path, body);
 
 /** Remove every key of a test's Redis prefix. */
 export async function deleteKeys(redis: Redis, prefix: string): Promise<void> {

@@ -299,6 +299,38 @@ export function leaseStoreContract(name: string, make: StoreFactory, options: { 
       await store.close();
     });
 
+    it('wake-ups: a recorded teardown, a waiter that acquires and a waiter that leaves wake listeners; nothing else does', async () => {
+      const { store, clock } = await setup();
+      let wakes = 0;
+      const arrived = async (n: number): Promise<void> => {
+        // Redis delivers through a subscriber connection: wait (bounded) for the count.
+        for (let i = 0; i < 200 && wakes < n; i++) await new Promise((r) => setTimeout(r, 5));
+        expect(wakes).toBe(n);
+      };
+      const stop = await store.onWakeup(() => {
+        wakes += 1;
+      });
+      const q = '["wake"]';
+      const lease = (await store.acquire({ ...base, candidates: ['d1'] })) as Lease;
+      await store.release(lease.id);
+      await arrived(0); // ended, but the device is not free before its teardown is recorded
+      await store.recordTeardown(teardownOf(lease, clock));
+      await arrived(1);
+      await store.enqueue(q, 'w1', 30);
+      await store.enqueue(q, 'w2', 30);
+      await store.acquire({ ...base, candidates: ['d1'], queueKey: q, waiterId: 'w1' });
+      await arrived(2);
+      await store.dequeue(q, 'w2');
+      await arrived(3);
+      await store.dequeue(q, 'w2'); // not queued any more: no wake-up
+      await stop();
+      await store.enqueue(q, 'w3', 30);
+      await store.dequeue(q, 'w3');
+      await new Promise((r) => setTimeout(r, 50));
+      expect(wakes).toBe(3);
+      await store.close();
+    });
+
     it('model: random interleavings never give two active leases on one device; tokens strictly increase', async () => {
       const devices = ['d0', 'd1', 'd2'];
       const GRACE = 10_000;

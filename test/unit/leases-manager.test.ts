@@ -8,6 +8,7 @@ import {
 } from '../../src/leases/manager.ts';
 import { MemoryLeaseStore } from '../../src/leases/memory-store.ts';
 import type { Lease, LeaseSelector } from '../../src/leases/types.ts';
+import { createMetrics } from '../../src/observability/metrics.ts';
 import { expectCode, FakeClock } from '../support/leases-contract.ts';
 
 const managers: LeaseManager[] = [];
@@ -72,6 +73,64 @@ function harness(
 }
 
 const who = { tenant: 't1', holder: 'alice' };
+
+describe('LeaseManager.drain', () => {
+  it('refuses new leases and ends every wait at once with UNAVAILABLE (retryable); held leases stay valid', async () => {
+    const { manager } = harness({ devices: ['d1'], pollMs: 5_000 });
+    const held = await manager.acquire({ ...who, selector: {} });
+    const waiter = manager.acquire({ ...who, holder: 'bob', selector: {}, waitSeconds: 30 });
+    await waitFor(async () => (await manager.waitingCount()) === 1);
+    const started = performance.now();
+    manager.drain();
+    const err = await expectCode(waiter, 'UNAVAILABLE');
+    expect(performance.now() - started).toBeLessThan(1000);
+    expect(err.retryable).toBe(true);
+    expect(err.message).toMatch(/draining/);
+    expect(await manager.waitingCount()).toBe(0);
+    const refused = await expectCode(manager.acquire({ ...who, selector: {} }), 'UNAVAILABLE');
+    expect(refused.details).toMatchObject({ node: 'node-a', draining: true });
+    expect(manager.draining).toBe(true);
+    expect(await manager.renew(held.id, held.fencingToken, 60)).toMatchObject({ state: 'active' });
+    expect((await manager.release(held.id, held.fencingToken)).lease.state).toBe('released');
+  });
+});
+
+describe('LeaseManager metrics', () => {
+  it('counts acquisitions by outcome, observes wait time, counts expiries and teardown outcomes', async () => {
+    const metrics = createMetrics();
+    const clock = new FakeClock();
+    let failTeardown = false;
+    const { manager } = harness({
+      devices: ['d1'],
+      clock,
+      metrics,
+      teardown: async () => ({ actions: [], failures: failTeardown ? ['forward stuck'] : [] }),
+    });
+    const value = async (
+      metric: { get(): Promise<{ values: Array<{ value: number; labels: object }> }> },
+      labels = {},
+    ) =>
+      (await metric.get()).values.find((v) => JSON.stringify(v.labels) === JSON.stringify(labels))?.value ??
+      0;
+    const first = await manager.acquire({ ...who, selector: {}, ttlSeconds: 5 });
+    await expectCode(manager.acquire({ ...who, selector: {} }), 'CONFLICT');
+    await manager.release(first.id, first.fencingToken);
+    await manager.acquire({ ...who, selector: {}, ttlSeconds: 5 });
+    failTeardown = true;
+    clock.advance(10_000);
+    expect(await manager.expireOnce()).toBe(1);
+    manager.drain();
+    await expectCode(manager.acquire({ ...who, selector: {} }), 'UNAVAILABLE');
+    expect(await value(metrics.leaseAcquisitions, { outcome: 'granted' })).toBe(2);
+    expect(await value(metrics.leaseAcquisitions, { outcome: 'conflict' })).toBe(1);
+    expect(await value(metrics.leaseAcquisitions, { outcome: 'refused' })).toBe(1);
+    expect(await value(metrics.leaseExpiries)).toBe(1);
+    expect(await value(metrics.leaseTeardowns, { outcome: 'ok' })).toBe(1);
+    expect(await value(metrics.leaseTeardowns, { outcome: 'failed' })).toBe(1);
+    const text = await metrics.registry.getSingleMetricAsString('devicebridge_lease_wait_seconds');
+    expect(text).toMatch(/devicebridge_lease_wait_seconds_count 2/);
+  });
+});
 
 describe('LeaseManager.acquire', () => {
   it('NOT_FOUND with the selector echoed when nothing matches at all', async () => {

@@ -1,4 +1,5 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import { withDeadline } from '../../adb/deadline.ts';
 import {
   EDGE_ERRORS,
   errorResponses,
@@ -9,6 +10,18 @@ import {
 } from '../../api/index.ts';
 import type { AppEnv } from '../env.ts';
 import { guard } from '../middleware/guard.ts';
+
+/** How long one readiness check may take before it counts as failed. */
+export const READINESS_TIMEOUT_MS = 1500;
+
+async function readinessOf(name: string, probe: () => Promise<unknown>): Promise<string> {
+  try {
+    await withDeadline(probe(), { timeoutMs: READINESS_TIMEOUT_MS }, name);
+    return 'ok';
+  } catch (err) {
+    return err instanceof Error ? err.message : String(err);
+  }
+}
 
 export function registerHealth(app: OpenAPIHono<AppEnv>): void {
   app.openapi(
@@ -33,7 +46,7 @@ export function registerHealth(app: OpenAPIHono<AppEnv>): void {
       path: '/readyz',
       operationId: 'getReadiness',
       tags: ['health'],
-      summary: 'Readiness: the artifact store answers',
+      summary: 'Readiness: not draining; the artifact store, the lease store and the adb server answer',
       security: [],
       responses: {
         200: { description: 'ready', content: { 'application/json': { schema: ReadySchema } } },
@@ -42,14 +55,20 @@ export function registerHealth(app: OpenAPIHono<AppEnv>): void {
       },
     }),
     async (c) => {
-      const checks: Record<string, string> = {};
-      let ok = true;
-      try {
-        await c.var.services.store.stat('helpers/.readyz');
-        checks['artifactStore'] = 'ok';
-      } catch (err) {
+      const { services } = c.var;
+      const probes: Record<string, () => Promise<unknown>> = {
+        artifactStore: () => services.store.stat('helpers/.readyz'),
+        ...services.readiness,
+      };
+      // Every check at once, each bounded: a store that hangs makes the node not ready, not the probe slow.
+      const results = await Promise.all(
+        Object.entries(probes).map(async ([name, probe]) => [name, await readinessOf(name, probe)] as const),
+      );
+      const checks: Record<string, string> = Object.fromEntries(results);
+      let ok = results.every(([, result]) => result === 'ok');
+      if (services.draining) {
         ok = false;
-        checks['artifactStore'] = (err as Error).message;
+        checks['node'] = 'draining';
       }
       return ok
         ? c.json({ status: 'ready' as const, checks }, 200)

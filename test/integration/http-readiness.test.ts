@@ -1,0 +1,52 @@
+/**
+ * `/readyz` is readiness (the node should get traffic): the artifact store, the lease store and the
+ * bridge's adb server answer, and the node is not draining. `/healthz` stays liveness.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { READINESS_TIMEOUT_MS } from '../../src/server/routes/health.ts';
+import { type DeviceBridge, testDeviceBridge, timedRequest } from '../support/bridge.ts';
+
+describe('/readyz reflects the device side and draining', () => {
+  let bridge: DeviceBridge | undefined;
+  afterEach(async () => {
+    await bridge?.cleanup();
+    bridge = undefined;
+  });
+
+  it('ready with every check ok; not ready, naming the check, once the adb server is gone; liveness unaffected', async () => {
+    bridge = await testDeviceBridge({ simulate: 1 });
+    const ok = await timedRequest(bridge.app, 'GET', '/readyz');
+    expect(ok.status).toBe(200);
+    expect(ok.body).toEqual({
+      status: 'ready',
+      checks: { artifactStore: 'ok', adbServer: 'ok', leaseStore: 'ok' },
+    });
+    await bridge.node.adb.server.stop();
+    const down = await timedRequest(bridge.app, 'GET', '/readyz');
+    expect(down.status).toBe(503);
+    expect(down.body.status).toBe('not-ready');
+    expect(down.body.checks.adbServer).not.toBe('ok');
+    expect(down.body.checks.leaseStore).toBe('ok');
+    expect(down.ms).toBeLessThan(READINESS_TIMEOUT_MS + 500);
+    expect((await timedRequest(bridge.app, 'GET', '/healthz')).status).toBe(200);
+  }, 60_000);
+
+  it('draining: not ready at once, every answer closes its connection, new leases get a typed 503', async () => {
+    bridge = await testDeviceBridge({ simulate: 1 });
+    const before = await bridge.app.request('/v1/devices');
+    expect(before.headers.get('connection')).toBeNull();
+    bridge.services.draining = true;
+    bridge.node.drain();
+    const ready = await bridge.app.request('/readyz');
+    expect(ready.status).toBe(503);
+    expect(ready.headers.get('connection')).toBe('close');
+    expect(((await ready.json()) as { checks: Record<string, string> }).checks['node']).toBe('draining');
+    const lease = await timedRequest(bridge.app, 'POST', '/v1/leases', { ttlSeconds: 60 });
+    expect(lease.status).toBe(503);
+    expect(lease.body.error).toMatchObject({ code: 'UNAVAILABLE', retryable: true });
+    expect(lease.body.error.message).toMatch(/draining/);
+    const health = await bridge.app.request('/healthz');
+    expect(health.status).toBe(200);
+    expect(health.headers.get('connection')).toBe('close');
+  }, 60_000);
+});
