@@ -26,6 +26,7 @@ import {
   GlassA11y,
   parseA11ySettingsRecord,
 } from './glass/a11y-driver.ts';
+import { type PngHeader, readPngHeader } from './protocol/png-header.ts';
 import type { TouchPlan } from './protocol/touch-plan.ts';
 import { adbHelperDevice } from './snapshot/device.ts';
 import { type DriverRequest, defaultDeadlineMs, SnapshotDriver, withAttempts } from './snapshot/driver.ts';
@@ -52,6 +53,16 @@ export interface HelperStatusSink {
     name: string,
     status: { versionCode: number; sha256: string },
   ): Promise<unknown>;
+}
+
+/** Default deadline of a screenshot (`screencap -p` over `exec:`). */
+export const SCREENSHOT_DEADLINE_MS = 20_000;
+
+/** A screenshot: the PNG bytes as the device wrote them, its header, how long it took. */
+export interface Screenshot {
+  png: Buffer;
+  header: PngHeader;
+  elapsedMs: number;
 }
 
 export interface LeaseOperationsOptions {
@@ -255,6 +266,23 @@ export class LeaseOperations {
         ? Math.max(0, (plan as { durationMs: number }).durationMs)
         : 0;
     return this.#withReady(lease, request, durationMs, (d, r) => d.gesture(plan, r));
+  }
+
+  /**
+   * The screen as PNG: `screencap -p` through adb's `exec:` service (raw stdout, no pty to mangle
+   * the bytes), checked to be a PNG before it is returned; no helper needed.
+   */
+  screenshot(lease: LeaseTarget, request: { deadlineMs?: number; signal?: AbortSignal } = {}) {
+    return this.#operate(lease, async (_state, leaseSignal) => {
+      const started = performance.now();
+      const signal = request.signal ? AbortSignal.any([request.signal, leaseSignal]) : leaseSignal;
+      const png = await this.#o.adb.client.execOut(lease.serial, 'screencap -p', {
+        signal,
+        timeoutMs: request.deadlineMs ?? SCREENSHOT_DEADLINE_MS,
+      });
+      const header = readPngHeader(png);
+      return { png, header, elapsedMs: Math.round(performance.now() - started) } satisfies Screenshot;
+    });
   }
 
   /**

@@ -47,7 +47,7 @@ export const screencap: CommandFn = async (argv, ctx) => {
   const size = device.displaySize();
   const touches = touchPoints(device.inputEvents()).slice(-SHOWN_TOUCHES);
   const canvas = renderScreen(size, device.uiXml(), touches);
-  if (file !== undefined && file.endsWith('.png')) png = true;
+  if (file?.endsWith('.png')) png = true;
   const bytes = png
     ? encodePng(size.width, size.height, canvas.pixels)
     : rawRgba(size.width, size.height, canvas.pixels);
