@@ -184,15 +184,16 @@ describe('console in chromium (e2e)', () => {
       .poll(() => page.locator('#status').textContent(), { timeout: 30_000 })
       .toContain('nodes; screen 1080');
     // A box that is on top at its centre (so a click reaches it), of a node with text.
-    const ref = await page.evaluate(() => {
-      for (const box of document.querySelectorAll<HTMLElement>('#boxes .box')) {
+    // (A string: this runs in the page, and the tests are compiled without the DOM library.)
+    const ref = (await page.evaluate(`(() => {
+      for (const box of document.querySelectorAll('#boxes .box')) {
         const r = box.getBoundingClientRect();
         if (r.width < 20 || r.height < 12) continue;
         if (document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2) !== box) continue;
-        if (/"/.test(box.title)) return box.dataset['ref'] ?? null;
+        if (box.title.includes('"')) return box.dataset.ref;
       }
       return null;
-    });
+    })()`)) as string | null;
     expect(ref).toMatch(/^e\d+$/);
     await page.locator(`#boxes .box[data-ref="${ref}"]`).click();
     await expect
@@ -200,10 +201,10 @@ describe('console in chromium (e2e)', () => {
       .toBe('true');
     expect(await page.locator('#tree li[aria-selected="true"]').count()).toBe(1);
     expect(await page.locator('#attrs').textContent()).toContain(ref!);
-    await page.getByLabel('Search').fill('cancel');
+    await page.getByRole('searchbox', { name: 'Search' }).fill('cancel');
     expect(await page.locator('#tree li').count()).toBeGreaterThan(0);
     expect(await page.locator('#tree li').count()).toBeLessThan(10);
-    await page.getByLabel('Search').fill('');
+    await page.getByRole('searchbox', { name: 'Search' }).fill('');
     expect(await axeViolations(page)).toEqual([]);
     await shot(page, 'inspector-selected');
 
