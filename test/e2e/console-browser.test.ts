@@ -3,10 +3,11 @@
  * .ci/prereqs; never downloaded) against a real `devicebridge serve --simulate 3` with tokens.
  * Every page passes an axe-core check; page screenshots go to .tmp/console/ (not committed).
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { createInterface } from 'node:readline';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -17,7 +18,7 @@ import {
   tempDir,
   writeTokensFile,
 } from '../support/bridge.ts';
-import { publishFixtureHelper, startCli, waitForExit } from '../support/cli.ts';
+import { BIN, publishFixtureHelper, startCli, waitForExit } from '../support/cli.ts';
 import { freePortCandidate } from '../support/device-bed.ts';
 
 const SHOTS = path.resolve(import.meta.dirname, '../../.tmp/console');
@@ -82,6 +83,7 @@ describe('console in chromium (e2e)', () => {
       env: {
         DEVICEBRIDGE_ADB_PORT: String(freePortCandidate()),
         DEVICEBRIDGE_TOKENS_FILE: await writeTokensFile(tmp.dir),
+        DEVICEBRIDGE_HEALTH_INTERVAL_MS: '500',
         LOG_LEVEL: 'silent',
       },
     });
@@ -143,6 +145,35 @@ describe('console in chromium (e2e)', () => {
     expect(await page.getByLabel('Endpoint (host:port)').getAttribute('aria-invalid')).toBe('true');
     expect(await axeViolations(page)).toEqual([]);
     await shot(page, 'devices-admin');
+
+    // A tunnel to a simulated device of another process: registered from the form, then its cable is
+    // pulled (the simulator's control API) and the live table shows it offline, without a reload.
+    const sim = spawn(process.execPath, [BIN, 'simulate', '--port', '0', '--json', '--control-port', '0'], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    try {
+      const lines = createInterface({ input: sim.stdout! })[Symbol.asyncIterator]();
+      const control = (JSON.parse((await lines.next()).value as string) as { control: string }).control;
+      const { address } = JSON.parse((await lines.next()).value as string) as { address: string };
+      await page.getByLabel('Endpoint (host:port)').fill(address);
+      await page.getByRole('button', { name: 'Register' }).click();
+      await expect.poll(() => page.locator('#devices tbody tr').count()).toBe(4);
+      const row = page.locator(`#devices tbody tr[data-device="${address.replace(':', '-')}"]`);
+      await expect.poll(() => row.locator('td').nth(4).textContent(), { timeout: 20_000 }).toBe('online');
+      const marker = await page.evaluate('window.__sameDocument = true');
+      expect(marker).toBe(true);
+      expect((await fetch(`${control}/devices/0/unplug`, { method: 'POST' })).status).toBe(200);
+      await expect
+        .poll(() => row.locator('td').nth(4).textContent(), { timeout: 20_000 })
+        .toMatch(/^offline/);
+      expect(await page.evaluate('window.__sameDocument')).toBe(true);
+      await shot(page, 'devices-offline');
+      await page.getByRole('button', { name: `Remove ${address.replace(':', '-')}` }).click();
+      await expect.poll(() => page.locator('#devices tbody tr').count()).toBe(3);
+    } finally {
+      sim.kill('SIGTERM');
+      await waitForExit(sim).catch(() => sim.kill('SIGKILL'));
+    }
 
     await page.getByRole('link', { name: 'Releases', exact: true }).click();
     await expect
@@ -207,6 +238,10 @@ describe('console in chromium (e2e)', () => {
     await page.getByRole('searchbox', { name: 'Search' }).fill('');
     expect(await axeViolations(page)).toEqual([]);
     await shot(page, 'inspector-selected');
+    // The README's picture (docs/console-inspector.jpg is a copy of it).
+    await page
+      .locator('main')
+      .screenshot({ path: path.join(SHOTS, 'inspector.jpg'), type: 'jpeg', quality: 50 });
 
     const before = await page.locator('#screenshot').screenshot();
     const ready = await page.locator('#screen').getAttribute('data-ready');
