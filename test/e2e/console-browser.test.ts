@@ -60,6 +60,8 @@ describe('console in chromium (e2e)', () => {
   let url: string;
   let browser: Browser;
   const contexts: BrowserContext[] = [];
+  /** The lease the client acquires from the UI (the tenant-isolation test looks for it). */
+  let leaseId: string | null = null;
 
   const signIn = async (token: string): Promise<Page> => {
     const context = await browser.newContext({ viewport: { width: 1360, height: 900 } });
@@ -188,7 +190,7 @@ describe('console in chromium (e2e)', () => {
     await expect.poll(() => page.locator('#helpers tbody').textContent()).toContain('0.1.0, 0.2.0');
     expect(await axeViolations(page)).toEqual([]);
     await shot(page, 'releases-admin');
-  });
+  }, 150_000);
 
   it('client: acquire from the UI, inspect, select a node by its box, tap and see the screen change', async () => {
     const page = await signIn(CLIENT_TOKEN);
@@ -201,7 +203,7 @@ describe('console in chromium (e2e)', () => {
     await page.getByLabel('TTL (s)').fill('600');
     await page.getByRole('button', { name: 'Acquire' }).click();
     await expect.poll(() => page.locator('#leases tbody tr').count()).toBe(1);
-    const leaseId = await page.locator('#leases tbody tr').getAttribute('data-lease');
+    leaseId = await page.locator('#leases tbody tr').getAttribute('data-lease');
     expect(leaseId).toMatch(/\S/);
     await expect.poll(() => page.locator('#status').textContent()).toContain(`acquired ${leaseId}`);
     expect(await axeViolations(page)).toEqual([]);
@@ -259,12 +261,27 @@ describe('console in chromium (e2e)', () => {
     const file = await (await download).path();
     expect(readFileSync(file, 'utf8')).toContain('<hierarchy');
 
-    // Another tenant sees neither the lease nor any admin control.
+    // Admins see who holds the device: the lease and its tenant.
+    const admin = await signIn(ADMIN_TOKEN);
+    await expect
+      .poll(() => admin.locator('#devices tbody').textContent())
+      .toContain(`${leaseId} (tenant acme)`);
+  }, 150_000);
+
+  it('another tenant sees neither the lease nor any admin control', async () => {
+    expect(leaseId).toMatch(/\S/);
     const other = await signIn(OTHER_TENANT_TOKEN);
     await other.getByRole('link', { name: 'Leases', exact: true }).click();
     await expect.poll(() => other.locator('#devices, #leases').count()).toBe(1);
     await other.waitForLoadState('networkidle');
     expect(await other.locator('#leases tbody').textContent()).not.toContain(leaseId!);
+    expect(await other.locator('#leases tbody tr').count()).toBe(0);
+    // What the page's own cookie may read: none of the other tenant's leases, and 404 for this one.
+    const seen = (await other.evaluate(`(async () => [
+      (await (await fetch('/v1/leases')).json()).leases.length,
+      (await fetch('/v1/leases/${leaseId}')).status,
+    ])()`)) as [number, number];
+    expect(seen).toEqual([0, 404]);
     await other.getByRole('link', { name: 'Releases', exact: true }).click();
     await expect.poll(() => other.locator('#helpers tbody tr').count()).toBeGreaterThan(0);
     expect(await other.locator('#publish').count()).toBe(0);
@@ -273,5 +290,5 @@ describe('console in chromium (e2e)', () => {
     expect(await other.locator('#lease-select option').count()).toBe(0);
     expect(await axeViolations(other)).toEqual([]);
     await shot(other, 'inspector-other-tenant');
-  });
+  }, 150_000);
 });

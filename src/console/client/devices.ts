@@ -1,4 +1,7 @@
-/** Devices: the live table (polled every 2 s, no reloads), filters by label and state, admin actions. */
+/**
+ * Devices: the live table (polled every 2 s, no reloads), filters by label and state; for admins the
+ * lease holder's tenant and the admin actions.
+ */
 import { type ApiError, api, el, isAdmin, status } from './api.ts';
 
 interface Device {
@@ -18,6 +21,7 @@ export function devicesPage(): void {
   const tbody = document.querySelector<HTMLTableSectionElement>('#devices tbody')!;
   const filters = document.getElementById('device-filters') as HTMLFormElement;
   let devices: Device[] = [];
+  let tenants = new Map<string, string>();
 
   const render = () => {
     const label = (filters.elements.namedItem('label') as HTMLInputElement).value.trim();
@@ -53,7 +57,7 @@ export function devicesPage(): void {
             d.quarantineReason ? ` (${d.quarantineReason})` : '',
           ),
           el('td', {}, d.ownerNode),
-          el('td', {}, d.leaseId ?? (d.leased ? 'leased' : 'free')),
+          el('td', {}, holder(d)),
           el(
             'td',
             {},
@@ -65,6 +69,13 @@ export function devicesPage(): void {
         ),
       ),
     );
+  };
+
+  /** The lease column: the lease id (its tenant's and admins' view), and for admins its tenant. */
+  const holder = (d: Device): string => {
+    if (d.leaseId === null) return d.leased ? 'leased' : 'free';
+    const tenant = tenants.get(d.leaseId);
+    return tenant === undefined ? d.leaseId : `${d.leaseId} (tenant ${tenant})`;
   };
 
   const adminActions = (d: Device): HTMLElement[] => {
@@ -101,6 +112,11 @@ export function devicesPage(): void {
   const refresh = async () => {
     try {
       devices = (await api<{ devices: Device[] }>('GET', '/v1/devices')).devices;
+      if (isAdmin()) {
+        // Admins see every tenant's leases: name the holder's tenant next to the lease.
+        const { leases } = await api<{ leases: Array<{ id: string; tenant: string }> }>('GET', '/v1/leases');
+        tenants = new Map(leases.map((l) => [l.id, l.tenant]));
+      }
       render();
     } catch (err) {
       status(`could not list devices: ${(err as Error).message}`);
