@@ -11,7 +11,9 @@
  *    do not, and a `.ts` file does not exist in dist/.
  * 3. Copies the files read at run time next to the modules that read them (through
  *    `new URL(…, import.meta.url)`): every `.lua` file under src/, at any depth, at the same relative
- *    path. A new asset type read at run time is added to ASSET_EXTENSIONS.
+ *    path (and the console's stylesheet). A new asset type read at run time is added to ASSET_EXTENSIONS.
+ * 4. Bundles the console's client script (src/console/client/main.ts, browser TypeScript; its own
+ *    tsconfig) with esbuild into dist/console/assets/console.js: the package serves it, offline.
  */
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -22,7 +24,7 @@ import { fileURLToPath } from 'node:url';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const src = path.join(root, 'src');
 const dist = path.join(root, 'dist');
-const ASSET_EXTENSIONS = ['.lua'];
+const ASSET_EXTENSIONS = ['.lua', '.css'];
 
 /** Every file under `dir` (relative paths, '/' separated), recursively. */
 function filesUnder(dir) {
@@ -63,6 +65,16 @@ for (const file of filesUnder(src)) {
   copyFileSync(path.join(src, file), target);
   copied++;
 }
+const esbuild = await import('esbuild');
+await esbuild.build({
+  entryPoints: [path.join(src, 'console/client/main.ts')],
+  outfile: path.join(dist, 'console/assets/console.js'),
+  bundle: true,
+  format: 'iife',
+  target: 'es2020',
+  minify: true,
+  logLevel: 'warning',
+});
 process.stdout.write(
   `build: dist/ ready (${rewritten} declaration files rewritten, ${copied} assets copied)\n`,
 );

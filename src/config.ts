@@ -102,7 +102,7 @@ const fields = {
     'DEVICEBRIDGE_RATE_AUTH_FAILURES',
     z.coerce.number().int().min(0).max(1_000_000).default(60),
   ],
-  /** Expensive calls (snapshot, publish) per minute per token and per client address (0 = no limit). */
+  /** Expensive calls (snapshot, screenshot, publish) per minute per token and per client address (0 = no limit). */
   rateExpensive: [
     'DEVICEBRIDGE_RATE_EXPENSIVE',
     z.coerce.number().int().min(0).max(1_000_000).default(12_000),

@@ -287,3 +287,17 @@ export type GestureRequest = z.input<typeof GestureBodySchema>;
 export type GestureResponse = z.infer<typeof GestureResponseSchema>;
 export type Attempt = z.infer<typeof AttemptSchema>;
 export type Transport = z.infer<typeof TransportField>;
+
+// ---- screenshot
+
+export const PNG_MEDIA_TYPE = 'image/png';
+
+export const ScreenshotQuerySchema = z.object({
+  deadlineMs: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_DEADLINE_MS)
+    .optional()
+    .openapi({ description: 'the whole capture (default 20000)' }),
+});

@@ -1,10 +1,10 @@
 /**
- * Lease-scoped helper operations (ensure, snapshot, viewport, gestures): the use cases the lease
+ * Lease-scoped helper operations (ensure, snapshot, viewport, gestures, screenshot): the use cases the lease
  * routes call with a scope `LeaseScopes.open` resolved (one lease read, tenancy and fencing checked,
  * owner resolved). A scope whose device is driven elsewhere is forwarded by the HTTP edge before it
  * gets here; what reaches a method runs on this node or is refused naming the owner.
  */
-import type { LeaseOperations } from '../helpers/lease-operations.ts';
+import type { LeaseOperations, Screenshot } from '../helpers/lease-operations.ts';
 import { type GestureSpec, planForGesture } from '../helpers/protocol/gestures.ts';
 import type { CaptureOptionsInput } from '../helpers/snapshot/capture-options.ts';
 import type { Transport } from '../helpers/snapshot/driver.ts';
@@ -70,6 +70,11 @@ export class HelperService {
 
   async viewport(scope: LeaseScope, r: HelperRequest = {}): Promise<ViewportView> {
     return viewportView(await this.#o.operations.viewport(this.#o.scopes.local(scope), request(r)));
+  }
+
+  /** The leased device's screen as PNG. */
+  screenshot(scope: LeaseScope, r: { deadlineMs?: number } = {}): Promise<Screenshot> {
+    return this.#o.operations.screenshot(this.#o.scopes.local(scope), r);
   }
 
   /** A gesture by kind (tap, swipe, …) or a raw `android-touch-plan-v1` plan (`{kind: 'plan', plan}`). */

@@ -16,6 +16,7 @@ const registrations: Array<() => Promise<(program: Command) => void>> = [
   () => import('./lease.ts').then((m) => m.registerLease),
   () => import('./glass.ts').then((m) => m.registerGlass),
   () => import('./lease.ts').then((m) => m.registerDevices),
+  () => import('./screenshot.ts').then((m) => m.registerScreenshot),
 ];
 
 export function buildProgram(): Command {

@@ -136,6 +136,11 @@ export function parseBridgeUrl(raw: string, source = 'DEVICEBRIDGE_URL'): string
   return url.href.replace(/\/+$/, '');
 }
 
+/** A screenshot answer: the PNG, or `notModified` when `ifNoneMatch` still matched. */
+export type ScreenshotResult =
+  | { notModified: false; etag: string; width: number; height: number; png: Uint8Array }
+  | { notModified: true; etag: string };
+
 export class DeviceBridgeClient {
   readonly baseUrl: string;
   readonly #token: string | undefined;
@@ -158,15 +163,7 @@ export class DeviceBridgeClient {
     body?: unknown,
     extra: { timeoutMs?: number; headers?: Record<string, string> } = {},
   ): Promise<T> {
-    const headers: Record<string, string> = { Accept: 'application/json', ...extra.headers };
-    if (this.#token) headers['Authorization'] = `Bearer ${this.#token}`;
-    if (body !== undefined) headers['Content-Type'] = 'application/json';
-    const res = await this.#fetch(`${this.baseUrl}${path}`, {
-      method,
-      headers,
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      signal: AbortSignal.timeout(extra.timeoutMs ?? this.#timeoutMs),
-    });
+    const res = await this.#send(method, path, body, { Accept: 'application/json', ...extra.headers }, extra);
     if (res.status === 204) return undefined as T;
     const text = await res.text();
     let json: unknown;
@@ -181,18 +178,39 @@ export class DeviceBridgeClient {
         res.headers.get('x-request-id') ?? undefined,
       );
     }
-    if (!res.ok) {
-      const e = (json as Partial<ErrorBody> | undefined)?.error;
-      throw new BridgeClientError(
-        res.status,
-        e?.code ?? 'INTERNAL',
-        e?.message ?? `HTTP ${res.status}`,
-        e?.retryable ?? res.status >= 500,
-        e?.requestId ?? res.headers.get('x-request-id') ?? undefined,
-        e?.details,
-      );
-    }
+    if (!res.ok) throw this.#error(res, json);
     return json as T;
+  }
+
+  #send(
+    method: string,
+    path: string,
+    body: unknown,
+    headers: Record<string, string>,
+    extra: { timeoutMs?: number },
+  ): Promise<Response> {
+    const all: Record<string, string> = { ...headers };
+    if (this.#token) all['Authorization'] = `Bearer ${this.#token}`;
+    if (body !== undefined) all['Content-Type'] = 'application/json';
+    return this.#fetch(`${this.baseUrl}${path}`, {
+      method,
+      headers: all,
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      signal: AbortSignal.timeout(extra.timeoutMs ?? this.#timeoutMs),
+    });
+  }
+
+  /** The typed error of a failed answer (its JSON error body, when it has one). */
+  #error(res: Response, json: unknown): BridgeClientError {
+    const e = (json as Partial<ErrorBody> | undefined)?.error;
+    return new BridgeClientError(
+      res.status,
+      e?.code ?? 'INTERNAL',
+      e?.message ?? `HTTP ${res.status}`,
+      e?.retryable ?? res.status >= 500,
+      e?.requestId ?? res.headers.get('x-request-id') ?? undefined,
+      e?.details,
+    );
   }
 
   // Helpers and manifests.
@@ -278,6 +296,42 @@ export class DeviceBridgeClient {
       'GET',
       `/v1/leases/${encodeURIComponent(leaseId)}/viewport${transport ? `?transport=${transport}` : ''}`,
     );
+  }
+  /**
+   * The leased device's screen as PNG bytes with its size and ETag; with `ifNoneMatch` (an earlier
+   * ETag) an unchanged screen answers `{notModified: true}` without the bytes.
+   */
+  async screenshot(
+    leaseId: string,
+    options: { deadlineMs?: number; ifNoneMatch?: string } = {},
+  ): Promise<ScreenshotResult> {
+    const query = options.deadlineMs === undefined ? '' : `?deadlineMs=${options.deadlineMs}`;
+    const res = await this.#send(
+      'GET',
+      `/v1/leases/${encodeURIComponent(leaseId)}/screenshot${query}`,
+      undefined,
+      { Accept: 'image/png', ...(options.ifNoneMatch ? { 'If-None-Match': options.ifNoneMatch } : {}) },
+      {},
+    );
+    const etag = res.headers.get('etag') ?? '';
+    if (res.status === 304) return { notModified: true, etag };
+    if (!res.ok) {
+      const text = await res.text();
+      let json: unknown;
+      try {
+        json = JSON.parse(text);
+      } catch {
+        json = undefined;
+      }
+      throw this.#error(res, json);
+    }
+    return {
+      notModified: false,
+      etag,
+      width: Number(res.headers.get('x-screen-width')),
+      height: Number(res.headers.get('x-screen-height')),
+      png: new Uint8Array(await res.arrayBuffer()),
+    };
   }
   gesture(leaseId: string, gesture: GestureRequest) {
     return this.#request<GestureResponse>(

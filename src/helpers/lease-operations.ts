@@ -31,6 +31,7 @@ import {
   parseA11ySettingsRecord,
 } from './glass/a11y-driver.ts';
 import { LeaseCompanions } from './glass/companions.ts';
+import { type PngHeader, readPngHeader } from './protocol/png-header.ts';
 import type { TouchPlan } from './protocol/touch-plan.ts';
 import { adbHelperDevice } from './snapshot/device.ts';
 import { type DriverRequest, defaultDeadlineMs, SnapshotDriver, withAttempts } from './snapshot/driver.ts';
@@ -57,6 +58,16 @@ export interface HelperStatusSink {
     name: string,
     status: { versionCode: number; sha256: string },
   ): Promise<unknown>;
+}
+
+/** Default deadline of a screenshot (`screencap -p` over `exec:`). */
+export const SCREENSHOT_DEADLINE_MS = 20_000;
+
+/** A screenshot: the PNG bytes as the device wrote them, its header, how long it took. */
+export interface Screenshot {
+  png: Buffer;
+  header: PngHeader;
+  elapsedMs: number;
 }
 
 export interface LeaseOperationsOptions {
@@ -306,6 +317,23 @@ export class LeaseOperations {
   /** `set_text` or `click` on a node of the tree last served to this lease. */
   a11yAction(lease: LeaseTarget, ref: number, action: 'set_text' | 'click', text?: string) {
     return this.#operate(lease, (state) => this.#companions(lease, state).action(ref, action, text));
+  }
+
+  /**
+   * The screen as PNG: `screencap -p` through adb's `exec:` service (raw stdout, no pty to mangle
+   * the bytes), checked to be a PNG before it is returned; no helper needed.
+   */
+  screenshot(lease: LeaseTarget, request: { deadlineMs?: number; signal?: AbortSignal } = {}) {
+    return this.#operate(lease, async (_state, leaseSignal) => {
+      const started = performance.now();
+      const signal = request.signal ? AbortSignal.any([request.signal, leaseSignal]) : leaseSignal;
+      const png = await this.#o.adb.client.execOut(lease.serial, 'screencap -p', {
+        signal,
+        timeoutMs: request.deadlineMs ?? SCREENSHOT_DEADLINE_MS,
+      });
+      const header = readPngHeader(png);
+      return { png, header, elapsedMs: Math.round(performance.now() - started) } satisfies Screenshot;
+    });
   }
 
   /**

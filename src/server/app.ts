@@ -2,6 +2,8 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context, Next } from 'hono';
 import { errorCodeExtension } from '../api/index.ts';
+import { registerConsole } from '../console/routes.ts';
+import { ConsoleSessions } from '../console/sessions.ts';
 import type { AppEnv, Services } from './env.ts';
 import { authenticate } from './middleware/auth.ts';
 import { notFound, onError, validationHook } from './middleware/errors.ts';
@@ -93,7 +95,9 @@ export function createApp(services: Services): OpenAPIHono<AppEnv> {
       'request',
     );
   });
-  app.use('*', authenticate());
+  // Console sessions live with this app (this node): the cookie stands for the token it was opened with.
+  const sessions = new ConsoleSessions();
+  app.use('*', authenticate(sessions));
 
   registerHealth(app);
   registerHelpers(app);
@@ -102,6 +106,7 @@ export function createApp(services: Services): OpenAPIHono<AppEnv> {
   registerReleases(app);
   registerDevices(app);
   registerLeases(app);
+  registerConsole(app, sessions);
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', {
     type: 'http',

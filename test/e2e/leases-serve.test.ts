@@ -3,8 +3,11 @@
  * snapshot helper published with `devicebridge release publish`, then a lease driven through the
  * typed client (devicebridge/client) and the lease CLI.
  */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DeviceBridgeClient } from '../../src/client/index.ts';
+import { PNG_MAGIC } from '../../src/helpers/protocol/png-header.ts';
 import { tempDir } from '../support/bridge.ts';
 import { publishFixtureHelper, runCli, startCli, waitForExit } from '../support/cli.ts';
 import { freePortCandidate } from '../support/device-bed.ts';
@@ -60,6 +63,30 @@ describe('serve --simulate 2 driven through the typed client and the CLI (e2e)',
     const device = (await client.listDevices()).devices.find((d) => d.id === lease.deviceId);
     expect(device).toMatchObject({ leased: false, state: 'online' });
     await expect(client.snapshot(lease.id)).rejects.toMatchObject({ status: 410, code: 'LEASE_EXPIRED' });
+  });
+
+  it('screenshot: the typed client and `devicebridge screenshot -o FILE.png`', async () => {
+    const client = new DeviceBridgeClient({ baseUrl: url });
+    const lease = await client.acquireLease({ selector: { labels: { simulated: 'true' } } });
+    const shot = await client.screenshot(lease.id);
+    if (shot.notModified) throw new Error('a first screenshot cannot be 304');
+    expect(shot).toMatchObject({ width: 1080, height: 2400 });
+    expect(await client.screenshot(lease.id, { ifNoneMatch: shot.etag })).toEqual({
+      notModified: true,
+      etag: shot.etag,
+    });
+    const pngFile = path.join(tmp.dir, 'screen.png');
+    const cli = await runCli(['screenshot', '--lease', lease.id, '-o', pngFile, '--json'], { env: env() });
+    expect(cli.code, cli.stderr).toBe(0);
+    expect(JSON.parse(cli.stdout)).toMatchObject({
+      file: pngFile,
+      width: 1080,
+      height: 2400,
+      etag: shot.etag,
+    });
+    expect([...(await readFile(pngFile)).subarray(0, 8)]).toEqual([...PNG_MAGIC]);
+    await client.releaseLease(lease.id);
+    await expect(client.screenshot(lease.id)).rejects.toMatchObject({ status: 410, code: 'LEASE_EXPIRED' });
   });
 
   it('the lease CLI: acquire, snapshot, gesture, list, renew, release with documented exit codes', async () => {

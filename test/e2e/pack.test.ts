@@ -169,6 +169,8 @@ describe('the packed package installed into a fresh project (e2e)', () => {
         'dist/index.d.ts',
         'dist/client/index.js',
         'dist/client/index.d.ts',
+        'dist/console/assets/console.js',
+        'dist/console/assets/console.css',
       ]),
     );
     const lua = filesUnder(path.join(ROOT, 'src')).filter((f) => f.endsWith('.lua'));
@@ -234,5 +236,16 @@ describe('the packed package installed into a fresh project (e2e)', () => {
     expect(result).toMatchObject({ state: 'released', devices: 1, normalized: [1, 'Button'] });
     expect(result.deviceId).toMatch(/^127\.0\.0\.1-\d+$/);
     expect((await redis.keys(`${prefix}*`)).length).toBeGreaterThan(0);
+    // The console is served from the package (its bundled script, no esbuild installed), offline.
+    expect(existsSync(path.join(project, 'node_modules/esbuild'))).toBe(false);
+    const page = await fetch(`${info.url}/console/devices`);
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    const script = /src="(\/console\/assets\/console\.js\?v=[0-9a-f]+)"/.exec(html)?.[1];
+    expect(script).toBeDefined();
+    const js = await fetch(`${info.url}${script}`);
+    expect(js.status).toBe(200);
+    expect(js.headers.get('cache-control')).toContain('immutable');
+    expect(await js.text()).toContain('csrf-token');
   }, 120_000);
 });

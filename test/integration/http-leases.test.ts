@@ -12,7 +12,12 @@ import {
   testDeviceBridge,
   testTokens,
 } from '../support/bridge.ts';
-import { checkedOperations, contractProblems, LEASE_ROUTES } from '../support/contract.ts';
+import {
+  binaryContractProblems,
+  checkedOperations,
+  contractProblems,
+  LEASE_ROUTES,
+} from '../support/contract.ts';
 
 type Json = Record<string, any>;
 
@@ -129,6 +134,12 @@ describe('leases: happy path', () => {
     // Leave a session running so release has one to tear down.
     expect((await api('GET', `/v1/leases/${lease.id}/viewport?transport=session`)).body.transport).toBe(
       'session',
+    );
+    const shotPath = `/v1/leases/${lease.id}/screenshot`;
+    const shot = await bridge.app.request(shotPath, { headers: { Authorization: `Bearer ${CLIENT_TOKEN}` } });
+    expect(shot.status).toBe(200);
+    expect(binaryContractProblems('GET', shotPath, shot.status, shot.headers.get('content-type'))).toEqual(
+      [],
     );
     const renewed = await api('POST', `/v1/leases/${lease.id}/renew`, { ttlSeconds: 600 });
     expect(renewed.status).toBe(200);

@@ -36,6 +36,7 @@ export async function writeTokensFile(dir: string): Promise<string> {
     JSON.stringify([
       { name: 'ops', tenant: 'acme', role: 'admin', sha256: hashToken(ADMIN_TOKEN) },
       { name: 'ci', tenant: 'acme', role: 'client', sha256: hashToken(CLIENT_TOKEN) },
+      { name: 'other', tenant: 'globex', role: 'client', sha256: hashToken(OTHER_TENANT_TOKEN) },
     ]),
   );
   return file;

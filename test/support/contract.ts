@@ -12,6 +12,7 @@ import { getLeaseRoute } from '../../src/server/routes/leases/get.ts';
 import { listLeasesRoute } from '../../src/server/routes/leases/list.ts';
 import { releaseLeaseRoute } from '../../src/server/routes/leases/release.ts';
 import { renewLeaseRoute } from '../../src/server/routes/leases/renew.ts';
+import { screenshotRoute } from '../../src/server/routes/leases/screenshot.ts';
 import { snapshotRoute } from '../../src/server/routes/leases/snapshot.ts';
 import { viewportRoute } from '../../src/server/routes/leases/viewport.ts';
 
@@ -36,6 +37,7 @@ export const LEASE_ROUTES: RouteLike[] = [
   snapshotRoute,
   viewportRoute,
   gestureRoute,
+  screenshotRoute,
 ];
 
 function matcher(route: RouteLike): RegExp {
@@ -83,6 +85,27 @@ export function contractProblems(method: string, path: string, status: number, b
   } else if (route.operationId) {
     checkedOperations.add(route.operationId);
   }
+  return [];
+}
+
+/**
+ * Problems of one non-JSON success answer (a PNG) of a lease route: its status and media type must
+ * be documented for the route (empty: it conforms, and the operation counts as checked).
+ */
+export function binaryContractProblems(
+  method: string,
+  path: string,
+  status: number,
+  contentType: string | null,
+): string[] {
+  const route = leaseRouteOf(method, path);
+  if (route === undefined) return [`${method} ${path}: not a lease route`];
+  const response = route.responses[status] as { content?: Record<string, unknown> } | undefined;
+  const type = (contentType ?? '').split(';')[0]!.trim();
+  if (response?.content?.[type] === undefined) {
+    return [`${method} ${path} -> ${status}: ${type || 'no content type'} is not documented`];
+  }
+  if (route.operationId) checkedOperations.add(route.operationId);
   return [];
 }
 

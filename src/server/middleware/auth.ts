@@ -1,20 +1,48 @@
 import type { Context, MiddlewareHandler } from 'hono';
+import { getCookie } from 'hono/cookie';
+import {
+  type ConsoleSessions,
+  CSRF_HEADER,
+  csrfMatches,
+  isUnsafeMethod,
+  SESSION_COOKIE,
+} from '../../console/sessions.ts';
 import { BridgeError } from '../../errors.ts';
 import { hashToken, type Principal, type Role } from '../auth.ts';
 import type { AppEnv } from '../env.ts';
 import { rateLimited } from '../rate-limit.ts';
 
 /**
- * Resolve the caller (or null) for every request; bad or unknown tokens are refused at once. Failed
+ * Resolve the caller (or null) for every request: the bearer token, else (with tokens configured) a
+ * console session cookie; bad or unknown tokens are refused at once. Failed
  * authentications are rate-limited per client address and per presented credential (a revoked or
  * guessed token hammered from many addresses): past either limit, a request carrying credentials is
  * 429 before its token is even looked at. Keys hold a digest of the header, never the token.
  */
-export function authenticate(): MiddlewareHandler<AppEnv> {
+export function authenticate(sessions?: ConsoleSessions): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const { auth, limits, metrics } = c.var.services;
     const remote = c.env?.incoming?.socket?.remoteAddress;
     const header = c.req.header('authorization');
+    const session =
+      header === undefined && auth.enabled ? sessions?.get(getCookie(c, SESSION_COOKIE)) : undefined;
+    if (session !== undefined) {
+      // A console session stands for the token it was opened with. State-changing API calls carry its
+      // CSRF token (the console's own form posts under /console/ check their `csrf` field themselves).
+      if (
+        isUnsafeMethod(c.req.method) &&
+        !c.req.path.startsWith('/console/') &&
+        !csrfMatches(session, c.req.header(CSRF_HEADER))
+      ) {
+        throw new BridgeError(
+          'PERMISSION_DENIED',
+          'a console session must send its CSRF token (X-CSRF-Token) on state-changing requests',
+        );
+      }
+      c.set('principal', session.principal);
+      await next();
+      return;
+    }
     // In-process requests (tests through app.request) have no address and are not limited.
     const keys =
       remote === undefined || header === undefined || !auth.enabled

@@ -14,6 +14,7 @@ import { registerListLeases } from './list.ts';
 import { registerPointer } from './pointer.ts';
 import { registerReleaseLease } from './release.ts';
 import { registerRenewLease } from './renew.ts';
+import { registerScreenshot } from './screenshot.ts';
 import { registerSnapshot } from './snapshot.ts';
 import { registerTypeText } from './text.ts';
 import { registerViewport } from './viewport.ts';
@@ -35,4 +36,5 @@ export function registerLeases(app: OpenAPIHono<AppEnv>): void {
   registerPointer(app);
   registerA11yTree(app);
   registerA11yAction(app);
+  registerScreenshot(app);
 }

@@ -8,6 +8,7 @@ import { cat, ls, md5sum, mkdir, rm, sha1sum, sha256sum, touch } from './files.t
 import { getprop } from './getprop.ts';
 import { input } from './input.ts';
 import { pm } from './pm.ts';
+import { screencap } from './screencap.ts';
 import { settings } from './settings.ts';
 import { cut, grep, head, tail, wc } from './text.ts';
 import { wm } from './wm.ts';
@@ -90,6 +91,7 @@ export function createCommandTable(extra: Iterable<[string, CommandFn]> = []): M
     ['getprop', getprop],
     ['input', input],
     ['pm', pm],
+    ['screencap', screencap],
     ['settings', settings],
     ['sh', sh],
     ['toybox', toybox],

@@ -1,0 +1,147 @@
+/**
+ * Devices: the live table (polled every 2 s, no reloads), filters by label and state; for admins the
+ * lease holder's tenant and the admin actions.
+ */
+import { type ApiError, api, el, isAdmin, status } from './api.ts';
+
+interface Device {
+  id: string;
+  serial: string;
+  labels: Record<string, string>;
+  state: string;
+  quarantineReason?: string;
+  properties: { sdk?: number; model?: string };
+  helpers: Record<string, { versionCode: number }>;
+  ownerNode: string;
+  leaseId: string | null;
+  leased: boolean;
+}
+
+export function devicesPage(): void {
+  const tbody = document.querySelector<HTMLTableSectionElement>('#devices tbody')!;
+  const filters = document.getElementById('device-filters') as HTMLFormElement;
+  let devices: Device[] = [];
+  let tenants = new Map<string, string>();
+
+  const render = () => {
+    const label = (filters.elements.namedItem('label') as HTMLInputElement).value.trim();
+    const state = (filters.elements.namedItem('state') as HTMLSelectElement).value;
+    const [lk, lv] = label.split('=');
+    const shown = devices.filter(
+      (d) =>
+        (state === '' || d.state === state) &&
+        (label === '' ||
+          Object.entries(d.labels).some(
+            ([k, v]) => k === lk?.trim() && (lv === undefined || v === lv.trim()),
+          )),
+    );
+    tbody.replaceChildren(
+      ...shown.map((d) =>
+        el(
+          'tr',
+          { 'data-device': d.id },
+          el('td', {}, d.id),
+          el('td', {}, d.properties.model ?? ''),
+          el('td', {}, String(d.properties.sdk ?? '')),
+          el(
+            'td',
+            {},
+            Object.entries(d.labels)
+              .map(([k, v]) => `${k}=${v}`)
+              .join(', '),
+          ),
+          el(
+            'td',
+            { class: `state-${d.state}` },
+            d.state,
+            d.quarantineReason ? ` (${d.quarantineReason})` : '',
+          ),
+          el('td', {}, d.ownerNode),
+          el('td', {}, holder(d)),
+          el(
+            'td',
+            {},
+            Object.entries(d.helpers)
+              .map(([n, h]) => `${n} v${h.versionCode}`)
+              .join(', '),
+          ),
+          isAdmin() ? el('td', {}, ...adminActions(d)) : null,
+        ),
+      ),
+    );
+  };
+
+  /** The lease column: the lease id (its tenant's and admins' view), and for admins its tenant. */
+  const holder = (d: Device): string => {
+    if (d.leaseId === null) return d.leased ? 'leased' : 'free';
+    const tenant = tenants.get(d.leaseId);
+    return tenant === undefined ? d.leaseId : `${d.leaseId} (tenant ${tenant})`;
+  };
+
+  const adminActions = (d: Device): HTMLElement[] => {
+    const remove = el(
+      'button',
+      { type: 'button', class: 'secondary', 'aria-label': `Remove ${d.id}` },
+      'Remove',
+    );
+    remove.addEventListener('click', () =>
+      act('DELETE', `/v1/devices/${encodeURIComponent(d.id)}`, `removed ${d.id}`),
+    );
+    if (d.state !== 'quarantined') return [remove];
+    const clear = el(
+      'button',
+      { type: 'button', 'aria-label': `Clear quarantine of ${d.id}` },
+      'Clear quarantine',
+    );
+    clear.addEventListener('click', () =>
+      act('POST', `/v1/devices/${encodeURIComponent(d.id)}/clear-quarantine`, `cleared ${d.id}`),
+    );
+    return [clear, remove];
+  };
+
+  const act = async (method: string, path: string, done: string) => {
+    try {
+      await api(method, path);
+      status(done);
+      await refresh();
+    } catch (err) {
+      status(`${(err as ApiError).code ?? 'ERROR'}: ${(err as Error).message}`);
+    }
+  };
+
+  const refresh = async () => {
+    try {
+      devices = (await api<{ devices: Device[] }>('GET', '/v1/devices')).devices;
+      if (isAdmin()) {
+        // Admins see every tenant's leases: name the holder's tenant next to the lease.
+        const { leases } = await api<{ leases: Array<{ id: string; tenant: string }> }>('GET', '/v1/leases');
+        tenants = new Map(leases.map((l) => [l.id, l.tenant]));
+      }
+      render();
+    } catch (err) {
+      status(`could not list devices: ${(err as Error).message}`);
+    }
+  };
+
+  filters.addEventListener('input', render);
+  filters.addEventListener('submit', (e) => e.preventDefault());
+  const register = document.getElementById('register-device') as HTMLFormElement | null;
+  register?.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    const input = register.elements.namedItem('endpoint') as HTMLInputElement;
+    const error = document.getElementById('register-error')!;
+    error.textContent = '';
+    input.removeAttribute('aria-invalid');
+    try {
+      await api('POST', '/v1/devices', { endpoint: input.value.trim() });
+      status(`registered ${input.value}`);
+      input.value = '';
+      await refresh();
+    } catch (err) {
+      error.textContent = (err as Error).message;
+      input.setAttribute('aria-invalid', 'true');
+    }
+  });
+  void refresh();
+  setInterval(refresh, 2000);
+}

@@ -1,0 +1,302 @@
+/**
+ * The inspector: for a leased device, the screenshot with the normalized snapshot's node boxes over
+ * it (hover shows the node, click selects it in the tree), the tree (search by text / id / class;
+ * refs shown; covered and off-screen nodes marked), the selected node's attributes, tap and swipe
+ * through the lease API, refresh after each action, raw XML download.
+ */
+import { api, blob, el, status } from './api.ts';
+import type { Lease } from './leases.ts';
+
+interface Bounds {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+interface SnapshotNode {
+  ref: string;
+  type: string;
+  className: string;
+  text: string;
+  contentDesc: string;
+  resourceId: string;
+  package: string;
+  bounds: Bounds | null;
+  visible: boolean;
+  clickable: boolean;
+  enabled: boolean;
+  focused: boolean;
+  covered: boolean;
+  hittable: boolean;
+  children: SnapshotNode[];
+  [key: string]: unknown;
+}
+
+interface Flat {
+  node: SnapshotNode;
+  depth: number;
+}
+
+const ATTRIBUTES = [
+  'ref',
+  'type',
+  'className',
+  'text',
+  'contentDesc',
+  'resourceId',
+  'package',
+  'hint',
+  'bounds',
+  'visible',
+  'hittable',
+  'covered',
+  'clickable',
+  'longClickable',
+  'enabled',
+  'focusable',
+  'focused',
+  'scrollable',
+  'checkable',
+  'checked',
+  'selected',
+  'password',
+];
+
+function flatten(nodes: SnapshotNode[], depth = 0, out: Flat[] = []): Flat[] {
+  for (const node of nodes) {
+    out.push({ node, depth });
+    flatten(node.children, depth + 1, out);
+  }
+  return out;
+}
+
+function label(n: SnapshotNode): string {
+  const name = n.text || n.contentDesc;
+  const id = n.resourceId ? ` #${n.resourceId.replace(/^.*:id\//, '')}` : '';
+  return `${n.type}${name ? ` "${name}"` : ''}${id}`;
+}
+
+export function inspectorPage(): void {
+  const select = document.getElementById('lease-select') as HTMLSelectElement;
+  const controls = document.getElementById('inspector-controls') as HTMLFormElement;
+  const img = document.getElementById('screenshot') as HTMLImageElement;
+  const screen = document.getElementById('screen')!;
+  const boxes = document.getElementById('boxes')!;
+  const tree = document.getElementById('tree')!;
+  const search = document.getElementById('tree-search') as HTMLInputElement;
+  const attrs = document.getElementById('attrs')!;
+  const tapMode = document.getElementById('tap-mode') as HTMLInputElement;
+  const tapSelected = document.getElementById('tap-selected') as HTMLButtonElement;
+  const swipe = document.getElementById('text-form') as HTMLFormElement;
+  let flat: Flat[] = [];
+  let selected: string | null = null;
+  let size = { width: 1, height: 1 };
+  let objectUrl: string | null = null;
+
+  const lease = () => select.value;
+
+  const choose = (ref: string | null, scroll = true) => {
+    selected = ref;
+    for (const b of boxes.querySelectorAll<HTMLElement>('.box'))
+      b.classList.toggle('selected', b.dataset['ref'] === ref);
+    for (const li of tree.querySelectorAll<HTMLElement>('li')) {
+      const on = li.dataset['ref'] === ref;
+      li.setAttribute('aria-selected', String(on));
+      if (on && scroll) li.scrollIntoView({ block: 'nearest' });
+    }
+    const node = flat.find((f) => f.node.ref === ref)?.node;
+    tapSelected.disabled = !node?.bounds;
+    attrs.replaceChildren(
+      ...(node
+        ? ATTRIBUTES.flatMap((k) => {
+            const v = node[k];
+            return [
+              el('dt', {}, k),
+              el('dd', {}, typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v ?? '')),
+            ];
+          })
+        : []),
+    );
+  };
+
+  const renderTree = () => {
+    const q = search.value.trim().toLowerCase();
+    const shown = q
+      ? flat.filter(({ node: n }) =>
+          [n.text, n.contentDesc, n.resourceId, n.className, n.ref].some((s) => s.toLowerCase().includes(q)),
+        )
+      : flat;
+    tree.replaceChildren(
+      ...shown.map(({ node, depth }) => {
+        const offscreen = node.bounds !== null && !node.visible;
+        const li = el(
+          'li',
+          {
+            role: 'option',
+            tabindex: '0',
+            'data-ref': node.ref,
+            'aria-selected': String(node.ref === selected),
+          },
+          el('span', { class: 'ref' }, node.ref),
+          ` ${label(node)}`,
+          node.covered ? el('span', { class: 'mark' }, 'covered') : null,
+          offscreen ? el('span', { class: 'mark' }, 'off-screen') : null,
+        );
+        // CSSOM, not a style attribute: the page's CSP allows no inline styles.
+        li.style.paddingLeft = `${0.3 + (q ? 0 : depth) * 0.9}rem`;
+        li.addEventListener('click', () => choose(node.ref, false));
+        li.addEventListener('keydown', (e) => {
+          if (e.key === 'Enter' || e.key === ' ') {
+            e.preventDefault();
+            choose(node.ref, false);
+          } else if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
+            e.preventDefault();
+            const next = (
+              e.key === 'ArrowDown' ? li.nextElementSibling : li.previousElementSibling
+            ) as HTMLElement | null;
+            next?.focus();
+          }
+        });
+        return li;
+      }),
+    );
+  };
+
+  const renderBoxes = () => {
+    const withBounds = flat
+      .filter(({ node: n }) => n.bounds !== null && n.bounds.width > 0 && n.bounds.height > 0 && n.visible)
+      .sort(
+        (a, b) => b.node.bounds!.width * b.node.bounds!.height - a.node.bounds!.width * a.node.bounds!.height,
+      );
+    boxes.replaceChildren(
+      ...withBounds.map(({ node }) => {
+        const b = node.bounds!;
+        const box = el('button', {
+          type: 'button',
+          class: `box${node.ref === selected ? ' selected' : ''}`,
+          'data-ref': node.ref,
+          title: `${node.ref} ${label(node)}`,
+          'aria-label': `${node.ref} ${label(node)}`,
+          tabindex: '-1',
+        });
+        Object.assign(box.style, {
+          left: `${(b.x / size.width) * 100}%`,
+          top: `${(b.y / size.height) * 100}%`,
+          width: `${(b.width / size.width) * 100}%`,
+          height: `${(b.height / size.height) * 100}%`,
+        });
+        box.addEventListener('click', (e) => {
+          e.stopPropagation();
+          choose(node.ref);
+        });
+        box.addEventListener('mouseenter', () => status(`${node.ref} ${label(node)}`));
+        return box;
+      }),
+    );
+  };
+
+  const refresh = async () => {
+    if (!lease()) {
+      status('acquire a lease first (Leases page)');
+      return;
+    }
+    status('capturing…');
+    const id = encodeURIComponent(lease());
+    const [png, snap] = await Promise.all([
+      blob(`/v1/leases/${id}/screenshot`),
+      api<{ snapshot: { windows: SnapshotNode[]; nodeCount: number } }>(
+        'POST',
+        `/v1/leases/${id}/snapshot`,
+        {},
+      ),
+    ]);
+    if (objectUrl) URL.revokeObjectURL(objectUrl);
+    objectUrl = URL.createObjectURL(png);
+    await new Promise<void>((resolve) => {
+      img.onload = () => resolve();
+      img.onerror = () => resolve();
+      img.src = objectUrl!;
+    });
+    size = { width: img.naturalWidth || 1, height: img.naturalHeight || 1 };
+    flat = flatten(snap.snapshot.windows);
+    if (selected !== null && !flat.some((f) => f.node.ref === selected)) selected = null;
+    renderTree();
+    renderBoxes();
+    choose(selected, false);
+    screen.dataset['ready'] = String(Date.now());
+    status(`snapshot: ${snap.snapshot.nodeCount} nodes; screen ${size.width}×${size.height}`);
+  };
+
+  const act = async (what: string, gesture: Record<string, unknown>) => {
+    try {
+      await api('POST', `/v1/leases/${encodeURIComponent(lease())}/gestures`, gesture);
+      status(`${what} done; refreshing…`);
+      await refresh();
+    } catch (err) {
+      status(`${what} failed: ${(err as Error).message}`);
+    }
+  };
+
+  screen.addEventListener('click', (e) => {
+    if (!tapMode.checked || !img.naturalWidth) return;
+    const r = img.getBoundingClientRect();
+    const x = Math.round(((e.clientX - r.left) / r.width) * size.width);
+    const y = Math.round(((e.clientY - r.top) / r.height) * size.height);
+    void act(`tap at ${x},${y}`, { kind: 'tap', x, y });
+  });
+  tapMode.addEventListener('change', () => screen.classList.toggle('tapping', tapMode.checked));
+  tapSelected.addEventListener('click', () => {
+    const b = flat.find((f) => f.node.ref === selected)?.node.bounds;
+    if (!b) return;
+    const x = Math.round(b.x + b.width / 2);
+    const y = Math.round(b.y + b.height / 2);
+    void act(`tap ${selected} at ${x},${y}`, { kind: 'tap', x, y });
+  });
+  swipe.addEventListener('submit', (e) => {
+    e.preventDefault();
+    const point = (name: string) => {
+      const [x, y] = (swipe.elements.namedItem(name) as HTMLInputElement).value
+        .split(',')
+        .map((s) => Number(s.trim()));
+      return { x: x ?? Number.NaN, y: y ?? Number.NaN };
+    };
+    const from = point('from');
+    const to = point('to');
+    if ([from.x, from.y, to.x, to.y].some((n) => !Number.isFinite(n))) {
+      status('swipe needs two points as x,y');
+      return;
+    }
+    void act('swipe', { kind: 'swipe', from, to });
+  });
+  search.addEventListener('input', renderTree);
+  controls.addEventListener('submit', (e) => {
+    e.preventDefault();
+    void refresh().catch((err: Error) => status(`snapshot failed: ${err.message}`));
+  });
+  document.getElementById('download-xml')!.addEventListener('click', async () => {
+    try {
+      const r = await api<{ xml: string }>('POST', `/v1/leases/${encodeURIComponent(lease())}/snapshot`, {
+        format: 'xml',
+      });
+      const a = el('a', {
+        href: URL.createObjectURL(new Blob([r.xml], { type: 'application/xml' })),
+        download: `snapshot-${lease()}.xml`,
+      });
+      document.body.append(a);
+      a.click();
+      a.remove();
+    } catch (err) {
+      status(`download failed: ${(err as Error).message}`);
+    }
+  });
+
+  void (async () => {
+    const { leases } = await api<{ leases: Lease[] }>('GET', '/v1/leases');
+    const active = leases.filter((l) => l.state === 'active');
+    select.replaceChildren(...active.map((l) => el('option', { value: l.id }, `${l.id} (${l.deviceId})`)));
+    const wanted = new URLSearchParams(location.search).get('lease');
+    if (wanted && active.some((l) => l.id === wanted)) select.value = wanted;
+    if (active.length === 0) status('no active lease: acquire one on the Leases page');
+  })().catch((err: Error) => status(err.message));
+}

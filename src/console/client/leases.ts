@@ -1,0 +1,102 @@
+/** Leases: acquire (selector form), the active leases with TTL countdown, renew, release, teardown. */
+import { api, el, status } from './api.ts';
+
+export interface Lease {
+  id: string;
+  deviceId: string;
+  tenant: string;
+  fencingToken: number;
+  expiresAt: number;
+  ttlSeconds: number;
+  state: string;
+}
+
+export function leasesPage(): void {
+  const tbody = document.querySelector<HTMLTableSectionElement>('#leases tbody')!;
+  const form = document.getElementById('acquire') as HTMLFormElement;
+  const error = document.getElementById('acquire-error')!;
+  const teardown = document.getElementById('teardown')!;
+  let leases: Lease[] = [];
+
+  const left = (l: Lease) => Math.max(0, Math.round((l.expiresAt - Date.now()) / 1000));
+  const render = () => {
+    tbody.replaceChildren(
+      ...leases.map((l) => {
+        const renew = el('button', { type: 'button', 'aria-label': `Renew ${l.id}` }, 'Renew');
+        renew.addEventListener('click', async () => {
+          await api('POST', `/v1/leases/${l.id}/renew`, {}).catch((e: Error) => status(e.message));
+          await refresh();
+        });
+        const release = el(
+          'button',
+          { type: 'button', class: 'secondary', 'aria-label': `Release ${l.id}` },
+          'Release',
+        );
+        release.addEventListener('click', async () => {
+          try {
+            const r = await api<{ teardown: unknown }>('DELETE', `/v1/leases/${l.id}`);
+            teardown.textContent = JSON.stringify(r.teardown, null, 2);
+            status(`released ${l.id}`);
+          } catch (e) {
+            status((e as Error).message);
+          }
+          await refresh();
+        });
+        return el(
+          'tr',
+          { 'data-lease': l.id },
+          el('td', {}, l.id),
+          el('td', {}, l.deviceId),
+          el('td', {}, l.tenant),
+          el('td', {}, String(l.fencingToken)),
+          el('td', { class: 'ttl', 'data-expires': String(l.expiresAt) }, `${left(l)} s`),
+          el(
+            'td',
+            {},
+            renew,
+            ' ',
+            release,
+            ' ',
+            el('a', { href: `/console/inspector?lease=${encodeURIComponent(l.id)}` }, 'Inspect'),
+          ),
+        );
+      }),
+    );
+  };
+  const refresh = async () => {
+    leases = (await api<{ leases: Lease[] }>('GET', '/v1/leases')).leases.filter((l) => l.state === 'active');
+    render();
+  };
+
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    error.textContent = '';
+    const value = (name: string) => (form.elements.namedItem(name) as HTMLInputElement).value.trim();
+    const labels: Record<string, string> = {};
+    for (const pair of value('labels').split(',')) {
+      const [k, v] = pair.split('=');
+      if (k?.trim() && v !== undefined) labels[k.trim()] = v.trim();
+    }
+    const selector: Record<string, unknown> = {};
+    if (Object.keys(labels).length > 0) selector['labels'] = labels;
+    if (value('deviceId')) selector['deviceId'] = value('deviceId');
+    if (value('sdkMin')) selector['sdkMin'] = Number(value('sdkMin'));
+    try {
+      const lease = await api<Lease>('POST', '/v1/leases', {
+        selector,
+        ...(value('ttlSeconds') ? { ttlSeconds: Number(value('ttlSeconds')) } : {}),
+      });
+      status(`acquired ${lease.id} on ${lease.deviceId} (fencing token ${lease.fencingToken})`);
+      await refresh();
+    } catch (err) {
+      error.textContent = (err as Error).message;
+    }
+  });
+  setInterval(() => {
+    for (const td of tbody.querySelectorAll<HTMLElement>('td.ttl')) {
+      td.textContent = `${Math.max(0, Math.round((Number(td.dataset['expires']) - Date.now()) / 1000))} s`;
+    }
+  }, 1000);
+  setInterval(() => void refresh().catch(() => undefined), 5000);
+  void refresh().catch((e: Error) => status(e.message));
+}

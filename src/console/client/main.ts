@@ -1,0 +1,14 @@
+/** The console's client script: one bundle, the page's module chosen by <body data-page>. */
+import { devicesPage } from './devices.ts';
+import { inspectorPage } from './inspector.ts';
+import { leasesPage } from './leases.ts';
+import { releasesPage } from './releases.ts';
+
+const pages: Record<string, () => void> = {
+  devices: devicesPage,
+  leases: leasesPage,
+  releases: releasesPage,
+  inspector: inspectorPage,
+};
+
+pages[document.body.dataset['page'] ?? '']?.();

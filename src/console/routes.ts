@@ -1,0 +1,300 @@
+/**
+ * The web console at /console: server-rendered pages (hono's `html` template, every interpolation
+ * escaped) that the client script (./client/) fills from the same /v1 API, with the same auth. With
+ * tokens configured, signing in exchanges a bearer token for an HttpOnly SameSite=Strict session
+ * cookie (./sessions.ts); without tokens the bridge serves loopback callers only, as the API does.
+ * Admin-only controls are rendered for admins only.
+ */
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
+import { html } from 'hono/html';
+import type { HtmlEscapedString } from 'hono/utils/html';
+import { BridgeError, isBridgeError } from '../errors.ts';
+import type { Principal } from '../server/auth.ts';
+import type { AppEnv } from '../server/env.ts';
+import { rateLimited } from '../server/rate-limit.ts';
+import { consoleAssets } from './assets.ts';
+import {
+  type ConsoleSession,
+  type ConsoleSessions,
+  csrfMatches,
+  SESSION_COOKIE,
+  SESSION_IDLE_MS,
+} from './sessions.ts';
+
+type Page = 'devices' | 'leases' | 'releases' | 'inspector';
+type Markup = HtmlEscapedString | Promise<HtmlEscapedString>;
+
+const PAGES: Array<{ page: Page; title: string }> = [
+  { page: 'devices', title: 'Devices' },
+  { page: 'leases', title: 'Leases' },
+  { page: 'inspector', title: 'Inspector' },
+  { page: 'releases', title: 'Releases' },
+];
+
+/** Pages are per caller and never cached; scripts only from this origin; never framed. */
+const PAGE_HEADERS = {
+  'Cache-Control': 'no-store',
+  'Content-Security-Policy':
+    "default-src 'self'; img-src 'self' blob: data:; style-src 'self'; script-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'",
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'no-referrer',
+};
+
+interface Viewer {
+  principal: Principal;
+  session: ConsoleSession | undefined;
+}
+
+async function layout(viewer: Viewer, page: Page, body: Markup): Promise<HtmlEscapedString> {
+  const { script, style } = await consoleAssets();
+  const title = PAGES.find((p) => p.page === page)?.title ?? 'Console';
+  const { principal, session } = viewer;
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="csrf-token" content="${session?.csrf ?? ''}">
+<title>${title} · Device Bridge console</title>
+<link rel="stylesheet" href="/console/assets/console.css?v=${style.hash}">
+</head>
+<body data-page="${page}" data-role="${principal.role}" data-tenant="${principal.tenant}">
+<a class="skip" href="#main">Skip to content</a>
+<header class="top">
+<span class="brand">Device Bridge</span>
+<nav aria-label="Console pages"><ul>
+${PAGES.map(
+  (p) =>
+    html`<li><a href="/console/${p.page}"${p.page === page ? html` aria-current="page"` : ''}>${p.title}</a></li>`,
+)}
+</ul></nav>
+<div class="who">
+<span>Signed in as <strong>${principal.name}</strong> (tenant ${principal.tenant}, ${principal.role})</span>
+${
+  session
+    ? html`<form method="post" action="/console/sign-out"><input type="hidden" name="csrf" value="${session.csrf}"><button type="submit">Sign out</button></form>`
+    : ''
+}
+</div>
+</header>
+<main id="main" tabindex="-1">
+<h1>${title}</h1>
+<div id="status" class="status" role="status" aria-live="polite"></div>
+${body}
+</main>
+<script src="/console/assets/console.js?v=${script.hash}" defer></script>
+</body>
+</html>`;
+}
+
+const devicesPage = (admin: boolean) => html`
+<form id="device-filters" class="filters" role="search" aria-label="Filter devices">
+<label>Label <input name="label" placeholder="key=value" autocomplete="off"></label>
+<label>State <select name="state">
+<option value="">any</option><option>online</option><option>offline</option><option>unauthorized</option><option>quarantined</option>
+</select></label>
+</form>
+<table id="devices" class="grid">
+<caption>Devices this bridge knows, refreshed every 2 seconds</caption>
+<thead><tr><th scope="col">Id</th><th scope="col">Model</th><th scope="col">SDK</th><th scope="col">Labels</th><th scope="col">State</th><th scope="col">Owner node</th><th scope="col">Lease</th><th scope="col">Helpers</th>${admin ? html`<th scope="col">Actions</th>` : ''}</tr></thead>
+<tbody></tbody>
+</table>
+${
+  admin
+    ? html`<section class="admin" aria-labelledby="register-title">
+<h2 id="register-title">Register a tunnel endpoint</h2>
+<form id="register-device" novalidate>
+<label for="register-endpoint">Endpoint (host:port)</label>
+<input id="register-endpoint" name="endpoint" required aria-describedby="register-error" placeholder="127.0.0.1:5555">
+<span id="register-error" class="field-error" role="alert"></span>
+<button type="submit">Register</button>
+</form>
+</section>`
+    : ''
+}`;
+
+const leasesPage = () => html`
+<section aria-labelledby="acquire-title">
+<h2 id="acquire-title">Acquire a lease</h2>
+<form id="acquire" class="row" novalidate>
+<label>Labels <input name="labels" placeholder="key=value, key=value" autocomplete="off"></label>
+<label>Device id <input name="deviceId" autocomplete="off"></label>
+<label>Min SDK <input name="sdkMin" inputmode="numeric" size="4"></label>
+<label>TTL (s) <input name="ttlSeconds" inputmode="numeric" size="6" value="300"></label>
+<button type="submit">Acquire</button>
+<span id="acquire-error" class="field-error" role="alert"></span>
+</form>
+</section>
+<table id="leases" class="grid">
+<caption>Active leases you can see</caption>
+<thead><tr><th scope="col">Lease</th><th scope="col">Device</th><th scope="col">Tenant</th><th scope="col">Fencing token</th><th scope="col">Expires in</th><th scope="col">Actions</th></tr></thead>
+<tbody></tbody>
+</table>
+<section aria-labelledby="teardown-title">
+<h2 id="teardown-title">Teardown of the last released lease</h2>
+<pre id="teardown" class="record">none yet</pre>
+</section>`;
+
+const releasesPage = (admin: boolean) => html`
+<table id="helpers" class="grid">
+<caption>Published helpers</caption>
+<thead><tr><th scope="col">Helper</th><th scope="col">Latest</th><th scope="col">Versions</th><th scope="col">Manifest</th></tr></thead>
+<tbody></tbody>
+</table>
+<section aria-labelledby="manifest-title">
+<h2 id="manifest-title">Manifest as served</h2>
+<p><button type="button" id="copy-manifest" disabled>Copy manifest</button></p>
+<pre id="manifest" class="record" tabindex="0" aria-label="manifest JSON">choose a helper above</pre>
+</section>
+${
+  admin
+    ? html`<section class="admin" aria-labelledby="publish-title">
+<h2 id="publish-title">Publish a release (admin)</h2>
+<form id="publish" novalidate>
+<label>Helper name <input name="name" value="android-snapshot-helper" required></label>
+<label>Version <input name="version" required placeholder="1.2.3"></label>
+<label>APK or dex jar <input name="apk" type="file" required></label>
+<button type="submit">Upload and publish</button>
+<progress id="publish-progress" max="100" value="0" aria-label="upload progress"></progress>
+<span id="publish-error" class="field-error" role="alert"></span>
+</form>
+</section>`
+    : ''
+}`;
+
+const inspectorPage = () => html`
+<form id="inspector-controls" class="row" novalidate>
+<label>Lease <select id="lease-select" name="lease"></select></label>
+<button type="submit" id="snap">Take snapshot</button>
+<button type="button" id="download-xml">Download raw XML</button>
+<label><input type="checkbox" id="tap-mode"> Tap where I click</label>
+</form>
+<div class="inspector">
+<section class="screen-pane" aria-labelledby="screen-title">
+<h2 id="screen-title">Screen</h2>
+<div id="screen" class="screen"><img id="screenshot" alt="screenshot of the leased device"><div id="boxes" class="boxes"></div></div>
+<form id="text-form" class="row" novalidate>
+<label>Swipe from <input name="from" placeholder="x,y" size="9"></label>
+<label>to <input name="to" placeholder="x,y" size="9"></label>
+<button type="submit">Swipe</button>
+</form>
+</section>
+<section class="tree-pane" aria-labelledby="tree-title">
+<h2 id="tree-title">Nodes</h2>
+<label>Search <input id="tree-search" type="search" placeholder="text, id or class" autocomplete="off"></label>
+<ul id="tree" class="tree" role="listbox" aria-label="snapshot nodes"></ul>
+</section>
+<section class="attrs-pane" aria-labelledby="attrs-title">
+<h2 id="attrs-title">Selected node</h2>
+<p><button type="button" id="tap-selected" disabled>Tap its centre</button></p>
+<dl id="attrs"></dl>
+</section>
+</div>`;
+
+const signInPage = (error: string | null) => html`<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Sign in · Device Bridge console</title>
+<link rel="stylesheet" href="/console/assets/console.css"></head>
+<body>
+<main id="main" class="sign-in">
+<h1>Device Bridge console</h1>
+<form method="post" action="/console/sign-in">
+<label for="token">Bearer token</label>
+<input id="token" name="token" type="password" autocomplete="current-password" required aria-describedby="token-error">
+<span id="token-error" class="field-error" role="alert">${error ?? ''}</span>
+<button type="submit">Sign in</button>
+</form>
+<p>The token is exchanged for a session cookie (HttpOnly, SameSite=Strict); the console never stores it.</p>
+</main>
+</body>
+</html>`;
+
+/** The caller of a console page, or null when it must sign in first. */
+function viewerOf(c: Context<AppEnv>, sessions: ConsoleSessions): Viewer | null {
+  const principal = c.get('principal');
+  if (principal === null || principal === undefined) return null;
+  return { principal, session: sessions.get(getCookie(c, SESSION_COOKIE)) };
+}
+
+export function registerConsole(app: OpenAPIHono<AppEnv>, sessions: ConsoleSessions): void {
+  app.get('/console', (c) => c.redirect('/console/devices', 302));
+
+  app.get('/console/assets/:file', async (c) => {
+    const { script, style } = await consoleAssets();
+    const file = c.req.param('file');
+    const found = file === 'console.js' ? script : file === 'console.css' ? style : undefined;
+    if (found === undefined) throw new BridgeError('NOT_FOUND', `no console asset ${file}`);
+    const etag = `"${found.hash}"`;
+    const versioned = c.req.query('v') === found.hash;
+    const headers = {
+      'Content-Type': found.type,
+      ETag: etag,
+      'Cache-Control': versioned ? 'public, max-age=31536000, immutable' : 'no-cache',
+      'X-Content-Type-Options': 'nosniff',
+    };
+    if (c.req.header('if-none-match') === etag) return c.body(null, 304, headers);
+    return c.body(found.body, 200, headers);
+  });
+
+  app.get('/console/sign-in', (c) => c.html(signInPage(null), 200, PAGE_HEADERS));
+
+  app.post('/console/sign-in', async (c) => {
+    const { auth, limits, metrics } = c.var.services;
+    if (!auth.enabled) return c.redirect('/console/devices', 303);
+    const remote = c.env?.incoming?.socket?.remoteAddress;
+    const key = remote === undefined ? undefined : `addr:${remote}`;
+    const wait = key === undefined ? 0 : limits.authFailures.retryAfter(key);
+    if (wait > 0) {
+      metrics.rateLimited.inc({ limit: 'auth-failures' });
+      throw rateLimited('failed sign-ins from this address', wait);
+    }
+    const form = await c.req.parseBody();
+    const token = typeof form['token'] === 'string' ? form['token'].trim() : '';
+    let principal: Principal | null = null;
+    try {
+      principal = token === '' ? null : auth.authenticate(`Bearer ${token}`, remote);
+    } catch (err) {
+      if (!isBridgeError(err) || err.code !== 'UNAUTHENTICATED') throw err;
+    }
+    if (principal === null) {
+      if (key !== undefined) limits.authFailures.take(key);
+      return c.html(signInPage('That token is not valid.'), 401, PAGE_HEADERS);
+    }
+    const session = sessions.create(principal);
+    setCookie(c, SESSION_COOKIE, session.id, {
+      httpOnly: true,
+      sameSite: 'Strict',
+      path: '/',
+      secure: new URL(c.req.url).protocol === 'https:',
+      maxAge: SESSION_IDLE_MS / 1000,
+    });
+    return c.redirect('/console/devices', 303);
+  });
+
+  app.post('/console/sign-out', async (c) => {
+    const session = sessions.get(getCookie(c, SESSION_COOKIE));
+    const form = await c.req.parseBody();
+    if (session !== undefined) {
+      if (!csrfMatches(session, typeof form['csrf'] === 'string' ? form['csrf'] : undefined)) {
+        throw new BridgeError('PERMISSION_DENIED', 'sign-out needs the page’s CSRF token');
+      }
+      sessions.delete(session.id);
+    }
+    deleteCookie(c, SESSION_COOKIE, { path: '/' });
+    return c.redirect('/console/sign-in', 303);
+  });
+
+  const page = (name: Page, body: (admin: boolean) => Markup) =>
+    app.get(`/console/${name}`, async (c) => {
+      const viewer = viewerOf(c, sessions);
+      if (viewer === null) return c.redirect('/console/sign-in', 302);
+      return c.html(await layout(viewer, name, body(viewer.principal.role === 'admin')), 200, PAGE_HEADERS);
+    });
+  page('devices', devicesPage);
+  page('leases', leasesPage);
+  page('releases', releasesPage);
+  page('inspector', inspectorPage);
+}

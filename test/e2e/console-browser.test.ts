@@ -1,0 +1,294 @@
+/**
+ * The web console in a real browser: playwright-core driving Debian's chromium (installed by
+ * .ci/prereqs; never downloaded) against a real `devicebridge serve --simulate 3` with tokens.
+ * Every page passes an axe-core check; page screenshots go to .tmp/console/ (not committed).
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  ADMIN_TOKEN,
+  CLIENT_TOKEN,
+  fixture,
+  OTHER_TENANT_TOKEN,
+  tempDir,
+  writeTokensFile,
+} from '../support/bridge.ts';
+import { BIN, publishFixtureHelper, startCli, waitForExit } from '../support/cli.ts';
+import { freePortCandidate } from '../support/device-bed.ts';
+
+const SHOTS = path.resolve(import.meta.dirname, '../../.tmp/console');
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+function chromiumPath(): string {
+  try {
+    return execFileSync('sh', ['-c', 'command -v chromium'], { encoding: 'utf8' }).trim();
+  } catch {
+    throw new Error("Debian's chromium is missing: bash .ci/prereqs installs it (apt-get install chromium)");
+  }
+}
+
+/** axe-core's violations on the page (serious and critical ones fail the test). */
+async function axeViolations(page: Page): Promise<string[]> {
+  await page.evaluate(AXE);
+  const result = await page.evaluate(async () => {
+    const axe = (
+      globalThis as unknown as {
+        axe: {
+          run(): Promise<{
+            violations: Array<{ id: string; impact: string; nodes: Array<{ target: string[] }> }>;
+          }>;
+        };
+      }
+    ).axe;
+    return (await axe.run()).violations.map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      targets: v.nodes.map((n) => n.target.join(' ')),
+    }));
+  });
+  return result.map((v) => `${v.impact} ${v.id}: ${v.targets.slice(0, 3).join(', ')}`);
+}
+
+describe('console in chromium (e2e)', () => {
+  let tmp: { dir: string; cleanup(): Promise<void> };
+  let server: Awaited<ReturnType<typeof startCli>>;
+  let url: string;
+  let browser: Browser;
+  const contexts: BrowserContext[] = [];
+  /** The lease the client acquires from the UI (the tenant-isolation test looks for it). */
+  let leaseId: string | null = null;
+
+  const signIn = async (token: string): Promise<Page> => {
+    const context = await browser.newContext({ viewport: { width: 1360, height: 900 } });
+    contexts.push(context);
+    const page = await context.newPage();
+    await page.goto(`${url}/console`);
+    expect(page.url()).toBe(`${url}/console/sign-in`);
+    await page.getByLabel('Bearer token').fill(token);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(`${url}/console/devices`);
+    return page;
+  };
+  const shot = (page: Page, name: string) =>
+    page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
+
+  beforeAll(async () => {
+    mkdirSync(SHOTS, { recursive: true });
+    tmp = await tempDir();
+    await publishFixtureHelper(tmp.dir);
+    server = await startCli(['serve', '--port', '0', '--data-dir', tmp.dir, '--simulate', '3', '--json'], {
+      env: {
+        DEVICEBRIDGE_ADB_PORT: String(freePortCandidate()),
+        DEVICEBRIDGE_TOKENS_FILE: await writeTokensFile(tmp.dir),
+        DEVICEBRIDGE_HEALTH_INTERVAL_MS: '500',
+        LOG_LEVEL: 'silent',
+      },
+    });
+    url = (JSON.parse(server.firstLine) as { url: string }).url;
+    browser = await chromium.launch({ executablePath: chromiumPath(), args: ['--no-sandbox'] });
+  });
+
+  afterAll(async () => {
+    for (const c of contexts) await c.close().catch(() => undefined);
+    await browser?.close();
+    if (server && server.child.exitCode === null) {
+      server.child.kill('SIGTERM');
+      await waitForExit(server.child).catch(() => server.child.kill('SIGKILL'));
+    }
+    await tmp?.cleanup();
+  });
+
+  it('sign-in: a wrong token is refused on the form; the session cookie is HttpOnly and SameSite=Strict', async () => {
+    const context = await browser.newContext();
+    contexts.push(context);
+    const page = await context.newPage();
+    await page.goto(`${url}/console/sign-in`);
+    expect(await axeViolations(page)).toEqual([]);
+    await page.getByLabel('Bearer token').fill('not-a-token');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect.poll(() => page.locator('#token-error').textContent()).toContain('not valid');
+    await page.getByLabel('Bearer token').fill(CLIENT_TOKEN);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(`${url}/console/devices`);
+    const [cookie] = await context.cookies();
+    expect(cookie).toMatchObject({ name: 'devicebridge_session', httpOnly: true, sameSite: 'Strict' });
+    expect(cookie!.value).not.toContain(CLIENT_TOKEN);
+    // The cookie alone does not change state: an API call without the CSRF token is refused.
+    const refused = await page.evaluate(
+      async () =>
+        (
+          await fetch('/v1/leases', {
+            method: 'POST',
+            headers: { 'Content-Type': 'application/json' },
+            body: '{}',
+          })
+        ).status,
+    );
+    expect(refused).toBe(403);
+  });
+
+  it('admin: three devices in the live table, admin controls, API errors next to the field; publish by upload', async () => {
+    const page = await signIn(ADMIN_TOKEN);
+    await expect.poll(() => page.locator('#devices tbody tr').count()).toBe(3);
+    await expect.poll(() => page.locator('#devices tbody').textContent()).toContain('online');
+    expect(await page.locator('#register-device').count()).toBe(1);
+    expect(await page.getByRole('button', { name: /^Remove / }).count()).toBe(3);
+    await page.getByLabel('State').selectOption('offline');
+    expect(await page.locator('#devices tbody tr').count()).toBe(0);
+    await page.getByLabel('State').selectOption('');
+    await page.getByLabel('Endpoint (host:port)').fill('10.1.2.3:5555');
+    await page.getByRole('button', { name: 'Register' }).click();
+    await expect.poll(() => page.locator('#register-error').textContent()).toContain('10.1.2.3');
+    expect(await page.getByLabel('Endpoint (host:port)').getAttribute('aria-invalid')).toBe('true');
+    expect(await axeViolations(page)).toEqual([]);
+    await shot(page, 'devices-admin');
+
+    // A tunnel to a simulated device of another process: registered from the form, then its cable is
+    // pulled (the simulator's control API) and the live table shows it offline, without a reload.
+    const sim = spawn(process.execPath, [BIN, 'simulate', '--port', '0', '--json', '--control-port', '0'], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    try {
+      const lines = createInterface({ input: sim.stdout! })[Symbol.asyncIterator]();
+      const control = (JSON.parse((await lines.next()).value as string) as { control: string }).control;
+      const { address } = JSON.parse((await lines.next()).value as string) as { address: string };
+      await page.getByLabel('Endpoint (host:port)').fill(address);
+      await page.getByRole('button', { name: 'Register' }).click();
+      await expect.poll(() => page.locator('#devices tbody tr').count()).toBe(4);
+      const row = page.locator(`#devices tbody tr[data-device="${address.replace(':', '-')}"]`);
+      await expect.poll(() => row.locator('td').nth(4).textContent(), { timeout: 20_000 }).toBe('online');
+      const marker = await page.evaluate('window.__sameDocument = true');
+      expect(marker).toBe(true);
+      expect((await fetch(`${control}/devices/0/unplug`, { method: 'POST' })).status).toBe(200);
+      await expect
+        .poll(() => row.locator('td').nth(4).textContent(), { timeout: 20_000 })
+        .toMatch(/^offline/);
+      expect(await page.evaluate('window.__sameDocument')).toBe(true);
+      await shot(page, 'devices-offline');
+      await page.getByRole('button', { name: `Remove ${address.replace(':', '-')}` }).click();
+      await expect.poll(() => page.locator('#devices tbody tr').count()).toBe(3);
+    } finally {
+      sim.kill('SIGTERM');
+      await waitForExit(sim).catch(() => sim.kill('SIGKILL'));
+    }
+
+    await page.getByRole('link', { name: 'Releases', exact: true }).click();
+    await expect
+      .poll(() => page.locator('#helpers tbody').textContent())
+      .toContain('android-snapshot-helper');
+    await page.getByLabel('Version').fill('0.1.0');
+    await page.getByLabel('APK or dex jar').setInputFiles(fixture('snapshot-helper-v1.apk'));
+    await page.getByRole('button', { name: 'Upload and publish' }).click();
+    await expect.poll(() => page.locator('#status').textContent()).toContain('0.1.0: published');
+    expect(await page.locator('#publish-progress').getAttribute('value')).toBe('100');
+    await expect.poll(() => page.locator('#manifest').textContent()).toContain('"version": "0.1.0"');
+    await expect.poll(() => page.locator('#helpers tbody').textContent()).toContain('0.1.0, 0.2.0');
+    expect(await axeViolations(page)).toEqual([]);
+    await shot(page, 'releases-admin');
+  }, 150_000);
+
+  it('client: acquire from the UI, inspect, select a node by its box, tap and see the screen change', async () => {
+    const page = await signIn(CLIENT_TOKEN);
+    await expect.poll(() => page.locator('#devices tbody tr').count()).toBe(3);
+    expect(await page.locator('#register-device').count()).toBe(0);
+    expect(await page.getByRole('button', { name: /^Remove / }).count()).toBe(0);
+    expect(await axeViolations(page)).toEqual([]);
+
+    await page.getByRole('link', { name: 'Leases', exact: true }).click();
+    await page.getByLabel('TTL (s)').fill('600');
+    await page.getByRole('button', { name: 'Acquire' }).click();
+    await expect.poll(() => page.locator('#leases tbody tr').count()).toBe(1);
+    leaseId = await page.locator('#leases tbody tr').getAttribute('data-lease');
+    expect(leaseId).toMatch(/\S/);
+    await expect.poll(() => page.locator('#status').textContent()).toContain(`acquired ${leaseId}`);
+    expect(await axeViolations(page)).toEqual([]);
+    await shot(page, 'leases-client');
+
+    await page.getByRole('link', { name: 'Inspect', exact: true }).click();
+    await page.waitForURL(/\/console\/inspector\?lease=/);
+    await expect.poll(() => page.locator('#lease-select').inputValue()).toBe(leaseId);
+    await page.getByRole('button', { name: 'Take snapshot' }).click();
+    await expect
+      .poll(() => page.locator('#status').textContent(), { timeout: 30_000 })
+      .toContain('nodes; screen 1080');
+    // A box that is on top at its centre (so a click reaches it), of a node with text.
+    // (A string: this runs in the page, and the tests are compiled without the DOM library.)
+    const ref = (await page.evaluate(`(() => {
+      for (const box of document.querySelectorAll('#boxes .box')) {
+        const r = box.getBoundingClientRect();
+        if (r.width < 20 || r.height < 12) continue;
+        if (document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2) !== box) continue;
+        if (box.title.includes('"')) return box.dataset.ref;
+      }
+      return null;
+    })()`)) as string | null;
+    expect(ref).toMatch(/^e\d+$/);
+    await page.locator(`#boxes .box[data-ref="${ref}"]`).click();
+    await expect
+      .poll(() => page.locator(`#tree li[data-ref="${ref}"]`).getAttribute('aria-selected'))
+      .toBe('true');
+    expect(await page.locator('#tree li[aria-selected="true"]').count()).toBe(1);
+    expect(await page.locator('#attrs').textContent()).toContain(ref!);
+    await page.getByRole('searchbox', { name: 'Search' }).fill('cancel');
+    expect(await page.locator('#tree li').count()).toBeGreaterThan(0);
+    expect(await page.locator('#tree li').count()).toBeLessThan(10);
+    await page.getByRole('searchbox', { name: 'Search' }).fill('');
+    expect(await axeViolations(page)).toEqual([]);
+    await shot(page, 'inspector-selected');
+    // The README's picture (docs/console-inspector.jpg is a copy of it).
+    await page
+      .locator('main')
+      .screenshot({ path: path.join(SHOTS, 'inspector.jpg'), type: 'jpeg', quality: 50 });
+
+    const before = await page.locator('#screenshot').screenshot();
+    const ready = await page.locator('#screen').getAttribute('data-ready');
+    await page.getByLabel('Tap where I click').check();
+    await page.locator('#screenshot').click({ position: { x: 100, y: 150 } });
+    await expect
+      .poll(() => page.locator('#screen').getAttribute('data-ready'), { timeout: 30_000 })
+      .not.toBe(ready);
+    const after = await page.locator('#screenshot').screenshot();
+    expect(Buffer.compare(before, after)).not.toBe(0);
+    await shot(page, 'inspector-after-tap');
+
+    const download = page.waitForEvent('download');
+    await page.getByRole('button', { name: 'Download raw XML' }).click();
+    const file = await (await download).path();
+    expect(readFileSync(file, 'utf8')).toContain('<hierarchy');
+
+    // Admins see who holds the device: the lease and its tenant.
+    const admin = await signIn(ADMIN_TOKEN);
+    await expect
+      .poll(() => admin.locator('#devices tbody').textContent())
+      .toContain(`${leaseId} (tenant acme)`);
+  }, 150_000);
+
+  it('another tenant sees neither the lease nor any admin control', async () => {
+    expect(leaseId).toMatch(/\S/);
+    const other = await signIn(OTHER_TENANT_TOKEN);
+    await other.getByRole('link', { name: 'Leases', exact: true }).click();
+    await expect.poll(() => other.locator('#devices, #leases').count()).toBe(1);
+    await other.waitForLoadState('networkidle');
+    expect(await other.locator('#leases tbody').textContent()).not.toContain(leaseId!);
+    expect(await other.locator('#leases tbody tr').count()).toBe(0);
+    // What the page's own cookie may read: none of the other tenant's leases, and 404 for this one.
+    const seen = (await other.evaluate(`(async () => [
+      (await (await fetch('/v1/leases')).json()).leases.length,
+      (await fetch('/v1/leases/${leaseId}')).status,
+    ])()`)) as [number, number];
+    expect(seen).toEqual([0, 404]);
+    await other.getByRole('link', { name: 'Releases', exact: true }).click();
+    await expect.poll(() => other.locator('#helpers tbody tr').count()).toBeGreaterThan(0);
+    expect(await other.locator('#publish').count()).toBe(0);
+    await other.getByRole('link', { name: 'Inspector', exact: true }).click();
+    await other.waitForLoadState('networkidle');
+    expect(await other.locator('#lease-select option').count()).toBe(0);
+    expect(await axeViolations(other)).toEqual([]);
+    await shot(other, 'inspector-other-tenant');
+  }, 150_000);
+});

@@ -1,0 +1,187 @@
+/**
+ * The console's server side through the HTTP app: sign-in (token → HttpOnly SameSite=Strict session
+ * cookie), the cookie on the API with its CSRF token, sign-out, admin-only controls, loopback-only
+ * without tokens, assets with cache headers. Happy / error / security. (The pages in a real browser:
+ * test/e2e/console-browser.test.ts.)
+ */
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConsoleSessions } from '../../src/console/sessions.ts';
+import { ADMIN_TOKEN, CLIENT_TOKEN, type TestBridge, testBridge, testTokens } from '../support/bridge.ts';
+
+const form = (fields: Record<string, string>) => ({
+  method: 'POST',
+  headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+  body: new URLSearchParams(fields).toString(),
+});
+
+describe('console with tokens', () => {
+  let bridge: TestBridge;
+  beforeAll(async () => {
+    bridge = await testBridge({ auth: testTokens() });
+  });
+  afterAll(async () => bridge?.cleanup());
+
+  /** Sign in; the session cookie (name=value) and the page's CSRF token. */
+  const signIn = async (token: string) => {
+    const res = await bridge.app.request('/console/sign-in', form({ token }));
+    expect(res.status).toBe(303);
+    expect(res.headers.get('location')).toBe('/console/devices');
+    const setCookie = res.headers.get('set-cookie') ?? '';
+    expect(setCookie).toMatch(/^devicebridge_session=[A-Za-z0-9_-]{43};/);
+    expect(setCookie).toContain('HttpOnly');
+    expect(setCookie).toContain('SameSite=Strict');
+    expect(setCookie).not.toContain(token);
+    const cookie = setCookie.split(';')[0]!;
+    const page = await bridge.app.request('/console/devices', { headers: { Cookie: cookie } });
+    expect(page.status).toBe(200);
+    const text = await page.text();
+    const csrf = /name="csrf-token" content="([^"]+)"/.exec(text)?.[1] ?? '';
+    expect(csrf).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    return { cookie, csrf, page: text, headers: page.headers };
+  };
+
+  it('signs in an admin: pages show who, admin controls, CSP and no-store', async () => {
+    const { page, headers } = await signIn(ADMIN_TOKEN);
+    expect(page).toContain('Signed in as <strong>ops</strong> (tenant acme, admin)');
+    expect(page).toContain('id="register-device"');
+    expect(headers.get('cache-control')).toBe('no-store');
+    expect(headers.get('content-security-policy')).toContain("script-src 'self'");
+    expect(headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    expect(page).not.toContain(ADMIN_TOKEN);
+  });
+
+  it('a client sees no admin controls, and the API refuses admin routes to its cookie', async () => {
+    const { cookie, page } = await signIn(CLIENT_TOKEN);
+    expect(page).not.toContain('id="register-device"');
+    const releases = await (
+      await bridge.app.request('/console/releases', { headers: { Cookie: cookie } })
+    ).text();
+    expect(releases).not.toContain('id="publish"');
+    expect(releases).toContain('id="helpers"');
+    expect((await bridge.app.request('/metrics', { headers: { Cookie: cookie } })).status).toBe(403);
+  });
+
+  it('the cookie authenticates API reads; state-changing calls need the CSRF token', async () => {
+    const { cookie, csrf } = await signIn(ADMIN_TOKEN);
+    expect((await bridge.app.request('/metrics', { headers: { Cookie: cookie } })).status).toBe(200);
+    const body = JSON.stringify({ name: 'x' });
+    const json = { 'Content-Type': 'application/json', Cookie: cookie };
+    const refused = await bridge.app.request('/v1/manifests/validate', {
+      method: 'POST',
+      headers: json,
+      body,
+    });
+    expect(refused.status).toBe(403);
+    expect(((await refused.json()) as { error: { message: string } }).error.message).toContain('CSRF');
+    const wrong = await bridge.app.request('/v1/manifests/validate', {
+      method: 'POST',
+      headers: { ...json, 'X-CSRF-Token': `${csrf.slice(1)}x` },
+      body,
+    });
+    expect(wrong.status).toBe(403);
+    const ok = await bridge.app.request('/v1/manifests/validate', {
+      method: 'POST',
+      headers: { ...json, 'X-CSRF-Token': csrf },
+      body,
+    });
+    expect(ok.status).toBe(200);
+  });
+
+  it('a wrong token gets the form again (401) and no cookie; no session means the sign-in page', async () => {
+    const res = await bridge.app.request('/console/sign-in', form({ token: 'nope' }));
+    expect(res.status).toBe(401);
+    expect(res.headers.get('set-cookie')).toBeNull();
+    expect(await res.text()).toContain('That token is not valid.');
+    for (const cookie of ['', 'devicebridge_session=forged', `devicebridge_session=${'a'.repeat(43)}`]) {
+      const page = await bridge.app.request('/console/leases', { headers: cookie ? { Cookie: cookie } : {} });
+      expect(page.status, cookie).toBe(302);
+      expect(page.headers.get('location')).toBe('/console/sign-in');
+    }
+  });
+
+  it('sign-out needs the CSRF token, then ends the session', async () => {
+    const { cookie, csrf } = await signIn(CLIENT_TOKEN);
+    const forged = await bridge.app.request('/console/sign-out', {
+      ...form({ csrf: 'x' }),
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded', Cookie: cookie },
+    });
+    expect(forged.status).toBe(403);
+    const out = await bridge.app.request('/console/sign-out', {
+      ...form({ csrf }),
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded', Cookie: cookie },
+    });
+    expect(out.status).toBe(303);
+    expect(out.headers.get('set-cookie')).toMatch(/devicebridge_session=;.*Max-Age=0/);
+    expect((await bridge.app.request('/console/devices', { headers: { Cookie: cookie } })).status).toBe(302);
+    expect((await bridge.app.request('/metrics', { headers: { Cookie: cookie } })).status).toBe(401);
+  });
+
+  it('serves the script and stylesheet with ETags; versioned URLs are immutable', async () => {
+    const page = await (await bridge.app.request('/console/sign-in')).text();
+    expect(page).toContain('/console/assets/console.css');
+    const js = await bridge.app.request('/console/assets/console.js');
+    expect(js.status).toBe(200);
+    expect(js.headers.get('content-type')).toContain('text/javascript');
+    expect(js.headers.get('cache-control')).toBe('no-cache');
+    const etag = js.headers.get('etag')!;
+    expect(await js.text()).toContain('csrf-token');
+    const hash = etag.slice(1, -1);
+    const versioned = await bridge.app.request(`/console/assets/console.js?v=${hash}`);
+    expect(versioned.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    const again = await bridge.app.request('/console/assets/console.js', {
+      headers: { 'If-None-Match': etag },
+    });
+    expect(again.status).toBe(304);
+    expect((await bridge.app.request('/console/assets/../../package.json')).status).toBe(404);
+    expect((await bridge.app.request('/console/assets/secrets.js')).status).toBe(404);
+  });
+});
+
+describe('console without tokens', () => {
+  let bridge: TestBridge;
+  beforeAll(async () => {
+    bridge = await testBridge();
+  });
+  afterAll(async () => bridge?.cleanup());
+
+  it('serves loopback callers as admin with no sign-in, and refuses other addresses', async () => {
+    const local = await bridge.app.request(
+      '/console/devices',
+      {},
+      { incoming: { socket: { remoteAddress: '127.0.0.1' } } },
+    );
+    expect(local.status).toBe(200);
+    expect(await local.text()).toContain('(tenant local, admin)');
+    const remote = await bridge.app.request(
+      '/console/devices',
+      {},
+      { incoming: { socket: { remoteAddress: '10.0.0.5' } } },
+    );
+    expect(remote.status).toBe(401);
+  });
+});
+
+describe('ConsoleSessions', () => {
+  it('arbitrary cookie values never resolve to a session (and never throw)', () => {
+    const sessions = new ConsoleSessions();
+    const real = sessions.create({ name: 'ci', tenant: 'acme', role: 'client' });
+    fc.assert(
+      fc.property(fc.string({ maxLength: 80 }), (value) => {
+        fc.pre(value !== real.id);
+        expect(sessions.get(value)).toBeUndefined();
+      }),
+      { numRuns: 500 },
+    );
+    expect(sessions.get(real.id)?.principal.name).toBe('ci');
+  });
+
+  it('forgets a session idle longer than SESSION_IDLE_MS', () => {
+    let now = 0;
+    const sessions = new ConsoleSessions(() => now);
+    const s = sessions.create({ name: 'ci', tenant: 'acme', role: 'client' });
+    now += 8 * 60 * 60 * 1000 + 1;
+    expect(sessions.get(s.id)).toBeUndefined();
+    expect(sessions.size).toBe(0);
+  });
+});

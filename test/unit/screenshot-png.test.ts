@@ -1,0 +1,150 @@
+/**
+ * Screenshots as PNG: the bridge's header reader (pure, outside input: property tests) and the
+ * simulator's encoder and screen (a real PNG: signature, IHDR, CRC-32s, zlib-decodable rows).
+ */
+import { inflateSync } from 'node:zlib';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { BridgeError } from '../../src/errors.ts';
+import { crc32, PNG_MAGIC, readPngHeader } from '../../src/helpers/protocol/png-header.ts';
+import { runCaptured } from '../../src/simulator/android/capture.ts';
+import { createSimAndroid } from '../../src/simulator/android/index.ts';
+import { encodePng } from '../../src/simulator/android/screen/png-encoder.ts';
+import { renderScreen, touchPoints } from '../../src/simulator/android/screen/render.ts';
+
+/** Every chunk of a PNG file: type, data, and whether its CRC-32 is right. */
+function chunks(png: Uint8Array): Array<{ type: string; data: Buffer; crcOk: boolean }> {
+  const buf = Buffer.from(png);
+  const out: Array<{ type: string; data: Buffer; crcOk: boolean }> = [];
+  let at = 8;
+  while (at < buf.length) {
+    const len = buf.readUInt32BE(at);
+    const type = buf.toString('latin1', at + 4, at + 8);
+    const data = buf.subarray(at + 8, at + 8 + len);
+    out.push({
+      type,
+      data,
+      crcOk: crc32(buf.subarray(at + 4, at + 8 + len)) === buf.readUInt32BE(at + 8 + len),
+    });
+    at += 12 + len;
+  }
+  return out;
+}
+
+describe('crc32', () => {
+  it('matches the standard check values', () => {
+    expect(crc32(new TextEncoder().encode('123456789'))).toBe(0xcbf43926);
+    expect(crc32(new Uint8Array(0))).toBe(0);
+    expect(crc32(new TextEncoder().encode('IEND'))).toBe(0xae426082);
+  });
+});
+
+describe('encodePng', () => {
+  it('writes signature, IHDR, IDAT, IEND with valid CRCs; rows inflate to the pixels', () => {
+    const rgb = Uint8Array.from({ length: 3 * 4 * 3 }, (_, i) => (i * 37) & 0xff);
+    const png = encodePng(4, 3, rgb);
+    expect([...png.subarray(0, 8)]).toEqual([...PNG_MAGIC]);
+    const cs = chunks(png);
+    expect(cs.map((c) => c.type)).toEqual(['IHDR', 'IDAT', 'IEND']);
+    expect(cs.every((c) => c.crcOk)).toBe(true);
+    expect(readPngHeader(png)).toEqual({ width: 4, height: 3, bitDepth: 8, colorType: 2 });
+    const raw = inflateSync(cs[1]!.data);
+    expect(raw.length).toBe(3 * (1 + 4 * 3));
+    for (let y = 0; y < 3; y++) {
+      expect(raw[y * 13]).toBe(0);
+      expect([...raw.subarray(y * 13 + 1, (y + 1) * 13)]).toEqual([...rgb.subarray(y * 12, (y + 1) * 12)]);
+    }
+  });
+
+  it('refuses a pixel buffer of the wrong size', () => {
+    expect(() => encodePng(2, 2, new Uint8Array(11))).toThrow(/expected 12 RGB bytes, got 11/);
+    expect(() => encodePng(0, 2, new Uint8Array(0))).toThrow(/positive integers/);
+  });
+});
+
+describe('readPngHeader', () => {
+  it('names what came back instead of a PNG', () => {
+    const text = new TextEncoder().encode('/system/bin/sh: screencap: inaccessible or not found\n');
+    expect(() => readPngHeader(text)).toThrow(/no PNG signature.*screencap: inaccessible/);
+    expect(() => readPngHeader(new Uint8Array(0))).toThrow(/got nothing/);
+    const png = encodePng(2, 2, new Uint8Array(12));
+    expect(() => readPngHeader(png.subarray(0, 20))).toThrow(/truncated/);
+    const corrupt = Buffer.from(png);
+    corrupt[17] = (corrupt[17] as number) ^ 1;
+    expect(() => readPngHeader(corrupt)).toThrow(/CRC-32 mismatch/);
+  });
+
+  it('never throws anything but HELPER_FAILED on arbitrary bytes (and signature-prefixed bytes)', () => {
+    fc.assert(
+      fc.property(fc.boolean(), fc.uint8Array({ maxLength: 64 }), (prefixed, tail) => {
+        const bytes = prefixed ? Buffer.concat([PNG_MAGIC, tail]) : tail;
+        try {
+          const h = readPngHeader(bytes);
+          expect(h.width).toBeGreaterThan(0);
+        } catch (err) {
+          expect(err).toBeInstanceOf(BridgeError);
+          expect((err as BridgeError).code).toBe('HELPER_FAILED');
+          expect((err as BridgeError).message).not.toMatch(/[\x00-\x1f]/);
+        }
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('reads back the size of every encoded image', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 40 }), fc.integer({ min: 1, max: 40 }), (w, h) => {
+        expect(readPngHeader(encodePng(w, h, new Uint8Array(w * h * 3)))).toMatchObject({
+          width: w,
+          height: h,
+        });
+      }),
+      { numRuns: 50 },
+    );
+  });
+});
+
+describe('the simulated screen', () => {
+  it('`screencap -p` prints a PNG of the wm size; a tap changes it', async () => {
+    const android = createSimAndroid({ serial: 'screen-test', seed: 3 });
+    const size = (await runCaptured(android, 'wm size')).stdout;
+    const first = await runCaptured(android, ['screencap', '-p']);
+    expect(first.status).toBe(0);
+    const header = readPngHeader(first.stdoutBytes);
+    expect(`Physical size: ${header.width}x${header.height}\n`).toBe(size);
+    const idat = chunks(first.stdoutBytes).find((c) => c.type === 'IDAT')!;
+    expect(inflateSync(idat.data).length).toBe(header.height * (1 + header.width * 3));
+    expect((await runCaptured(android, 'input tap 540 1200')).status).toBe(0);
+    const second = await runCaptured(android, ['screencap', '-p']);
+    expect(Buffer.compare(Buffer.from(first.stdoutBytes), Buffer.from(second.stdoutBytes))).not.toBe(0);
+  });
+
+  it('draws node boxes and text where the XML puts them', () => {
+    const xml =
+      '<hierarchy rotation="0"><node class="android.widget.FrameLayout" package="p" bounds="[0,0][100,60]">' +
+      '<node class="android.widget.Button" clickable="true" text="OK" package="p" bounds="[10,10][90,50]"/></node></hierarchy>';
+    const canvas = renderScreen({ width: 100, height: 60 }, xml);
+    const at = (x: number, y: number) => [
+      ...canvas.pixels.subarray((y * 100 + x) * 3, (y * 100 + x) * 3 + 3),
+    ];
+    expect(at(10, 30)).toEqual([40, 98, 200]); // the clickable box's border
+    expect(at(50, 5)).not.toEqual(at(50, 30)); // the window background vs the button fill
+    const ink = [...canvas.pixels].filter((v, i) => i % 3 === 0 && v === 20).length;
+    expect(ink).toBeGreaterThan(20); // "OK" in the bitmap font
+  });
+
+  it('finds touch points in taps, swipes and touch plans', () => {
+    expect(
+      touchPoints([
+        { type: 'tap', x: 1, y: 2 },
+        { type: 'swipe', x1: 3, y1: 4, x2: 5, y2: 6 },
+        { kind: 'swipe', pointers: [{ pointerId: 0, samples: [{ offsetMs: 0, x: 7, y: 8 }] }] },
+        { type: 'glass-key' },
+      ]),
+    ).toEqual([
+      { x: 1, y: 2 },
+      { x: 3, y: 4 },
+      { x: 7, y: 8 },
+    ]);
+  });
+});
