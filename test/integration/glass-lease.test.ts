@@ -21,6 +21,7 @@ import {
   timedRequest,
 } from '../support/bridge.ts';
 import { runCli } from '../support/cli.ts';
+import { checkedOperations, contractProblems, GLASS_ROUTES } from '../support/contract.ts';
 import { A11Y_FIXTURE_COMPONENT, GLASS_AGENT_MAIN } from '../support/device-bed.ts';
 import { publishGlassA11y, publishGlassAgent } from '../support/glass.ts';
 
@@ -46,8 +47,12 @@ afterAll(async () => {
   await tmp?.cleanup();
 });
 
-const req = (method: string, path: string, body?: unknown, token = CLIENT_TOKEN) =>
-  timedRequest(bridge.app, method, path, body, { token });
+/** One call; every answer conforms to the route's documented response (test/support/contract.ts). */
+async function req(method: string, path: string, body?: unknown, token = CLIENT_TOKEN) {
+  const res = await timedRequest(bridge.app, method, path, body, { token });
+  expect(contractProblems(method, path, res.status, res.body)).toEqual([]);
+  return res;
+}
 
 /** Both companions published (idempotent: the same bytes again are `unchanged`). */
 async function published(): Promise<void> {
@@ -501,3 +506,10 @@ function findNode(root: Node, pick: (n: Node) => boolean): Node | undefined {
   }
   return undefined;
 }
+
+describe('glass companions: contract', () => {
+  it('the answers above covered every glass route, and each parsed with its response schema', () => {
+    const glass = new Set(GLASS_ROUTES.map((r) => r.operationId));
+    expect([...checkedOperations].filter((id) => glass.has(id)).sort()).toEqual([...glass].sort());
+  });
+});

@@ -5,15 +5,22 @@
  * error response for that status names in `x-error-codes`.
  */
 import type { z } from 'zod';
+import { a11yActionRoute } from '../../src/server/routes/leases/a11y-actions.ts';
+import { a11yTreeRoute } from '../../src/server/routes/leases/a11y-tree.ts';
 import { acquireLeaseRoute } from '../../src/server/routes/leases/acquire.ts';
+import { getClipboardRoute } from '../../src/server/routes/leases/clipboard-get.ts';
+import { setClipboardRoute } from '../../src/server/routes/leases/clipboard-set.ts';
 import { ensureHelperRoute } from '../../src/server/routes/leases/ensure.ts';
 import { gestureRoute } from '../../src/server/routes/leases/gestures.ts';
 import { getLeaseRoute } from '../../src/server/routes/leases/get.ts';
+import { pressKeysRoute } from '../../src/server/routes/leases/keys.ts';
 import { listLeasesRoute } from '../../src/server/routes/leases/list.ts';
+import { pointerRoute } from '../../src/server/routes/leases/pointer.ts';
 import { releaseLeaseRoute } from '../../src/server/routes/leases/release.ts';
 import { renewLeaseRoute } from '../../src/server/routes/leases/renew.ts';
 import { screenshotRoute } from '../../src/server/routes/leases/screenshot.ts';
 import { snapshotRoute } from '../../src/server/routes/leases/snapshot.ts';
+import { typeTextRoute } from '../../src/server/routes/leases/text.ts';
 import { viewportRoute } from '../../src/server/routes/leases/viewport.ts';
 
 interface RouteLike {
@@ -40,12 +47,23 @@ export const LEASE_ROUTES: RouteLike[] = [
   screenshotRoute,
 ];
 
+/** The lease-scoped glass companion routes (checked by test/integration/glass-lease.test.ts). */
+export const GLASS_ROUTES: RouteLike[] = [
+  getClipboardRoute,
+  setClipboardRoute,
+  typeTextRoute,
+  pressKeysRoute,
+  pointerRoute,
+  a11yTreeRoute,
+  a11yActionRoute,
+];
+
 function matcher(route: RouteLike): RegExp {
   const pattern = route.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+');
   return new RegExp(`^${pattern}$`);
 }
 
-const compiled = LEASE_ROUTES.map((route) => ({ route, re: matcher(route) }));
+const compiled = [...LEASE_ROUTES, ...GLASS_ROUTES].map((route) => ({ route, re: matcher(route) }));
 
 /** The lease route that answers `method path` (query string ignored), if any. */
 export function leaseRouteOf(method: string, path: string): RouteLike | undefined {
