@@ -180,6 +180,10 @@ const inspectorPage = () => html`
 <label>to <input name="to" placeholder="x,y" size="9"></label>
 <button type="submit">Swipe</button>
 </form>
+<form id="type-form" class="row" novalidate>
+<label>Type into the focused field <input name="text" autocomplete="off" size="24"></label>
+<button type="submit">Type</button>
+</form>
 </section>
 <section class="tree-pane" aria-labelledby="tree-title">
 <h2 id="tree-title">Nodes</h2>

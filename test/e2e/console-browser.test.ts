@@ -10,6 +10,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FsArtifactStore } from '../../src/artifacts/fs-store.ts';
 import {
   ADMIN_TOKEN,
   CLIENT_TOKEN,
@@ -20,6 +21,7 @@ import {
 } from '../support/bridge.ts';
 import { BIN, publishFixtureHelper, startCli, waitForExit } from '../support/cli.ts';
 import { freePortCandidate } from '../support/device-bed.ts';
+import { publishGlassAgent } from '../support/glass.ts';
 
 const SHOTS = path.resolve(import.meta.dirname, '../../.tmp/console');
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
@@ -81,6 +83,7 @@ describe('console in chromium (e2e)', () => {
     mkdirSync(SHOTS, { recursive: true });
     tmp = await tempDir();
     await publishFixtureHelper(tmp.dir);
+    await publishGlassAgent(new FsArtifactStore(path.join(tmp.dir, 'artifacts')), tmp.dir);
     server = await startCli(['serve', '--port', '0', '--data-dir', tmp.dir, '--simulate', '3', '--json'], {
       env: {
         DEVICEBRIDGE_ADB_PORT: String(freePortCandidate()),
@@ -255,6 +258,18 @@ describe('console in chromium (e2e)', () => {
     const after = await page.locator('#screenshot').screenshot();
     expect(Buffer.compare(before, after)).not.toBe(0);
     await shot(page, 'inspector-after-tap');
+
+    // Text input through the glass agent: the exact code points reach the focused field.
+    const typed = 'héllo 👋 你好';
+    const typedReady = await page.locator('#screen').getAttribute('data-ready');
+    await page.getByLabel('Type into the focused field').fill(typed);
+    await page.getByRole('button', { name: 'Type', exact: true }).click();
+    await expect
+      .poll(() => page.locator('#screen').getAttribute('data-ready'), { timeout: 30_000 })
+      .not.toBe(typedReady);
+    await page.getByRole('searchbox', { name: 'Search' }).fill(typed);
+    expect(await page.locator('#tree li').count()).toBe(1);
+    await page.getByRole('searchbox', { name: 'Search' }).fill('');
 
     const download = page.waitForEvent('download');
     await page.getByRole('button', { name: 'Download raw XML' }).click();

@@ -1,8 +1,8 @@
 /**
  * The inspector: for a leased device, the screenshot with the normalized snapshot's node boxes over
  * it (hover shows the node, click selects it in the tree), the tree (search by text / id / class;
- * refs shown; covered and off-screen nodes marked), the selected node's attributes, tap and swipe
- * through the lease API, refresh after each action, raw XML download.
+ * refs shown; covered and off-screen nodes marked), the selected node's attributes, tap, swipe and
+ * text input (the glass agent) through the lease API, refresh after each action, raw XML download.
  */
 import { api, blob, el, status } from './api.ts';
 import type { Lease } from './leases.ts';
@@ -228,15 +228,17 @@ export function inspectorPage(): void {
     status(`snapshot: ${snap.snapshot.nodeCount} nodes; screen ${size.width}×${size.height}`);
   };
 
-  const act = async (what: string, gesture: Record<string, unknown>) => {
+  /** One lease action, then a fresh snapshot and screenshot. */
+  const perform = async (what: string, route: string, body: Record<string, unknown>) => {
     try {
-      await api('POST', `/v1/leases/${encodeURIComponent(lease())}/gestures`, gesture);
+      await api('POST', `/v1/leases/${encodeURIComponent(lease())}/${route}`, body);
       status(`${what} done; refreshing…`);
       await refresh();
     } catch (err) {
       status(`${what} failed: ${(err as Error).message}`);
     }
   };
+  const act = (what: string, gesture: Record<string, unknown>) => perform(what, 'gestures', gesture);
 
   screen.addEventListener('click', (e) => {
     if (!tapMode.checked || !img.naturalWidth) return;
@@ -268,6 +270,17 @@ export function inspectorPage(): void {
       return;
     }
     void act('swipe', { kind: 'swipe', from, to });
+  });
+  const typeForm = document.getElementById('type-form') as HTMLFormElement;
+  typeForm.addEventListener('submit', (e) => {
+    e.preventDefault();
+    const input = typeForm.elements.namedItem('text') as HTMLInputElement;
+    if (input.value === '') {
+      status('type needs some text');
+      return;
+    }
+    // The glass agent types the exact code points (emoji, CJK, RTL) into the focused field.
+    void perform('type', 'text', { text: input.value });
   });
   search.addEventListener('input', renderTree);
   controls.addEventListener('submit', (e) => {
