@@ -80,7 +80,7 @@ export const HELPER_ERRORS = [
   'TIMEOUT',
 ] as const satisfies readonly ErrorCode[];
 
-interface ErrorResponse {
+export interface ErrorResponse {
   description: string;
   content: { 'application/json': { schema: typeof ErrorSchema } };
   'x-error-codes': ErrorCode[];

@@ -4,41 +4,17 @@
  * refs shown; covered and off-screen nodes marked), the selected node's attributes, tap, swipe and
  * text input (the glass agent) through the lease API, refresh after each action, raw XML download.
  */
+
+import type { SnapshotNode } from '../../snapshot/types.ts';
 import { api, blob, el, status } from './api.ts';
 import type { Lease } from './leases.ts';
-
-interface Bounds {
-  x: number;
-  y: number;
-  width: number;
-  height: number;
-}
-
-interface SnapshotNode {
-  ref: string;
-  type: string;
-  className: string;
-  text: string;
-  contentDesc: string;
-  resourceId: string;
-  package: string;
-  bounds: Bounds | null;
-  visible: boolean;
-  clickable: boolean;
-  enabled: boolean;
-  focused: boolean;
-  covered: boolean;
-  hittable: boolean;
-  children: SnapshotNode[];
-  [key: string]: unknown;
-}
 
 interface Flat {
   node: SnapshotNode;
   depth: number;
 }
 
-const ATTRIBUTES = [
+const ATTRIBUTES: ReadonlyArray<keyof SnapshotNode> = [
   'ref',
   'type',
   'className',
