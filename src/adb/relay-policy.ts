@@ -26,14 +26,16 @@ const RELAYED_PREFIXES = [
   'framebuffer:',
 ] as const;
 
-/** Longest service name relayed (the host protocol frames requests with 4 hex digits). */
-export const MAX_SERVICE_CHARS = 0xffff;
+/** Longest service name relayed, in bytes (the host protocol frames requests with 4 hex digits). */
+export const MAX_SERVICE_BYTES = 0xffff;
 
-/** Whether the endpoint relays the service an `OPEN` names. */
+/**
+ * Whether the endpoint relays the service an `OPEN` names. NUL separates arguments only in `abb:`
+ * and `abb_exec:` (what `adb install` sends); elsewhere it would cut the name short on the device.
+ */
 export function isRelayedService(service: string): boolean {
-  if (service.length === 0 || service.length > MAX_SERVICE_CHARS) return false;
-  // The host protocol carries the name as one string: control characters would change its meaning.
-  if (/[\0\r\n]/.test(service)) return false;
+  if (service.length === 0 || Buffer.byteLength(service, 'utf8') > MAX_SERVICE_BYTES) return false;
+  if (service.includes('\0') && !/^abb(?:_exec)?:/.test(service)) return false;
   return RELAYED_PREFIXES.some((prefix) =>
     prefix.endsWith(':') || prefix.endsWith(',') ? service.startsWith(prefix) : service === prefix,
   );
