@@ -3,6 +3,7 @@
  * routes and the CLI alike. Built once by the composition root (`src/node/`).
  */
 import type { NodeDirectory } from '../devices/nodes.ts';
+import type { AdbEndpointService } from './adb-endpoint-service.ts';
 import type { DeviceService } from './device-service.ts';
 import type { HelperService } from './helper-service.ts';
 import type { LeaseScopes } from './lease-scope.ts';
@@ -17,8 +18,11 @@ export interface DeviceSide {
   leases: LeaseService;
   devices: DeviceService;
   helpers: HelperService;
+  /** Lease-scoped adb endpoints (remote adb). */
+  adbEndpoints: AdbEndpointService;
 }
 
+export { AdbEndpointService } from './adb-endpoint-service.ts';
 export { DeviceService, type DeviceView, deviceView } from './device-service.ts';
 export { HelperService } from './helper-service.ts';
 export * from './helper-views.ts';

@@ -9,13 +9,13 @@ import type { Command } from 'commander';
 import { EXIT_FAILURE, EXIT_USAGE, ExitCode, UsageError } from './exit.ts';
 import { intFlag } from './input.ts';
 
-interface ClientFlags {
+export interface ClientFlags {
   url?: string;
   token?: string;
   json?: boolean;
 }
 
-async function client(flags: ClientFlags) {
+export async function client(flags: ClientFlags) {
   const { BridgeClientError, DeviceBridgeClient, parseBridgeUrl } = await import('../client/index.ts');
   try {
     return new DeviceBridgeClient({
@@ -29,7 +29,7 @@ async function client(flags: ClientFlags) {
 }
 
 /** Run a client call; print JSON or human output; map errors to exit codes. */
-async function run<T>(
+export async function run<T>(
   flags: ClientFlags,
   call: () => Promise<T>,
   human: (value: T) => string,
@@ -60,7 +60,7 @@ async function run<T>(
   }
 }
 
-function common(cmd: Command): Command {
+export function common(cmd: Command): Command {
   return cmd
     .option('--url <url>', 'bridge URL (env DEVICEBRIDGE_URL, default http://127.0.0.1:7100)')
     .option('--token <token>', 'bearer token (env DEVICEBRIDGE_TOKEN)')

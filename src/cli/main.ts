@@ -14,6 +14,7 @@ const registrations: Array<() => Promise<(program: Command) => void>> = [
   () => import('./snapshot.ts').then((m) => m.registerSnapshot),
   () => import('./device.ts').then((m) => m.registerDevice),
   () => import('./lease.ts').then((m) => m.registerLease),
+  () => import('./adb-endpoint.ts').then((m) => m.registerAdbEndpoint),
 ];
 
 export function buildProgram(): Command {

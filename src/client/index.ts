@@ -5,6 +5,7 @@
  */
 import type {
   AcquireLeaseRequest,
+  AdbEndpoint,
   Attempt,
   Device,
   DeviceList,
@@ -36,6 +37,7 @@ import type {
 /** Request and response types of the API contract (src/api/), inferred from its zod schemas. */
 export type {
   AcquireLeaseRequest,
+  AdbEndpoint,
   Attempt,
   Device,
   DeviceList,
@@ -265,5 +267,12 @@ export class DeviceBridgeClient {
       `/v1/leases/${encodeURIComponent(leaseId)}/gestures`,
       gesture,
     );
+  }
+  /**
+   * Open the lease's adb endpoint for the client's adb public key (the text of `adbkey.pub`);
+   * `adb connect` the answer's `endpoint`. Only that key authenticates; it closes with the lease.
+   */
+  adbEndpoint(leaseId: string, publicKey: string) {
+    return this.#request<AdbEndpoint>('POST', `/v1/leases/${encodeURIComponent(leaseId)}/adb`, { publicKey });
   }
 }

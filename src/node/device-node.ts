@@ -8,8 +8,16 @@
  */
 import os from 'node:os';
 import path from 'node:path';
+import { AdbRelayEndpoints } from '../adb/relay-endpoints.ts';
 import { AdbRuntime } from '../adb/runtime.ts';
-import { DeviceService, type DeviceSide, HelperService, LeaseScopes, LeaseService } from '../app/index.ts';
+import {
+  AdbEndpointService,
+  DeviceService,
+  type DeviceSide,
+  HelperService,
+  LeaseScopes,
+  LeaseService,
+} from '../app/index.ts';
 import { ArtifactCache } from '../artifacts/cache.ts';
 import type { Config } from '../config.ts';
 import { endpointPolicyFromEnv } from '../devices/endpoint-policy.ts';
@@ -152,8 +160,17 @@ async function startSteps(options: DeviceNodeOptions, teardown: Teardown): Promi
     healthIntervalMs: config.healthIntervalMs,
     leases: built.leaseStore,
   });
+  const endpoints = new AdbRelayEndpoints({
+    client: adb.client,
+    bindHost: config.adbEndpointHost,
+    advertisedHost: config.adbEndpointAdvertisedHost ?? config.adbEndpointHost,
+    ports: config.adbEndpointPorts,
+    logger,
+  });
+  teardown.add('adb endpoints', () => endpoints.closeAll());
   const operations = new LeaseOperations({
     adb,
+    endpoints,
     releases: options.services.releases,
     store: options.services.store,
     cache: new ArtifactCache(path.join(config.dataDir, 'cache', 'apk')),
@@ -183,6 +200,7 @@ async function startSteps(options: DeviceNodeOptions, teardown: Teardown): Promi
     leases: new LeaseService({ scopes, manager: leases }),
     devices: new DeviceService({ registry: devices, leases: built.leaseStore }),
     helpers: new HelperService({ scopes, operations, metrics }),
+    adbEndpoints: new AdbEndpointService({ scopes, operations }),
   };
 
   if (config.devicesFile) await devices.loadConfigFile(config.devicesFile);

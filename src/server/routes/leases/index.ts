@@ -2,6 +2,7 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../../env.ts';
 import { registerAcquireLease } from './acquire.ts';
+import { registerAdbEndpoint } from './adb-endpoint.ts';
 import { registerEnsureHelper } from './ensure.ts';
 import { registerGesture } from './gestures.ts';
 import { registerGetLease } from './get.ts';
@@ -21,4 +22,5 @@ export function registerLeases(app: OpenAPIHono<AppEnv>): void {
   registerSnapshot(app);
   registerViewport(app);
   registerGesture(app);
+  registerAdbEndpoint(app);
 }
