@@ -1,9 +1,9 @@
 /**
- * adbkey.pub parsing and adbd's AUTH signature check, against keys made by the real `adb keygen`
+ * adbkey.fixturePublicKey parsing and adbd's AUTH signature check, against keys made by the real `adb keygen`
  * (test-only keys in test/fixtures/adbkey/) and signatures made the way adb's client makes them
  * (`RSA_sign(NID_sha1, token)`: PKCS#1 v1.5 over the SHA-1 DigestInfo holding the raw token).
  */
-import { constants, createPrivateKey, privateEncrypt, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
@@ -14,18 +14,14 @@ import {
   verifyAdbAuthSignature,
 } from '../../src/adb/adb-public-key.ts';
 import { BridgeError } from '../../src/errors.ts';
-
-const DIR = path.resolve(import.meta.dirname, '../fixtures/adbkey');
-const pub = readFileSync(path.join(DIR, 'adbkey.pub'), 'utf8');
-const otherPub = readFileSync(path.join(DIR, 'other-adbkey.pub'), 'utf8');
-const priv = createPrivateKey(readFileSync(path.join(DIR, 'adbkey')));
-const otherPriv = createPrivateKey(readFileSync(path.join(DIR, 'other-adbkey')));
-
-/** What adb's client sends in AUTH SIGNATURE. */
-function adbSign(key: ReturnType<typeof createPrivateKey>, token: Uint8Array): Buffer {
-  const info = Buffer.concat([Buffer.from('3021300906052b0e03021a05000414', 'hex'), token]);
-  return privateEncrypt({ key, padding: constants.RSA_PKCS1_PADDING }, info);
-}
+import {
+  ADB_KEY_DIR,
+  adbSign,
+  fixturePrivateKey,
+  fixturePublicKey,
+  otherPrivateKey,
+  otherPublicKey,
+} from '../support/adb-keys.ts';
 
 function problem(text: string): string {
   try {
@@ -40,27 +36,27 @@ function problem(text: string): string {
 
 describe('parseAdbPublicKey', () => {
   it('reads a key made by adb keygen: the modulus matches the private key', () => {
-    const parsed = parseAdbPublicKey(pub);
+    const parsed = parseAdbPublicKey(fixturePublicKey);
     expect(parsed.comment).toMatch(/@/);
     expect(parsed.fingerprint).toMatch(/^sha256:[0-9a-f]{64}$/);
     const jwk = parsed.key.export({ format: 'jwk' });
-    const privJwk = priv.export({ format: 'jwk' });
+    const privJwk = fixturePrivateKey.export({ format: 'jwk' });
     expect(jwk.n).toBe(privJwk.n);
     expect(jwk.e).toBe(privJwk.e);
-    expect(parseAdbPublicKey(otherPub).fingerprint).not.toBe(parsed.fingerprint);
+    expect(parseAdbPublicKey(otherPublicKey).fingerprint).not.toBe(parsed.fingerprint);
   });
 
   it('accepts the base64 alone, and ignores the comment in the fingerprint', () => {
-    const base64 = pub.split(' ')[0]!;
-    expect(parseAdbPublicKey(base64).fingerprint).toBe(parseAdbPublicKey(pub).fingerprint);
+    const base64 = fixturePublicKey.split(' ')[0]!;
+    expect(parseAdbPublicKey(base64).fingerprint).toBe(parseAdbPublicKey(fixturePublicKey).fingerprint);
     expect(parseAdbPublicKey(`${base64} someone@else\n`).comment).toBe('someone@else');
   });
 
   it('names the problem of a bad key', () => {
-    const base64 = pub.split(' ')[0]!;
+    const base64 = fixturePublicKey.split(' ')[0]!;
     const struct = Buffer.from(base64, 'base64');
     expect(problem('')).toMatch(/empty/);
-    expect(problem(readFileSync(path.join(DIR, 'adbkey'), 'utf8'))).toMatch(/one line|base64/);
+    expect(problem(readFileSync(path.join(ADB_KEY_DIR, 'adbkey'), 'utf8'))).toMatch(/one line|base64/);
     expect(problem(struct.subarray(0, 100).toString('base64'))).toMatch(/100 bytes, expected 524/);
     const words = Buffer.from(struct);
     words.writeUInt32LE(32, 0);
@@ -72,7 +68,7 @@ describe('parseAdbPublicKey', () => {
   });
 
   it('property: any text either parses or is INVALID_ARGUMENT', () => {
-    const base64 = pub.split(' ')[0]!;
+    const base64 = fixturePublicKey.split(' ')[0]!;
     const struct = Buffer.from(base64, 'base64');
     fc.assert(
       fc.property(
@@ -104,20 +100,20 @@ describe('parseAdbPublicKey', () => {
 });
 
 describe('verifyAdbAuthSignature', () => {
-  const key = parseAdbPublicKey(pub).key;
+  const key = parseAdbPublicKey(fixturePublicKey).key;
 
   it("accepts the registered key's signature of the token, and nothing else", () => {
     const token = randomBytes(20);
-    expect(verifyAdbAuthSignature(key, token, adbSign(priv, token))).toBe(true);
+    expect(verifyAdbAuthSignature(key, token, adbSign(fixturePrivateKey, token))).toBe(true);
     // Another key, another token, a signature over a hashed token (node's ordinary sign) are refused.
-    expect(verifyAdbAuthSignature(key, token, adbSign(otherPriv, token))).toBe(false);
-    expect(verifyAdbAuthSignature(key, randomBytes(20), adbSign(priv, token))).toBe(false);
-    expect(verifyAdbAuthSignature(key, token.subarray(0, 19), adbSign(priv, token))).toBe(false);
+    expect(verifyAdbAuthSignature(key, token, adbSign(otherPrivateKey, token))).toBe(false);
+    expect(verifyAdbAuthSignature(key, randomBytes(20), adbSign(fixturePrivateKey, token))).toBe(false);
+    expect(verifyAdbAuthSignature(key, token.subarray(0, 19), adbSign(fixturePrivateKey, token))).toBe(false);
   });
 
   it('property: a changed signature byte is refused; random signatures are refused', () => {
     const token = randomBytes(20);
-    const good = adbSign(priv, token);
+    const good = adbSign(fixturePrivateKey, token);
     fc.assert(
       fc.property(
         fc.integer({ min: 0, max: good.length - 1 }),
