@@ -115,6 +115,26 @@ describe('adb endpoint over HTTP: happy path', () => {
     await me.adb(['disconnect', endpoint]);
   }, 90_000);
 
+  it('expiry closes the endpoint too (teardown record, connections refused)', async () => {
+    const acquired = await api()('POST', '/v1/leases', {
+      selector: { labels: { simulated: 'true' } },
+      ttlSeconds: 1,
+    });
+    expect(acquired.status).toBe(201);
+    const id = acquired.body['id'] as string;
+    const opened = await api()('POST', `/v1/leases/${id}/adb`, { publicKey: me.publicKey });
+    expect(opened.status).toBe(200);
+    const port = opened.body['port'] as number;
+    expect(await tcpConnect(port)).toBe('connected');
+    let teardown: { actions: string[] } | null = null;
+    for (let i = 0; i < 100 && teardown === null; i++) {
+      teardown = (await bridge.node.leases.store.getTeardown(id)) as { actions: string[] } | null;
+      if (teardown === null) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(teardown?.actions).toContainEqual(expect.stringMatching(/^closed adb endpoint /));
+    expect(await tcpConnect(port)).toBe('ECONNREFUSED');
+  }, 60_000);
+
   it('the CLI prints host:port (and the JSON answer with --json)', async () => {
     const lease = await acquire();
     const server = await listen(bridge.app.fetch, { ...bridge.config, port: 0 }, '127.0.0.1');
