@@ -16,6 +16,7 @@ import {
 } from '../support/bridge.ts';
 import { runCli } from '../support/cli.ts';
 import { type ClientAdb, startClientAdb } from '../support/client-adb.ts';
+import { contractProblems } from '../support/contract.ts';
 
 type Json = Record<string, unknown>;
 
@@ -33,7 +34,10 @@ function call(token: string) {
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
     const text = await res.text();
-    return { status: res.status, body: (text ? JSON.parse(text) : null) as Json };
+    const json = text ? JSON.parse(text) : null;
+    // Every answer conforms to the route's documented response and error codes (contract).
+    expect(contractProblems(method, path, res.status, json)).toEqual([]);
+    return { status: res.status, body: json as Json };
   };
 }
 

@@ -6,6 +6,7 @@
  */
 import type { z } from 'zod';
 import { acquireLeaseRoute } from '../../src/server/routes/leases/acquire.ts';
+import { adbEndpointRoute } from '../../src/server/routes/leases/adb-endpoint.ts';
 import { ensureHelperRoute } from '../../src/server/routes/leases/ensure.ts';
 import { gestureRoute } from '../../src/server/routes/leases/gestures.ts';
 import { getLeaseRoute } from '../../src/server/routes/leases/get.ts';
@@ -36,6 +37,7 @@ export const LEASE_ROUTES: RouteLike[] = [
   snapshotRoute,
   viewportRoute,
   gestureRoute,
+  adbEndpointRoute,
 ];
 
 function matcher(route: RouteLike): RegExp {
