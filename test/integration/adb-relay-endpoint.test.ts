@@ -107,6 +107,52 @@ describe('adb endpoint relay (real adb client)', () => {
     await stranger.adb(['disconnect', opened.endpoint]);
   }, 60_000);
 
+  it('adb forward through the endpoint reaches a socket inside the device; closing ends it', async () => {
+    const device = bed.sim.devices[0]!;
+    const inside = new Set<import('node:stream').Duplex>();
+    const listener = device.android.device.listen({ tcp: 9123 }, (socket: import('node:stream').Duplex) => {
+      inside.add(socket);
+      socket.on('data', (b: Buffer) => socket.write(Buffer.concat([Buffer.from('echo:'), b])));
+      socket.on('error', () => undefined);
+      // adbd ends the in-device socket when the stream closes (CLSE).
+      socket.once('end', () => inside.delete(socket));
+    });
+    try {
+      const opened = await endpoints.open({
+        owner: 'lease-4',
+        serial: device.serial,
+        deviceId: 'sim-1',
+        key: parseAdbPublicKey(client.publicKey),
+      });
+      expect(await connected(client, opened.endpoint)).toBe('device');
+      const fwd = await client.adb(['-s', opened.endpoint, 'forward', 'tcp:0', 'tcp:9123']);
+      expect(fwd.code, fwd.stderr).toBe(0);
+      const localPort = Number(fwd.stdout.trim());
+      const socket = net.connect({ host: '127.0.0.1', port: localPort });
+      socket.on('error', () => undefined);
+      const reply = await new Promise<string>((resolve) => {
+        socket.once('data', (b: Buffer) => resolve(b.toString()));
+        socket.write('ping');
+        setTimeout(() => resolve('timeout'), 5000);
+      });
+      expect(reply).toBe('echo:ping');
+      expect(inside.size).toBe(1);
+      await endpoints.close('lease-4');
+      // The relayed stream is gone on the device side, and the client's socket is ended.
+      for (let i = 0; i < 50 && inside.size > 0; i++) await new Promise((r) => setTimeout(r, 100));
+      expect(inside.size).toBe(0);
+      const ended = await new Promise<boolean>((resolve) => {
+        if (socket.destroyed || socket.readableEnded) resolve(true);
+        socket.once('close', () => resolve(true));
+        setTimeout(() => resolve(false), 5000);
+      });
+      expect(ended).toBe(true);
+      await client.adb(['forward', '--remove-all']);
+    } finally {
+      listener.close();
+    }
+  }, 60_000);
+
   it('closing the owner closes the endpoint: connections refused, streams gone', async () => {
     const opened = await endpoints.open({
       owner: 'lease-3',
