@@ -44,6 +44,11 @@ const HANDSHAKE_MS = 30_000;
 const MAX_CONNECTIONS = 8;
 /** Concurrent streams per connection. */
 const MAX_STREAMS = 256;
+/**
+ * Bytes a stream may have waiting for the device: a well-behaved client has one unacknowledged WRTE
+ * in flight; one that keeps writing without our OKAY gets its stream closed, not the bridge's memory.
+ */
+export const MAX_UNACKED_TO_DEVICE = 4 * MAX_PAYLOAD;
 
 export interface RelayEndpointOptions {
   /** The only key whose signatures are accepted. */
@@ -446,6 +451,10 @@ class RelayStream {
   handleWrite(data: Uint8Array): void {
     const socket = this.#socket;
     if (socket === undefined || this.#done) return;
+    if (socket.writableLength + data.length > MAX_UNACKED_TO_DEVICE) {
+      this.destroy(true);
+      return;
+    }
     socket.write(data, (err) => {
       if (err) this.destroy(true);
       else if (!this.#done) this.#connection.send(A_OKAY, this.localId, this.remoteId);

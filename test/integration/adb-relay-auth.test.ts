@@ -8,7 +8,7 @@ import net from 'node:net';
 import { Duplex } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseAdbPublicKey } from '../../src/adb/adb-public-key.ts';
-import { AdbRelayEndpoint } from '../../src/adb/relay-endpoint.ts';
+import { AdbRelayEndpoint, MAX_UNACKED_TO_DEVICE } from '../../src/adb/relay-endpoint.ts';
 import {
   A_AUTH,
   A_CLSE,
@@ -72,6 +72,8 @@ const opened: string[] = [];
 let device: Duplex | undefined;
 /** What the client wrote to the "device". */
 const received: Buffer[] = [];
+/** The "device" stops accepting bytes (its writes never complete). */
+let deviceStalled = false;
 
 async function start(): Promise<AdbRelayEndpoint> {
   endpoint = await AdbRelayEndpoint.listen({
@@ -84,7 +86,7 @@ async function start(): Promise<AdbRelayEndpoint> {
         read() {},
         write(chunk: Buffer, _encoding, callback) {
           received.push(chunk);
-          callback();
+          if (!deviceStalled) callback();
         },
       });
       return device;
@@ -100,6 +102,7 @@ afterEach(async () => {
   endpoint = undefined;
   opened.length = 0;
   received.length = 0;
+  deviceStalled = false;
   device = undefined;
 });
 
@@ -202,6 +205,20 @@ describe('adb endpoint streams', () => {
     client.send(A_OKAY, 5, localId);
     device!.push(null);
     expect(await client.next()).toMatchObject({ command: A_CLSE, arg0: localId, arg1: 5 });
+    client.socket.destroy();
+  });
+
+  it('a client that writes without waiting for OKAY to a stalled device gets its stream closed', async () => {
+    const client = await online();
+    deviceStalled = true;
+    client.send(A_OPEN, 11, 0, Buffer.from('shell:cat\0'));
+    const okay = await client.next();
+    expect(okay?.command).toBe(A_OKAY);
+    const chunk = Buffer.alloc(1024 * 1024, 1);
+    for (let i = 0; i < 6; i++) client.send(A_WRTE, 11, okay!.arg0, chunk);
+    expect(await client.next()).toMatchObject({ command: A_CLSE, arg0: okay!.arg0, arg1: 11 });
+    expect(Buffer.concat(received).length).toBeLessThanOrEqual(MAX_UNACKED_TO_DEVICE);
+    expect(endpoint!.openStreams).toBe(0);
     client.socket.destroy();
   });
 
