@@ -7,7 +7,7 @@ import { isIP } from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
 import { endpointSchema } from './adb/endpoint.ts';
-import { parsePortRange } from './adb/relay-policy.ts';
+import { advertisedEndpoint, parsePortRange } from './adb/relay-policy.ts';
 
 const port = z.coerce.number().int().min(0).max(65535);
 const bool = z
@@ -123,7 +123,20 @@ const fields = {
       .default('0'),
   ],
   /** The host clients are told to `adb connect` to (a public name behind NAT); default the listen host. */
-  adbEndpointAdvertisedHost: ['DEVICEBRIDGE_ADB_ENDPOINT_ADVERTISED_HOST', z.string().min(1).optional()],
+  adbEndpointAdvertisedHost: [
+    'DEVICEBRIDGE_ADB_ENDPOINT_ADVERTISED_HOST',
+    z
+      .string()
+      .refine((v) => {
+        try {
+          advertisedEndpoint(v, 1);
+          return true;
+        } catch {
+          return false;
+        }
+      }, 'expected a host name or an IP address')
+      .optional(),
+  ],
   healthIntervalMs: [
     'DEVICEBRIDGE_HEALTH_INTERVAL_MS',
     z.coerce.number().int().min(100).max(3_600_000).default(5000),

@@ -9,8 +9,9 @@ import { BridgeError } from '../errors.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { AdbPublicKey } from './adb-public-key.ts';
 import type { AdbClient } from './client.ts';
+import { parseEndpoint } from './endpoint.ts';
 import { AdbRelayEndpoint } from './relay-endpoint.ts';
-import { type PortRange, parsePortRange } from './relay-policy.ts';
+import { advertisedEndpoint, type PortRange, parsePortRange } from './relay-policy.ts';
 import { deviceBanner } from './transport-message.ts';
 
 /** Endpoints one owner may hold at once. */
@@ -65,10 +66,6 @@ interface Entry {
   view: OpenEndpoint;
 }
 
-function hostPort(host: string, port: number): string {
-  return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
-}
-
 export class AdbRelayEndpoints {
   readonly #o: RelayEndpointsOptions;
   readonly #ports: PortRange;
@@ -77,6 +74,7 @@ export class AdbRelayEndpoints {
   constructor(options: RelayEndpointsOptions) {
     this.#o = options;
     this.#ports = typeof options.ports === 'string' ? parsePortRange(options.ports) : options.ports;
+    advertisedEndpoint(options.advertisedHost, 1);
   }
 
   /** The owner's open endpoints. */
@@ -127,10 +125,10 @@ export class AdbRelayEndpoints {
       await relay.close();
       return raced.view;
     }
-    const endpoint = hostPort(this.#o.advertisedHost, relay.port);
+    const endpoint = advertisedEndpoint(this.#o.advertisedHost, relay.port);
     const view: OpenEndpoint = {
       endpoint,
-      host: this.#o.advertisedHost,
+      host: parseEndpoint(endpoint).host,
       port: relay.port,
       keyFingerprint: key.fingerprint,
       serial: endpoint,

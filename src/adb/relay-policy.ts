@@ -8,6 +8,7 @@
  * `unroot:`, `remount:`, `*-verity`, `backup:`/`restore:` — and anything unknown.
  */
 import { BridgeError } from '../errors.ts';
+import { parseEndpoint } from './endpoint.ts';
 
 const RELAYED_PREFIXES = [
   'shell:',
@@ -68,4 +69,13 @@ export function parsePortRange(text: string): PortRange {
     );
   }
   return { from, to };
+}
+
+/**
+ * The `host:port` clients `adb connect` to, by the one endpoint rule (endpoint.ts): IPv6 in
+ * brackets, canonical form. Throws INVALID_ARGUMENT for a host the rule refuses.
+ */
+export function advertisedEndpoint(host: string, port: number): string {
+  const bare = host.replace(/^\[(.*)\]$/, '$1');
+  return parseEndpoint(`${bare.includes(':') ? `[${bare}]` : bare}:${port}`).endpoint;
 }

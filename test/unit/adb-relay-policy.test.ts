@@ -2,7 +2,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { relayedFeatures } from '../../src/adb/relay-endpoints.ts';
-import { isRelayedService, MAX_SERVICE_BYTES, parsePortRange } from '../../src/adb/relay-policy.ts';
+import {
+  advertisedEndpoint,
+  isRelayedService,
+  MAX_SERVICE_BYTES,
+  parsePortRange,
+} from '../../src/adb/relay-policy.ts';
+import { ConfigError, loadConfig } from '../../src/config.ts';
 import { BridgeError } from '../../src/errors.ts';
 
 describe('isRelayedService', () => {
@@ -96,5 +102,26 @@ describe('parsePortRange', () => {
 describe('relayedFeatures', () => {
   it("passes the device's features on, without delayed_ack (the relay acknowledges per WRTE)", () => {
     expect(relayedFeatures(['shell_v2', 'delayed_ack', 'abb_exec'])).toEqual(['shell_v2', 'abb_exec']);
+  });
+});
+
+describe('advertisedEndpoint', () => {
+  it('formats host:port by the one endpoint rule (IPv6 in brackets, canonical)', () => {
+    expect(advertisedEndpoint('127.0.0.1', 7201)).toBe('127.0.0.1:7201');
+    expect(advertisedEndpoint('Bridge.Example.com', 7201)).toBe('bridge.example.com:7201');
+    expect(advertisedEndpoint('fd00:0::1', 7201)).toBe('[fd00::1]:7201');
+    expect(advertisedEndpoint('[::1]', 7201)).toBe('[::1]:7201');
+    expect(() => advertisedEndpoint('bad host', 7201)).toThrow(BridgeError);
+  });
+
+  it('the configuration refuses a bad advertised host or port range, naming the variable', () => {
+    expect(loadConfig({ DEVICEBRIDGE_ADB_ENDPOINT_PORTS: '7200-7210' }).adbEndpointPorts).toBe('7200-7210');
+    expect(() => loadConfig({ DEVICEBRIDGE_ADB_ENDPOINT_PORTS: '9-1' })).toThrow(
+      /DEVICEBRIDGE_ADB_ENDPOINT_PORTS/,
+    );
+    expect(() => loadConfig({ DEVICEBRIDGE_ADB_ENDPOINT_ADVERTISED_HOST: 'a b' })).toThrow(ConfigError);
+    expect(
+      loadConfig({ DEVICEBRIDGE_ADB_ENDPOINT_ADVERTISED_HOST: 'farm.example.com' }).adbEndpointAdvertisedHost,
+    ).toBe('farm.example.com');
   });
 });
