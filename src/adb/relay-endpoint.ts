@@ -305,7 +305,11 @@ class RelayConnection {
         return;
       }
       case A_CLSE: {
-        const stream = this.#streams.get(message.arg1);
+        // arg1 0: the client closed a stream we have not answered yet (it knows only its own id).
+        const stream =
+          message.arg1 === 0
+            ? [...this.#streams.values()].find((s) => s.remoteId === message.arg0 && !s.attached)
+            : this.#streams.get(message.arg1);
         if (stream !== undefined && (message.arg0 === 0 || stream.remoteId === message.arg0))
           stream.destroy(false);
         return;
@@ -405,6 +409,11 @@ class RelayStream {
     this.#connection = connection;
     this.localId = localId;
     this.remoteId = remoteId;
+  }
+
+  /** Whether the device side is open (the client was answered OKAY). */
+  get attached(): boolean {
+    return this.#socket !== undefined;
   }
 
   attach(socket: Duplex): void {

@@ -74,6 +74,8 @@ let device: Duplex | undefined;
 const received: Buffer[] = [];
 /** The "device" stops accepting bytes (its writes never complete). */
 let deviceStalled = false;
+/** When set, opening on the "device" waits for it. */
+let openGate: Promise<void> | undefined;
 
 async function start(): Promise<AdbRelayEndpoint> {
   endpoint = await AdbRelayEndpoint.listen({
@@ -82,6 +84,7 @@ async function start(): Promise<AdbRelayEndpoint> {
     // The "device": one in-memory stream per open, standing in for the adb server's socket.
     open: async (service) => {
       opened.push(service);
+      await openGate;
       device = new Duplex({
         read() {},
         write(chunk: Buffer, _encoding, callback) {
@@ -103,6 +106,7 @@ afterEach(async () => {
   opened.length = 0;
   received.length = 0;
   deviceStalled = false;
+  openGate = undefined;
   device = undefined;
 });
 
@@ -219,6 +223,24 @@ describe('adb endpoint streams', () => {
     expect(await client.next()).toMatchObject({ command: A_CLSE, arg0: okay!.arg0, arg1: 11 });
     expect(Buffer.concat(received).length).toBeLessThanOrEqual(MAX_UNACKED_TO_DEVICE);
     expect(endpoint!.openStreams).toBe(0);
+    client.socket.destroy();
+  });
+
+  it('a stream the client closes while the device side is still opening is never answered OKAY', async () => {
+    const client = await online();
+    let letOpen: () => void = () => undefined;
+    openGate = new Promise<void>((resolve) => {
+      letOpen = resolve;
+    });
+    client.send(A_OPEN, 12, 0, Buffer.from('shell:sleep 1\0'));
+    for (let i = 0; i < 50 && opened.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    // The client gives up before our OKAY: it knows only its own id.
+    client.send(A_CLSE, 12, 0);
+    await new Promise((r) => setTimeout(r, 50));
+    letOpen();
+    expect(await client.next(300)).toBeUndefined();
+    expect(endpoint!.openStreams).toBe(0);
+    expect(device!.destroyed).toBe(true);
     client.socket.destroy();
   });
 
