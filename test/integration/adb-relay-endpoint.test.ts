@@ -64,6 +64,9 @@ describe('adb endpoint relay (real adb client)', () => {
     expect(echo.stdout).toBe('hello relay\n');
     const failing = await client.adb(['-s', opened.endpoint, 'shell', 'exit 3']);
     expect(failing.code).toBe(3);
+    // `shell:` (v1, -x) and `exec:` (exec-out) are relayed too.
+    expect((await client.adb(['-s', opened.endpoint, 'shell', '-x', 'echo', 'v1'])).stdout).toBe('v1\n');
+    expect((await client.adb(['-s', opened.endpoint, 'exec-out', 'echo', 'raw'])).stdout).toBe('raw\n');
 
     // push/pull: bytes larger than one payload survive the round trip.
     const local = path.join(client.home, 'blob.bin');
