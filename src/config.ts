@@ -7,6 +7,7 @@ import { isIP } from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
 import { endpointSchema } from './adb/endpoint.ts';
+import { advertisedEndpoint, parsePortRange } from './adb/relay-policy.ts';
 import { NODE_NAME_PATTERN } from './devices/nodes.ts';
 
 const port = z.coerce.number().int().min(0).max(65535);
@@ -117,6 +118,38 @@ const fields = {
    * cut; the orchestrator's grace period (Kubernetes terminationGracePeriodSeconds) must be longer.
    */
   drainGraceMs: ['DEVICEBRIDGE_DRAIN_GRACE_MS', z.coerce.number().int().min(0).max(600_000).default(10_000)],
+  /** Where lease adb endpoints listen (`adb connect` reaches them). */
+  adbEndpointHost: ['DEVICEBRIDGE_ADB_ENDPOINT_HOST', z.string().min(1).default('127.0.0.1')],
+  /** Their ports: `0` (any free port), `PORT` or `FROM-TO`. */
+  adbEndpointPorts: [
+    'DEVICEBRIDGE_ADB_ENDPOINT_PORTS',
+    z
+      .string()
+      .refine((v) => {
+        try {
+          parsePortRange(v);
+          return true;
+        } catch {
+          return false;
+        }
+      }, 'expected 0, PORT or FROM-TO (1 ≤ FROM ≤ TO ≤ 65535)')
+      .default('0'),
+  ],
+  /** The host clients are told to `adb connect` to (a public name behind NAT); default the listen host. */
+  adbEndpointAdvertisedHost: [
+    'DEVICEBRIDGE_ADB_ENDPOINT_ADVERTISED_HOST',
+    z
+      .string()
+      .refine((v) => {
+        try {
+          advertisedEndpoint(v, 1);
+          return true;
+        } catch {
+          return false;
+        }
+      }, 'expected a host name or an IP address')
+      .optional(),
+  ],
   healthIntervalMs: [
     'DEVICEBRIDGE_HEALTH_INTERVAL_MS',
     z.coerce.number().int().min(100).max(3_600_000).default(5000),

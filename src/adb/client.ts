@@ -255,6 +255,35 @@ export class AdbClient {
     return shellStreamOver(conn.detach(), stdin);
   }
 
+  /**
+   * Open any device service (`shell:…`, `sync:`, `abb_exec:…`) on the device's transport and hand
+   * over its socket, past adb's `OKAY`: the bytes are the service's own (the adb endpoint relays them).
+   */
+  async openService(serial: string, service: string, deadline: Deadline = {}): Promise<Duplex> {
+    const next = deadlineBudget(deadline, DEFAULT_TIMEOUT);
+    try {
+      return (await this.#openOnDevice(serial, service, next, 'open service')).detach();
+    } catch (err) {
+      throw mapAdbError(err, { operation: 'open service', serial });
+    }
+  }
+
+  /** The features the device advertised to the adb server (`shell_v2`, `cmd`, `abb_exec`, …). */
+  async features(serial: string, deadline: Deadline = {}): Promise<string[]> {
+    const reply = await this.#host(
+      `host-serial:${serial}:features`,
+      deadline,
+      'features',
+      (c, d) => c.string(d, 'features'),
+      serial,
+    );
+    return reply
+      .toString('utf8')
+      .split(',')
+      .map((f) => f.trim())
+      .filter((f) => f.length > 0);
+  }
+
   /** `exec:CMD` (what `adb exec-out` uses): raw stdout bytes, no pty, no exit status. */
   async execOut(serial: string, command: string, deadline: Deadline = {}): Promise<Buffer> {
     const next = deadlineBudget(deadline, DEFAULT_TIMEOUT);

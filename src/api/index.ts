@@ -4,6 +4,7 @@
  * from them (the typed client `devicebridge/client` and the tests use these). One place: routes,
  * the application layer and the client import from here.
  */
+export * from './adb-endpoint.ts';
 export * from './devices.ts';
 export * from './errors.ts';
 export * from './glass.ts';

@@ -3,6 +3,7 @@
  * routes and the CLI alike. Built once by the composition root (`src/node/`).
  */
 import type { NodeDirectory } from '../devices/nodes.ts';
+import type { AdbEndpointService } from './adb-endpoint-service.ts';
 import type { DeviceService } from './device-service.ts';
 import type { GlassService } from './glass-service.ts';
 import type { HelperService } from './helper-service.ts';
@@ -20,8 +21,11 @@ export interface DeviceSide {
   helpers: HelperService;
   /** The glass companions of a lease: clipboard, text, keys, pointer, accessibility tree. */
   glass: GlassService;
+  /** Lease-scoped adb endpoints (remote adb). */
+  adbEndpoints: AdbEndpointService;
 }
 
+export { AdbEndpointService } from './adb-endpoint-service.ts';
 export { DeviceService, type DeviceView, deviceView } from './device-service.ts';
 export { GlassService } from './glass-service.ts';
 export { HelperService } from './helper-service.ts';

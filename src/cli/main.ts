@@ -17,6 +17,7 @@ const registrations: Array<() => Promise<(program: Command) => void>> = [
   () => import('./glass.ts').then((m) => m.registerGlass),
   () => import('./lease.ts').then((m) => m.registerDevices),
   () => import('./screenshot.ts').then((m) => m.registerScreenshot),
+  () => import('./adb-endpoint.ts').then((m) => m.registerAdbEndpoint),
 ];
 
 export function buildProgram(): Command {

@@ -12,6 +12,7 @@ import type {
   A11yTreeQuery,
   A11yTreeRaw,
   AcquireLeaseRequest,
+  AdbEndpoint,
   Attempt,
   Clipboard,
   Device,
@@ -53,6 +54,7 @@ export type {
   A11yTreeQuery,
   A11yTreeRaw,
   AcquireLeaseRequest,
+  AdbEndpoint,
   Attempt,
   Clipboard,
   Device,
@@ -381,5 +383,13 @@ export class DeviceBridgeClient {
       `/v1/leases/${encodeURIComponent(leaseId)}/a11y/actions`,
       action,
     );
+  }
+
+  /**
+   * Open the lease's adb endpoint for the client's adb public key (the text of `adbkey.pub`);
+   * `adb connect` the answer's `endpoint`. Only that key authenticates; it closes with the lease.
+   */
+  adbEndpoint(leaseId: string, publicKey: string) {
+    return this.#request<AdbEndpoint>('POST', `/v1/leases/${encodeURIComponent(leaseId)}/adb`, { publicKey });
   }
 }

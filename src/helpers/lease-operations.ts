@@ -14,6 +14,8 @@
  * before it closes sessions and removes forwards; an operation that finishes after its lease ended
  * answers LEASE_EXPIRED, never a result.
  */
+import type { AdbPublicKey } from '../adb/adb-public-key.ts';
+import type { AdbRelayEndpoints, OpenEndpoint } from '../adb/relay-endpoints.ts';
 import type { AdbRuntime } from '../adb/runtime.ts';
 import type { ArtifactCache } from '../artifacts/cache.ts';
 import type { ArtifactStore } from '../artifacts/store.ts';
@@ -89,6 +91,8 @@ export interface LeaseOperationsOptions {
   teardownWaitMs?: number;
   /** Readiness bounds of the glass companions (defaults: the drivers' 5 s and 6 s). */
   glass?: { agentReadyTimeoutMs?: number; a11yReadyTimeoutMs?: number };
+  /** The node's lease-scoped adb endpoints (remote adb); teardown closes the lease's. */
+  endpoints?: Pick<AdbRelayEndpoints, 'open' | 'close'>;
 }
 
 /** A lease's operations on this node. */
@@ -337,6 +341,34 @@ export class LeaseOperations {
   }
 
   /**
+   * Open (or answer the open) adb endpoint of the lease for the client key `key`. An endpoint whose
+   * lease ended while it opened is closed again (LEASE_EXPIRED); one whose lease ends later is
+   * closed by teardown, and refuses new connections and streams once the fence fails.
+   */
+  async adbEndpoint(lease: LeaseTarget, key: AdbPublicKey): Promise<OpenEndpoint> {
+    const endpoints = this.#o.endpoints;
+    if (endpoints === undefined)
+      throw new BridgeError('UNAVAILABLE', 'this bridge node does not offer adb endpoints');
+    const alive = () =>
+      this.#o.fence.checkFence(lease.deviceId, lease.id, lease.fencingToken).then(
+        () => true,
+        (err: unknown) => {
+          if (err instanceof BridgeError && err.code !== 'UNAVAILABLE' && err.code !== 'TIMEOUT')
+            return false;
+          throw err;
+        },
+      );
+    try {
+      return await this.#operate(lease, () =>
+        endpoints.open({ owner: lease.id, serial: lease.serial, deviceId: lease.deviceId, key, alive }),
+      );
+    } catch (err) {
+      if (err instanceof BridgeError && err.code === 'LEASE_EXPIRED') await endpoints.close(lease.id);
+      throw err;
+    }
+  }
+
+  /**
    * Teardown of a lease's helper state on this node: refuse new operations, cancel the running ones
    * and wait for them (bounded), close sessions (one still starting included), then remove every
    * forward the lease created.
@@ -381,6 +413,11 @@ export class LeaseOperations {
       failures.push(...closed.failures);
     }
     if (state && this.#leases.get(leaseId) === state) this.#leases.delete(leaseId);
+    try {
+      for (const line of (await this.#o.endpoints?.close(leaseId)) ?? []) actions.push(line);
+    } catch (err) {
+      failures.push(`closing adb endpoints: ${(err as Error).message}`);
+    }
     const report = await this.#o.adb.ledger.release(leaseId);
     for (const f of report.removed) actions.push(`removed forward ${f.local} -> ${f.remote} on ${f.serial}`);
     for (const f of report.failed)

@@ -11,9 +11,11 @@
  * leaves it on close, removing its simulated devices' records, so no ghost stays behind.
  */
 import path from 'node:path';
+import { AdbRelayEndpoints } from '../adb/relay-endpoints.ts';
 import { AdbRuntime } from '../adb/runtime.ts';
 import { pingAdbServer } from '../adb/server.ts';
 import {
+  AdbEndpointService,
   DeviceService,
   type DeviceSide,
   GlassService,
@@ -195,8 +197,17 @@ async function startSteps(options: DeviceNodeOptions, teardown: Teardown): Promi
     await built.nodes.remove(node);
     await devices.removeOwned('simulator');
   });
+  const endpoints = new AdbRelayEndpoints({
+    client: adb.client,
+    bindHost: config.adbEndpointHost,
+    advertisedHost: config.adbEndpointAdvertisedHost ?? config.adbEndpointHost,
+    ports: config.adbEndpointPorts,
+    logger,
+  });
+  teardown.add('adb endpoints', () => endpoints.closeAll());
   const operations = new LeaseOperations({
     adb,
+    endpoints,
     releases: options.services.releases,
     store: options.services.store,
     cache: new ArtifactCache(path.join(config.dataDir, 'cache', 'apk')),
@@ -228,6 +239,7 @@ async function startSteps(options: DeviceNodeOptions, teardown: Teardown): Promi
     devices: new DeviceService({ registry: devices, leases: built.leaseStore }),
     helpers: new HelperService({ scopes, operations, metrics }),
     glass: new GlassService({ scopes, operations }),
+    adbEndpoints: new AdbEndpointService({ scopes, operations }),
   };
 
   if (config.devicesFile) await devices.loadConfigFile(config.devicesFile);

@@ -4,6 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fixturePublicKey } from '../support/adb-keys.ts';
 import {
   ADMIN_TOKEN,
   CLIENT_TOKEN,
@@ -141,6 +142,9 @@ describe('leases: happy path', () => {
     expect(binaryContractProblems('GET', shotPath, shot.status, shot.headers.get('content-type'))).toEqual(
       [],
     );
+    // An adb endpoint for a client key: release closes it (test/integration/http-adb-endpoint.test.ts).
+    const adb = await api('POST', `/v1/leases/${lease.id}/adb`, { publicKey: fixturePublicKey });
+    expect(adb.status).toBe(200);
     const renewed = await api('POST', `/v1/leases/${lease.id}/renew`, { ttlSeconds: 600 });
     expect(renewed.status).toBe(200);
     expect(renewed.body.expiresAt).toBeGreaterThan(lease.expiresAt);
@@ -152,6 +156,9 @@ describe('leases: happy path', () => {
     expect(released.status).toBe(200);
     expect(released.body.lease.state).toBe('released');
     expect(released.body.teardown.actions).toContain('closed android-snapshot-helper session');
+    expect(released.body.teardown.actions).toContainEqual(
+      expect.stringMatching(`^closed adb endpoint ${adb.body.endpoint} `),
+    );
     expect(released.body.teardown.failures).toEqual([]);
     expect(await bridge.node.adb.client.listForwards()).toEqual([]);
     const after = (await api('GET', '/v1/devices')).body.devices as Json[];

@@ -5,7 +5,6 @@
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { encodeShellPacket, ShellPacketDecoder } from '../../src/adb/shell-protocol.ts';
-import { AdbdConnection, DEVICE_FEATURES } from '../../src/simulator/adbd/connection.ts';
 import {
   A_AUTH,
   A_CLSE,
@@ -19,7 +18,8 @@ import {
   commandName,
   encodeMessage,
   MessageDecoder,
-} from '../../src/simulator/adbd/message.ts';
+} from '../../src/adb/transport-message.ts';
+import { AdbdConnection, DEVICE_FEATURES } from '../../src/simulator/adbd/connection.ts';
 import type { Faults, ShellIO, SimAndroid } from '../../src/simulator/types.ts';
 
 function fakeAndroid(): SimAndroid {

@@ -8,6 +8,7 @@ import type { z } from 'zod';
 import { a11yActionRoute } from '../../src/server/routes/leases/a11y-actions.ts';
 import { a11yTreeRoute } from '../../src/server/routes/leases/a11y-tree.ts';
 import { acquireLeaseRoute } from '../../src/server/routes/leases/acquire.ts';
+import { adbEndpointRoute } from '../../src/server/routes/leases/adb-endpoint.ts';
 import { getClipboardRoute } from '../../src/server/routes/leases/clipboard-get.ts';
 import { setClipboardRoute } from '../../src/server/routes/leases/clipboard-set.ts';
 import { ensureHelperRoute } from '../../src/server/routes/leases/ensure.ts';
@@ -45,6 +46,7 @@ export const LEASE_ROUTES: RouteLike[] = [
   viewportRoute,
   gestureRoute,
   screenshotRoute,
+  adbEndpointRoute,
 ];
 
 /** The lease-scoped glass companion routes (checked by test/integration/glass-lease.test.ts). */

@@ -13,7 +13,7 @@ import {
   HEADER_SIZE,
   MessageDecodeError,
   MessageDecoder,
-} from '../../src/simulator/adbd/message.ts';
+} from '../../src/adb/transport-message.ts';
 import { AdbStream, type StreamTransport } from '../../src/simulator/adbd/stream.ts';
 import {
   encodeDentV2,

@@ -5,7 +5,6 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Socket } from 'node:net';
-import type { Faults, SimAndroid } from '../types.ts';
 import {
   A_AUTH,
   A_CLSE,
@@ -19,11 +18,17 @@ import {
   type AdbMessage,
   AUTH_SIGNATURE,
   AUTH_TOKEN,
+  deviceBanner,
   encodeHeader,
   MAX_PAYLOAD,
   MessageDecoder,
-} from './message.ts';
-import { resolveService, serviceName } from './services/index.ts';
+  serviceName,
+} from '../../adb/transport-message.ts';
+import type { Faults, SimAndroid } from '../types.ts';
+
+export { deviceBanner };
+
+import { resolveService } from './services/index.ts';
 import { AdbStream, type StreamTransport } from './stream.ts';
 
 /** Features a modern adbd (Android 12-13) advertises, limited to what the simulator serves. */
@@ -52,13 +57,6 @@ export interface AdbdConnectionOptions {
 }
 
 export type ConnectionState = 'connecting' | 'unauthorized' | 'online' | 'closed';
-
-/** `device::ro.product.name=…;ro.product.model=…;ro.product.device=…;features=…` */
-export function deviceBanner(props: Record<string, string>, features: readonly string[]): string {
-  const parts = Object.entries(props).map(([key, value]) => `${key}=${value}`);
-  parts.push(`features=${features.join(',')}`);
-  return `device::${parts.join(';')}`;
-}
 
 const EMPTY = Buffer.alloc(0);
 

@@ -3,8 +3,9 @@
  * a 4-byte little-endian length and (for most ids) that many bytes; `DONE` carries the mtime in the
  * length field and `QUIT` has no body. Pure codec.
  */
+
+import { ChunkBuffer } from '../../adb/chunk-buffer.ts';
 import type { FileStat } from '../types.ts';
-import { ChunkBuffer } from './chunk-buffer.ts';
 
 export const SYNC_DATA_MAX = 64 * 1024;
 export const SYNC_PATH_MAX = 1024;

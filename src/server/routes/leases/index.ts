@@ -4,6 +4,7 @@ import type { AppEnv } from '../../env.ts';
 import { registerA11yAction } from './a11y-actions.ts';
 import { registerA11yTree } from './a11y-tree.ts';
 import { registerAcquireLease } from './acquire.ts';
+import { registerAdbEndpoint } from './adb-endpoint.ts';
 import { registerGetClipboard } from './clipboard-get.ts';
 import { registerSetClipboard } from './clipboard-set.ts';
 import { registerEnsureHelper } from './ensure.ts';
@@ -37,4 +38,5 @@ export function registerLeases(app: OpenAPIHono<AppEnv>): void {
   registerA11yTree(app);
   registerA11yAction(app);
   registerScreenshot(app);
+  registerAdbEndpoint(app);
 }

@@ -19,13 +19,6 @@ export type ServiceStarter = (stream: AdbStream) => void;
 
 const INTERACTIVE_REFUSAL = 'devicebridge simulator: interactive shell is not supported; pass a command\n';
 
-/** The service name as adb sends it in `OPEN`, without the trailing NUL. */
-export function serviceName(data: Uint8Array): string {
-  let end = data.length;
-  while (end > 0 && data[end - 1] === 0) end--;
-  return Buffer.from(data.buffer, data.byteOffset, end).toString('utf8');
-}
-
 export function resolveService(name: string, ctx: ServiceContext): ServiceStarter | undefined {
   const { android, maxData } = ctx;
   const colon = name.indexOf(':');

@@ -184,3 +184,17 @@ export class MessageDecoder {
     return out;
   }
 }
+
+/** The service an `OPEN` names: its payload without the trailing NULs. */
+export function serviceName(data: Uint8Array): string {
+  let end = data.length;
+  while (end > 0 && data[end - 1] === 0) end--;
+  return Buffer.from(data.buffer, data.byteOffset, end).toString('utf8');
+}
+
+/** `device::ro.product.name=…;ro.product.model=…;ro.product.device=…;features=…` */
+export function deviceBanner(props: Record<string, string>, features: readonly string[]): string {
+  const parts = Object.entries(props).map(([key, value]) => `${key}=${value}`);
+  parts.push(`features=${features.join(',')}`);
+  return `device::${parts.join(';')}`;
+}

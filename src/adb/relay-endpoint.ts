@@ -1,0 +1,482 @@
+/**
+ * A lease's adb endpoint: a TCP listener speaking adbd's side of the adb transport protocol
+ * (transport-message.ts) to the client's own `adb connect`, relaying every stream the client opens
+ * to the leased device through the bridge's adb server (`host:transport:SERIAL`, then the service).
+ *
+ * AUTH: CNXN is answered with `AUTH TOKEN` (20 random bytes); only an `AUTH SIGNATURE` by the key
+ * registered for the endpoint brings the connection online (a new token after each wrong one, the
+ * connection dropped after a few); `AUTH RSAPUBLICKEY` is never a way in (adbd would ask a person).
+ *
+ * Flow control, per stream: device bytes go out as `WRTE` of at most the negotiated payload, one
+ * at a time, the next only after the client's `OKAY` (the device socket is paused meanwhile); a
+ * client `WRTE` is answered `OKAY` once its bytes were written to the device socket.
+ */
+import { randomBytes } from 'node:crypto';
+import net from 'node:net';
+import type { Duplex } from 'node:stream';
+import type { Logger } from '../observability/logger.ts';
+import { type AdbPublicKey, verifyAdbAuthSignature } from './adb-public-key.ts';
+import { isRelayedService, type PortRange } from './relay-policy.ts';
+import {
+  A_AUTH,
+  A_CLSE,
+  A_CNXN,
+  A_OKAY,
+  A_OPEN,
+  A_VERSION,
+  A_VERSION_MIN,
+  A_VERSION_SKIP_CHECKSUM,
+  A_WRTE,
+  type AdbMessage,
+  AUTH_SIGNATURE,
+  AUTH_TOKEN,
+  encodeHeader,
+  MAX_PAYLOAD,
+  MessageDecoder,
+  serviceName,
+} from './transport-message.ts';
+
+/** Wrong signatures accepted on one connection before it is dropped (adb tries each of its keys). */
+const MAX_AUTH_FAILURES = 10;
+/** A connection must be online within this. */
+const HANDSHAKE_MS = 30_000;
+/** Concurrent client connections per endpoint. */
+const MAX_CONNECTIONS = 8;
+/** Concurrent streams per connection. */
+const MAX_STREAMS = 256;
+/**
+ * Bytes a stream may have waiting for the device: a well-behaved client has one unacknowledged WRTE
+ * in flight; one that keeps writing without our OKAY gets its stream closed, not the bridge's memory.
+ */
+export const MAX_UNACKED_TO_DEVICE = 4 * MAX_PAYLOAD;
+
+export interface RelayEndpointOptions {
+  /** The only key whose signatures are accepted. */
+  key: AdbPublicKey;
+  /** The CNXN banner (`device::…;features=…`) the client sees once authenticated. */
+  banner: string;
+  /** Open a service on the leased device (past the adb server's OKAY). */
+  open(service: string): Promise<Duplex>;
+  /**
+   * Asked before each new connection and stream: false when the lease ended (e.g. fencing lost on
+   * another node); the endpoint then closes itself.
+   */
+  alive?: () => Promise<boolean>;
+  bindHost: string;
+  ports: PortRange;
+  logger?: Logger;
+}
+
+export interface RelayCloseReport {
+  connections: number;
+  streams: number;
+}
+
+/** Bind a listener on the first free port of the range (any free port for `{0, 0}`). */
+async function listenInRange(server: net.Server, host: string, ports: PortRange): Promise<number> {
+  const candidates: number[] = [];
+  if (ports.from === 0) candidates.push(0);
+  else {
+    // Start at a random offset so endpoints opened together do not race for the same port.
+    const span = ports.to - ports.from + 1;
+    const start = Math.floor(Math.random() * span);
+    for (let i = 0; i < span; i++) candidates.push(ports.from + ((start + i) % span));
+  }
+  let lastError: Error | undefined;
+  for (const port of candidates) {
+    try {
+      await new Promise<void>((resolve, reject) => {
+        const onError = (err: Error) => {
+          server.off('listening', onListening);
+          reject(err);
+        };
+        const onListening = () => {
+          server.off('error', onError);
+          resolve();
+        };
+        server.once('error', onError);
+        server.once('listening', onListening);
+        server.listen({ host, port, exclusive: true });
+      });
+      return (server.address() as net.AddressInfo).port;
+    } catch (err) {
+      lastError = err as Error;
+      if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
+    }
+  }
+  throw lastError ?? new Error('no port');
+}
+
+export class AdbRelayEndpoint {
+  readonly #o: RelayEndpointOptions;
+  readonly #server: net.Server;
+  readonly #connections = new Set<RelayConnection>();
+  #port = 0;
+  #closed = false;
+  #onClosed: Array<() => void> = [];
+
+  private constructor(options: RelayEndpointOptions) {
+    this.#o = options;
+    this.#server = net.createServer({ pauseOnConnect: true }, (socket) => void this.#accept(socket));
+    this.#server.maxConnections = MAX_CONNECTIONS;
+  }
+
+  static async listen(options: RelayEndpointOptions): Promise<AdbRelayEndpoint> {
+    const endpoint = new AdbRelayEndpoint(options);
+    endpoint.#port = await listenInRange(endpoint.#server, options.bindHost, options.ports);
+    return endpoint;
+  }
+
+  get port(): number {
+    return this.#port;
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** Streams open now, over all connections. */
+  get openStreams(): number {
+    let n = 0;
+    for (const c of this.#connections) n += c.streamCount;
+    return n;
+  }
+
+  /** Called once when the endpoint closes (by `close()` or because the lease ended). */
+  onClose(handler: () => void): void {
+    if (this.#closed) handler();
+    else this.#onClosed.push(handler);
+  }
+
+  async #accept(socket: net.Socket): Promise<void> {
+    if (this.#closed || !(await this.#isAlive())) {
+      socket.destroy();
+      if (!this.#closed) void this.close();
+      return;
+    }
+    const connection = new RelayConnection(socket, this.#o, {
+      beforeOpen: () => this.#isAlive(),
+      leaseEnded: () => void this.close(),
+    });
+    this.#connections.add(connection);
+    socket.once('close', () => this.#connections.delete(connection));
+    socket.resume();
+  }
+
+  async #isAlive(): Promise<boolean> {
+    if (this.#o.alive === undefined) return true;
+    try {
+      return await this.#o.alive();
+    } catch {
+      // The store did not answer: keep serving; teardown closes the endpoint when the lease ends.
+      return true;
+    }
+  }
+
+  /** Stop listening, drop every connection and every stream it relays. */
+  async close(): Promise<RelayCloseReport> {
+    const report = { connections: this.#connections.size, streams: this.openStreams };
+    if (this.#closed) return { connections: 0, streams: 0 };
+    this.#closed = true;
+    const stopped = new Promise<void>((resolve) => this.#server.close(() => resolve()));
+    for (const connection of this.#connections) connection.destroy();
+    this.#connections.clear();
+    await stopped;
+    const handlers = this.#onClosed;
+    this.#onClosed = [];
+    for (const h of handlers) h();
+    return report;
+  }
+}
+
+interface ConnectionHooks {
+  beforeOpen(): Promise<boolean>;
+  leaseEnded(): void;
+}
+
+const EMPTY = Buffer.alloc(0);
+
+/** One client connection: the handshake, then stream multiplexing. */
+class RelayConnection {
+  readonly #socket: net.Socket;
+  readonly #o: RelayEndpointOptions;
+  readonly #hooks: ConnectionHooks;
+  readonly #decoder = new MessageDecoder();
+  readonly #streams = new Map<number, RelayStream>();
+  #state: 'connecting' | 'auth' | 'online' | 'closed' = 'connecting';
+  #token: Buffer = EMPTY;
+  #authFailures = 0;
+  #version = A_VERSION;
+  #withChecksum = true;
+  #maxData = MAX_PAYLOAD;
+  #nextLocalId = 1;
+  readonly #handshake: NodeJS.Timeout;
+
+  constructor(socket: net.Socket, options: RelayEndpointOptions, hooks: ConnectionHooks) {
+    this.#socket = socket;
+    this.#o = options;
+    this.#hooks = hooks;
+    socket.setNoDelay(true);
+    socket.on('data', (chunk: Buffer) => this.#onData(chunk));
+    socket.on('error', () => socket.destroy());
+    socket.on('close', () => this.#closed());
+    this.#handshake = setTimeout(() => {
+      if (this.#state !== 'online') socket.destroy();
+    }, HANDSHAKE_MS);
+    this.#handshake.unref();
+  }
+
+  get streamCount(): number {
+    return this.#streams.size;
+  }
+
+  get #isClosed(): boolean {
+    return this.#state === 'closed';
+  }
+
+  get maxData(): number {
+    return this.#maxData;
+  }
+
+  send(command: number, arg0: number, arg1: number, data: Uint8Array = EMPTY): void {
+    if (this.#state === 'closed' || this.#socket.destroyed) return;
+    const socket = this.#socket;
+    socket.cork();
+    socket.write(encodeHeader(command, arg0, arg1, data, this.#withChecksum));
+    if (data.length > 0) socket.write(data);
+    socket.uncork();
+  }
+
+  forget(localId: number): void {
+    this.#streams.delete(localId);
+  }
+
+  destroy(): void {
+    this.#socket.destroy();
+    this.#closed();
+  }
+
+  #closed(): void {
+    if (this.#state === 'closed') return;
+    this.#state = 'closed';
+    clearTimeout(this.#handshake);
+    for (const stream of [...this.#streams.values()]) stream.destroy(false);
+    this.#streams.clear();
+  }
+
+  #onData(chunk: Buffer): void {
+    if (this.#state === 'closed') return;
+    let messages: AdbMessage[];
+    try {
+      messages = this.#decoder.push(chunk);
+    } catch {
+      // Not an adb transport: its state is unknown, drop it.
+      this.destroy();
+      return;
+    }
+    for (const message of messages) {
+      if (this.#isClosed) return;
+      this.#handle(message);
+    }
+  }
+
+  #handle(message: AdbMessage): void {
+    switch (message.command) {
+      case A_CNXN:
+        this.#onConnect(message);
+        return;
+      case A_AUTH:
+        this.#onAuth(message);
+        return;
+    }
+    if (this.#state !== 'online') return;
+    switch (message.command) {
+      case A_OPEN:
+        void this.#onOpen(message);
+        return;
+      case A_OKAY: {
+        const stream = this.#streams.get(message.arg1);
+        if (stream !== undefined && stream.remoteId === message.arg0) stream.handleOkay();
+        return;
+      }
+      case A_WRTE: {
+        const stream = this.#streams.get(message.arg1);
+        if (stream !== undefined && stream.remoteId === message.arg0) stream.handleWrite(message.data);
+        return;
+      }
+      case A_CLSE: {
+        // arg1 0: the client closed a stream we have not answered yet (it knows only its own id).
+        const stream =
+          message.arg1 === 0
+            ? [...this.#streams.values()].find((s) => s.remoteId === message.arg0 && !s.attached)
+            : this.#streams.get(message.arg1);
+        if (stream !== undefined && (message.arg0 === 0 || stream.remoteId === message.arg0))
+          stream.destroy(false);
+        return;
+      }
+      default:
+        // STLS is never offered; SYNC is obsolete: ignore, as adbd does.
+        return;
+    }
+  }
+
+  #onConnect(message: AdbMessage): void {
+    // A new CNXN resets the transport (and authentication): every stream is gone.
+    for (const stream of [...this.#streams.values()]) stream.destroy(false);
+    this.#version = Math.max(A_VERSION_MIN, Math.min(message.arg0 >>> 0, A_VERSION));
+    const hostMax = message.arg1 >>> 0;
+    this.#maxData = Math.max(1, Math.min(hostMax === 0 ? MAX_PAYLOAD : hostMax, MAX_PAYLOAD));
+    this.#withChecksum = this.#version < A_VERSION_SKIP_CHECKSUM;
+    this.#state = 'auth';
+    this.#challenge();
+  }
+
+  #challenge(): void {
+    this.#token = randomBytes(20);
+    this.send(A_AUTH, AUTH_TOKEN, 0, this.#token);
+  }
+
+  #onAuth(message: AdbMessage): void {
+    if (this.#state !== 'auth') return;
+    // AUTH RSAPUBLICKEY (the client offering a new key) is not a way in: ignored, like a prompt
+    // nobody answers; the connection stays unauthorized until the handshake deadline.
+    if (message.arg0 !== AUTH_SIGNATURE) return;
+    if (verifyAdbAuthSignature(this.#o.key.key, this.#token, message.data)) {
+      this.#token = EMPTY;
+      clearTimeout(this.#handshake);
+      this.#state = 'online';
+      this.send(A_CNXN, this.#version, this.#maxData, Buffer.from(this.#o.banner, 'utf8'));
+      return;
+    }
+    this.#authFailures++;
+    if (this.#authFailures >= MAX_AUTH_FAILURES) {
+      this.destroy();
+      return;
+    }
+    this.#challenge();
+  }
+
+  async #onOpen(message: AdbMessage): Promise<void> {
+    const remoteId = message.arg0;
+    if (remoteId === 0) return;
+    const service = serviceName(message.data);
+    if (!isRelayedService(service) || this.#streams.size >= MAX_STREAMS) {
+      this.#o.logger?.info({ service: service.slice(0, 64) }, 'adb endpoint: service refused');
+      this.send(A_CLSE, 0, remoteId);
+      return;
+    }
+    const localId = this.#nextLocalId++;
+    if (this.#nextLocalId > 0x7fffffff) this.#nextLocalId = 1;
+    const stream = new RelayStream(this, localId, remoteId);
+    this.#streams.set(localId, stream);
+    let socket: Duplex;
+    try {
+      if (!(await this.#hooks.beforeOpen())) {
+        this.#hooks.leaseEnded();
+        return;
+      }
+      socket = await this.#o.open(service);
+    } catch (err) {
+      this.#o.logger?.info(
+        { service: service.slice(0, 64), err: (err as Error).message },
+        'adb endpoint: device refused the service',
+      );
+      this.#streams.delete(localId);
+      this.send(A_CLSE, 0, remoteId);
+      return;
+    }
+    if (this.#isClosed || !this.#streams.has(localId)) {
+      socket.destroy();
+      return;
+    }
+    this.send(A_OKAY, localId, remoteId);
+    stream.attach(socket);
+  }
+}
+
+/** One relayed stream: the client's stream `remoteId` ↔ one adb server socket on the device. */
+class RelayStream {
+  readonly #connection: RelayConnection;
+  readonly localId: number;
+  readonly remoteId: number;
+  #socket: Duplex | undefined;
+  #pending: Buffer[] = [];
+  #awaitingOkay = false;
+  #ended = false;
+  #done = false;
+
+  constructor(connection: RelayConnection, localId: number, remoteId: number) {
+    this.#connection = connection;
+    this.localId = localId;
+    this.remoteId = remoteId;
+  }
+
+  /** Whether the device side is open (the client was answered OKAY). */
+  get attached(): boolean {
+    return this.#socket !== undefined;
+  }
+
+  attach(socket: Duplex): void {
+    this.#socket = socket;
+    socket.on('data', (chunk: Buffer) => {
+      socket.pause();
+      const max = this.#connection.maxData;
+      for (let at = 0; at < chunk.length; at += max) this.#pending.push(chunk.subarray(at, at + max));
+      this.#pump();
+    });
+    socket.once('end', () => {
+      this.#ended = true;
+      this.#pump();
+    });
+    socket.once('close', () => {
+      this.#ended = true;
+      this.#pump();
+    });
+    socket.on('error', () => socket.destroy());
+    socket.resume();
+  }
+
+  /** Send the next device chunk when the client acknowledged the previous one; CLSE after the last. */
+  #pump(): void {
+    if (this.#done || this.#awaitingOkay) return;
+    const next = this.#pending.shift();
+    if (next !== undefined) {
+      this.#awaitingOkay = true;
+      this.#connection.send(A_WRTE, this.localId, this.remoteId, next);
+      return;
+    }
+    if (this.#ended) {
+      this.destroy(true);
+      return;
+    }
+    this.#socket?.resume();
+  }
+
+  handleOkay(): void {
+    this.#awaitingOkay = false;
+    this.#pump();
+  }
+
+  handleWrite(data: Uint8Array): void {
+    const socket = this.#socket;
+    if (socket === undefined || this.#done) return;
+    if (socket.writableLength + data.length > MAX_UNACKED_TO_DEVICE) {
+      this.destroy(true);
+      return;
+    }
+    socket.write(data, (err) => {
+      if (err) this.destroy(true);
+      else if (!this.#done) this.#connection.send(A_OKAY, this.localId, this.remoteId);
+    });
+  }
+
+  /** Close the device side; `notify`: tell the client (CLSE) — not when it closed the stream itself. */
+  destroy(notify: boolean): void {
+    if (this.#done) return;
+    this.#done = true;
+    this.#pending = [];
+    this.#socket?.destroy();
+    this.#connection.forget(this.localId);
+    if (notify) this.#connection.send(A_CLSE, this.localId, this.remoteId);
+  }
+}

@@ -1,0 +1,168 @@
+/**
+ * The adb endpoints of this node, by owner (a lease id), like the forward ledger: `open` starts a
+ * relay endpoint (relay-endpoint.ts) for a device and a client key, `close(owner)` stops the
+ * owner's endpoints and every stream they relay (lease teardown).
+ *
+ * One endpoint per (owner, key): opening again with the same key answers the open endpoint.
+ */
+import { BridgeError } from '../errors.ts';
+import type { Logger } from '../observability/logger.ts';
+import type { AdbPublicKey } from './adb-public-key.ts';
+import type { AdbClient } from './client.ts';
+import { parseEndpoint } from './endpoint.ts';
+import { AdbRelayEndpoint } from './relay-endpoint.ts';
+import { advertisedEndpoint, type PortRange, parsePortRange } from './relay-policy.ts';
+import { deviceBanner } from './transport-message.ts';
+
+/** Endpoints one owner may hold at once. */
+export const MAX_ENDPOINTS_PER_OWNER = 4;
+
+/**
+ * Features the relay passes on to the client: all the device's, except those that change the
+ * transport's own messages (`delayed_ack` counts bytes in OKAY; the relay acknowledges per WRTE).
+ */
+export function relayedFeatures(features: readonly string[]): string[] {
+  return features.filter((f) => f !== 'delayed_ack');
+}
+
+/** A banner value: `;`, `=`, `,` and control characters would break the banner's fields. */
+function bannerValue(text: string): string {
+  return text.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 64) || 'device';
+}
+
+export interface RelayEndpointsOptions {
+  client: Pick<AdbClient, 'openService' | 'features'>;
+  /** Where endpoints listen. */
+  bindHost: string;
+  /** The host clients are told to `adb connect` to (behind NAT: the public name). */
+  advertisedHost: string;
+  /** `0` or `FROM-TO`. */
+  ports: string | PortRange;
+  logger?: Logger;
+}
+
+export interface OpenEndpoint {
+  /** `host:port` for `adb connect`. */
+  endpoint: string;
+  host: string;
+  port: number;
+  /** The registered key's fingerprint. */
+  keyFingerprint: string;
+  /** The adb serial the client sees (the endpoint). */
+  serial: string;
+}
+
+export interface EndpointTarget {
+  owner: string;
+  serial: string;
+  deviceId: string;
+  key: AdbPublicKey;
+  /** False once the owner (lease) ended. */
+  alive?: () => Promise<boolean>;
+}
+
+interface Entry {
+  relay: AdbRelayEndpoint;
+  view: OpenEndpoint;
+}
+
+export class AdbRelayEndpoints {
+  readonly #o: RelayEndpointsOptions;
+  readonly #ports: PortRange;
+  readonly #byOwner = new Map<string, Map<string, Entry>>();
+
+  constructor(options: RelayEndpointsOptions) {
+    this.#o = options;
+    this.#ports = typeof options.ports === 'string' ? parsePortRange(options.ports) : options.ports;
+    advertisedEndpoint(options.advertisedHost, 1);
+  }
+
+  /** The owner's open endpoints. */
+  list(owner: string): OpenEndpoint[] {
+    return [...(this.#byOwner.get(owner)?.values() ?? [])].map((e) => e.view);
+  }
+
+  async open(target: EndpointTarget): Promise<OpenEndpoint> {
+    const { owner, key } = target;
+    const existing = this.#byOwner.get(owner)?.get(key.fingerprint);
+    if (existing !== undefined && !existing.relay.closed) return existing.view;
+    if ((this.#byOwner.get(owner)?.size ?? 0) >= MAX_ENDPOINTS_PER_OWNER) {
+      throw new BridgeError(
+        'CONFLICT',
+        `lease ${owner} already has ${MAX_ENDPOINTS_PER_OWNER} adb endpoints (one per key)`,
+        { retryable: false, details: { limit: MAX_ENDPOINTS_PER_OWNER } },
+      );
+    }
+    const features = relayedFeatures(await this.#o.client.features(target.serial, { timeoutMs: 10_000 }));
+    const model = bannerValue(target.deviceId);
+    const banner = deviceBanner(
+      { 'ro.product.name': 'devicebridge', 'ro.product.model': model, 'ro.product.device': model },
+      features,
+    );
+    let relay: AdbRelayEndpoint;
+    try {
+      relay = await AdbRelayEndpoint.listen({
+        key,
+        banner,
+        open: (service) => this.#o.client.openService(target.serial, service, { timeoutMs: 30_000 }),
+        ...(target.alive ? { alive: target.alive } : {}),
+        bindHost: this.#o.bindHost,
+        ports: this.#ports,
+        ...(this.#o.logger ? { logger: this.#o.logger.child({ leaseId: owner }) } : {}),
+      });
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      throw new BridgeError(
+        'UNAVAILABLE',
+        code === 'EADDRINUSE'
+          ? `no free port for an adb endpoint in ${this.#ports.from}-${this.#ports.to}`
+          : `cannot listen for an adb endpoint on ${this.#o.bindHost}: ${(err as Error).message}`,
+      );
+    }
+    // Another open of the same key may have finished meanwhile: keep one.
+    const raced = this.#byOwner.get(owner)?.get(key.fingerprint);
+    if (raced !== undefined && !raced.relay.closed) {
+      await relay.close();
+      return raced.view;
+    }
+    const endpoint = advertisedEndpoint(this.#o.advertisedHost, relay.port);
+    const view: OpenEndpoint = {
+      endpoint,
+      host: parseEndpoint(endpoint).host,
+      port: relay.port,
+      keyFingerprint: key.fingerprint,
+      serial: endpoint,
+    };
+    let perOwner = this.#byOwner.get(owner);
+    if (perOwner === undefined) {
+      perOwner = new Map();
+      this.#byOwner.set(owner, perOwner);
+    }
+    perOwner.set(key.fingerprint, { relay, view });
+    relay.onClose(() => {
+      const map = this.#byOwner.get(owner);
+      if (map?.get(key.fingerprint)?.relay === relay) map.delete(key.fingerprint);
+      if (map?.size === 0) this.#byOwner.delete(owner);
+    });
+    this.#o.logger?.info({ leaseId: owner, endpoint, key: key.fingerprint }, 'adb endpoint opened');
+    return view;
+  }
+
+  /** Close the owner's endpoints; one line per endpoint for the teardown record. */
+  async close(owner: string): Promise<string[]> {
+    const entries = [...(this.#byOwner.get(owner)?.values() ?? [])];
+    this.#byOwner.delete(owner);
+    const lines: string[] = [];
+    for (const { relay, view } of entries) {
+      const report = await relay.close();
+      lines.push(
+        `closed adb endpoint ${view.endpoint} (${report.connections} connection(s), ${report.streams} stream(s))`,
+      );
+    }
+    return lines;
+  }
+
+  async closeAll(): Promise<void> {
+    for (const owner of [...this.#byOwner.keys()]) await this.close(owner);
+  }
+}

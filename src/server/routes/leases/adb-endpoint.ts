@@ -1,0 +1,52 @@
+import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import {
+  AdbEndpointBodySchema,
+  AdbEndpointSchema,
+  BODY_ERRORS,
+  errorResponses,
+  LEASE_ERRORS,
+  LeaseIdParam,
+  SECURED_ERRORS,
+} from '../../../api/index.ts';
+import type { AppEnv } from '../../env.ts';
+import { guard, jsonBody } from '../../middleware/guard.ts';
+import { SMALL_BODY_BYTES, scopeFor } from './common.ts';
+
+export const adbEndpointRoute = createRoute({
+  method: 'post',
+  path: '/v1/leases/{id}/adb',
+  operationId: 'openAdbEndpoint',
+  tags: ['remote adb'],
+  summary: "Open the lease's adb endpoint for a client key (`adb connect` the answer)",
+  description:
+    'A TCP listener speaking adbd’s protocol: only the registered key authenticates; every stream is relayed ' +
+    'to the leased device. It closes when the lease ends. Opening again with the same key answers the same endpoint.',
+  security: [{ bearer: [] }],
+  middleware: guard({ access: 'client', body: jsonBody(SMALL_BODY_BYTES), forward: true }),
+  request: {
+    params: z.object({ id: LeaseIdParam }),
+    body: { content: { 'application/json': { schema: AdbEndpointBodySchema } }, required: true },
+  },
+  responses: {
+    200: {
+      description: 'the endpoint to `adb connect`',
+      content: { 'application/json': { schema: AdbEndpointSchema } },
+    },
+    ...errorResponses(
+      SECURED_ERRORS,
+      BODY_ERRORS,
+      LEASE_ERRORS,
+      'DEVICE_OFFLINE',
+      'UNAUTHORIZED_DEVICE',
+      'TIMEOUT',
+    ),
+  },
+});
+
+export function registerAdbEndpoint(app: OpenAPIHono<AppEnv>): void {
+  app.openapi(adbEndpointRoute, async (c) => {
+    const { side, scope } = await scopeFor(c, c.req.valid('param').id);
+    const { publicKey } = c.req.valid('json');
+    return c.json(await side.adbEndpoints.open(scope, publicKey), 200);
+  });
+}
