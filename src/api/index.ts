@@ -6,6 +6,7 @@
  */
 export * from './devices.ts';
 export * from './errors.ts';
+export * from './farm.ts';
 export * from './health.ts';
 export * from './helper-operations.ts';
 export * from './helpers.ts';

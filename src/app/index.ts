@@ -4,6 +4,7 @@
  */
 import type { NodeDirectory } from '../devices/nodes.ts';
 import type { DeviceService } from './device-service.ts';
+import type { FarmService } from './farm-service.ts';
 import type { HelperService } from './helper-service.ts';
 import type { LeaseScopes } from './lease-scope.ts';
 import type { LeaseService } from './lease-service.ts';
@@ -17,9 +18,12 @@ export interface DeviceSide {
   leases: LeaseService;
   devices: DeviceService;
   helpers: HelperService;
+  /** Shell and the app under test (issue 14). */
+  farm: FarmService;
 }
 
 export { DeviceService, type DeviceView, deviceView } from './device-service.ts';
+export { FarmService } from './farm-service.ts';
 export { HelperService } from './helper-service.ts';
 export * from './helper-views.ts';
 export { type Caller, type LeaseScope, LeaseScopes, type Owner, refOf } from './lease-scope.ts';

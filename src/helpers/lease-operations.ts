@@ -19,6 +19,7 @@ import type { HelperManifest } from '../manifest/index.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { ReleaseRepository } from '../releases/repository.ts';
 import { apkSource } from './apk-source.ts';
+import { runShell, type ShellInput, type ShellRun } from './farm/shell.ts';
 import {
   A11Y_STATE_KEY,
   ACCESSIBILITY_ENABLED,
@@ -255,6 +256,14 @@ export class LeaseOperations {
         ? Math.max(0, (plan as { durationMs: number }).durationMs)
         : 0;
     return this.#withReady(lease, request, durationMs, (d, r) => d.gesture(plan, r));
+  }
+
+  /** One shell command on the lease's device, cancelled when the lease ends (farm/shell.ts). */
+  shell(lease: LeaseTarget, input: ShellInput, run: ShellRun) {
+    return this.#operate(lease, (_state, leaseSignal) => {
+      const signal = run.signal ? AbortSignal.any([run.signal, leaseSignal]) : leaseSignal;
+      return runShell(this.#o.adb.client, lease.serial, input, { ...run, signal });
+    });
   }
 
   /**

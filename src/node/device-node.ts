@@ -9,7 +9,14 @@
 import os from 'node:os';
 import path from 'node:path';
 import { AdbRuntime } from '../adb/runtime.ts';
-import { DeviceService, type DeviceSide, HelperService, LeaseScopes, LeaseService } from '../app/index.ts';
+import {
+  DeviceService,
+  type DeviceSide,
+  FarmService,
+  HelperService,
+  LeaseScopes,
+  LeaseService,
+} from '../app/index.ts';
 import { ArtifactCache } from '../artifacts/cache.ts';
 import type { Config } from '../config.ts';
 import { endpointPolicyFromEnv } from '../devices/endpoint-policy.ts';
@@ -183,6 +190,7 @@ async function startSteps(options: DeviceNodeOptions, teardown: Teardown): Promi
     leases: new LeaseService({ scopes, manager: leases }),
     devices: new DeviceService({ registry: devices, leases: built.leaseStore }),
     helpers: new HelperService({ scopes, operations, metrics }),
+    farm: new FarmService({ scopes, operations }),
   };
 
   if (config.devicesFile) await devices.loadConfigFile(config.devicesFile);

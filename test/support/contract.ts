@@ -4,6 +4,7 @@
  * parse (an undocumented field fails), and an error answer must carry a code that the operation's
  * error response for that status names in `x-error-codes`.
  */
+import { expect } from 'vitest';
 import type { z } from 'zod';
 import { acquireLeaseRoute } from '../../src/server/routes/leases/acquire.ts';
 import { ensureHelperRoute } from '../../src/server/routes/leases/ensure.ts';
@@ -12,6 +13,7 @@ import { getLeaseRoute } from '../../src/server/routes/leases/get.ts';
 import { listLeasesRoute } from '../../src/server/routes/leases/list.ts';
 import { releaseLeaseRoute } from '../../src/server/routes/leases/release.ts';
 import { renewLeaseRoute } from '../../src/server/routes/leases/renew.ts';
+import { shellRoute } from '../../src/server/routes/leases/shell.ts';
 import { snapshotRoute } from '../../src/server/routes/leases/snapshot.ts';
 import { viewportRoute } from '../../src/server/routes/leases/viewport.ts';
 
@@ -43,7 +45,10 @@ function matcher(route: RouteLike): RegExp {
   return new RegExp(`^${pattern}$`);
 }
 
-const compiled = LEASE_ROUTES.map((route) => ({ route, re: matcher(route) }));
+/** The farm routes of a lease (issue 14), checked the same way; their suites check their coverage. */
+export const FARM_ROUTES: RouteLike[] = [shellRoute];
+
+const compiled = [...LEASE_ROUTES, ...FARM_ROUTES].map((route) => ({ route, re: matcher(route) }));
 
 /** The lease route that answers `method path` (query string ignored), if any. */
 export function leaseRouteOf(method: string, path: string): RouteLike | undefined {
@@ -95,4 +100,30 @@ function differences(input: unknown, output: unknown, at: string): string[] {
   return Object.entries(input as Record<string, unknown>).flatMap(([k, v]) =>
     Object.hasOwn(out, k) ? differences(v, out[k], `${at}.${k}`) : [`${at}.${k}`],
   );
+}
+
+/**
+ * A JSON caller of a bridge app as `token` (null: anonymous): every answer of a lease route is
+ * checked against the route's documented response (contractProblems).
+ */
+export function contractCall(
+  bridge: { app: { request: (path: string, init: RequestInit) => Response | Promise<Response> } },
+  token: string | null,
+) {
+  return async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
+    const res = await bridge.app.request(path, {
+      method,
+      headers: {
+        ...(token ? { Authorization: `Bearer ${token}` } : {}),
+        ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+        ...headers,
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const text = await res.text();
+    const json = text ? JSON.parse(text) : null;
+    expect(contractProblems(method, path, res.status, json)).toEqual([]);
+    // biome-ignore lint/suspicious/noExplicitAny: tests read whatever fields the answer has
+    return { status: res.status, body: json as Record<string, any>, headers: res.headers };
+  };
 }

@@ -8,7 +8,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { LEASE_ID_PATTERN, type LeaseScope } from '../../app/lease-scope.ts';
 import { BridgeError } from '../../errors.ts';
-import type { Principal } from '../auth.ts';
+import { type Capability, hasCapability, type Principal } from '../auth.ts';
 import { hasBody, mediaTypeOf, readLimited, tooLarge } from '../body.ts';
 import type { AppEnv, Services } from '../env.ts';
 import { parseJsonBody } from '../json-body.ts';
@@ -34,6 +34,8 @@ export interface RoutePolicy {
   expensive?: boolean;
   /** A lease-scoped helper operation: forwarded to the node that drives the lease's device. */
   forward?: boolean;
+  /** A capability the token must hold besides its role (`shell`); refused before anything else runs. */
+  capability?: Capability;
 }
 
 export const JSON_TYPES = ['application/json'] as const;
@@ -102,6 +104,17 @@ function openLeaseScope(c: Context<AppEnv>, principal: Principal): Promise<Lease
 export function guard(policy: RoutePolicy): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const principal = authorize(c, policy.access);
+    if (
+      policy.capability !== undefined &&
+      principal !== null &&
+      !hasCapability(principal, policy.capability)
+    ) {
+      throw new BridgeError(
+        'PERMISSION_DENIED',
+        `this operation needs the ${policy.capability} capability, which an operator grants per token`,
+        { details: { capability: policy.capability } },
+      );
+    }
     if (policy.expensive) takeExpensive(c, principal);
     if (policy.body) checkBodyHeaders(c, policy.body);
     if (policy.forward && principal !== null) {

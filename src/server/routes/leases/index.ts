@@ -8,6 +8,7 @@ import { registerGetLease } from './get.ts';
 import { registerListLeases } from './list.ts';
 import { registerReleaseLease } from './release.ts';
 import { registerRenewLease } from './renew.ts';
+import { registerShell } from './shell.ts';
 import { registerSnapshot } from './snapshot.ts';
 import { registerViewport } from './viewport.ts';
 
@@ -21,4 +22,5 @@ export function registerLeases(app: OpenAPIHono<AppEnv>): void {
   registerSnapshot(app);
   registerViewport(app);
   registerGesture(app);
+  registerShell(app);
 }
