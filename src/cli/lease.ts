@@ -9,13 +9,13 @@ import type { Command } from 'commander';
 import { EXIT_FAILURE, EXIT_USAGE, ExitCode, UsageError } from './exit.ts';
 import { intFlag } from './input.ts';
 
-interface ClientFlags {
+export interface ClientFlags {
   url?: string;
   token?: string;
   json?: boolean;
 }
 
-async function client(flags: ClientFlags) {
+export async function client(flags: ClientFlags) {
   const { BridgeClientError, DeviceBridgeClient, parseBridgeUrl } = await import('../client/index.ts');
   try {
     return new DeviceBridgeClient({
@@ -29,15 +29,20 @@ async function client(flags: ClientFlags) {
 }
 
 /** Run a client call; print JSON or human output; map errors to exit codes. */
-async function run<T>(
+export async function run<T>(
   flags: ClientFlags,
   call: () => Promise<T>,
   human: (value: T) => string,
 ): Promise<void> {
+  const value = await callBridge(flags, call);
+  process.stdout.write(flags.json ? `${JSON.stringify(value ?? { ok: true })}\n` : `${human(value)}\n`);
+}
+
+/** Run a client call; map its errors to the documented exit codes (printed, as JSON too with --json). */
+export async function callBridge<T>(flags: ClientFlags, call: () => Promise<T>): Promise<T> {
   const { BridgeClientError } = await import('../client/index.ts');
   try {
-    const value = await call();
-    process.stdout.write(flags.json ? `${JSON.stringify(value ?? { ok: true })}\n` : `${human(value)}\n`);
+    return await call();
   } catch (err) {
     if (err instanceof BridgeClientError) {
       if (flags.json) {
@@ -60,7 +65,7 @@ async function run<T>(
   }
 }
 
-function common(cmd: Command): Command {
+export function common(cmd: Command): Command {
   return cmd
     .option('--url <url>', 'bridge URL (env DEVICEBRIDGE_URL, default http://127.0.0.1:7100)')
     .option('--token <token>', 'bearer token (env DEVICEBRIDGE_TOKEN)')
@@ -68,7 +73,7 @@ function common(cmd: Command): Command {
 }
 
 /** Lease flags (seconds, SDK levels) have at most 7 digits. */
-const int = (flag: string, value: string | undefined) => intFlag(flag, value, 7);
+export const int = (flag: string, value: string | undefined) => intFlag(flag, value, 7);
 
 function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];

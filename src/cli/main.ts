@@ -14,6 +14,7 @@ const registrations: Array<() => Promise<(program: Command) => void>> = [
   () => import('./snapshot.ts').then((m) => m.registerSnapshot),
   () => import('./device.ts').then((m) => m.registerDevice),
   () => import('./lease.ts').then((m) => m.registerLease),
+  () => import('./farm.ts').then((m) => m.registerFarm),
 ];
 
 export function buildProgram(): Command {

@@ -23,6 +23,8 @@ import type {
   RegisterDeviceRequest,
   ReleaseLeaseResponse,
   ReleaseManifestBody,
+  ShellRequest,
+  ShellResponse,
   SnapshotJsonResponse,
   SnapshotNode,
   SnapshotRequest,
@@ -53,6 +55,8 @@ export type {
   RegisterDeviceRequest,
   ReleaseLeaseResponse,
   ReleaseManifestBody,
+  ShellRequest,
+  ShellResponse,
   SnapshotJsonResponse,
   SnapshotNode,
   SnapshotRequest,
@@ -265,5 +269,13 @@ export class DeviceBridgeClient {
       `/v1/leases/${encodeURIComponent(leaseId)}/gestures`,
       gesture,
     );
+  }
+
+  // Farm (issue 14).
+  /** One command (`argv`, quoted by the bridge, or a `command` line); needs the `shell` capability. */
+  shell(leaseId: string, request: ShellRequest) {
+    return this.#request<ShellResponse>('POST', `/v1/leases/${encodeURIComponent(leaseId)}/shell`, request, {
+      timeoutMs: this.#timeoutMs + (request.timeoutMs ?? 0),
+    });
   }
 }

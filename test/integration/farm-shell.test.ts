@@ -7,11 +7,13 @@ import {
   ADMIN_TOKEN,
   CLIENT_TOKEN,
   type DeviceBridge,
+  listenApp,
   OTHER_SHELL_TOKEN,
   SHELL_TOKEN,
   testDeviceBridge,
   testTokens,
 } from '../support/bridge.ts';
+import { runCli } from '../support/cli.ts';
 import { contractCall } from '../support/contract.ts';
 
 describe('lease shell', () => {
@@ -88,6 +90,31 @@ describe('lease shell', () => {
     const res = await run({ argv: ['true'] }, contractCall(bridge, OTHER_SHELL_TOKEN));
     expect(res.status).toBe(404);
     expect(res.body.error.code).toBe('NOT_FOUND');
+  });
+
+  it('CLI: devicebridge shell passes stdout, stderr and the exit code through', async () => {
+    const served = await listenApp(bridge.app);
+    try {
+      const env = { DEVICEBRIDGE_URL: served.url, DEVICEBRIDGE_TOKEN: SHELL_TOKEN };
+      const ok = await runCli(['shell', '--lease', leaseId, '--', 'echo', '-n', 'a b'], { env });
+      expect(ok).toMatchObject({ code: 0, stdout: 'a b' });
+      const failed = await runCli(['shell', '--lease', leaseId, '--command', 'echo oops >&2; exit 7'], {
+        env,
+      });
+      expect(failed).toMatchObject({ code: 7, stdout: '', stderr: 'oops\n' });
+      const json = await runCli(['shell', '--lease', leaseId, '--json', '--', 'false'], { env });
+      expect(json.code).toBe(1);
+      expect(JSON.parse(json.stdout)).toMatchObject({ exitCode: 1, truncated: false });
+      const refused = await runCli(['shell', '--lease', leaseId, '--', 'true'], {
+        env: { ...env, DEVICEBRIDGE_TOKEN: CLIENT_TOKEN },
+      });
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain('PERMISSION_DENIED');
+      const usage = await runCli(['shell', '--lease', leaseId], { env });
+      expect(usage.code).toBe(2);
+    } finally {
+      await served.close();
+    }
   });
 
   it('after release the lease has no shell (410)', async () => {

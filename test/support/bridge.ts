@@ -200,3 +200,16 @@ export async function testDeviceBridge(
     },
   };
 }
+
+/** Serve a bridge app on a loopback port (for the CLI and other real HTTP clients); `close` stops it. */
+export async function listenApp(app: TestBridge['app']): Promise<{ url: string; close(): Promise<void> }> {
+  const { serve } = await import('@hono/node-server');
+  const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
+    const s = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }, () => resolve(s));
+  });
+  const { port } = server.address() as import('node:net').AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
