@@ -66,3 +66,78 @@ export const ShellResultSchema = z
 
 export type ShellRequest = z.input<typeof ShellBodySchema>;
 export type ShellResponse = z.infer<typeof ShellResultSchema>;
+
+// ---- the app under test
+
+const Sha256Field = z
+  .string()
+  .regex(/^[0-9a-f]{64}$/, 'must be 64 lower-case hex characters')
+  .openapi({ description: 'sha256 of an artifact published on this bridge' });
+
+export const PackageNameParam = z
+  .string()
+  .min(1)
+  .max(255)
+  .openapi({ param: { name: 'package', in: 'path' }, example: 'com.example.app' });
+
+export const AppActionParam = z
+  .enum(['launch', 'stop', 'clear'])
+  .openapi({ param: { name: 'action', in: 'path' } });
+
+export const InstallAppJsonSchema = z
+  .object({
+    sha256: Sha256Field,
+    installArgs: z
+      .array(z.string())
+      .optional()
+      .openapi({ description: 'default ["install","-r","-t"]; `install` then only -r -t -d -g' }),
+    keep: z.boolean().optional().openapi({ description: 'leave the app installed when the lease ends' }),
+  })
+  .strict()
+  .openapi('InstallAppRequest');
+
+export const InstallAppQuerySchema = z.object({
+  installArgs: z
+    .string()
+    .max(64)
+    .optional()
+    .openapi({ description: 'for an uploaded APK: e.g. `install -r -t` (the allowlist applies)' }),
+  keep: z.enum(['true', 'false']).optional().openapi({ description: 'for an uploaded APK' }),
+});
+
+export const LeaseAppSchema = z
+  .object({
+    packageName: z.string(),
+    versionCode: z.number().int(),
+    versionName: z.string().nullable(),
+    sha256: z.string(),
+    installedAt: z.number(),
+    keep: z.boolean().openapi({ description: 'left installed at teardown' }),
+  })
+  .openapi('LeaseApp');
+
+export const LeaseAppListSchema = z.object({ apps: z.array(LeaseAppSchema) }).openapi('LeaseAppList');
+
+export const AppActionBodySchema = z
+  .object({
+    component: z
+      .string()
+      .max(512)
+      .optional()
+      .openapi({ description: 'launch: PKG/.Class (default: the launcher activity)' }),
+  })
+  .strict()
+  .openapi('AppActionRequest');
+
+export const AppActionResultSchema = z
+  .object({
+    packageName: z.string(),
+    action: z.enum(['launch', 'stop', 'clear', 'uninstall']),
+    component: z.string().nullable().openapi({ description: 'launch: the component started, when known' }),
+  })
+  .openapi('AppActionResult');
+
+export type InstallAppRequest = z.input<typeof InstallAppJsonSchema>;
+export type LeaseAppBody = z.infer<typeof LeaseAppSchema>;
+export type LeaseAppList = z.infer<typeof LeaseAppListSchema>;
+export type AppActionResult = z.infer<typeof AppActionResultSchema>;

@@ -3,7 +3,14 @@
  * routes call them with a scope `LeaseScopes.open` resolved; what reaches a method runs on this
  * node (the HTTP edge forwarded calls for devices other nodes drive) or is refused naming the owner.
  */
-import { SHELL_LIMITS, type ShellRequest, type ShellResponse } from '../api/farm.ts';
+import {
+  type AppActionResult,
+  type LeaseAppBody,
+  SHELL_LIMITS,
+  type ShellRequest,
+  type ShellResponse,
+} from '../api/farm.ts';
+import { assertPackageName } from '../helpers/farm/apps.ts';
 import type { ShellInput } from '../helpers/farm/shell.ts';
 import type { LeaseOperations } from '../helpers/lease-operations.ts';
 import type { LeaseScope, LeaseScopes } from './lease-scope.ts';
@@ -35,5 +42,34 @@ export class FarmService {
       truncated: outcome.truncated,
       durationMs: Math.round(outcome.durationMs),
     };
+  }
+
+  /** Install an uploaded APK file or a published artifact (by sha256) as the lease's app under test. */
+  installApp(
+    scope: LeaseScope,
+    source: { file: string } | { sha256: string },
+    options: { installArgs?: readonly string[]; keep?: boolean },
+  ): Promise<LeaseAppBody> {
+    return this.#o.operations.installApp(this.#o.scopes.local(scope), source, options);
+  }
+
+  listApps(scope: LeaseScope): { apps: LeaseAppBody[] } {
+    return { apps: this.#o.operations.apps(this.#o.scopes.local(scope)) };
+  }
+
+  /** Launch (the launcher activity or `component`), stop, clear or uninstall a package. */
+  appAction(
+    scope: LeaseScope,
+    packageName: string,
+    action: 'launch' | 'stop' | 'clear' | 'uninstall',
+    component?: string,
+  ): Promise<AppActionResult> {
+    assertPackageName(packageName);
+    return this.#o.operations.appAction(
+      this.#o.scopes.local(scope),
+      packageName,
+      action,
+      component,
+    ) as Promise<AppActionResult>;
   }
 }

@@ -7,6 +7,9 @@
 import { expect } from 'vitest';
 import type { z } from 'zod';
 import { acquireLeaseRoute } from '../../src/server/routes/leases/acquire.ts';
+import { appActionRoute, uninstallAppRoute } from '../../src/server/routes/leases/app-action.ts';
+import { installAppRoute } from '../../src/server/routes/leases/apps-install.ts';
+import { listAppsRoute } from '../../src/server/routes/leases/apps-list.ts';
 import { ensureHelperRoute } from '../../src/server/routes/leases/ensure.ts';
 import { gestureRoute } from '../../src/server/routes/leases/gestures.ts';
 import { getLeaseRoute } from '../../src/server/routes/leases/get.ts';
@@ -46,7 +49,13 @@ function matcher(route: RouteLike): RegExp {
 }
 
 /** The farm routes of a lease (issue 14), checked the same way; their suites check their coverage. */
-export const FARM_ROUTES: RouteLike[] = [shellRoute];
+export const FARM_ROUTES: RouteLike[] = [
+  shellRoute,
+  installAppRoute,
+  listAppsRoute,
+  appActionRoute,
+  uninstallAppRoute,
+];
 
 const compiled = [...LEASE_ROUTES, ...FARM_ROUTES].map((route) => ({ route, re: matcher(route) }));
 

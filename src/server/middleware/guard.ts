@@ -76,7 +76,7 @@ function checkBodyHeaders(c: Context<AppEnv>, body: BodyPolicy): void {
 }
 
 /** Read a JSON body under the limit, parse it strictly and hand it to the route's validator. */
-async function readJson(c: Context<AppEnv>, body: BodyPolicy): Promise<void> {
+export async function readJson(c: Context<AppEnv>, body: BodyPolicy): Promise<void> {
   const limit = maxBytesOf(c, body);
   const bytes = hasBody(c) ? await readLimited(c, limit) : new Uint8Array(0);
   // An empty body is `{}` for routes whose body is optional; a required one fails its validator.

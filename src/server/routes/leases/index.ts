@@ -2,6 +2,9 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../../env.ts';
 import { registerAcquireLease } from './acquire.ts';
+import { registerAppActions } from './app-action.ts';
+import { registerInstallApp } from './apps-install.ts';
+import { registerListApps } from './apps-list.ts';
 import { registerEnsureHelper } from './ensure.ts';
 import { registerGesture } from './gestures.ts';
 import { registerGetLease } from './get.ts';
@@ -23,4 +26,7 @@ export function registerLeases(app: OpenAPIHono<AppEnv>): void {
   registerViewport(app);
   registerGesture(app);
   registerShell(app);
+  registerInstallApp(app);
+  registerListApps(app);
+  registerAppActions(app);
 }
