@@ -49,6 +49,7 @@ describe('lease apps', () => {
     });
     const body = await res.json();
     expect(contractProblems('POST', path, res.status, body)).toEqual([]);
+    // biome-ignore lint/suspicious/noExplicitAny: tests read whatever fields the answer has
     return { status: res.status, body: body as Record<string, any>, sha256: sha256Bytes(bytes) };
   }
 
