@@ -3,9 +3,13 @@
  * real adb server: upload and by-sha256 installs (verified on the device), the list, launch / stop /
  * clear / uninstall, signature conflicts with pm's code, tenancy, and uninstall on teardown.
  */
+import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ArtifactCache } from '../../src/artifacts/cache.ts';
 import { sha256Bytes } from '../../src/artifacts/hash.ts';
+import { LeaseOperations } from '../../src/helpers/lease-operations.ts';
 import {
   ADMIN_TOKEN,
   CLIENT_TOKEN,
@@ -147,5 +151,37 @@ describe('lease apps', () => {
     expect((await other('POST', `/v1/leases/${lease.id}/apps/${PLAIN}/launch`)).status).toBe(404);
     expect((await other('DELETE', `/v1/leases/${lease.id}/apps/${PLAIN}`)).status).toBe(404);
     await api('DELETE', `/v1/leases/${lease.id}`);
+  });
+});
+
+describe('lease apps: the teardown journal', () => {
+  let bridge: DeviceBridge;
+  beforeAll(async () => {
+    bridge = await testDeviceBridge({ simulate: 1, redisPrefix: `test:${randomUUID()}:` });
+  }, 120_000);
+  afterAll(async () => bridge?.cleanup());
+
+  it('a node that did not install the app (a restarted bridge) uninstalls it from the Redis journal', async () => {
+    const api = contractCall(bridge, null);
+    const lease = (await api('POST', '/v1/leases', { ttlSeconds: 60 })).body;
+    const helperSha = sha256Bytes(await readFile(fixture('snapshot-helper-v2.apk')));
+    expect((await api('POST', `/v1/leases/${lease.id}/apps`, { sha256: helperSha })).status).toBe(201);
+    // A fresh operations object knows nothing in memory: only the store's journal says what to undo.
+    const restarted = new LeaseOperations({
+      adb: bridge.node.adb,
+      releases: bridge.services.releases,
+      store: bridge.services.store,
+      cache: new ArtifactCache(path.join(bridge.dataDir, 'cache2')),
+      fence: bridge.node.leases.store,
+      journal: bridge.node.leases.store,
+    });
+    const { actions, failures } = await restarted.closeLease(lease.id);
+    expect(failures).toEqual([]);
+    expect(actions.some((a) => a.startsWith(`uninstalled app ${HELPER}`))).toBe(true);
+    const listed = await api('POST', `/v1/leases/${lease.id}/shell`, { argv: ['pm', 'list', 'packages'] });
+    expect(listed.body.stdout).not.toContain(`package:${HELPER}\n`);
+    // Taken once: the release's own teardown has nothing left to uninstall.
+    const released = await api('DELETE', `/v1/leases/${lease.id}`);
+    expect(released.body.teardown.actions.some((a: string) => a.includes('uninstalled app'))).toBe(false);
   });
 });
