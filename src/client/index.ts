@@ -5,6 +5,7 @@
  */
 import type {
   AcquireLeaseRequest,
+  AppActionResult,
   Attempt,
   Device,
   DeviceList,
@@ -15,7 +16,10 @@ import type {
   GestureSpec,
   HelperListResponse,
   HelperManifestBody,
+  InstallAppRequest,
   Lease,
+  LeaseAppBody,
+  LeaseAppList,
   LeaseList,
   LeaseSelector,
   ManifestVerdict,
@@ -38,6 +42,7 @@ import type {
 /** Request and response types of the API contract (src/api/), inferred from its zod schemas. */
 export type {
   AcquireLeaseRequest,
+  AppActionResult,
   Attempt,
   Device,
   DeviceList,
@@ -47,7 +52,10 @@ export type {
   GestureResponse,
   GestureSpec,
   HelperListResponse,
+  InstallAppRequest,
   Lease,
+  LeaseAppBody,
+  LeaseAppList,
   LeaseList,
   LeaseSelector,
   ManifestVerdict,
@@ -144,11 +152,12 @@ export class DeviceBridgeClient {
   ): Promise<T> {
     const headers: Record<string, string> = { Accept: 'application/json', ...extra.headers };
     if (this.#token) headers['Authorization'] = `Bearer ${this.#token}`;
-    if (body !== undefined) headers['Content-Type'] = 'application/json';
+    const raw = body instanceof Uint8Array;
+    if (body !== undefined && !raw) headers['Content-Type'] = 'application/json';
     const res = await this.#fetch(`${this.baseUrl}${path}`, {
       method,
       headers,
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      ...(body === undefined ? {} : { body: raw ? body : JSON.stringify(body) }),
       signal: AbortSignal.timeout(extra.timeoutMs ?? this.#timeoutMs),
     });
     if (res.status === 204) return undefined as T;
@@ -277,5 +286,38 @@ export class DeviceBridgeClient {
     return this.#request<ShellResponse>('POST', `/v1/leases/${encodeURIComponent(leaseId)}/shell`, request, {
       timeoutMs: this.#timeoutMs + (request.timeoutMs ?? 0),
     });
+  }
+  /** Install an app under test: APK bytes (uploaded) or `{sha256}` of an artifact published on the bridge. */
+  installApp(
+    leaseId: string,
+    source: Uint8Array | InstallAppRequest,
+    options: { installArgs?: readonly string[]; keep?: boolean } = {},
+  ) {
+    const path = `/v1/leases/${encodeURIComponent(leaseId)}/apps`;
+    if (!(source instanceof Uint8Array)) return this.#request<LeaseAppBody>('POST', path, source);
+    const query = new URLSearchParams();
+    if (options.installArgs) query.set('installArgs', options.installArgs.join(' '));
+    if (options.keep !== undefined) query.set('keep', String(options.keep));
+    const qs = query.size > 0 ? `?${query}` : '';
+    return this.#request<LeaseAppBody>('POST', `${path}${qs}`, source, {
+      headers: { 'Content-Type': 'application/vnd.android.package-archive' },
+    });
+  }
+  listApps(leaseId: string) {
+    return this.#request<LeaseAppList>('GET', `/v1/leases/${encodeURIComponent(leaseId)}/apps`);
+  }
+  /** Launch (the launcher activity, or `component`), stop or clear the data of an app. */
+  appAction(leaseId: string, packageName: string, action: 'launch' | 'stop' | 'clear', component?: string) {
+    return this.#request<AppActionResult>(
+      'POST',
+      `/v1/leases/${encodeURIComponent(leaseId)}/apps/${encodeURIComponent(packageName)}/${action}`,
+      component === undefined ? {} : { component },
+    );
+  }
+  uninstallApp(leaseId: string, packageName: string) {
+    return this.#request<AppActionResult>(
+      'DELETE',
+      `/v1/leases/${encodeURIComponent(leaseId)}/apps/${encodeURIComponent(packageName)}`,
+    );
   }
 }

@@ -15,10 +15,12 @@ import {
   CLIENT_TOKEN,
   type DeviceBridge,
   fixture,
+  listenApp,
   OTHER_TENANT_TOKEN,
   testDeviceBridge,
   testTokens,
 } from '../support/bridge.ts';
+import { runCli } from '../support/cli.ts';
 import { contractCall, contractProblems } from '../support/contract.ts';
 
 const PLAIN = 'com.devicebridge.fixture.plain';
@@ -142,6 +144,33 @@ describe('lease apps', () => {
     });
     expect(big.status).toBe(413);
     await api('DELETE', `/v1/leases/${lease.id}`);
+  });
+
+  it('CLI: devicebridge app install | list | launch | uninstall', async () => {
+    const served = await listenApp(bridge.app);
+    const lease = (await api('POST', '/v1/leases', { ttlSeconds: 60 })).body;
+    try {
+      const env = { DEVICEBRIDGE_URL: served.url, DEVICEBRIDGE_TOKEN: CLIENT_TOKEN };
+      const cli = (...args: string[]) => runCli(['app', ...args, '--lease', lease.id], { env });
+      const installed = await cli('install', fixture('plain-app.apk'), '--json');
+      expect(installed.code, installed.stderr).toBe(0);
+      expect(JSON.parse(installed.stdout)).toMatchObject({ packageName: PLAIN, keep: false });
+      const listed = await cli('list', '--json');
+      expect(JSON.parse(listed.stdout).apps.map((a: { packageName: string }) => a.packageName)).toEqual([
+        PLAIN,
+      ]);
+      expect((await cli('launch', PLAIN)).stdout).toContain('launched');
+      const uninstalled = await cli('uninstall', PLAIN);
+      expect(uninstalled.code).toBe(0);
+      expect(await packages(lease.id)).not.toContain(`package:${PLAIN}\n`);
+      const missing = await cli('launch', 'com.example.missing');
+      expect(missing.code).toBe(1);
+      expect(missing.stderr).toContain('CONFLICT');
+      expect((await cli('install')).code).toBe(2);
+    } finally {
+      await served.close();
+      await api('DELETE', `/v1/leases/${lease.id}`);
+    }
   });
 
   it("another tenant cannot see or touch the lease's apps (404)", async () => {
