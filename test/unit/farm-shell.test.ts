@@ -1,15 +1,16 @@
-/** The shell route's pure parts: the command line built from argv, the request schema, token capabilities. */
+/** The farm routes' pure parts: the shell command line, the shell request schema, token capabilities, the app journal record. */
 import { execFileSync } from 'node:child_process';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ShellBodySchema } from '../../src/api/farm.ts';
 import { BridgeError } from '../../src/errors.ts';
+import { parseAppJournalRecord } from '../../src/helpers/farm/apps.ts';
 import { shellLine } from '../../src/helpers/farm/shell.ts';
 import { Authenticator, hasCapability, hashToken } from '../../src/server/auth.ts';
 
 describe('shellLine', () => {
   it('property: a real POSIX shell runs argv[0] with exactly argv[1..] as its arguments', () => {
-    const arg = fc.string({ unit: 'binary', maxLength: 30 }).filter((s) => !/[\0\r\n]/.test(s));
+    const arg = fc.string({ unit: 'binary', maxLength: 30 }).filter((s) => !/[\0\r\n\u0001]/.test(s));
     const argvs = fc.sample(fc.array(arg, { minLength: 1, maxLength: 5 }), 40);
     // One sh process: each line is `printf FORMAT args…` whose output ends with a record separator.
     const script = argvs
@@ -74,5 +75,34 @@ describe('token capabilities', () => {
     expect(() => Authenticator.fromJson(JSON.stringify([{ ...entry, capabilities: ['root'] }]))).toThrow(
       /\[0\]\.capabilities/,
     );
+  });
+});
+
+describe('parseAppJournalRecord', () => {
+  it('property: any stored value parses to a valid record or null, never throws', () => {
+    fc.assert(
+      fc.property(fc.anything(), (value) => {
+        const r = parseAppJournalRecord(value);
+        if (r !== null) expect(typeof r.serial).toBe('string');
+      }),
+    );
+    fc.assert(
+      fc.property(
+        fc.record({ serial: fc.string(), packageName: fc.string(), sha256: fc.string() }),
+        (value) => {
+          const r = parseAppJournalRecord(value);
+          expect(r === null).toBe(
+            !/^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+$/.test(value.packageName),
+          );
+        },
+      ),
+    );
+  });
+
+  it('reads back what teardown journals; a package name that would reach the shell unchecked is refused', () => {
+    const record = { serial: '127.0.0.1:5555', packageName: 'com.example.app', sha256: 'a'.repeat(64) };
+    expect(parseAppJournalRecord(record)).toEqual(record);
+    expect(parseAppJournalRecord({ ...record, packageName: 'com.x; reboot' })).toBeNull();
+    expect(parseAppJournalRecord({ ...record, serial: 5 })).toBeNull();
   });
 });
