@@ -141,3 +141,34 @@ export type InstallAppRequest = z.input<typeof InstallAppJsonSchema>;
 export type LeaseAppBody = z.infer<typeof LeaseAppSchema>;
 export type LeaseAppList = z.infer<typeof LeaseAppListSchema>;
 export type AppActionResult = z.infer<typeof AppActionResultSchema>;
+
+// ---- logcat
+
+export const LogcatQuerySchema = z.object({
+  level: z
+    .enum(['V', 'D', 'I', 'W', 'E', 'F'])
+    .optional()
+    .openapi({ description: 'the lowest level streamed (V D I W E F)' }),
+  tag: z.string().min(1).max(128).optional().openapi({ description: 'only this tag' }),
+  pid: z.coerce.number().int().min(0).max(4_194_304).optional().openapi({ description: 'only this process' }),
+  since: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .openapi({ description: 'only entries at or after this time (ms since the epoch)' }),
+});
+
+export const LogEntrySchema = z
+  .object({
+    time: z.number().openapi({ description: 'ms since the epoch' }),
+    pid: z.number().int(),
+    tid: z.number().int(),
+    level: z.enum(['V', 'D', 'I', 'W', 'E', 'F']),
+    tag: z.string(),
+    message: z.string(),
+  })
+  .openapi('LogEntry');
+
+export type LogcatQuery = z.infer<typeof LogcatQuerySchema>;
+export type LogEntryBody = z.infer<typeof LogEntrySchema>;

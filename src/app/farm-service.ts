@@ -6,6 +6,7 @@
 import {
   type AppActionResult,
   type LeaseAppBody,
+  type LogcatQuery,
   SHELL_LIMITS,
   type ShellRequest,
   type ShellResponse,
@@ -71,5 +72,11 @@ export class FarmService {
       action,
       component,
     ) as Promise<AppActionResult>;
+  }
+
+  /** The lease's logcat as NDJSON (one LogEntry per line), ending when the lease ends. */
+  logcat(scope: LeaseScope, query: LogcatQuery): Promise<ReadableStream<Uint8Array>> {
+    const filter = Object.fromEntries(Object.entries(query).filter(([, v]) => v !== undefined));
+    return this.#o.operations.logcat(this.#o.scopes.local(scope), filter);
   }
 }

@@ -30,6 +30,7 @@ import {
   stopApp,
   uninstallApp,
 } from './farm/apps.ts';
+import { LOGCAT_COMMAND, type LogcatFilter, logcatNdjson } from './farm/logcat-stream.ts';
 import { runShell, type ShellInput, type ShellRun } from './farm/shell.ts';
 import {
   A11Y_STATE_KEY,
@@ -276,6 +277,35 @@ export class LeaseOperations {
     return this.#operate(lease, (_state, leaseSignal) => {
       const signal = run.signal ? AbortSignal.any([run.signal, leaseSignal]) : leaseSignal;
       return runShell(this.#o.adb.client, lease.serial, input, { ...run, signal });
+    });
+  }
+
+  /**
+   * The lease's logcat as an NDJSON stream; an operation of the lease until the stream ends, so
+   * teardown (release, expiry, fencing loss) ends it.
+   */
+  logcat(lease: LeaseTarget, filter: LogcatFilter): Promise<ReadableStream<Uint8Array>> {
+    return new Promise((resolve, reject) => {
+      let started = false;
+      this.#operate(lease, async (_state, signal) => {
+        const shell = await this.#o.adb.client.shellStream(lease.serial, LOGCAT_COMMAND, { signal });
+        const ended = new Promise<void>((done) => {
+          const stop = () => {
+            shell.close();
+            done();
+          };
+          signal.addEventListener('abort', stop, { once: true });
+          void shell.exit.then(() => {
+            signal.removeEventListener('abort', stop);
+            done();
+          });
+        });
+        started = true;
+        resolve(logcatNdjson(shell, filter));
+        await ended;
+      }).catch((err: unknown) => {
+        if (!started) reject(err);
+      });
     });
   }
 

@@ -9,6 +9,7 @@ import { registerEnsureHelper } from './ensure.ts';
 import { registerGesture } from './gestures.ts';
 import { registerGetLease } from './get.ts';
 import { registerListLeases } from './list.ts';
+import { registerLogcat } from './logcat.ts';
 import { registerReleaseLease } from './release.ts';
 import { registerRenewLease } from './renew.ts';
 import { registerShell } from './shell.ts';
@@ -29,4 +30,5 @@ export function registerLeases(app: OpenAPIHono<AppEnv>): void {
   registerInstallApp(app);
   registerListApps(app);
   registerAppActions(app);
+  registerLogcat(app);
 }

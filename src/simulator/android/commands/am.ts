@@ -23,6 +23,7 @@ export const am: CommandFn = async (argv, ctx) => {
   const device = ctx.android.device;
   switch (verb) {
     case 'instrument':
+      device.log.write('I', 'ActivityManager', `Start instrumentation ${rest.at(-1) ?? ''}`);
       return amInstrument(rest, ctx.io, device);
     case 'force-stop':
     case 'kill': {
@@ -47,6 +48,7 @@ export const am: CommandFn = async (argv, ctx) => {
         ctx.io.stderr(`Error: Activity not started, unable to resolve ${intentDescription(rest)}\n`);
         return 0;
       }
+      device.log.write('I', 'ActivityTaskManager', `START u0 ${intentDescription(rest)} from uid 2000`);
       if (rest.includes('-W'))
         ctx.io.stdout('Status: ok\nLaunchState: COLD\nTotalTime: 412\nWaitTime: 415\nComplete\n');
       return 0;

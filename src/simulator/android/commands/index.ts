@@ -7,6 +7,7 @@ import { dumpsys } from './dumpsys.ts';
 import { cat, ls, md5sum, mkdir, rm, sha1sum, sha256sum, touch } from './files.ts';
 import { getprop } from './getprop.ts';
 import { input } from './input.ts';
+import { logcat } from './logcat.ts';
 import { pm } from './pm.ts';
 import { settings } from './settings.ts';
 import { cut, grep, head, tail, wc } from './text.ts';
@@ -89,6 +90,7 @@ export function createCommandTable(extra: Iterable<[string, CommandFn]> = []): M
     ['dumpsys', dumpsys],
     ['getprop', getprop],
     ['input', input],
+    ['logcat', logcat],
     ['pm', pm],
     ['settings', settings],
     ['sh', sh],
