@@ -5,6 +5,7 @@
  *   devicebridge app list --lease ID
  *   devicebridge app launch --lease ID PACKAGE [--component PKG/.Class]
  *   devicebridge app stop|clear|uninstall --lease ID PACKAGE
+ *   devicebridge logcat --lease ID [--level L] [--tag T] [--pid N] [--since MS] [--json]
  * `shell` prints the command's stdout and stderr as they came and exits with its exit status (with
  * --json: one JSON object, and the same exit status); bridge failures exit 1, invalid input 2.
  */
@@ -19,6 +20,7 @@ import { type ClientFlags, callBridge, client, common, run } from './lease.ts';
 export function registerFarm(program: Command): void {
   registerShell(program);
   registerApp(program);
+  registerLogcat(program);
 }
 
 function registerShell(program: Command): void {
@@ -145,4 +147,39 @@ function registerApp(program: Command): void {
         );
       });
   }
+}
+
+const LEVELS = ['V', 'D', 'I', 'W', 'E', 'F'] as const;
+
+/** `logcat`: one line per entry (`--json`: the entry as JSON) until the lease ends. */
+function registerLogcat(program: Command): void {
+  common(program.command('logcat').description("Stream a leased device's logcat until the lease ends"))
+    .requiredOption('--lease <id>', 'the lease')
+    .option('--level <L>', 'the lowest level shown: V D I W E F')
+    .option('--tag <tag>', 'only this tag')
+    .option('--pid <n>', 'only this process')
+    .option('--since <ms>', 'only entries at or after this time (ms since the epoch)')
+    .action(async (opts: LeaseFlags & { level?: string; tag?: string; pid?: string; since?: string }) => {
+      const level = opts.level?.toUpperCase();
+      if (level !== undefined && !(LEVELS as readonly string[]).includes(level)) {
+        throw new UsageError(`--level must be one of ${LEVELS.join(' ')}, got ${JSON.stringify(opts.level)}`);
+      }
+      const pid = intFlag('--pid', opts.pid, 7);
+      const since = intFlag('--since', opts.since, 15);
+      const c = await client(opts);
+      await callBridge(opts, async () => {
+        const query = {
+          ...(level === undefined ? {} : { level: level as (typeof LEVELS)[number] }),
+          ...(opts.tag === undefined ? {} : { tag: opts.tag }),
+          ...(pid === undefined ? {} : { pid }),
+          ...(since === undefined ? {} : { since }),
+        };
+        for await (const e of c.logcat(opts.lease, query)) {
+          const line = opts.json
+            ? JSON.stringify(e)
+            : `${new Date(e.time).toISOString()} ${e.pid} ${e.tid} ${e.level} ${e.tag}: ${e.message}`;
+          if (!process.stdout.write(`${line}\n`)) await new Promise((r) => process.stdout.once('drain', r));
+        }
+      });
+    });
 }

@@ -22,6 +22,8 @@ import type {
   LeaseAppList,
   LeaseList,
   LeaseSelector,
+  LogcatQuery,
+  LogEntryBody,
   ManifestVerdict,
   NormalizedSnapshot,
   RegisterDeviceRequest,
@@ -58,6 +60,8 @@ export type {
   LeaseAppList,
   LeaseList,
   LeaseSelector,
+  LogcatQuery,
+  LogEntryBody,
   ManifestVerdict,
   NormalizedSnapshot,
   RegisterDeviceRequest,
@@ -161,6 +165,11 @@ export class DeviceBridgeClient {
       signal: AbortSignal.timeout(extra.timeoutMs ?? this.#timeoutMs),
     });
     if (res.status === 204) return undefined as T;
+    return (await this.#answer(res)) as T;
+  }
+
+  /** The parsed JSON of an answer; an error answer (or a non-JSON one) throws BridgeClientError. */
+  async #answer(res: Response): Promise<unknown> {
     const text = await res.text();
     let json: unknown;
     try {
@@ -185,7 +194,7 @@ export class DeviceBridgeClient {
         e?.details,
       );
     }
-    return json as T;
+    return json;
   }
 
   // Helpers and manifests.
@@ -313,6 +322,37 @@ export class DeviceBridgeClient {
       `/v1/leases/${encodeURIComponent(leaseId)}/apps/${encodeURIComponent(packageName)}/${action}`,
       component === undefined ? {} : { component },
     );
+  }
+  /**
+   * The lease's logcat, entry by entry, until the lease ends or `signal` aborts (no request
+   * timeout: the stream is as long as the lease). Read at your pace: the bridge waits for you.
+   */
+  async *logcat(
+    leaseId: string,
+    query: LogcatQuery = {},
+    signal?: AbortSignal,
+  ): AsyncGenerator<LogEntryBody> {
+    const params = new URLSearchParams();
+    for (const [k, v] of Object.entries(query)) if (v !== undefined) params.set(k, String(v));
+    const qs = params.size > 0 ? `?${params}` : '';
+    const headers: Record<string, string> = { Accept: 'application/x-ndjson' };
+    if (this.#token) headers['Authorization'] = `Bearer ${this.#token}`;
+    const res = await this.#fetch(`${this.baseUrl}/v1/leases/${encodeURIComponent(leaseId)}/logcat${qs}`, {
+      headers,
+      ...(signal ? { signal } : {}),
+    });
+    if (!res.ok || res.body === null) {
+      await this.#answer(res);
+      return;
+    }
+    const decoder = new TextDecoder();
+    let rest = '';
+    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+      rest += decoder.decode(chunk, { stream: true });
+      const lines = rest.split('\n');
+      rest = lines.pop() ?? '';
+      for (const line of lines) if (line !== '') yield JSON.parse(line) as LogEntryBody;
+    }
   }
   uninstallApp(leaseId: string, packageName: string) {
     return this.#request<AppActionResult>(

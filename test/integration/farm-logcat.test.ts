@@ -9,10 +9,12 @@ import {
   CLIENT_TOKEN,
   type DeviceBridge,
   fixture,
+  listenApp,
   OTHER_TENANT_TOKEN,
   testDeviceBridge,
   testTokens,
 } from '../support/bridge.ts';
+import { startCli, waitForExit } from '../support/cli.ts';
 import { contractCall } from '../support/contract.ts';
 
 const PLAIN = 'com.devicebridge.fixture.plain';
@@ -101,6 +103,23 @@ describe('lease logcat', () => {
         new Promise((r) => setTimeout(() => r('still open'), 5000)),
       ]);
       expect(end).toBe('ended');
+    }
+  });
+
+  it('CLI: devicebridge logcat prints entries and exits 0 when the lease ends', async () => {
+    const served = await listenApp(bridge.app);
+    const lease = (await api('POST', '/v1/leases', { ttlSeconds: 60 })).body;
+    try {
+      const env = { DEVICEBRIDGE_URL: served.url, DEVICEBRIDGE_TOKEN: CLIENT_TOKEN };
+      // The buffer already holds the install of the first test.
+      const cli = await startCli(['logcat', '--lease', lease.id, '--tag', 'PackageManager', '--json'], {
+        env,
+      });
+      expect(JSON.parse(cli.firstLine)).toMatchObject({ tag: 'PackageManager' });
+      await api('DELETE', `/v1/leases/${lease.id}`);
+      expect(await waitForExit(cli.child)).toBe(0);
+    } finally {
+      await served.close();
     }
   });
 
