@@ -66,12 +66,7 @@ export class FarmService {
     component?: string,
   ): Promise<AppActionResult> {
     assertPackageName(packageName);
-    return this.#o.operations.appAction(
-      this.#o.scopes.local(scope),
-      packageName,
-      action,
-      component,
-    ) as Promise<AppActionResult>;
+    return this.#o.operations.appAction(this.#o.scopes.local(scope), packageName, action, component);
   }
 
   /** The lease's logcat as NDJSON (one LogEntry per line), ending when the lease ends. */

@@ -365,7 +365,7 @@ export class LeaseOperations {
     packageName: string,
     action: 'launch' | 'stop' | 'clear' | 'uninstall',
     component?: string,
-  ): Promise<{ packageName: string; action: string; component: string | null }> {
+  ): Promise<{ packageName: string; action: typeof action; component: string | null }> {
     return this.#operate(lease, async (_state, signal) => {
       const device = this.#device(lease.serial);
       const done = { packageName, action, component: null as string | null };
