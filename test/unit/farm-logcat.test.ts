@@ -1,7 +1,9 @@
 /** The logcat `-v epoch` parser and filters (outside input: whatever the device prints). */
+import { PassThrough } from 'node:stream';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { LOG_LEVELS, logEntryMatches, parseLogcatLine } from '../../src/helpers/farm/logcat.ts';
+import { logcatNdjson } from '../../src/helpers/farm/logcat-stream.ts';
 
 describe('parseLogcatLine', () => {
   it('parses the epoch format as logcat prints it (golden lines)', () => {
@@ -69,4 +71,49 @@ describe('logEntryMatches', () => {
     expect(logEntryMatches(e, { since: 1000 })).toBe(true);
     expect(logEntryMatches(e, { since: 1001 })).toBe(false);
   });
+});
+
+describe('logcatNdjson', () => {
+  it("pulls at the reader's pace: a reader that stops leaves the producer blocked, nothing piles up", async () => {
+    const stdout = new PassThrough();
+    const stderr = new PassThrough();
+    let closed = false;
+    let stop = false;
+    const shell = {
+      stdout,
+      stderr,
+      exit: new Promise<number | null>(() => undefined),
+      close: () => {
+        closed = true;
+        stop = true;
+        stdout.end();
+      },
+    };
+    const stream = logcatNdjson(shell, { level: 'I' });
+    const line = (i: number) =>
+      ` 1700000000.${String(i % 1000).padStart(3, '0')}   100   101 ${i % 2 ? 'I' : 'D'} Tag     : ${'x'.repeat(1000)} ${i}\n`;
+    // A producer that honours backpressure (as the shell stream's socket does): it can only write
+    // as far as the bridge reads.
+    let written = 0;
+    const producer = (async () => {
+      for (let i = 0; i < 10_000 && !stop; i++) {
+        written += 1;
+        if (!stdout.write(line(i)))
+          await new Promise((r) => {
+            stdout.once('drain', r);
+            stdout.once('finish', r);
+          });
+      }
+    })();
+    const reader = stream.getReader();
+    const first = JSON.parse(new TextDecoder().decode((await reader.read()).value));
+    expect(first).toMatchObject({ level: 'I', tag: 'Tag', pid: 100, tid: 101 });
+    await new Promise((r) => setTimeout(r, 200));
+    // 10,000 lines of ~1 KB are waiting; the bridge took only what its small buffers hold.
+    expect(written).toBeLessThan(100);
+    await reader.cancel();
+    expect(closed).toBe(true);
+    // The producer stays blocked on the closed stream (as the device's writer would): not awaited.
+    void producer;
+  }, 10_000);
 });
