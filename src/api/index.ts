@@ -7,6 +7,7 @@
 export * from './adb-endpoint.ts';
 export * from './devices.ts';
 export * from './errors.ts';
+export * from './farm.ts';
 export * from './glass.ts';
 export * from './health.ts';
 export * from './helper-operations.ts';

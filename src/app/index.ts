@@ -5,6 +5,7 @@
 import type { NodeDirectory } from '../devices/nodes.ts';
 import type { AdbEndpointService } from './adb-endpoint-service.ts';
 import type { DeviceService } from './device-service.ts';
+import type { FarmService } from './farm-service.ts';
 import type { GlassService } from './glass-service.ts';
 import type { HelperService } from './helper-service.ts';
 import type { LeaseScopes } from './lease-scope.ts';
@@ -23,10 +24,13 @@ export interface DeviceSide {
   glass: GlassService;
   /** Lease-scoped adb endpoints (remote adb). */
   adbEndpoints: AdbEndpointService;
+  /** Shell and the app under test (issue 14). */
+  farm: FarmService;
 }
 
 export { AdbEndpointService } from './adb-endpoint-service.ts';
 export { DeviceService, type DeviceView, deviceView } from './device-service.ts';
+export { FarmService } from './farm-service.ts';
 export { GlassService } from './glass-service.ts';
 export { HelperService } from './helper-service.ts';
 export * from './helper-views.ts';

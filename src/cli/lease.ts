@@ -35,10 +35,15 @@ export async function run<T>(
   call: () => Promise<T>,
   human: (value: T) => string,
 ): Promise<void> {
+  const value = await callBridge(flags, call);
+  process.stdout.write(flags.json ? `${JSON.stringify(value ?? { ok: true })}\n` : `${human(value)}\n`);
+}
+
+/** Run a client call; map its errors to the documented exit codes (printed, as JSON too with --json). */
+export async function callBridge<T>(flags: ClientFlags, call: () => Promise<T>): Promise<T> {
   const { BridgeClientError } = await import('../client/index.ts');
   try {
-    const value = await call();
-    process.stdout.write(flags.json ? `${JSON.stringify(value ?? { ok: true })}\n` : `${human(value)}\n`);
+    return await call();
   } catch (err) {
     if (err instanceof BridgeClientError) {
       if (flags.json) {
@@ -74,7 +79,7 @@ export function common(cmd: Command): Command {
 }
 
 /** Lease flags (seconds, SDK levels) have at most 7 digits. */
-const int = (flag: string, value: string | undefined) => intFlag(flag, value, 7);
+export const int = (flag: string, value: string | undefined) => intFlag(flag, value, 7);
 
 function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];

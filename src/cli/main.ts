@@ -18,6 +18,7 @@ const registrations: Array<() => Promise<(program: Command) => void>> = [
   () => import('./lease.ts').then((m) => m.registerDevices),
   () => import('./screenshot.ts').then((m) => m.registerScreenshot),
   () => import('./adb-endpoint.ts').then((m) => m.registerAdbEndpoint),
+  () => import('./farm.ts').then((m) => m.registerFarm),
 ];
 
 export function buildProgram(): Command {

@@ -13,6 +13,7 @@ import type {
   A11yTreeRaw,
   AcquireLeaseRequest,
   AdbEndpoint,
+  AppActionResult,
   Attempt,
   Clipboard,
   Device,
@@ -25,15 +26,22 @@ import type {
   GlassDone,
   HelperListResponse,
   HelperManifestBody,
+  InstallAppRequest,
   Lease,
+  LeaseAppBody,
+  LeaseAppList,
   LeaseList,
   LeaseSelector,
+  LogcatQuery,
+  LogEntryBody,
   ManifestVerdict,
   NormalizedSnapshot,
   PointerPoint,
   RegisterDeviceRequest,
   ReleaseLeaseResponse,
   ReleaseManifestBody,
+  ShellRequest,
+  ShellResponse,
   SnapshotJsonResponse,
   SnapshotNode,
   SnapshotRequest,
@@ -55,6 +63,7 @@ export type {
   A11yTreeRaw,
   AcquireLeaseRequest,
   AdbEndpoint,
+  AppActionResult,
   Attempt,
   Clipboard,
   Device,
@@ -66,15 +75,22 @@ export type {
   GestureSpec,
   GlassDone,
   HelperListResponse,
+  InstallAppRequest,
   Lease,
+  LeaseAppBody,
+  LeaseAppList,
   LeaseList,
   LeaseSelector,
+  LogcatQuery,
+  LogEntryBody,
   ManifestVerdict,
   NormalizedSnapshot,
   PointerPoint,
   RegisterDeviceRequest,
   ReleaseLeaseResponse,
   ReleaseManifestBody,
+  ShellRequest,
+  ShellResponse,
   SnapshotJsonResponse,
   SnapshotNode,
   SnapshotRequest,
@@ -167,6 +183,11 @@ export class DeviceBridgeClient {
   ): Promise<T> {
     const res = await this.#send(method, path, body, { Accept: 'application/json', ...extra.headers }, extra);
     if (res.status === 204) return undefined as T;
+    return (await this.#answer(res)) as T;
+  }
+
+  /** The parsed JSON of an answer; an error answer (or a non-JSON one) throws BridgeClientError. */
+  async #answer(res: Response): Promise<unknown> {
     const text = await res.text();
     let json: unknown;
     try {
@@ -181,7 +202,7 @@ export class DeviceBridgeClient {
       );
     }
     if (!res.ok) throw this.#error(res, json);
-    return json as T;
+    return json;
   }
 
   #send(
@@ -193,11 +214,13 @@ export class DeviceBridgeClient {
   ): Promise<Response> {
     const all: Record<string, string> = { ...headers };
     if (this.#token) all['Authorization'] = `Bearer ${this.#token}`;
-    if (body !== undefined) all['Content-Type'] = 'application/json';
+    // Bytes (an APK upload) go as they are, with the caller's Content-Type; anything else is JSON.
+    const raw = body instanceof Uint8Array;
+    if (body !== undefined && !raw) all['Content-Type'] = 'application/json';
     return this.#fetch(`${this.baseUrl}${path}`, {
       method,
       headers: all,
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      ...(body === undefined ? {} : { body: raw ? body : JSON.stringify(body) }),
       signal: AbortSignal.timeout(extra.timeoutMs ?? this.#timeoutMs),
     });
   }
@@ -391,5 +414,77 @@ export class DeviceBridgeClient {
    */
   adbEndpoint(leaseId: string, publicKey: string) {
     return this.#request<AdbEndpoint>('POST', `/v1/leases/${encodeURIComponent(leaseId)}/adb`, { publicKey });
+  }
+
+  // Farm (issue 14).
+  /** One command (`argv`, quoted by the bridge, or a `command` line); needs the `shell` capability. */
+  shell(leaseId: string, request: ShellRequest) {
+    return this.#request<ShellResponse>('POST', `/v1/leases/${encodeURIComponent(leaseId)}/shell`, request, {
+      timeoutMs: this.#timeoutMs + (request.timeoutMs ?? 0),
+    });
+  }
+  /** Install an app under test: APK bytes (uploaded) or `{sha256}` of an artifact published on the bridge. */
+  installApp(
+    leaseId: string,
+    source: Uint8Array | InstallAppRequest,
+    options: { installArgs?: readonly string[]; keep?: boolean } = {},
+  ) {
+    const path = `/v1/leases/${encodeURIComponent(leaseId)}/apps`;
+    if (!(source instanceof Uint8Array)) return this.#request<LeaseAppBody>('POST', path, source);
+    const query = new URLSearchParams();
+    if (options.installArgs) query.set('installArgs', options.installArgs.join(' '));
+    if (options.keep !== undefined) query.set('keep', String(options.keep));
+    const qs = query.size > 0 ? `?${query}` : '';
+    return this.#request<LeaseAppBody>('POST', `${path}${qs}`, source, {
+      headers: { 'Content-Type': 'application/vnd.android.package-archive' },
+    });
+  }
+  listApps(leaseId: string) {
+    return this.#request<LeaseAppList>('GET', `/v1/leases/${encodeURIComponent(leaseId)}/apps`);
+  }
+  /** Launch (the launcher activity, or `component`), stop or clear the data of an app. */
+  appAction(leaseId: string, packageName: string, action: 'launch' | 'stop' | 'clear', component?: string) {
+    return this.#request<AppActionResult>(
+      'POST',
+      `/v1/leases/${encodeURIComponent(leaseId)}/apps/${encodeURIComponent(packageName)}/${action}`,
+      component === undefined ? {} : { component },
+    );
+  }
+  /**
+   * The lease's logcat, entry by entry, until the lease ends or `signal` aborts (no request
+   * timeout: the stream is as long as the lease). Read at your pace: the bridge waits for you.
+   */
+  async *logcat(
+    leaseId: string,
+    query: LogcatQuery = {},
+    signal?: AbortSignal,
+  ): AsyncGenerator<LogEntryBody> {
+    const params = new URLSearchParams();
+    for (const [k, v] of Object.entries(query)) if (v !== undefined) params.set(k, String(v));
+    const qs = params.size > 0 ? `?${params}` : '';
+    const headers: Record<string, string> = { Accept: 'application/x-ndjson' };
+    if (this.#token) headers['Authorization'] = `Bearer ${this.#token}`;
+    const res = await this.#fetch(`${this.baseUrl}/v1/leases/${encodeURIComponent(leaseId)}/logcat${qs}`, {
+      headers,
+      ...(signal ? { signal } : {}),
+    });
+    if (!res.ok || res.body === null) {
+      await this.#answer(res);
+      return;
+    }
+    const decoder = new TextDecoder();
+    let rest = '';
+    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+      rest += decoder.decode(chunk, { stream: true });
+      const lines = rest.split('\n');
+      rest = lines.pop() ?? '';
+      for (const line of lines) if (line !== '') yield JSON.parse(line) as LogEntryBody;
+    }
+  }
+  uninstallApp(leaseId: string, packageName: string) {
+    return this.#request<AppActionResult>(
+      'DELETE',
+      `/v1/leases/${encodeURIComponent(leaseId)}/apps/${encodeURIComponent(packageName)}`,
+    );
   }
 }

@@ -55,18 +55,29 @@ async function fetchArtifact(
   store: ArtifactStore,
   manifest: ReleaseManifest,
 ): Promise<string> {
-  const key = artifactKey(manifest.sha256);
-  const stored = (await store.stat(key)) !== null;
-  if (stored && store instanceof FsArtifactStore) {
-    return (await cache.importFile(store.pathFor(key), manifest.sha256)).path;
-  }
-  const storeUrl = stored ? await store.downloadUrl(key) : null;
-  const url = storeUrl ?? manifest.apkUrl;
-  if (url === null) {
+  const stored = await storedApk(cache, store, manifest.sha256);
+  if (stored !== null) return stored;
+  if (manifest.apkUrl === null) {
     throw new BridgeError(
       'NOT_FOUND',
       `no artifact with sha256 ${manifest.sha256} for ${manifest.name} ${manifest.version}`,
     );
   }
-  return (await cache.fetch(url, manifest.sha256)).path;
+  return (await cache.fetch(manifest.apkUrl, manifest.sha256)).path;
+}
+
+/**
+ * The local, sha256-verified copy of an artifact of this bridge's store (through the cache), or null
+ * when the store has no artifact with that sha256.
+ */
+export async function storedApk(
+  cache: ArtifactCache,
+  store: ArtifactStore,
+  sha256: string,
+): Promise<string | null> {
+  const key = artifactKey(sha256);
+  if ((await store.stat(key)) === null) return null;
+  if (store instanceof FsArtifactStore) return (await cache.importFile(store.pathFor(key), sha256)).path;
+  const url = await store.downloadUrl(key);
+  return url === null ? null : (await cache.fetch(url, sha256)).path;
 }

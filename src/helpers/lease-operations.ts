@@ -18,13 +18,26 @@ import type { AdbPublicKey } from '../adb/adb-public-key.ts';
 import type { AdbRelayEndpoints, OpenEndpoint } from '../adb/relay-endpoints.ts';
 import type { AdbRuntime } from '../adb/runtime.ts';
 import type { ArtifactCache } from '../artifacts/cache.ts';
+import { sha256File } from '../artifacts/hash.ts';
 import type { ArtifactStore } from '../artifacts/store.ts';
 import { BridgeError } from '../errors.ts';
 import type { LeaseStore } from '../leases/types.ts';
 import type { HelperManifest } from '../manifest/index.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { ReleaseRepository } from '../releases/repository.ts';
-import { apkSource } from './apk-source.ts';
+import { apkSource, storedApk } from './apk-source.ts';
+import {
+  APP_JOURNAL_PREFIX,
+  clearApp,
+  installApp,
+  type LeaseApp,
+  launchApp,
+  parseAppJournalRecord,
+  stopApp,
+  uninstallApp,
+} from './farm/apps.ts';
+import { LOGCAT_COMMAND, type LogcatFilter, logcatNdjson } from './farm/logcat-stream.ts';
+import { runShell, type ShellInput, type ShellRun } from './farm/shell.ts';
 import {
   A11Y_STATE_KEY,
   ACCESSIBILITY_ENABLED,
@@ -37,7 +50,7 @@ import { type PngHeader, readPngHeader } from './protocol/png-header.ts';
 import type { TouchPlan } from './protocol/touch-plan.ts';
 import { adbHelperDevice } from './snapshot/device.ts';
 import { type DriverRequest, defaultDeadlineMs, SnapshotDriver, withAttempts } from './snapshot/driver.ts';
-import { type EnsurePolicy, EnsureVerdicts } from './snapshot/ensure-helper.ts';
+import { type EnsurePolicy, EnsureVerdicts, installedSha256 } from './snapshot/ensure-helper.ts';
 
 export const SNAPSHOT_HELPER = 'android-snapshot-helper';
 
@@ -134,6 +147,8 @@ export class LeaseOperations {
   readonly #o: LeaseOperationsOptions;
   readonly #verdicts = new EnsureVerdicts();
   readonly #leases = new Map<string, LeaseState>();
+  /** Apps installed during each lease through this node (the list; the journal drives teardown). */
+  readonly #apps = new Map<string, Map<string, LeaseApp>>();
 
   constructor(options: LeaseOperationsOptions) {
     this.#o = options;
@@ -368,6 +383,115 @@ export class LeaseOperations {
     }
   }
 
+  /** One shell command on the lease's device, cancelled when the lease ends (farm/shell.ts). */
+  shell(lease: LeaseTarget, input: ShellInput, run: ShellRun) {
+    return this.#operate(lease, (_state, leaseSignal) => {
+      const signal = run.signal ? AbortSignal.any([run.signal, leaseSignal]) : leaseSignal;
+      return runShell(this.#o.adb.client, lease.serial, input, { ...run, signal });
+    });
+  }
+
+  /**
+   * The lease's logcat as an NDJSON stream; an operation of the lease until the stream ends, so
+   * teardown (release, expiry, fencing loss) ends it.
+   */
+  logcat(lease: LeaseTarget, filter: LogcatFilter): Promise<ReadableStream<Uint8Array>> {
+    return new Promise((resolve, reject) => {
+      let started = false;
+      this.#operate(lease, async (_state, signal) => {
+        const shell = await this.#o.adb.client.shellStream(lease.serial, LOGCAT_COMMAND, { signal });
+        const ended = new Promise<void>((done) => {
+          const stop = () => {
+            shell.close();
+            done();
+          };
+          signal.addEventListener('abort', stop, { once: true });
+          void shell.exit.then(() => {
+            signal.removeEventListener('abort', stop);
+            done();
+          });
+        });
+        started = true;
+        resolve(logcatNdjson(shell, filter));
+        await ended;
+      }).catch((err: unknown) => {
+        if (!started) reject(err);
+      });
+    });
+  }
+
+  #device(serial: string) {
+    const { client, ledger, locks } = this.#o.adb;
+    return adbHelperDevice({ client, serial, ledger, locks });
+  }
+
+  /**
+   * Install an app under test: an uploaded file (hashed here, then taken into the artifact cache) or
+   * an artifact of this bridge's store by sha256; journaled for teardown unless `keep`.
+   */
+  installApp(
+    lease: LeaseTarget,
+    source: { file: string } | { sha256: string },
+    options: { installArgs?: readonly string[]; keep?: boolean } = {},
+  ): Promise<LeaseApp> {
+    return this.#operate(lease, async (_state, signal) => {
+      let apk: { path: string; sha256: string };
+      if ('file' in source) {
+        const { sha256 } = await sha256File(source.file);
+        apk = { path: (await this.#o.cache.importFile(source.file, sha256)).path, sha256 };
+      } else {
+        const path = await storedApk(this.#o.cache, this.#o.store, source.sha256);
+        if (path === null)
+          throw new BridgeError('NOT_FOUND', `no artifact with sha256 ${source.sha256} on this bridge`);
+        apk = { path, sha256: source.sha256 };
+      }
+      const journal = this.#o.journal;
+      const app = await installApp(this.#device(lease.serial), apk, {
+        ...options,
+        signal,
+        beforeInstall: async (packageName) => {
+          if (options.keep || journal === undefined) return;
+          await journal.saveDeviceState(lease.id, `${APP_JOURNAL_PREFIX}${packageName}`, {
+            serial: lease.serial,
+            packageName,
+            sha256: apk.sha256,
+          });
+        },
+      });
+      const apps = this.#apps.get(lease.id) ?? new Map<string, LeaseApp>();
+      apps.set(app.packageName, app);
+      this.#apps.set(lease.id, apps);
+      return app;
+    });
+  }
+
+  /** The apps installed during the lease through this node. */
+  apps(lease: LeaseTarget): LeaseApp[] {
+    return [...(this.#apps.get(lease.id)?.values() ?? [])];
+  }
+
+  /** Launch, stop, clear or uninstall an app on the lease's device. */
+  appAction(
+    lease: LeaseTarget,
+    packageName: string,
+    action: 'launch' | 'stop' | 'clear' | 'uninstall',
+    component?: string,
+  ): Promise<{ packageName: string; action: typeof action; component: string | null }> {
+    return this.#operate(lease, async (_state, signal) => {
+      const device = this.#device(lease.serial);
+      const done = { packageName, action, component: null as string | null };
+      if (action === 'launch')
+        return { ...done, component: (await launchApp(device, packageName, component, signal)).component };
+      if (action === 'stop') await stopApp(device, packageName, signal);
+      else if (action === 'clear') await clearApp(device, packageName, signal);
+      else {
+        await uninstallApp(device, packageName, signal);
+        this.#apps.get(lease.id)?.delete(packageName);
+      }
+      return done;
+    });
+  }
+
   /**
    * Teardown of a lease's helper state on this node: refuse new operations, cancel the running ones
    * and wait for them (bounded), close sessions (one still starting included), then remove every
@@ -441,7 +565,12 @@ export class LeaseOperations {
       failures.push(`reading the device-state journal: ${(err as Error).message}`);
       return;
     }
+    this.#apps.delete(leaseId);
     for (const [key, value] of Object.entries(state)) {
+      if (key.startsWith(APP_JOURNAL_PREFIX)) {
+        await this.#uninstallLeaseApp(leaseId, key, value, actions, failures);
+        continue;
+      }
       if (key !== A11Y_STATE_KEY) {
         failures.push(`device-state journal: no restorer for ${JSON.stringify(key)}`);
         continue;
@@ -461,6 +590,37 @@ export class LeaseOperations {
         failures.push(`restoring secure settings on ${record.serial}: ${(err as Error).message}`);
         await journal.saveDeviceState(leaseId, key, value).catch(() => undefined);
       }
+    }
+  }
+
+  /** Teardown: uninstall an app the lease installed (journaled again when it fails). */
+  async #uninstallLeaseApp(
+    leaseId: string,
+    key: string,
+    value: Record<string, unknown>,
+    actions: string[],
+    failures: string[],
+  ): Promise<void> {
+    const record = parseAppJournalRecord(value);
+    if (record === null) {
+      failures.push(`device-state journal: the app record ${JSON.stringify(key)} is malformed`);
+      return;
+    }
+    try {
+      await uninstallApp(this.#device(record.serial), record.packageName);
+      actions.push(`uninstalled app ${record.packageName} (installed during the lease) on ${record.serial}`);
+    } catch (err) {
+      const message = (err as Error).message;
+      // Already gone (the client uninstalled it): nothing to undo.
+      const still = await installedSha256(this.#device(record.serial), record.packageName).catch(
+        () => 'unknown',
+      );
+      if (still === null) {
+        actions.push(`app ${record.packageName} was already uninstalled on ${record.serial}`);
+        return;
+      }
+      failures.push(`uninstalling app ${record.packageName} on ${record.serial}: ${message}`);
+      await this.#o.journal?.saveDeviceState(leaseId, key, value).catch(() => undefined);
     }
   }
 

@@ -18,6 +18,7 @@ import {
   AdbEndpointService,
   DeviceService,
   type DeviceSide,
+  FarmService,
   GlassService,
   HelperService,
   LeaseScopes,
@@ -240,6 +241,7 @@ async function startSteps(options: DeviceNodeOptions, teardown: Teardown): Promi
     helpers: new HelperService({ scopes, operations, metrics }),
     glass: new GlassService({ scopes, operations }),
     adbEndpoints: new AdbEndpointService({ scopes, operations }),
+    farm: new FarmService({ scopes, operations }),
   };
 
   if (config.devicesFile) await devices.loadConfigFile(config.devicesFile);

@@ -1,7 +1,9 @@
 /**
  * Bearer-token authentication. Tokens are configured as sha256 hashes (never the token itself) in
- * a JSON file: `[{"name","tenant","role":"admin"|"client","sha256":"<hex of the token>"}]`.
- * With no tokens configured the bridge is loopback-only and every loopback caller is an admin.
+ * a JSON file: `[{"name","tenant","role":"admin"|"client","sha256":"<hex of the token>",
+ * "capabilities"?:["shell"]}]`. A capability is a power an operator grants a client token on top of
+ * its role (admins hold every capability). With no tokens configured the bridge is loopback-only and
+ * every loopback caller is an admin.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -12,10 +14,21 @@ import { parseStrictJson } from '../strict-json.ts';
 
 export type Role = 'admin' | 'client';
 
+/** Powers an operator grants a client token on top of its role (admins hold them all). */
+export const CAPABILITIES = ['shell'] as const;
+export type Capability = (typeof CAPABILITIES)[number];
+
 export interface Principal {
   name: string;
   tenant: string;
   role: Role;
+  /** What the token was granted besides its role; absent means none. */
+  capabilities?: readonly Capability[];
+}
+
+/** Whether the caller holds `capability` (admins always do). */
+export function hasCapability(principal: Principal, capability: Capability): boolean {
+  return principal.role === 'admin' || (principal.capabilities ?? []).includes(capability);
 }
 
 const TokenEntrySchema = z
@@ -28,6 +41,7 @@ const TokenEntrySchema = z
       .trim()
       .regex(/^[0-9a-fA-F]{64}$/, 'sha256 must be 64 hex characters (the sha256 of the token)')
       .transform((s) => s.toLowerCase()),
+    capabilities: z.array(z.enum(CAPABILITIES)).max(CAPABILITIES.length).optional(),
   })
   .strict();
 
@@ -45,6 +59,7 @@ export class Authenticator {
       name: e.name,
       tenant: e.tenant,
       role: e.role,
+      ...(e.capabilities === undefined ? {} : { capabilities: [...new Set(e.capabilities)] }),
       digest: Buffer.from(e.sha256, 'hex'),
     }));
   }
@@ -115,7 +130,14 @@ export class Authenticator {
     let found: Principal | null = null;
     // Compare against every entry in constant time per entry; do not stop early.
     for (const e of this.#entries) {
-      if (timingSafeEqual(digest, e.digest)) found = { name: e.name, tenant: e.tenant, role: e.role };
+      if (timingSafeEqual(digest, e.digest)) {
+        found = {
+          name: e.name,
+          tenant: e.tenant,
+          role: e.role,
+          ...(e.capabilities === undefined ? {} : { capabilities: e.capabilities }),
+        };
+      }
     }
     if (found === null) throw new BridgeError('UNAUTHENTICATED', 'unknown token');
     return found;

@@ -16,30 +16,13 @@ import {
 import {
   binaryContractProblems,
   checkedOperations,
-  contractProblems,
+  contractCall,
   LEASE_ROUTES,
 } from '../support/contract.ts';
 
 type Json = Record<string, any>;
 
-function call(bridge: DeviceBridge, token: string | null) {
-  return async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
-    const res = await bridge.app.request(path, {
-      method,
-      headers: {
-        ...(token ? { Authorization: `Bearer ${token}` } : {}),
-        ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
-        ...headers,
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const text = await res.text();
-    const json = text ? JSON.parse(text) : null;
-    // Every answer of a lease route conforms to the route's exported response schema (contract).
-    expect(contractProblems(method, path, res.status, json)).toEqual([]);
-    return { status: res.status, body: json as Json, headers: res.headers };
-  };
-}
+const call = contractCall;
 
 describe('leases: happy path', () => {
   let bridge: DeviceBridge;

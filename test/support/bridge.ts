@@ -14,11 +14,34 @@ export const ADMIN_TOKEN = 'admin-secret-token-1';
 export const CLIENT_TOKEN = 'client-secret-token-1';
 export const OTHER_TENANT_TOKEN = 'client-secret-token-2';
 
-export function testTokens(): Authenticator {
+/** A client token of tenant acme, and one of tenant globex, granted the `shell` capability. */
+export const SHELL_TOKEN = 'client-shell-token-1';
+export const OTHER_SHELL_TOKEN = 'client-shell-token-2';
+
+/** The test tokens; `withShell` adds SHELL_TOKEN (acme) and OTHER_SHELL_TOKEN (globex). */
+export function testTokens(options: { withShell?: boolean } = {}): Authenticator {
   return new Authenticator([
     { name: 'ops', tenant: 'acme', role: 'admin', sha256: hashToken(ADMIN_TOKEN) },
     { name: 'ci', tenant: 'acme', role: 'client', sha256: hashToken(CLIENT_TOKEN) },
     { name: 'other', tenant: 'globex', role: 'client', sha256: hashToken(OTHER_TENANT_TOKEN) },
+    ...(options.withShell
+      ? [
+          {
+            name: 'ci-shell',
+            tenant: 'acme',
+            role: 'client' as const,
+            sha256: hashToken(SHELL_TOKEN),
+            capabilities: ['shell' as const],
+          },
+          {
+            name: 'other-shell',
+            tenant: 'globex',
+            role: 'client' as const,
+            sha256: hashToken(OTHER_SHELL_TOKEN),
+            capabilities: ['shell' as const],
+          },
+        ]
+      : []),
   ]);
 }
 
@@ -179,5 +202,18 @@ export async function testDeviceBridge(
       await services.store.close();
       await cleanup();
     },
+  };
+}
+
+/** Serve a bridge app on a loopback port (for the CLI and other real HTTP clients); `close` stops it. */
+export async function listenApp(app: TestBridge['app']): Promise<{ url: string; close(): Promise<void> }> {
+  const { serve } = await import('@hono/node-server');
+  const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
+    const s = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }, () => resolve(s));
+  });
+  const { port } = server.address() as import('node:net').AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

@@ -4,11 +4,15 @@
  * parse (an undocumented field fails), and an error answer must carry a code that the operation's
  * error response for that status names in `x-error-codes`.
  */
+import { expect } from 'vitest';
 import type { z } from 'zod';
 import { a11yActionRoute } from '../../src/server/routes/leases/a11y-actions.ts';
 import { a11yTreeRoute } from '../../src/server/routes/leases/a11y-tree.ts';
 import { acquireLeaseRoute } from '../../src/server/routes/leases/acquire.ts';
 import { adbEndpointRoute } from '../../src/server/routes/leases/adb-endpoint.ts';
+import { appActionRoute, uninstallAppRoute } from '../../src/server/routes/leases/app-action.ts';
+import { installAppRoute } from '../../src/server/routes/leases/apps-install.ts';
+import { listAppsRoute } from '../../src/server/routes/leases/apps-list.ts';
 import { getClipboardRoute } from '../../src/server/routes/leases/clipboard-get.ts';
 import { setClipboardRoute } from '../../src/server/routes/leases/clipboard-set.ts';
 import { ensureHelperRoute } from '../../src/server/routes/leases/ensure.ts';
@@ -20,6 +24,7 @@ import { pointerRoute } from '../../src/server/routes/leases/pointer.ts';
 import { releaseLeaseRoute } from '../../src/server/routes/leases/release.ts';
 import { renewLeaseRoute } from '../../src/server/routes/leases/renew.ts';
 import { screenshotRoute } from '../../src/server/routes/leases/screenshot.ts';
+import { shellRoute } from '../../src/server/routes/leases/shell.ts';
 import { snapshotRoute } from '../../src/server/routes/leases/snapshot.ts';
 import { typeTextRoute } from '../../src/server/routes/leases/text.ts';
 import { viewportRoute } from '../../src/server/routes/leases/viewport.ts';
@@ -65,7 +70,19 @@ function matcher(route: RouteLike): RegExp {
   return new RegExp(`^${pattern}$`);
 }
 
-const compiled = [...LEASE_ROUTES, ...GLASS_ROUTES].map((route) => ({ route, re: matcher(route) }));
+/** The farm routes of a lease (issue 14), checked the same way; their suites check their coverage. */
+export const FARM_ROUTES: RouteLike[] = [
+  shellRoute,
+  installAppRoute,
+  listAppsRoute,
+  appActionRoute,
+  uninstallAppRoute,
+];
+
+const compiled = [...LEASE_ROUTES, ...GLASS_ROUTES, ...FARM_ROUTES].map((route) => ({
+  route,
+  re: matcher(route),
+}));
 
 /** The lease route that answers `method path` (query string ignored), if any. */
 export function leaseRouteOf(method: string, path: string): RouteLike | undefined {
@@ -138,4 +155,30 @@ function differences(input: unknown, output: unknown, at: string): string[] {
   return Object.entries(input as Record<string, unknown>).flatMap(([k, v]) =>
     Object.hasOwn(out, k) ? differences(v, out[k], `${at}.${k}`) : [`${at}.${k}`],
   );
+}
+
+/**
+ * A JSON caller of a bridge app as `token` (null: anonymous): every answer of a lease route is
+ * checked against the route's documented response (contractProblems).
+ */
+export function contractCall(
+  bridge: { app: { request: (path: string, init: RequestInit) => Response | Promise<Response> } },
+  token: string | null,
+) {
+  return async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
+    const res = await bridge.app.request(path, {
+      method,
+      headers: {
+        ...(token ? { Authorization: `Bearer ${token}` } : {}),
+        ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+        ...headers,
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const text = await res.text();
+    const json = text ? JSON.parse(text) : null;
+    expect(contractProblems(method, path, res.status, json)).toEqual([]);
+    // biome-ignore lint/suspicious/noExplicitAny: tests read whatever fields the answer has
+    return { status: res.status, body: json as Record<string, any>, headers: res.headers };
+  };
 }

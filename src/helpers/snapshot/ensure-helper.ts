@@ -96,7 +96,8 @@ async function installedVersion(
   return { vc: parseDumpsysVersion(dump.stdout.toString(), pkg), trips: 2 };
 }
 
-async function installedSha256(
+/** The sha256 of the APK installed for `pkg` (`pm path` + `sha256sum`), or null when not installed. */
+export async function installedSha256(
   device: HelperDevice,
   pkg: string,
   signal?: AbortSignal,
@@ -108,11 +109,16 @@ async function installedSha256(
   return parseSha256sum(sum.stdout.toString());
 }
 
-async function install(
+/**
+ * Push a sha256-verified local APK and run `pm <installArgs> <path>` (installArgs validated again
+ * here); on an incompatible signer or a downgrade, uninstall and retry once unless the caller says
+ * not to. A refusal is HELPER_INSTALL_FAILED naming pm's failure code. The caller holds the lock.
+ */
+export async function install(
   device: HelperDevice,
-  manifest: InstallableApkManifest,
+  manifest: Pick<InstallableApkManifest, 'installArgs' | 'sha256' | 'packageName'>,
   localApk: string,
-  options: EnsureOptions,
+  options: Pick<EnsureOptions, 'signal' | 'uninstallOnIncompatible'>,
 ): Promise<{ uninstalledFirst: boolean; trips: number }> {
   // installArgs are validated again right before use; the APK path is appended.
   const args = assertInstallArgs(manifest.installArgs);

@@ -8,7 +8,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { LEASE_ID_PATTERN, type LeaseScope } from '../../app/lease-scope.ts';
 import { BridgeError, isBridgeError } from '../../errors.ts';
-import type { Principal } from '../auth.ts';
+import { type Capability, hasCapability, type Principal } from '../auth.ts';
 import { hasBody, mediaTypeOf, readLimited, tooLarge } from '../body.ts';
 import type { AppEnv, Services } from '../env.ts';
 import { parseJsonBody } from '../json-body.ts';
@@ -38,6 +38,8 @@ export interface RoutePolicy {
    * in the store and its teardown waits there for the owner).
    */
   forward?: boolean | 'or-here';
+  /** A capability the token must hold besides its role (`shell`); refused before anything else runs. */
+  capability?: Capability;
 }
 
 export const JSON_TYPES = ['application/json'] as const;
@@ -78,7 +80,7 @@ function checkBodyHeaders(c: Context<AppEnv>, body: BodyPolicy): void {
 }
 
 /** Read a JSON body under the limit, parse it strictly and hand it to the route's validator. */
-async function readJson(c: Context<AppEnv>, body: BodyPolicy): Promise<void> {
+export async function readJson(c: Context<AppEnv>, body: BodyPolicy): Promise<void> {
   const limit = maxBytesOf(c, body);
   const bytes = hasBody(c) ? await readLimited(c, limit) : new Uint8Array(0);
   // An empty body is `{}` for routes whose body is optional; a required one fails its validator.
@@ -106,6 +108,17 @@ function openLeaseScope(c: Context<AppEnv>, principal: Principal): Promise<Lease
 export function guard(policy: RoutePolicy): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const principal = authorize(c, policy.access);
+    if (
+      policy.capability !== undefined &&
+      principal !== null &&
+      !hasCapability(principal, policy.capability)
+    ) {
+      throw new BridgeError(
+        'PERMISSION_DENIED',
+        `this operation needs the ${policy.capability} capability, which an operator grants per token`,
+        { details: { capability: policy.capability } },
+      );
+    }
     if (policy.expensive) takeExpensive(c, principal);
     if (policy.body) checkBodyHeaders(c, policy.body);
     if (policy.forward && principal !== null) {

@@ -121,7 +121,7 @@ async function receiveMultipart(
 }
 
 /** Stream the request's APK to a temp file, refusing more than `limit` bytes. */
-async function receiveApk(
+export async function receiveApk(
   c: Context<AppEnv>,
   file: string,
   limit: number,

@@ -6,6 +6,7 @@ import { Duplex } from 'node:stream';
 import { builtinScreenXml, generateUiXml } from '../helper/index.ts';
 import { mulberry32 } from '../prng.ts';
 import type { DeviceListener, Faults, InstalledPackage, Instrumentation, SimDevice } from '../types.ts';
+import { SimLogBuffer } from './log.ts';
 import { isTapGesture, UiScreen } from './screen.ts';
 
 export type ListenAddress = { tcp: number } | { abstract: string };
@@ -40,6 +41,8 @@ export class SimDeviceImpl implements SimDevice {
   readonly #random: () => number;
   /** The screen: what uiautomator dumps and the a11y service serves; input edits it. */
   readonly screen: UiScreen;
+  /** What `logcat` reads: the emulated system logs installs, launches and instrumentations here. */
+  readonly log = new SimLogBuffer();
   /** The system clipboard's primary clip as text (the glass agent reads and sets it); null when empty. */
   clipboard: string | null = null;
   /** Long-running processes started from a shell (the glass agent), for `pkill`. */

@@ -23,6 +23,7 @@ export const am: CommandFn = async (argv, ctx) => {
   const device = ctx.android.device;
   switch (verb) {
     case 'instrument':
+      device.log.write('I', 'ActivityManager', `Start instrumentation ${rest.at(-1) ?? ''}`);
       return amInstrument(rest, ctx.io, device);
     case 'force-stop':
     case 'kill': {
@@ -38,11 +39,20 @@ export const am: CommandFn = async (argv, ctx) => {
       return 0;
     }
     case 'start':
-    case 'start-activity':
+    case 'start-activity': {
       ctx.io.stdout(`Starting: ${intentDescription(rest)}\n`);
+      // An intent aimed at a package (-p PKG, -n PKG/CLS) that is not installed does not resolve.
+      const flag = rest.findIndex((a) => a === '-p' || a === '-n');
+      const target = flag < 0 ? undefined : rest[flag + 1]?.split('/')[0];
+      if (target !== undefined && !ctx.android.packages.list().some((p) => p.packageName === target)) {
+        ctx.io.stderr(`Error: Activity not started, unable to resolve ${intentDescription(rest)}\n`);
+        return 0;
+      }
+      device.log.write('I', 'ActivityTaskManager', `START u0 ${intentDescription(rest)} from uid 2000`);
       if (rest.includes('-W'))
         ctx.io.stdout('Status: ok\nLaunchState: COLD\nTotalTime: 412\nWaitTime: 415\nComplete\n');
       return 0;
+    }
     case 'broadcast':
       ctx.io.stdout(`Broadcasting: ${intentDescription(rest)}\nBroadcast completed: result=0\n`);
       return 0;

@@ -7,6 +7,7 @@ import { dumpsys } from './dumpsys.ts';
 import { cat, ls, md5sum, mkdir, rm, sha1sum, sha256sum, touch } from './files.ts';
 import { getprop } from './getprop.ts';
 import { input } from './input.ts';
+import { logcat } from './logcat.ts';
 import { pm } from './pm.ts';
 import { screencap } from './screencap.ts';
 import { settings } from './settings.ts';
@@ -90,6 +91,7 @@ export function createCommandTable(extra: Iterable<[string, CommandFn]> = []): M
     ['dumpsys', dumpsys],
     ['getprop', getprop],
     ['input', input],
+    ['logcat', logcat],
     ['pm', pm],
     ['screencap', screencap],
     ['settings', settings],

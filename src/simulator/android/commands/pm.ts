@@ -101,6 +101,13 @@ async function install(argv: string[], ctx: CommandContext, verb: string): Promi
   }
   const result = await ctx.android.packages.install(bytes, options);
   ctx.io.stdout(`${formatInstallResult(result)}\n`);
+  if (result.ok)
+    ctx.android.device.log.write(
+      'I',
+      'PackageManager',
+      `Installed ${result.pkg.packageName} versionCode ${result.pkg.versionCode}`,
+    );
+  else ctx.android.device.log.write('W', 'PackageManager', `Install failed: ${result.code}`);
   return result.ok ? 0 : 1;
 }
 
@@ -118,6 +125,7 @@ async function uninstall(argv: string[], ctx: CommandContext): Promise<number> {
     return 1;
   }
   const removed = await ctx.android.packages.uninstall(name);
+  if (removed) ctx.android.device.log.write('I', 'PackageManager', `Uninstalled ${name}`);
   ctx.io.stdout(removed ? 'Success\n' : 'Failure [DELETE_FAILED_INTERNAL_ERROR]\n');
   return removed ? 0 : 1;
 }

@@ -1,0 +1,129 @@
+/**
+ * POST /v1/leases/{id}/shell through the HTTP app, over a simulated device reached through the real
+ * adb server: exit codes, stderr, the output cap, the deadline, the `shell` capability and tenancy.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  ADMIN_TOKEN,
+  CLIENT_TOKEN,
+  type DeviceBridge,
+  listenApp,
+  OTHER_SHELL_TOKEN,
+  SHELL_TOKEN,
+  testDeviceBridge,
+  testTokens,
+} from '../support/bridge.ts';
+import { runCli } from '../support/cli.ts';
+import { contractCall } from '../support/contract.ts';
+
+describe('lease shell', () => {
+  let bridge: DeviceBridge;
+  let shell: ReturnType<typeof contractCall>;
+  let leaseId: string;
+  beforeAll(async () => {
+    bridge = await testDeviceBridge({ auth: testTokens({ withShell: true }), simulate: 1 });
+    shell = contractCall(bridge, SHELL_TOKEN);
+    const acquired = await shell('POST', '/v1/leases', { ttlSeconds: 120 });
+    expect(acquired.status).toBe(201);
+    leaseId = acquired.body.id;
+  });
+  afterAll(async () => bridge?.cleanup());
+
+  const run = (body: unknown, as = shell) => as('POST', `/v1/leases/${leaseId}/shell`, body);
+
+  it('runs an argv with each argument quoted: metacharacters reach the command as data', async () => {
+    const res = await run({ argv: ['echo', 'a b', "it's; echo pwned", '$HOME'] });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body).toMatchObject({ exitCode: 0, stdout: "a b it's; echo pwned $HOME\n", stderr: '' });
+    expect(res.body.truncated).toBe(false);
+  });
+
+  it('a command string runs in the shell: stdout, stderr and the exit code', async () => {
+    const res = await run({ command: 'echo out; echo err >&2; exit 3' });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ exitCode: 3, stdout: 'out\n', stderr: 'err\n', truncated: false });
+    const missing = await run({ argv: ['ls', '/no/such/dir'] });
+    expect(missing.body.exitCode).not.toBe(0);
+    expect(missing.body.stderr).toContain('/no/such/dir');
+  });
+
+  it('cuts output at maxOutputBytes and says so', async () => {
+    const res = await run({ argv: ['echo', 'x'.repeat(500)], maxOutputBytes: 100 });
+    expect(res.status).toBe(200);
+    expect(res.body.stdout).toBe('x'.repeat(100));
+    expect(res.body.truncated).toBe(true);
+    expect(res.body.exitCode).toBe(0);
+  });
+
+  it('a command past its deadline is TIMEOUT naming the deadline', async () => {
+    const started = Date.now();
+    const res = await run({ argv: ['sleep', '5'], timeoutMs: 300 });
+    expect(res.status).toBe(504);
+    expect(res.body.error.code).toBe('TIMEOUT');
+    expect(res.body.error.message).toContain('300 ms');
+    expect(Date.now() - started).toBeLessThan(3000);
+    // The device still answers afterwards.
+    expect((await run({ argv: ['true'] })).body.exitCode).toBe(0);
+  });
+
+  it('refuses a body with both or neither of argv and command, and argv with a line break', async () => {
+    for (const body of [{}, { argv: ['true'], command: 'true' }, { argv: [] }]) {
+      const res = await run(body);
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(res.body.error.code).toBe('INVALID_ARGUMENT');
+    }
+    const newline = await run({ argv: ['echo', 'a\nb'] });
+    expect(newline.status).toBe(400);
+    expect(newline.body.error.message).toContain('line break');
+  });
+
+  it('a client token without the shell capability is refused (403 naming it); an admin may', async () => {
+    const plain = await run({ argv: ['true'] }, contractCall(bridge, CLIENT_TOKEN));
+    expect(plain.status).toBe(403);
+    expect(plain.body.error).toMatchObject({ code: 'PERMISSION_DENIED', details: { capability: 'shell' } });
+    expect(plain.body.error.message).toContain('shell capability');
+    const admin = await run({ argv: ['true'] }, contractCall(bridge, ADMIN_TOKEN));
+    expect(admin.status).toBe(200);
+  });
+
+  it("another tenant's shell token does not reach the lease (404)", async () => {
+    const res = await run({ argv: ['true'] }, contractCall(bridge, OTHER_SHELL_TOKEN));
+    expect(res.status).toBe(404);
+    expect(res.body.error.code).toBe('NOT_FOUND');
+  });
+
+  it('CLI: devicebridge shell passes stdout, stderr and the exit code through', async () => {
+    const served = await listenApp(bridge.app);
+    try {
+      const env = { DEVICEBRIDGE_URL: served.url, DEVICEBRIDGE_TOKEN: SHELL_TOKEN };
+      const ok = await runCli(['shell', '--lease', leaseId, '--', 'echo', '-n', 'a b'], { env });
+      expect(ok).toMatchObject({ code: 0, stdout: 'a b' });
+      const failed = await runCli(['shell', '--lease', leaseId, '--command', 'echo oops >&2; exit 7'], {
+        env,
+      });
+      expect(failed).toMatchObject({ code: 7, stdout: '', stderr: 'oops\n' });
+      const json = await runCli(['shell', '--lease', leaseId, '--json', '--', 'false'], { env });
+      expect(json.code).toBe(1);
+      expect(JSON.parse(json.stdout)).toMatchObject({ exitCode: 1, truncated: false });
+      const refused = await runCli(['shell', '--lease', leaseId, '--', 'true'], {
+        env: { ...env, DEVICEBRIDGE_TOKEN: CLIENT_TOKEN },
+      });
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain('PERMISSION_DENIED');
+      const usage = await runCli(['shell', '--lease', leaseId], { env });
+      expect(usage.code).toBe(2);
+    } finally {
+      await served.close();
+    }
+  });
+
+  it('after release the lease has no shell (410)', async () => {
+    const other = await shell('POST', '/v1/leases', { ttlSeconds: 60 });
+    // One simulated device: the first lease holds it; release it and lease again.
+    expect(other.status).toBe(409);
+    expect((await shell('DELETE', `/v1/leases/${leaseId}`)).status).toBe(200);
+    const res = await run({ argv: ['true'] });
+    expect(res.status).toBe(410);
+    expect(res.body.error.code).toBe('LEASE_EXPIRED');
+  });
+});
