@@ -12,6 +12,7 @@ import { html } from 'hono/html';
 import type { HtmlEscapedString } from 'hono/utils/html';
 import { BridgeError, isBridgeError } from '../errors.ts';
 import type { Principal } from '../server/auth.ts';
+import { readForm } from '../server/body.ts';
 import type { AppEnv } from '../server/env.ts';
 import { rateLimited } from '../server/rate-limit.ts';
 import { consoleAssets } from './assets.ts';
@@ -22,6 +23,9 @@ import {
   SESSION_COOKIE,
   SESSION_IDLE_MS,
 } from './sessions.ts';
+
+/** The most a sign-in or sign-out form may carry (a token and a CSRF token fit many times over). */
+export const CONSOLE_FORM_MAX_BYTES = 4096;
 
 type Page = 'devices' | 'leases' | 'releases' | 'inspector';
 type Markup = HtmlEscapedString | Promise<HtmlEscapedString>;
@@ -255,8 +259,8 @@ export function registerConsole(app: OpenAPIHono<AppEnv>, sessions: ConsoleSessi
       metrics.rateLimited.inc({ limit: 'auth-failures' });
       throw rateLimited('failed sign-ins from this address', wait);
     }
-    const form = await c.req.parseBody();
-    const token = typeof form['token'] === 'string' ? form['token'].trim() : '';
+    const form = await readForm(c, CONSOLE_FORM_MAX_BYTES);
+    const token = (form['token'] ?? '').trim();
     let principal: Principal | null = null;
     try {
       principal = token === '' ? null : auth.authenticate(`Bearer ${token}`, remote);
@@ -280,9 +284,9 @@ export function registerConsole(app: OpenAPIHono<AppEnv>, sessions: ConsoleSessi
 
   app.post('/console/sign-out', async (c) => {
     const session = sessions.get(getCookie(c, SESSION_COOKIE));
-    const form = await c.req.parseBody();
+    const form = await readForm(c, CONSOLE_FORM_MAX_BYTES);
     if (session !== undefined) {
-      if (!csrfMatches(session, typeof form['csrf'] === 'string' ? form['csrf'] : undefined)) {
+      if (!csrfMatches(session, form['csrf'])) {
         throw new BridgeError('PERMISSION_DENIED', 'sign-out needs the page’s CSRF token');
       }
       sessions.delete(session.id);

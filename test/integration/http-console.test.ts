@@ -6,6 +6,7 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CONSOLE_FORM_MAX_BYTES } from '../../src/console/routes.ts';
 import { ConsoleSessions } from '../../src/console/sessions.ts';
 import { ADMIN_TOKEN, CLIENT_TOKEN, type TestBridge, testBridge, testTokens } from '../support/bridge.ts';
 
@@ -115,6 +116,46 @@ describe('console with tokens', () => {
     expect(out.headers.get('set-cookie')).toMatch(/devicebridge_session=;.*Max-Age=0/);
     expect((await bridge.app.request('/console/devices', { headers: { Cookie: cookie } })).status).toBe(302);
     expect((await bridge.app.request('/metrics', { headers: { Cookie: cookie } })).status).toBe(401);
+  });
+
+  it('sign-in and sign-out take only a small url-encoded form (415 other types, 413 past the limit)', async () => {
+    for (const route of ['/console/sign-in', '/console/sign-out']) {
+      const json = await bridge.app.request(route, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ token: ADMIN_TOKEN }),
+      });
+      expect(json.status, route).toBe(415);
+      expect(((await json.json()) as { error: { message: string } }).error.message).toContain(
+        'application/x-www-form-urlencoded',
+      );
+      const multipart = new FormData();
+      multipart.set('token', ADMIN_TOKEN);
+      const parts = await bridge.app.request(route, { method: 'POST', body: multipart });
+      expect(parts.status, route).toBe(415);
+      const huge = await bridge.app.request(route, form({ token: 'x'.repeat(CONSOLE_FORM_MAX_BYTES) }));
+      expect(huge.status, route).toBe(413);
+      expect(((await huge.json()) as { error: { message: string } }).error.message).toContain(
+        `${CONSOLE_FORM_MAX_BYTES} bytes`,
+      );
+    }
+  });
+
+  it('a url-encoded form under the limit is read (a bad token: 401); past the limit it is 413 (property)', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.dictionary(fc.string({ maxLength: 20 }), fc.string({ maxLength: 60 }), { maxKeys: 5 }),
+        fc.nat({ max: 2 * CONSOLE_FORM_MAX_BYTES }),
+        async (fields, padding) => {
+          const all = { ...fields, padding: 'p'.repeat(padding) };
+          const body = new URLSearchParams(all).toString();
+          const res = await bridge.app.request('/console/sign-in', form(all));
+          // A token that is not valid (or no token) is the form again; never a 5xx.
+          expect(res.status).toBe(body.length > CONSOLE_FORM_MAX_BYTES ? 413 : 401);
+        },
+      ),
+      { numRuns: 30 },
+    );
   });
 
   it('serves the script and stylesheet with ETags; versioned URLs are immutable', async () => {
