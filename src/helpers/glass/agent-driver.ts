@@ -17,7 +17,7 @@ import type { AppProcessJarManifest } from '../../manifest/index.ts';
 import type { Logger } from '../../observability/logger.ts';
 import { parseSha256sum } from '../protocol/package-manager.ts';
 import type { HelperDevice } from '../snapshot/device.ts';
-import { GlassEndpoint, type GlassLineClient, type GlassReply } from './line-client.ts';
+import { GlassEndpoint, type GlassLineClient, type GlassReply, type StartFailure } from './line-client.ts';
 
 export interface GlassAgentOptions {
   device: HelperDevice;
@@ -152,9 +152,7 @@ export class GlassAgent {
     return new BridgeError(
       'HELPER_FAILED',
       `the glass agent did not start on ${this.#o.device.serial}: ${stderr.trim().slice(0, 300) || 'it exited'}`,
-      {
-        details: { serial: this.#o.device.serial },
-      },
+      { details: { serial: this.#o.device.serial, startFailure: 'exited' satisfies StartFailure } },
     );
   }
 
