@@ -25,6 +25,7 @@ import type {
 } from '../../manifest/index.ts';
 import type { Logger } from '../../observability/logger.ts';
 import type { ReleaseRepository } from '../../releases/repository.ts';
+import { formatNodeRef } from '../../snapshot/node-ref.ts';
 import { apkSource, artifactSource } from '../apk-source.ts';
 import type { HelperDevice } from '../snapshot/device.ts';
 import { type EnsureVerdicts, ensureHelper } from '../snapshot/ensure-helper.ts';
@@ -190,7 +191,7 @@ export class LeaseCompanions {
       if (ref >= served.nodeCount) {
         throw new BridgeError(
           'INVALID_ARGUMENT',
-          `ref e${ref + 1} (raw ${ref}) is not in the served tree of ${served.nodeCount} nodes`,
+          `ref ${formatNodeRef(ref)} (raw ${ref}) is not in the served tree of ${served.nodeCount} nodes`,
           {
             details: { errors: [{ path: 'ref', message: `must name one of the ${served.nodeCount} nodes` }] },
           },
