@@ -10,11 +10,15 @@ import { CONSOLE_FORM_MAX_BYTES } from '../../src/console/routes.ts';
 import { ConsoleSessions } from '../../src/console/sessions.ts';
 import { ADMIN_TOKEN, CLIENT_TOKEN, type TestBridge, testBridge, testTokens } from '../support/bridge.ts';
 
-const form = (fields: Record<string, string>) => ({
-  method: 'POST',
-  headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-  body: new URLSearchParams(fields).toString(),
-});
+/** A form post framed as a browser frames it (Content-Length: requests with an address need it). */
+const form = (fields: Record<string, string>) => {
+  const body = new URLSearchParams(fields).toString();
+  return {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'Content-Length': String(body.length) },
+    body,
+  };
+};
 
 describe('console with tokens', () => {
   let bridge: TestBridge;
@@ -176,6 +180,51 @@ describe('console with tokens', () => {
     expect(again.status).toBe(304);
     expect((await bridge.app.request('/console/assets/../../package.json')).status).toBe(404);
     expect((await bridge.app.request('/console/assets/secrets.js')).status).toBe(404);
+  });
+});
+
+describe('console sign-in and the API share one failed-authentication limiter', () => {
+  let bridge: TestBridge;
+  beforeAll(async () => {
+    bridge = await testBridge({ auth: testTokens(), env: { DEVICEBRIDGE_RATE_AUTH_FAILURES: '3' } });
+  });
+  afterAll(async () => bridge?.cleanup());
+  const from = (address: string) => ({ incoming: { socket: { remoteAddress: address } } });
+
+  it('a token guessed on the API from many addresses is refused at sign-in too (keyed by credential), and back', async () => {
+    for (let i = 1; i <= 3; i++) {
+      const res = await bridge.app.request(
+        '/v1/devices',
+        { headers: { Authorization: 'Bearer guessed-on-the-api' } },
+        from(`10.0.1.${i}`),
+      );
+      expect(res.status).toBe(401);
+    }
+    const signIn = await bridge.app.request(
+      '/console/sign-in',
+      form({ token: 'guessed-on-the-api' }),
+      from('10.0.1.99'),
+    );
+    expect(signIn.status).toBe(429);
+    expect(signIn.headers.get('retry-after')).not.toBeNull();
+
+    for (let i = 1; i <= 3; i++) {
+      const res = await bridge.app.request(
+        '/console/sign-in',
+        form({ token: 'guessed-at-sign-in' }),
+        from(`10.0.2.${i}`),
+      );
+      expect(res.status).toBe(401);
+    }
+    const api = await bridge.app.request(
+      '/v1/devices',
+      { headers: { Authorization: 'Bearer guessed-at-sign-in' } },
+      from('10.0.2.99'),
+    );
+    expect(api.status).toBe(429);
+    // The real token still works from an address that has not failed.
+    const ok = await bridge.app.request('/console/sign-in', form({ token: ADMIN_TOKEN }), from('10.0.3.1'));
+    expect(ok.status).toBe(303);
   });
 });
 
