@@ -54,6 +54,10 @@ export interface Forward {
 }
 
 const DEFAULT_TIMEOUT = 30_000;
+
+/** The most `execOut` buffers by default (a screenshot of a large screen is a few MiB). */
+export const EXEC_OUT_MAX_BYTES = 64 * 1024 * 1024;
+
 export class AdbClient {
   readonly #connector: AdbServerConnector;
 
@@ -285,12 +289,25 @@ export class AdbClient {
   }
 
   /** `exec:CMD` (what `adb exec-out` uses): raw stdout bytes, no pty, no exit status. */
-  async execOut(serial: string, command: string, deadline: Deadline = {}): Promise<Buffer> {
-    const next = deadlineBudget(deadline, DEFAULT_TIMEOUT);
+  async execOut(
+    serial: string,
+    command: string,
+    options: Deadline & { maxBytes?: number } = {},
+  ): Promise<Buffer> {
+    const next = deadlineBudget(options, DEFAULT_TIMEOUT);
+    const maxBytes = options.maxBytes ?? EXEC_OUT_MAX_BYTES;
     let conn: HostConnection | undefined;
     try {
       conn = await this.#openOnDevice(serial, `exec:${command}`, next, 'exec open');
-      return await conn.rest(next(), 'exec');
+      return await conn.rest(next(), 'exec', {
+        maxBytes,
+        error: () =>
+          new BridgeError(
+            'HELPER_FAILED',
+            `exec ${JSON.stringify(command)} on ${serial}: the output is more than ${maxBytes} bytes (the cap); stopped reading`,
+            { details: { operation: 'exec', serial, maxBytes } },
+          ),
+      });
     } catch (err) {
       throw mapAdbError(err, { operation: 'exec', serial });
     } finally {

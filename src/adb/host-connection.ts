@@ -59,9 +59,20 @@ export class HostConnection {
     return this.#until(() => this.#reader.readString(), deadline, what);
   }
 
-  /** Everything until the server closes the connection. */
-  rest(deadline: Deadline, what: string): Promise<Buffer> {
-    return this.#until(() => (this.#ended ? this.#reader.takeRest() : undefined), deadline, what, true);
+  /**
+   * Everything until the server closes the connection; past `limit.maxBytes` the connection is
+   * destroyed and the read fails with `limit.error()` (the bytes are never held past the cap).
+   */
+  rest(deadline: Deadline, what: string, limit?: { maxBytes: number; error: () => Error }): Promise<Buffer> {
+    return this.#until(
+      () => {
+        if (limit !== undefined && this.#reader.buffered > limit.maxBytes) throw limit.error();
+        return this.#ended ? this.#reader.takeRest() : undefined;
+      },
+      deadline,
+      what,
+      true,
+    );
   }
 
   /**

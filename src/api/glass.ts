@@ -8,6 +8,7 @@
 import { z } from '@hono/zod-openapi';
 import type { ErrorCode } from '../errors.ts';
 import { KeyChordError, parseKeyChord } from '../helpers/protocol/key-chord.ts';
+import { isJavaPackageName } from '../manifest/index.ts';
 import { HELPER_ERRORS } from './errors.ts';
 
 /** Largest text (clipboard, typed, set_text) in UTF-8 bytes. */
@@ -153,8 +154,7 @@ export const A11yTreeQuerySchema = z.object({
     }),
   package: z
     .string()
-    .max(255)
-    .regex(/^[A-Za-z0-9_.]*$/, 'must be a Java package name')
+    .refine((s) => s === '' || isJavaPackageName(s), 'must be a Java package name (com.example.app)')
     .optional()
     .openapi({
       param: { name: 'package', in: 'query' },

@@ -8,6 +8,7 @@
 import type { A11yActionResult, A11yTree, Clipboard, GlassDone, PointerPoint } from '../api/index.ts';
 import { parseA11yRef } from '../helpers/glass/a11y-tree.ts';
 import type { LeaseOperations } from '../helpers/lease-operations.ts';
+import { formatNodeRef } from '../snapshot/node-ref.ts';
 import type { LeaseScope, LeaseScopes } from './lease-scope.ts';
 
 export interface GlassServiceOptions {
@@ -87,6 +88,12 @@ export class GlassService {
     const started = performance.now();
     const rawRef = parseA11yRef(request.ref);
     await this.#o.operations.a11yAction(this.#o.scopes.local(scope), rawRef, request.action, request.text);
-    return { ok: true, ref: `e${rawRef + 1}`, rawRef, action: request.action, elapsedMs: since(started) };
+    return {
+      ok: true,
+      ref: formatNodeRef(rawRef),
+      rawRef,
+      action: request.action,
+      elapsedMs: since(started),
+    };
   }
 }

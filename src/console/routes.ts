@@ -12,8 +12,9 @@ import { html } from 'hono/html';
 import type { HtmlEscapedString } from 'hono/utils/html';
 import { BridgeError, isBridgeError } from '../errors.ts';
 import type { Principal } from '../server/auth.ts';
+import { readForm } from '../server/body.ts';
 import type { AppEnv } from '../server/env.ts';
-import { rateLimited } from '../server/rate-limit.ts';
+import { authenticateLimited } from '../server/middleware/auth.ts';
 import { consoleAssets } from './assets.ts';
 import {
   type ConsoleSession,
@@ -22,6 +23,9 @@ import {
   SESSION_COOKIE,
   SESSION_IDLE_MS,
 } from './sessions.ts';
+
+/** The most a sign-in or sign-out form may carry (a token and a CSRF token fit many times over). */
+export const CONSOLE_FORM_MAX_BYTES = 4096;
 
 type Page = 'devices' | 'leases' | 'releases' | 'inspector';
 type Markup = HtmlEscapedString | Promise<HtmlEscapedString>;
@@ -246,27 +250,17 @@ export function registerConsole(app: OpenAPIHono<AppEnv>, sessions: ConsoleSessi
   app.get('/console/sign-in', (c) => c.html(signInPage(null), 200, PAGE_HEADERS));
 
   app.post('/console/sign-in', async (c) => {
-    const { auth, limits, metrics } = c.var.services;
-    if (!auth.enabled) return c.redirect('/console/devices', 303);
-    const remote = c.env?.incoming?.socket?.remoteAddress;
-    const key = remote === undefined ? undefined : `addr:${remote}`;
-    const wait = key === undefined ? 0 : limits.authFailures.retryAfter(key);
-    if (wait > 0) {
-      metrics.rateLimited.inc({ limit: 'auth-failures' });
-      throw rateLimited('failed sign-ins from this address', wait);
-    }
-    const form = await c.req.parseBody();
-    const token = typeof form['token'] === 'string' ? form['token'].trim() : '';
+    if (!c.var.services.auth.enabled) return c.redirect('/console/devices', 303);
+    const form = await readForm(c, CONSOLE_FORM_MAX_BYTES);
+    const token = (form['token'] ?? '').trim();
     let principal: Principal | null = null;
     try {
-      principal = token === '' ? null : auth.authenticate(`Bearer ${token}`, remote);
+      // The API's limiter: by address and by credential (an empty token counts as a failure too).
+      principal = authenticateLimited(c, `Bearer ${token}`);
     } catch (err) {
       if (!isBridgeError(err) || err.code !== 'UNAUTHENTICATED') throw err;
     }
-    if (principal === null) {
-      if (key !== undefined) limits.authFailures.take(key);
-      return c.html(signInPage('That token is not valid.'), 401, PAGE_HEADERS);
-    }
+    if (principal === null) return c.html(signInPage('That token is not valid.'), 401, PAGE_HEADERS);
     const session = sessions.create(principal);
     setCookie(c, SESSION_COOKIE, session.id, {
       httpOnly: true,
@@ -280,9 +274,9 @@ export function registerConsole(app: OpenAPIHono<AppEnv>, sessions: ConsoleSessi
 
   app.post('/console/sign-out', async (c) => {
     const session = sessions.get(getCookie(c, SESSION_COOKIE));
-    const form = await c.req.parseBody();
+    const form = await readForm(c, CONSOLE_FORM_MAX_BYTES);
     if (session !== undefined) {
-      if (!csrfMatches(session, typeof form['csrf'] === 'string' ? form['csrf'] : undefined)) {
+      if (!csrfMatches(session, form['csrf'])) {
         throw new BridgeError('PERMISSION_DENIED', 'sign-out needs the page’s CSRF token');
       }
       sessions.delete(session.id);

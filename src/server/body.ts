@@ -71,3 +71,26 @@ export async function readLimited(c: Context<AppEnv>, limit: number): Promise<Ui
   }
   return Buffer.concat(chunks, size);
 }
+
+export const FORM_MEDIA_TYPE = 'application/x-www-form-urlencoded';
+
+/**
+ * A small `application/x-www-form-urlencoded` body (the console's sign-in and sign-out forms) read
+ * under `limit` and parsed into its fields (the last value of a repeated name wins). Another media
+ * type is UNSUPPORTED_MEDIA_TYPE; no body is no fields.
+ */
+export async function readForm(c: Context<AppEnv>, limit: number): Promise<Record<string, string>> {
+  if (!hasBody(c)) return {};
+  const type = mediaTypeOf(c);
+  if (type !== FORM_MEDIA_TYPE) {
+    throw new BridgeError(
+      'UNSUPPORTED_MEDIA_TYPE',
+      `this route takes ${FORM_MEDIA_TYPE}${type === '' ? ' (the request has no Content-Type)' : `, not ${type}`}`,
+      { details: { accepted: [FORM_MEDIA_TYPE] } },
+    );
+  }
+  const declared = Number(c.req.header('content-length'));
+  if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit);
+  const text = Buffer.from(await readLimited(c, limit)).toString('utf8');
+  return Object.fromEntries(new URLSearchParams(text));
+}

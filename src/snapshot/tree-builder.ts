@@ -21,6 +21,7 @@
  *   when it closes, then again with the enclosing node's other children.
  * - `hittable` = visible && non-empty bounds && !covered.
  */
+import { formatNodeRef } from './node-ref.ts';
 import type { Bounds, NormalizedSnapshot, SnapshotNode, WindowInfo } from './types.ts';
 import { NO_ORDER, type ScannedAttributes, type ScanSink } from './xml-scanner.ts';
 
@@ -288,7 +289,7 @@ export class TreeBuilder implements ScanSink {
     this.#order[ordinal] = a.drawingOrder;
     const b = a.bounds;
     const node: SnapshotNode = {
-      ref: `e${ordinal + 1}`,
+      ref: formatNodeRef(ordinal),
       type: shortType(a.className),
       className: a.className,
       text: a.text,

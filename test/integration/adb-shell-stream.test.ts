@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EXEC_OUT_MAX_BYTES } from '../../src/adb/client.ts';
 import { type DeviceBed, startDeviceBed } from '../support/device-bed.ts';
 
 let bed: DeviceBed;
@@ -68,5 +69,28 @@ describe('AdbClient.push over sync:', () => {
       .catch((e: unknown) => e);
     expect(err).toMatchObject({ details: expect.objectContaining({ operation: 'push' }) });
     expect(String((err as Error).message)).toMatch(/Read-only file system/);
+  });
+});
+
+describe('AdbClient.execOut byte cap', () => {
+  it('answers the whole output within maxBytes; past it HELPER_FAILED naming the cap, not a growing buffer', async () => {
+    const device = bed.sim.devices[0]!;
+    const data = randomBytes(256 * 1024);
+    device.android.fs.writeFile('/data/local/tmp/exec-cap.bin', data);
+    const whole = await bed.client.execOut(device.serial, 'cat /data/local/tmp/exec-cap.bin', {
+      maxBytes: data.length,
+    });
+    expect(whole.equals(data)).toBe(true);
+    const err = await bed.client
+      .execOut(device.serial, 'cat /data/local/tmp/exec-cap.bin', { maxBytes: 64 * 1024 })
+      .catch((e: unknown) => e);
+    expect(err).toMatchObject({
+      name: 'BridgeError',
+      code: 'HELPER_FAILED',
+      details: { maxBytes: 64 * 1024 },
+    });
+    expect((err as Error).message).toContain(`more than ${64 * 1024} bytes`);
+    // The default cap is generous and the same for every caller.
+    expect(EXEC_OUT_MAX_BYTES).toBe(64 * 1024 * 1024);
   });
 });

@@ -106,4 +106,18 @@ describe('glass agent driver', () => {
     await agent.close();
     await expect.poll(agentListening, { timeout: 10_000 }).toBe(false);
   });
+
+  it('close() while a request relaunches the agent leaves no agent, forward or connection behind', async () => {
+    const { agent } = await start('lease-f');
+    expect(android().device.killMatching(MAIN)).toBe(1);
+    await expect.poll(() => agent.running, { timeout: 10_000 }).toBe(false);
+    // The request starts a relaunch; the lease ends while it is under way.
+    const request = agent.request('ping').catch((e: unknown) => e);
+    await agent.close();
+    expect(await request).toMatchObject({ name: 'BridgeError', code: 'UNAVAILABLE' });
+    expect(agent.running).toBe(false);
+    expect(bed.ledger.entries().filter((e) => e.owner === 'lease-f')).toEqual([]);
+    await expect.poll(() => android().device.processes().length, { timeout: 10_000 }).toBe(0);
+    await expect.poll(agentListening, { timeout: 10_000 }).toBe(false);
+  });
 });

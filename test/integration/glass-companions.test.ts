@@ -4,11 +4,13 @@
  * that never binds is COMPANION_UNSUPPORTED, and the settings the failed enable changed are
  * restored by teardown; a release of the wrong kind is COMPANION_UNSUPPORTED naming the kind.
  */
+import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FsArtifactStore } from '../../src/artifacts/fs-store.ts';
 import { LeaseOperations, type LeaseTarget } from '../../src/helpers/lease-operations.ts';
 import { MemoryLeaseStore } from '../../src/leases/memory-store.ts';
+import { RedisLeaseStore } from '../../src/leases/redis-store.ts';
 import { publishRelease } from '../../src/releases/publish.ts';
 import { ReleaseRepository } from '../../src/releases/repository.ts';
 import type { SimAndroidHandle } from '../../src/simulator/android/index.ts';
@@ -108,5 +110,40 @@ describe('glass companions on LeaseOperations', () => {
       'is a accessibility-service-apk release, not an app-process-jar',
     );
     expect((await end(target)).failures).toEqual([]);
+  });
+
+  it('a store that does not answer while enabling is UNAVAILABLE (retryable), not COMPANION_UNSUPPORTED', async () => {
+    // Any a11y release will do (the journal is written before the service is enabled).
+    if ((await new ReleaseRepository(store).getLatestRelease('glass-a11y')) === null) {
+      await publishRelease(store, {
+        apkPath: fixture('a11y-service.apk'),
+        name: 'glass-a11y',
+        version: '0.1.0',
+        kind: 'accessibility-service-apk',
+        socketName: 'glass-a11y',
+      });
+    }
+    // The journal is Redis on a loopback port nothing listens on: a Redis outage, not the device.
+    const down = new RedisLeaseStore({ url: 'redis://127.0.0.1:1', prefix: `test-${randomUUID()}:` });
+    const blip = new LeaseOperations({
+      adb: { client: bed.client, ledger: bed.ledger, locks: bed.locks },
+      releases: new ReleaseRepository(store),
+      store,
+      cache: bed.cache,
+      fence: leases,
+      journal: down,
+      glass: { a11yReadyTimeoutMs: 300 },
+    });
+    try {
+      const target = await lease();
+      const err = await blip.a11yTree(target, '').catch((e: unknown) => e);
+      expect(err).toMatchObject({ code: 'UNAVAILABLE', retryable: true, details: { dependency: 'redis' } });
+      expect((err as Error).message).not.toContain('cannot run the glass companion');
+      await blip.closeLease(target.id);
+      await leases.release(target.id);
+    } finally {
+      await blip.close();
+      await down.close();
+    }
   });
 });

@@ -6,14 +6,19 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CONSOLE_FORM_MAX_BYTES } from '../../src/console/routes.ts';
 import { ConsoleSessions } from '../../src/console/sessions.ts';
 import { ADMIN_TOKEN, CLIENT_TOKEN, type TestBridge, testBridge, testTokens } from '../support/bridge.ts';
 
-const form = (fields: Record<string, string>) => ({
-  method: 'POST',
-  headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-  body: new URLSearchParams(fields).toString(),
-});
+/** A form post framed as a browser frames it (Content-Length: requests with an address need it). */
+const form = (fields: Record<string, string>) => {
+  const body = new URLSearchParams(fields).toString();
+  return {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'Content-Length': String(body.length) },
+    body,
+  };
+};
 
 describe('console with tokens', () => {
   let bridge: TestBridge;
@@ -117,6 +122,46 @@ describe('console with tokens', () => {
     expect((await bridge.app.request('/metrics', { headers: { Cookie: cookie } })).status).toBe(401);
   });
 
+  it('sign-in and sign-out take only a small url-encoded form (415 other types, 413 past the limit)', async () => {
+    for (const route of ['/console/sign-in', '/console/sign-out']) {
+      const json = await bridge.app.request(route, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ token: ADMIN_TOKEN }),
+      });
+      expect(json.status, route).toBe(415);
+      expect(((await json.json()) as { error: { message: string } }).error.message).toContain(
+        'application/x-www-form-urlencoded',
+      );
+      const multipart = new FormData();
+      multipart.set('token', ADMIN_TOKEN);
+      const parts = await bridge.app.request(route, { method: 'POST', body: multipart });
+      expect(parts.status, route).toBe(415);
+      const huge = await bridge.app.request(route, form({ token: 'x'.repeat(CONSOLE_FORM_MAX_BYTES) }));
+      expect(huge.status, route).toBe(413);
+      expect(((await huge.json()) as { error: { message: string } }).error.message).toContain(
+        `${CONSOLE_FORM_MAX_BYTES} bytes`,
+      );
+    }
+  });
+
+  it('a url-encoded form under the limit is read (a bad token: 401); past the limit it is 413 (property)', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.dictionary(fc.string({ maxLength: 20 }), fc.string({ maxLength: 60 }), { maxKeys: 5 }),
+        fc.nat({ max: 2 * CONSOLE_FORM_MAX_BYTES }),
+        async (fields, padding) => {
+          const all = { ...fields, padding: 'p'.repeat(padding) };
+          const body = new URLSearchParams(all).toString();
+          const res = await bridge.app.request('/console/sign-in', form(all));
+          // A token that is not valid (or no token) is the form again; never a 5xx.
+          expect(res.status).toBe(body.length > CONSOLE_FORM_MAX_BYTES ? 413 : 401);
+        },
+      ),
+      { numRuns: 30 },
+    );
+  });
+
   it('serves the script and stylesheet with ETags; versioned URLs are immutable', async () => {
     const page = await (await bridge.app.request('/console/sign-in')).text();
     expect(page).toContain('/console/assets/console.css');
@@ -135,6 +180,51 @@ describe('console with tokens', () => {
     expect(again.status).toBe(304);
     expect((await bridge.app.request('/console/assets/../../package.json')).status).toBe(404);
     expect((await bridge.app.request('/console/assets/secrets.js')).status).toBe(404);
+  });
+});
+
+describe('console sign-in and the API share one failed-authentication limiter', () => {
+  let bridge: TestBridge;
+  beforeAll(async () => {
+    bridge = await testBridge({ auth: testTokens(), env: { DEVICEBRIDGE_RATE_AUTH_FAILURES: '3' } });
+  });
+  afterAll(async () => bridge?.cleanup());
+  const from = (address: string) => ({ incoming: { socket: { remoteAddress: address } } });
+
+  it('a token guessed on the API from many addresses is refused at sign-in too (keyed by credential), and back', async () => {
+    for (let i = 1; i <= 3; i++) {
+      const res = await bridge.app.request(
+        '/v1/devices',
+        { headers: { Authorization: 'Bearer guessed-on-the-api' } },
+        from(`10.0.1.${i}`),
+      );
+      expect(res.status).toBe(401);
+    }
+    const signIn = await bridge.app.request(
+      '/console/sign-in',
+      form({ token: 'guessed-on-the-api' }),
+      from('10.0.1.99'),
+    );
+    expect(signIn.status).toBe(429);
+    expect(signIn.headers.get('retry-after')).not.toBeNull();
+
+    for (let i = 1; i <= 3; i++) {
+      const res = await bridge.app.request(
+        '/console/sign-in',
+        form({ token: 'guessed-at-sign-in' }),
+        from(`10.0.2.${i}`),
+      );
+      expect(res.status).toBe(401);
+    }
+    const api = await bridge.app.request(
+      '/v1/devices',
+      { headers: { Authorization: 'Bearer guessed-at-sign-in' } },
+      from('10.0.2.99'),
+    );
+    expect(api.status).toBe(429);
+    // The real token still works from an address that has not failed.
+    const ok = await bridge.app.request('/console/sign-in', form({ token: ADMIN_TOKEN }), from('10.0.3.1'));
+    expect(ok.status).toBe(303);
   });
 });
 

@@ -17,7 +17,7 @@ import { BridgeError } from '../../errors.ts';
 import type { LeaseStore } from '../../leases/types.ts';
 import { type AccessibilityServiceManifest, resolveComponent } from '../../manifest/index.ts';
 import type { HelperDevice } from '../snapshot/device.ts';
-import { GlassEndpoint, type GlassLineClient } from './line-client.ts';
+import { GlassEndpoint, type GlassLineClient, type StartFailure } from './line-client.ts';
 
 export const ENABLED_SERVICES = 'enabled_accessibility_services';
 export const ACCESSIBILITY_ENABLED = 'accessibility_enabled';
@@ -148,6 +148,8 @@ export class GlassA11y {
     const enabled = withComponent(prior[ENABLED_SERVICES], component);
     const max = options.attempts ?? 3;
     let last: unknown;
+    /** Whether the last attempt failed writing the settings (not waiting for the service). */
+    let settingsFailed = false;
     for (let attempt = 1; attempt <= max; attempt++) {
       try {
         if (attempt > 1) {
@@ -156,19 +158,29 @@ export class GlassA11y {
         }
         await writeSecureSetting(device, ENABLED_SERVICES, enabled);
         await writeSecureSetting(device, ACCESSIBILITY_ENABLED, '1');
+      } catch (err) {
+        last = err;
+        settingsFailed = true;
+        continue;
+      }
+      try {
         await a11y.#connect();
         return { a11y, prior, attempts: attempt };
       } catch (err) {
         last = err;
+        settingsFailed = false;
       }
     }
     await a11y.close();
+    // Only a service that never answered is the device's doing; a failed settings write (the adb
+    // server went away, say) is passed on as it is.
+    if (settingsFailed) throw last;
     const why = last instanceof Error ? last.message : String(last);
     throw new BridgeError(
       'UNAVAILABLE',
       `the glass a11y service did not come up on ${device.serial} after ${max} attempts: ${why}`,
       {
-        details: { serial: device.serial, attempts: max },
+        details: { serial: device.serial, attempts: max, startFailure: 'never-bound' satisfies StartFailure },
       },
     );
   }

@@ -11,6 +11,7 @@
  * plus `editable` and the raw ref. Pure.
  */
 import { BridgeError } from '../../errors.ts';
+import { formatNodeRef, parseNodeRef } from '../../snapshot/node-ref.ts';
 import { shortType } from '../../snapshot/tree-builder.ts';
 
 /** Deepest nesting accepted (the service stops serializing at 256 levels). */
@@ -98,7 +99,7 @@ export function normalizeA11yTree(raw: unknown): NormalizedA11yTree {
     const className = Object.hasOwn(value, 'class') ? value['class'] : undefined;
     if (typeof className !== 'string') throw broken(`${path}.class`, 'must be a string');
     const node: A11yTreeNode = {
-      ref: `e${rawRef + 1}`,
+      ref: formatNodeRef(rawRef),
       rawRef,
       type: shortType(className),
       className,
@@ -124,8 +125,6 @@ export function normalizeA11yTree(raw: unknown): NormalizedA11yTree {
   return { nodeCount: count, root };
 }
 
-const REF_RE = /^e([1-9][0-9]{0,8})$/;
-
 /**
  * The service's ref for a ref the caller gives: `e4` (the normalized scheme) or the raw integer 3.
  * INVALID_ARGUMENT naming the value otherwise.
@@ -133,8 +132,8 @@ const REF_RE = /^e([1-9][0-9]{0,8})$/;
 export function parseA11yRef(ref: unknown): number {
   if (typeof ref === 'number' && Number.isSafeInteger(ref) && ref >= 0 && ref < 1_000_000_000) return ref;
   if (typeof ref === 'string') {
-    const m = REF_RE.exec(ref);
-    if (m) return Number(m[1]) - 1;
+    const index = parseNodeRef(ref);
+    if (index !== undefined) return index;
     if (/^(0|[1-9][0-9]{0,8})$/.test(ref)) return Number(ref);
   }
   throw new BridgeError(

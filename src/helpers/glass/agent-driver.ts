@@ -17,7 +17,7 @@ import type { AppProcessJarManifest } from '../../manifest/index.ts';
 import type { Logger } from '../../observability/logger.ts';
 import { parseSha256sum } from '../protocol/package-manager.ts';
 import type { HelperDevice } from '../snapshot/device.ts';
-import { GlassEndpoint, type GlassLineClient, type GlassReply } from './line-client.ts';
+import { GlassEndpoint, type GlassLineClient, type GlassReply, type StartFailure } from './line-client.ts';
 
 export interface GlassAgentOptions {
   device: HelperDevice;
@@ -76,7 +76,7 @@ export class GlassAgent {
 
   /** One request; a broken connection rejects it (retryable) and is re-established by the next. */
   async request(op: string, fields: Record<string, unknown> = {}): Promise<GlassReply> {
-    if (this.#closed) throw new BridgeError('UNAVAILABLE', 'the glass agent was closed');
+    this.#refuseClosed();
     if (this.#client === null || this.#client.closed) {
       this.#reconnecting ??= (async () => {
         if (this.#exited) await this.#launch();
@@ -85,6 +85,7 @@ export class GlassAgent {
         this.#reconnecting = null;
       });
       await this.#reconnecting;
+      this.#refuseClosed();
     }
     return (this.#client as GlassLineClient).request(op, fields, {
       timeoutMs: this.#o.requestTimeoutMs ?? 30_000,
@@ -96,7 +97,10 @@ export class GlassAgent {
     return !this.#exited;
   }
 
-  /** Disconnect, stop the agent and remove the forward. Idempotent. */
+  /**
+   * Disconnect, stop the agent and remove the forward. Idempotent. A start or relaunch in progress
+   * notices the close after its next step and stops what that step created.
+   */
   async close(): Promise<void> {
     this.#closed = true;
     this.#client?.close();
@@ -148,9 +152,7 @@ export class GlassAgent {
     return new BridgeError(
       'HELPER_FAILED',
       `the glass agent did not start on ${this.#o.device.serial}: ${stderr.trim().slice(0, 300) || 'it exited'}`,
-      {
-        details: { serial: this.#o.device.serial },
-      },
+      { details: { serial: this.#o.device.serial, startFailure: 'exited' satisfies StartFailure } },
     );
   }
 
@@ -163,6 +165,10 @@ export class GlassAgent {
     const { device, manifest } = this.#o;
     const command = `CLASSPATH=${quoteShellArg(manifest.devicePath)} ${shellCommand('app_process', '/', manifest.mainClass)}`;
     const shell = await device.shellStream(command, { timeoutMs: 10_000 });
+    if (this.#closed) {
+      shell.close();
+      this.#refuseClosed();
+    }
     let stderr = '';
     const onStderr = (d: Buffer) => {
       // Kept for the start-up verdict only, and bounded: a chatty agent must not grow memory.
@@ -178,6 +184,10 @@ export class GlassAgent {
     const outcome = await Promise.race([exited, printed, quiet]);
     clearTimeout(timer);
     if (outcome === 'exited') return stderr || 'exited';
+    if (this.#closed) {
+      shell.close();
+      this.#refuseClosed();
+    }
     shell.stderr.off('data', onStderr);
     shell.stderr.resume();
     shell.stdout.resume();
@@ -190,9 +200,25 @@ export class GlassAgent {
   }
 
   async #connect(): Promise<void> {
-    this.#client = await this.#endpoint.connect((client) => client.request('ping', {}, { timeoutMs: 5000 }), {
-      intervalMs: this.#o.intervalMs ?? 200,
-      totalMs: this.#o.readyTimeoutMs ?? 5000,
-    });
+    const client = await this.#endpoint
+      .connect((c) => c.request('ping', {}, { timeoutMs: 5000 }), {
+        intervalMs: this.#o.intervalMs ?? 200,
+        totalMs: this.#o.readyTimeoutMs ?? 5000,
+      })
+      .catch((err: unknown) => {
+        if (!this.#closed) throw err;
+        return null;
+      });
+    if (this.#closed) {
+      // close() ran while connecting: the forward it removed may have been opened again since.
+      client?.close();
+      await this.#endpoint.close();
+      this.#refuseClosed();
+    }
+    this.#client = client;
+  }
+
+  #refuseClosed(): void {
+    if (this.#closed) throw new BridgeError('UNAVAILABLE', 'the glass agent was closed');
   }
 }

@@ -25,13 +25,14 @@ import type {
 } from '../../manifest/index.ts';
 import type { Logger } from '../../observability/logger.ts';
 import type { ReleaseRepository } from '../../releases/repository.ts';
+import { formatNodeRef } from '../../snapshot/node-ref.ts';
 import { apkSource, artifactSource } from '../apk-source.ts';
 import type { HelperDevice } from '../snapshot/device.ts';
 import { type EnsureVerdicts, ensureHelper } from '../snapshot/ensure-helper.ts';
 import { GlassA11y, leaseSettingsJournal } from './a11y-driver.ts';
 import { type NormalizedA11yTree, normalizeA11yTree } from './a11y-tree.ts';
 import { GlassAgent } from './agent-driver.ts';
-import type { GlassReply } from './line-client.ts';
+import { type GlassReply, startFailureOf } from './line-client.ts';
 
 export const GLASS_AGENT = 'glass-agent';
 export const GLASS_A11Y = 'glass-a11y';
@@ -80,9 +81,12 @@ export async function companionRelease(
   return manifest;
 }
 
-/** A start failure the device caused (cannot start, never listens, never binds) as COMPANION_UNSUPPORTED. */
+/**
+ * A start failure the device caused (exits, never listens, never binds) as COMPANION_UNSUPPORTED;
+ * any other failure (a store, the adb server, a push) is passed on unchanged, retryable as it was.
+ */
 function unsupported(name: string, serial: string, err: unknown): unknown {
-  if (!isBridgeError(err) || (err.code !== 'HELPER_FAILED' && err.code !== 'UNAVAILABLE')) return err;
+  if (!isBridgeError(err) || startFailureOf(err) === undefined) return err;
   return new BridgeError(
     'COMPANION_UNSUPPORTED',
     `${serial} cannot run the glass companion ${name}: ${err.message}`,
@@ -187,7 +191,7 @@ export class LeaseCompanions {
       if (ref >= served.nodeCount) {
         throw new BridgeError(
           'INVALID_ARGUMENT',
-          `ref e${ref + 1} (raw ${ref}) is not in the served tree of ${served.nodeCount} nodes`,
+          `ref ${formatNodeRef(ref)} (raw ${ref}) is not in the served tree of ${served.nodeCount} nodes`,
           {
             details: { errors: [{ path: 'ref', message: `must name one of the ${served.nodeCount} nodes` }] },
           },

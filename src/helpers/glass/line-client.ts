@@ -12,7 +12,7 @@ import { connect as netConnect } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import type { ForwardEntry } from '../../adb/forward-ledger.ts';
-import { BridgeError } from '../../errors.ts';
+import { BridgeError, isBridgeError } from '../../errors.ts';
 import { parseStrictJson } from '../../strict-json.ts';
 
 export const GLASS_BANNER = '{"hello":{"proto":1}}';
@@ -223,6 +223,19 @@ export class GlassLineClient {
 }
 
 /**
+ * How a glass component failed to start that the device caused (`details.startFailure`): its process
+ * exited, it never listened on its socket, the a11y service never bound. Only these mean the device
+ * cannot run the companion; anything else (a store or the adb server not answering) is passed on.
+ */
+export type StartFailure = 'exited' | 'never-ready' | 'never-bound';
+
+export function startFailureOf(err: unknown): StartFailure | undefined {
+  if (!isBridgeError(err)) return undefined;
+  const value = err.details?.['startFailure'];
+  return value === 'exited' || value === 'never-ready' || value === 'never-bound' ? value : undefined;
+}
+
+/**
  * Connect and wait for the banner, again every `intervalMs` until `totalMs` has passed (defaults:
  * 200 ms and 5 s, as a freshly started agent or a just-enabled service needs a moment to listen).
  * Rejects with the last attempt's reason, naming the number of attempts.
@@ -249,7 +262,11 @@ export async function openWhenReady(
         `${options.component} did not become ready after ${attempts} attempts: ${why}`,
         {
           retryable: true,
-          details: { component: options.component, attempts },
+          details: {
+            component: options.component,
+            attempts,
+            startFailure: 'never-ready' satisfies StartFailure,
+          },
         },
       );
     }

@@ -21,8 +21,7 @@ import { rateLimited } from '../rate-limit.ts';
  */
 export function authenticate(sessions?: ConsoleSessions): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const { auth, limits, metrics } = c.var.services;
-    const remote = c.env?.incoming?.socket?.remoteAddress;
+    const { auth } = c.var.services;
     const header = c.req.header('authorization');
     const session =
       header === undefined && auth.enabled ? sessions?.get(getCookie(c, SESSION_COOKIE)) : undefined;
@@ -43,26 +42,37 @@ export function authenticate(sessions?: ConsoleSessions): MiddlewareHandler<AppE
       await next();
       return;
     }
-    // In-process requests (tests through app.request) have no address and are not limited.
-    const keys =
-      remote === undefined || header === undefined || !auth.enabled
-        ? []
-        : [`addr:${remote}`, `cred:${hashToken(header).slice(0, 32)}`];
-    const wait = Math.max(0, ...keys.map((k) => limits.authFailures.retryAfter(k)));
-    if (wait > 0) {
-      metrics.rateLimited.inc({ limit: 'auth-failures' });
-      throw rateLimited('failed authentications from this address or with this credential', wait);
-    }
-    try {
-      c.set('principal', auth.authenticate(header, remote));
-    } catch (err) {
-      if (err instanceof BridgeError && err.code === 'UNAUTHENTICATED') {
-        for (const k of keys) limits.authFailures.take(k);
-      }
-      throw err;
-    }
+    c.set('principal', authenticateLimited(c, header));
     await next();
   };
+}
+
+/**
+ * `authorization` authenticated under the failed-authentication limiter (the API's bearer header and
+ * the console's sign-in form alike): keyed per client address and per digest of the credential;
+ * past either limit 429 before the token is looked at; an UNAUTHENTICATED answer uses up one of
+ * each. In-process requests (tests through app.request) have no address and are not limited.
+ */
+export function authenticateLimited(c: Context<AppEnv>, authorization: string | undefined): Principal | null {
+  const { auth, limits, metrics } = c.var.services;
+  const remote = c.env?.incoming?.socket?.remoteAddress;
+  const keys =
+    remote === undefined || authorization === undefined || !auth.enabled
+      ? []
+      : [`addr:${remote}`, `cred:${hashToken(authorization).slice(0, 32)}`];
+  const wait = Math.max(0, ...keys.map((k) => limits.authFailures.retryAfter(k)));
+  if (wait > 0) {
+    metrics.rateLimited.inc({ limit: 'auth-failures' });
+    throw rateLimited('failed authentications from this address or with this credential', wait);
+  }
+  try {
+    return auth.authenticate(authorization, remote);
+  } catch (err) {
+    if (err instanceof BridgeError && err.code === 'UNAUTHENTICATED') {
+      for (const k of keys) limits.authFailures.take(k);
+    }
+    throw err;
+  }
 }
 
 /** Count an expensive call against the caller's token and address; 429 past either limit. */

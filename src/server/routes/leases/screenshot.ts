@@ -54,6 +54,8 @@ export function registerScreenshot(app: OpenAPIHono<AppEnv>): void {
       'X-Screen-Height': String(shot.header.height),
     };
     if (etagMatches(c.req.header('if-none-match'), etag)) return c.body(null, 304, headers);
-    return c.body(new Uint8Array(shot.png), 200, { ...headers, 'Content-Type': PNG_MEDIA_TYPE });
+    // A view over execOut's bytes, not a second copy of the PNG.
+    const png = new Uint8Array(shot.png.buffer as ArrayBuffer, shot.png.byteOffset, shot.png.byteLength);
+    return c.body(png, 200, { ...headers, 'Content-Type': PNG_MEDIA_TYPE });
   });
 }
