@@ -155,9 +155,14 @@ describe('devicebridge manifest validate', () => {
     expect(protoOut.errors[0]?.message).toContain('"__proto__"');
   });
 
-  it('usage errors exit 2 and print nothing on stdout: missing file, missing argument, unknown option', async () => {
+  it('usage errors exit 2: missing file (--json: one error object on stdout), missing argument, unknown option', async () => {
     const missing = await run(['manifest', 'validate', path.join(dir, 'nope.json'), '--json']);
-    expect(missing).toMatchObject({ code: 2, stdout: '' });
+    expect(missing.code).toBe(2);
+    expect(JSON.parse(missing.stdout)).toMatchObject({
+      ok: false,
+      error: { code: 'INVALID_ARGUMENT', retryable: false },
+    });
+    expect(missing.stdout.trim().split('\n')).toHaveLength(1);
     expect(missing.stderr).toContain('ENOENT');
 
     const noArg = await run(['manifest', 'validate']);

@@ -131,10 +131,14 @@ describe('devicebridge gesture validate', () => {
     expect(verdict.valid).toBe(false);
   });
 
-  it('exit 2 for an unreadable file or an unknown option, nothing on stdout', async () => {
+  it('exit 2 for an unreadable file (--json: one error object on stdout) or an unknown option (nothing on stdout)', async () => {
     expect(await cli(join(dir, 'missing.json'), '--json')).toBe(2);
-    expect(stdout).toBe('');
+    expect(JSON.parse(stdout)).toMatchObject({
+      ok: false,
+      error: { code: 'INVALID_ARGUMENT', retryable: false },
+    });
     expect(stderr).toContain('ENOENT');
+    stdout = '';
     expect(await cli('--frobnicate')).toBe(2);
     expect(stdout).toBe('');
   });
