@@ -29,6 +29,8 @@ import type { Lease, LeaseSelector, LeaseStore, TeardownRecord } from './types.t
 
 /** Leases claimed per expiry pass; a full pass is followed by another at once. */
 const EXPIRY_BATCH = 100;
+/** A deferred teardown nobody could run for this long is dropped (logged): default one day. */
+const DEFERRED_MAX_AGE_SECONDS = 86_400;
 
 export type TeardownReason = 'released' | 'expired';
 
@@ -69,6 +71,8 @@ export interface LeaseManagerOptions {
   expiryIntervalMs?: number;
   /** How long a waiter stays queued without refreshing (a crashed node's waiters drop out). */
   waiterTtlSeconds?: number;
+  /** A deferred teardown older than this is dropped with an error log instead of run (default a day). */
+  deferredMaxAgeSeconds?: number;
   logger?: Logger;
   /** Lease metrics (acquisitions, wait time, expiries, teardown outcomes). */
   metrics?: Pick<Metrics, 'leaseAcquisitions' | 'leaseWaitSeconds' | 'leaseExpiries' | 'leaseTeardowns'>;
@@ -114,6 +118,7 @@ export class LeaseManager {
   readonly #pollMs: number;
   readonly #expiryIntervalMs: number;
   readonly #waiterTtl: number;
+  readonly #deferredMaxAgeMs: number;
   readonly #log: Logger;
   readonly #metrics: LeaseManagerOptions['metrics'];
   readonly #now: () => number;
@@ -143,12 +148,18 @@ export class LeaseManager {
     this.#pollMs = options.pollMs ?? 1000;
     this.#expiryIntervalMs = options.expiryIntervalMs ?? 500;
     this.#waiterTtl = options.waiterTtlSeconds ?? 5;
+    this.#deferredMaxAgeMs = (options.deferredMaxAgeSeconds ?? DEFERRED_MAX_AGE_SECONDS) * 1000;
     this.#log = options.logger ?? silentLogger();
     this.#metrics = options.metrics;
     this.#now = options.now ?? Date.now;
+    // Two steps, each on its own: a failing deferred-teardown pass never stops lease expiry.
     this.#expiry = new PeriodicTask(this.#expiryIntervalMs, async () => {
       try {
         await this.runDeferredOnce();
+      } catch (err) {
+        this.#log.error({ err }, 'lease: deferred teardown pass failed');
+      }
+      try {
         return (await this.expireOnce()) >= EXPIRY_BATCH;
       } catch (err) {
         this.#log.error({ err }, 'lease: expiry pass failed');
@@ -381,22 +392,41 @@ export class LeaseManager {
   }
 
   /**
-   * Run the teardowns deferred to this node: those whose device this node owns now (or whose device
-   * record is gone: nothing can be undone anywhere, the record frees it). Each is taken once.
+   * Start the teardowns deferred to this node: those whose device this node owns now (or whose device
+   * record is gone: nothing can be undone anywhere, the record frees it). Each is taken once and runs
+   * in the background (tracked: `stop()` waits for it), so the expiry pass never waits for one.
+   * Records this version cannot read, and records older than the age cap, are logged and removed.
+   * Resolves how many were started.
    */
   async runDeferredOnce(): Promise<number> {
     const owner = this.#devices.ownerOf;
     if (owner === undefined) return 0;
+    const { items, invalid } = await this.#store.deferredTeardowns();
+    for (const { leaseId, problem } of invalid) {
+      if (await this.#store.takeDeferredTeardown(leaseId)) {
+        this.#log.error({ leaseId, problem }, 'lease: removed a deferred teardown that cannot be read');
+      }
+    }
     let ran = 0;
-    for (const item of await this.#store.deferredTeardowns()) {
-      const now = await owner.call(this.#devices, item.lease.deviceId);
+    for (const item of items) {
+      const { id: leaseId, deviceId } = item.lease;
+      if (this.#now() - item.deferredAt > this.#deferredMaxAgeMs) {
+        if (await this.#store.takeDeferredTeardown(leaseId)) {
+          this.#log.error(
+            { leaseId, deviceId, from: item.from, deferredAt: item.deferredAt },
+            'lease: dropped a deferred teardown nobody ran within the age cap',
+          );
+        }
+        continue;
+      }
+      const now = await owner.call(this.#devices, deviceId);
       if (now !== null && now !== this.#node) continue;
-      if (!(await this.#store.takeDeferredTeardown(item.lease.id))) continue;
+      if (!(await this.#store.takeDeferredTeardown(leaseId))) continue;
       this.#log.info(
-        { leaseId: item.lease.id, deviceId: item.lease.deviceId, from: item.from },
+        { leaseId, deviceId, from: item.from },
         'lease: running a teardown deferred to this node',
       );
-      await this.#track(this.#runTeardown(item.lease, item.reason));
+      void this.#track(this.#runTeardown(item.lease, item.reason));
       ran++;
     }
     return ran;

@@ -20,11 +20,18 @@ import {
   DEFAULT_TEARDOWN_GRACE_MS,
   expiresAfter,
   newLeaseId,
-  parseDeferredTeardown,
+  parseDeferredTeardowns,
   parseJournalRecord,
   type StoreClockOptions,
 } from './store-common.ts';
-import type { AcquireRequest, DeferredTeardown, Lease, LeaseStore, TeardownRecord } from './types.ts';
+import type {
+  AcquireRequest,
+  DeferredTeardown,
+  DeferredTeardowns,
+  Lease,
+  LeaseStore,
+  TeardownRecord,
+} from './types.ts';
 
 interface DeviceSlot {
   fence: number;
@@ -296,8 +303,8 @@ export class MemoryLeaseStore implements LeaseStore {
     this.#deferred.set(item.lease.id, JSON.stringify(item));
   }
 
-  async deferredTeardowns(): Promise<DeferredTeardown[]> {
-    return [...this.#deferred.values()].map(parseDeferredTeardown);
+  async deferredTeardowns(): Promise<DeferredTeardowns> {
+    return parseDeferredTeardowns(this.#deferred);
   }
 
   async takeDeferredTeardown(leaseId: string): Promise<boolean> {

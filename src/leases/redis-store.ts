@@ -37,7 +37,7 @@ import {
   DEFAULT_TEARDOWN_GRACE_MS,
   expiresAfter,
   newLeaseId,
-  parseDeferredTeardown,
+  parseDeferredTeardowns,
   parseJournalRecord,
   type StoreClockOptions,
   ttlMs,
@@ -45,6 +45,7 @@ import {
 import type {
   AcquireRequest,
   DeferredTeardown,
+  DeferredTeardowns,
   Lease,
   LeaseSelector,
   LeaseState,
@@ -426,9 +427,8 @@ export class RedisLeaseStore implements LeaseStore {
     if (failed) throw failed;
   }
 
-  async deferredTeardowns(): Promise<DeferredTeardown[]> {
-    const all = await this.#client.hgetall(this.#keys.deferred);
-    return Object.values(all).map(parseDeferredTeardown);
+  async deferredTeardowns(): Promise<DeferredTeardowns> {
+    return parseDeferredTeardowns(Object.entries(await this.#client.hgetall(this.#keys.deferred)));
   }
 
   async takeDeferredTeardown(leaseId: string): Promise<boolean> {

@@ -241,12 +241,12 @@ export function leaseStoreContract(name: string, make: StoreFactory, options: { 
         owner: 'node-a',
         deferredAt: clock.now(),
       };
-      expect(await store.deferredTeardowns()).toEqual([]);
+      expect(await store.deferredTeardowns()).toEqual({ items: [], invalid: [] });
       await store.deferTeardown(item);
-      expect(await store.deferredTeardowns()).toEqual([item]);
+      expect(await store.deferredTeardowns()).toEqual({ items: [item], invalid: [] });
       const takers = await Promise.all([1, 2, 3].map(() => store.takeDeferredTeardown(ended.id)));
       expect(takers.filter(Boolean)).toHaveLength(1);
-      expect(await store.deferredTeardowns()).toEqual([]);
+      expect(await store.deferredTeardowns()).toEqual({ items: [], invalid: [] });
       expect(await store.takeDeferredTeardown('never')).toBe(false);
       await store.close();
     });
