@@ -37,7 +37,7 @@ import type { Metrics } from '../observability/metrics.ts';
 import { PeriodicTask } from '../periodic.ts';
 import type { Services } from '../server/env.ts';
 import type { DeviceSource } from './device-source.ts';
-import { nodeIdentity } from './node-identity.ts';
+import { lockDataDir, nodeIdentity } from './node-identity.ts';
 
 export interface DeviceNode {
   /** This node's name (owner of the devices it drives). */
@@ -141,6 +141,12 @@ export async function startDeviceNode(options: DeviceNodeOptions): Promise<Devic
 
 async function startSteps(options: DeviceNodeOptions, teardown: Teardown): Promise<DeviceNode> {
   const { config, logger, metrics } = options;
+  // The data dir's identity is one live process's: a second one would be the same node (and its
+  // start would delete the first's simulated devices). Released last, after leaving the fleet.
+  if (config.nodeName === undefined) {
+    const lock = await lockDataDir(config.dataDir);
+    teardown.add('data dir lock', () => lock.release());
+  }
   const node = await nodeIdentity(config.nodeName, config.dataDir);
   const built =
     options.leaseStore && options.deviceStore
