@@ -29,6 +29,8 @@ import type { Lease, LeaseSelector, LeaseStore, TeardownRecord } from './types.t
 
 /** Leases claimed per expiry pass; a full pass is followed by another at once. */
 const EXPIRY_BATCH = 100;
+/** The owner written into a teardown deferred while the owner lookup failed. */
+const UNKNOWN_OWNER = 'unknown';
 /** A deferred teardown nobody could run for this long is dropped (logged): default one day. */
 const DEFERRED_MAX_AGE_SECONDS = 86_400;
 
@@ -419,7 +421,16 @@ export class LeaseManager {
         }
         continue;
       }
-      const now = await owner.call(this.#devices, deviceId);
+      let now: string | null;
+      try {
+        now = await owner.call(this.#devices, deviceId);
+      } catch (err) {
+        this.#log.warn(
+          { err, leaseId, deviceId },
+          'lease: owner lookup failed; deferred teardown left for later',
+        );
+        continue;
+      }
       if (now !== null && now !== this.#node) continue;
       if (!(await this.#store.takeDeferredTeardown(leaseId))) continue;
       this.#log.info(
@@ -432,15 +443,21 @@ export class LeaseManager {
     return ran;
   }
 
-  /** Tear down here when this node drives the device (or nobody does), else defer it to the owner. */
+  /**
+   * Tear down here when this node drives the device (or nobody does), else defer it to the owner.
+   * When the owner cannot be looked up it is deferred too, to an unknown owner: the deferred pass
+   * re-checks ownership, so the node that drives the device runs it (never a node without it).
+   */
   async #tearDown(lease: Lease, reason: TeardownReason): Promise<TeardownRecord> {
     let owner: string | null = null;
+    let lookupFailed = false;
     try {
       owner = (await this.#devices.ownerOf?.(lease.deviceId)) ?? null;
     } catch (err) {
-      this.#log.warn({ err, leaseId: lease.id }, 'lease: owner lookup failed; tearing down here');
+      lookupFailed = true;
+      this.#log.warn({ err, leaseId: lease.id }, 'lease: owner lookup failed; deferring the teardown');
     }
-    if (owner === null || owner === this.#node) return this.#runTeardown(lease, reason);
+    if (!lookupFailed && (owner === null || owner === this.#node)) return this.#runTeardown(lease, reason);
     const at = this.#now();
     const record: TeardownRecord = {
       leaseId: lease.id,
@@ -448,12 +465,22 @@ export class LeaseManager {
       reason,
       startedAt: at,
       finishedAt: at,
-      actions: [`deferred to the owner node ${owner} (it runs and records the teardown)`],
+      actions: [
+        owner === null
+          ? "deferred to the device's owner (the owner lookup failed; the owner runs and records the teardown)"
+          : `deferred to the owner node ${owner} (it runs and records the teardown)`,
+      ],
       failures: [],
       node: this.#node,
     };
     try {
-      await this.#store.deferTeardown({ lease, reason, from: this.#node, owner, deferredAt: at });
+      await this.#store.deferTeardown({
+        lease,
+        reason,
+        from: this.#node,
+        owner: owner ?? UNKNOWN_OWNER,
+        deferredAt: at,
+      });
       this.#log.info(
         { leaseId: lease.id, deviceId: lease.deviceId, owner },
         'lease: teardown deferred to the owner',

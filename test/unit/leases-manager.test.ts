@@ -538,3 +538,46 @@ describe('deferred teardowns never stop lease expiry (finding 1)', () => {
     expect((await store.deferredTeardowns()).items).toEqual([]);
   });
 });
+
+describe('owner lookup failure at teardown (finding 3)', () => {
+  it('defers the teardown instead of running it on a node that may not drive the device; the owner runs it', async () => {
+    const store = new MemoryLeaseStore();
+    const owner = { of: 'node-a' as string | null, failing: false };
+    const ran: Record<string, string[]> = { 'node-a': [], 'node-b': [] };
+    const make = (node: string) => {
+      const manager = new LeaseManager({
+        store,
+        node,
+        devices: {
+          match: async () => ({ matching: ['d1'], available: ['d1'] }),
+          ownerOf: async () => {
+            if (owner.failing) throw new Error('device store unreachable');
+            return owner.of;
+          },
+        },
+        teardown: {
+          closeLease: async (lease) => {
+            ran[node]!.push(lease.id);
+            return { actions: ['closed helper session'], failures: [] };
+          },
+        },
+      });
+      managers.push(manager);
+      return manager;
+    };
+    const a = make('node-a');
+    const b = make('node-b');
+    const lease = await b.acquire({ selector: {}, tenant: 't', holder: 'h' });
+    owner.failing = true;
+    const released = await b.release(lease.id);
+    expect(ran['node-b']).toEqual([]);
+    expect(released.teardown.failures).toEqual([]);
+    expect(released.teardown.actions.join(' ')).toMatch(/deferred to the device's owner/);
+    // While the lookup fails nobody runs it (and the pass does not throw); then the owner does.
+    expect(await a.runDeferredOnce()).toBe(0);
+    owner.failing = false;
+    expect(await b.runDeferredOnce()).toBe(0);
+    expect(await a.runDeferredOnce()).toBe(1);
+    expect(ran).toEqual({ 'node-a': [lease.id], 'node-b': [] });
+  });
+});
