@@ -348,6 +348,11 @@ export class LeaseManager {
     return { lease, teardown };
   }
 
+  /** The recorded teardown of an ended lease (null until it ran). */
+  teardownOf(leaseId: string): Promise<TeardownRecord | null> {
+    return this.#store.getTeardown(leaseId);
+  }
+
   checkFence(deviceId: string, leaseId: string, fencingToken: number): Promise<Lease> {
     return this.#store.checkFence(deviceId, leaseId, fencingToken);
   }
