@@ -25,10 +25,14 @@ import { type Logger, silentLogger } from '../observability/logger.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import { PeriodicTask } from '../periodic.ts';
 import { queueKeyFor, validateSelector } from './selector.ts';
-import type { Lease, LeaseSelector, LeaseStore, TeardownRecord } from './types.ts';
+import type { DeferredTeardown, Lease, LeaseSelector, LeaseStore, TeardownRecord } from './types.ts';
 
 /** Leases claimed per expiry pass; a full pass is followed by another at once. */
 const EXPIRY_BATCH = 100;
+/** A claim on a deferred teardown older than this is stale (its claimant crashed): default 10 min. */
+const DEFERRED_CLAIM_STALE_SECONDS = 600;
+/** Attempts to defer a teardown to the owner before the device is quarantined instead. */
+const DEFER_ATTEMPTS = 3;
 /** The owner written into a teardown deferred while the owner lookup failed. */
 const UNKNOWN_OWNER = 'unknown';
 /** A deferred teardown nobody could run for this long is dropped (logged): default one day. */
@@ -75,6 +79,8 @@ export interface LeaseManagerOptions {
   waiterTtlSeconds?: number;
   /** A deferred teardown older than this is dropped with an error log instead of run (default a day). */
   deferredMaxAgeSeconds?: number;
+  /** A claimed deferred teardown not recorded within this long is re-claimed (default 10 minutes). */
+  deferredClaimStaleSeconds?: number;
   logger?: Logger;
   /** Lease metrics (acquisitions, wait time, expiries, teardown outcomes). */
   metrics?: Pick<Metrics, 'leaseAcquisitions' | 'leaseWaitSeconds' | 'leaseExpiries' | 'leaseTeardowns'>;
@@ -121,6 +127,7 @@ export class LeaseManager {
   readonly #expiryIntervalMs: number;
   readonly #waiterTtl: number;
   readonly #deferredMaxAgeMs: number;
+  readonly #deferredClaimStaleMs: number;
   readonly #log: Logger;
   readonly #metrics: LeaseManagerOptions['metrics'];
   readonly #now: () => number;
@@ -151,6 +158,7 @@ export class LeaseManager {
     this.#expiryIntervalMs = options.expiryIntervalMs ?? 500;
     this.#waiterTtl = options.waiterTtlSeconds ?? 5;
     this.#deferredMaxAgeMs = (options.deferredMaxAgeSeconds ?? DEFERRED_MAX_AGE_SECONDS) * 1000;
+    this.#deferredClaimStaleMs = (options.deferredClaimStaleSeconds ?? DEFERRED_CLAIM_STALE_SECONDS) * 1000;
     this.#log = options.logger ?? silentLogger();
     this.#metrics = options.metrics;
     this.#now = options.now ?? Date.now;
@@ -437,15 +445,31 @@ export class LeaseManager {
         continue;
       }
       if (now !== null && now !== this.#node) continue;
-      if (!(await this.#store.takeDeferredTeardown(leaseId))) continue;
+      if (!(await this.#store.claimDeferredTeardown(leaseId, this.#node, this.#deferredClaimStaleMs)))
+        continue;
       this.#log.info(
         { leaseId, deviceId, from: item.from },
         'lease: running a teardown deferred to this node',
       );
-      void this.#track(this.#runTeardown(item.lease, item.reason));
+      void this.#track(this.#runClaimed(item));
       ran++;
     }
     return ran;
+  }
+
+  /**
+   * Run a claimed deferred teardown; remove it from the store only once its teardown is recorded
+   * (otherwise the claim goes stale and a later pass, here or on a new owner, runs it again).
+   */
+  async #runClaimed(item: DeferredTeardown): Promise<void> {
+    const { id: leaseId } = item.lease;
+    await this.#runTeardown(item.lease, item.reason);
+    try {
+      if ((await this.#store.getTeardown(leaseId)) === null) return;
+      await this.#store.takeDeferredTeardown(leaseId);
+    } catch (err) {
+      this.#log.warn({ err, leaseId }, 'lease: removing a deferred teardown failed; its claim goes stale');
+    }
   }
 
   /**
@@ -478,25 +502,37 @@ export class LeaseManager {
       failures: [],
       node: this.#node,
     };
-    try {
-      await this.#store.deferTeardown({
-        lease,
-        reason,
-        from: this.#node,
-        owner: owner ?? UNKNOWN_OWNER,
-        deferredAt: at,
-      });
-      this.#log.info(
-        { leaseId: lease.id, deviceId: lease.deviceId, owner },
-        'lease: teardown deferred to the owner',
-      );
-    } catch (err) {
-      // The device stays blocked until the store's teardown grace passes.
-      record.failures.push(
-        `deferring the teardown failed: ${err instanceof Error ? err.message : String(err)}`,
-      );
-      this.#log.error({ err, leaseId: lease.id }, 'lease: deferring teardown failed');
+    const item = { lease, reason, from: this.#node, owner: owner ?? UNKNOWN_OWNER, deferredAt: at };
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.#store.deferTeardown(item);
+        this.#log.info(
+          { leaseId: lease.id, deviceId: lease.deviceId, owner },
+          'lease: teardown deferred to the owner',
+        );
+        return record;
+      } catch (err) {
+        this.#log.warn({ err, leaseId: lease.id, attempt }, 'lease: deferring teardown failed');
+        if (attempt >= DEFER_ATTEMPTS) {
+          record.failures.push(
+            `deferring the teardown failed ${attempt} times: ${err instanceof Error ? err.message : String(err)}`,
+          );
+          break;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 100 * 2 ** attempt));
+      }
     }
+    // Nobody will undo this lease on its device: take the device out of service until someone looks.
+    try {
+      await this.#devices.quarantine?.(
+        lease.deviceId,
+        `teardown of ${lease.id} (${reason}) could not be deferred to its owner: ${record.failures.join('; ')}`,
+      );
+      if (this.#devices.quarantine) record.actions.push('quarantined device');
+    } catch (err) {
+      record.failures.push(`quarantine failed: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    this.#log.error({ leaseId: lease.id, deviceId: lease.deviceId }, 'lease: teardown could not be deferred');
     return record;
   }
 

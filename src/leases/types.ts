@@ -116,7 +116,13 @@ export interface LeaseStore {
   deferTeardown(item: DeferredTeardown): Promise<void>;
   /** Every deferred teardown not yet taken (each record parsed on its own). */
   deferredTeardowns(): Promise<DeferredTeardowns>;
-  /** Take one deferred teardown: true for exactly one caller across every process. */
+  /**
+   * Claim a deferred teardown before running it: true for one caller across every process while the
+   * claim is younger than `staleMs` (then another may re-claim it: its claimant crashed). The record
+   * stays until `takeDeferredTeardown`, called once the teardown is recorded.
+   */
+  claimDeferredTeardown(leaseId: string, claimant: string, staleMs: number): Promise<boolean>;
+  /** Remove one deferred teardown (and its claim): true for exactly one caller across every process. */
   takeDeferredTeardown(leaseId: string): Promise<boolean>;
   getTeardown(leaseId: string): Promise<TeardownRecord | null>;
   /**

@@ -7,7 +7,13 @@ import {
   type LeaseTeardown,
 } from '../../src/leases/manager.ts';
 import { MemoryLeaseStore } from '../../src/leases/memory-store.ts';
-import type { DeferredTeardowns, Lease, LeaseSelector } from '../../src/leases/types.ts';
+import type {
+  DeferredTeardown,
+  DeferredTeardowns,
+  Lease,
+  LeaseSelector,
+  TeardownRecord,
+} from '../../src/leases/types.ts';
 import { createMetrics } from '../../src/observability/metrics.ts';
 import { expectCode, FakeClock } from '../support/leases-contract.ts';
 
@@ -496,10 +502,13 @@ describe('deferred teardowns never stop lease expiry (finding 1)', () => {
     // Resolves while the (slow) teardown still runs: the expiry pass is not held up by it.
     expect(await manager.runDeferredOnce()).toBe(1);
     expect(ran).toEqual([lease.id]);
-    expect(await store.deferredTeardowns()).toEqual({ items: [], invalid: [] });
+    // The bad record is gone; the good one stays (claimed) until its teardown is recorded.
+    expect((await store.deferredTeardowns()).invalid).toEqual([]);
+    expect((await store.deferredTeardowns()).items).toHaveLength(1);
     expect(await store.getTeardown(lease.id)).toBeNull();
     finish();
     await waitFor(async () => (await store.getTeardown(lease.id)) !== null);
+    await waitFor(async () => (await store.deferredTeardowns()).items.length === 0);
   });
 
   it('a deferred record older than the age cap is dropped, not run', async () => {
@@ -579,5 +588,82 @@ describe('owner lookup failure at teardown (finding 3)', () => {
     expect(await b.runDeferredOnce()).toBe(0);
     expect(await a.runDeferredOnce()).toBe(1);
     expect(ran).toEqual({ 'node-a': [lease.id], 'node-b': [] });
+  });
+});
+
+describe('a deferred teardown is never lost (finding 2)', () => {
+  const acquire = { selector: {}, tenant: 't', holder: 'h' };
+  const devices = (owner: string) => ({
+    match: async () => ({ matching: ['d1'], available: ['d1'] }),
+    ownerOf: async () => owner,
+  });
+
+  it("stays in the store until its teardown is recorded; a crashed claimant's claim is re-taken when stale", async () => {
+    const clock = new FakeClock();
+    let recordFails = 1;
+    class FlakyRecord extends MemoryLeaseStore {
+      override async recordTeardown(record: TeardownRecord): Promise<void> {
+        if (recordFails-- > 0) throw new Error('store blip');
+        return super.recordTeardown(record);
+      }
+    }
+    const store = new FlakyRecord({ now: clock.now });
+    const ran: string[] = [];
+    const manager = new LeaseManager({
+      store,
+      node: 'node-a',
+      now: clock.now,
+      deferredClaimStaleSeconds: 60,
+      devices: devices('node-a'),
+      teardown: {
+        closeLease: async (lease) => {
+          ran.push(lease.id);
+          return { actions: ['restored settings'], failures: [] };
+        },
+      },
+    });
+    managers.push(manager);
+    const lease = await manager.acquire(acquire);
+    const ended = (await store.release(lease.id)) as Lease;
+    await store.deferTeardown({
+      lease: ended,
+      reason: 'released',
+      from: 'node-b',
+      owner: 'node-a',
+      deferredAt: clock.now(),
+    });
+    // The first run cannot record its teardown: the record stays (claimed), nothing is lost.
+    expect(await manager.runDeferredOnce()).toBe(1);
+    await waitFor(() => ran.length === 1);
+    await new Promise((r) => setTimeout(r, 50));
+    expect((await store.deferredTeardowns()).items).toHaveLength(1);
+    expect(await manager.runDeferredOnce()).toBe(0); // claimed, not stale yet
+    clock.advance(61_000);
+    expect(await manager.runDeferredOnce()).toBe(1);
+    await waitFor(async () => (await store.getTeardown(lease.id)) !== null);
+    await waitFor(async () => (await store.deferredTeardowns()).items.length === 0);
+    expect(ran).toEqual([lease.id, lease.id]);
+  });
+
+  it('a failed deferral is retried, not just logged', async () => {
+    let deferFails = 2;
+    class FlakyDefer extends MemoryLeaseStore {
+      override async deferTeardown(item: DeferredTeardown): Promise<void> {
+        if (deferFails-- > 0) throw new Error('store blip');
+        return super.deferTeardown(item);
+      }
+    }
+    const store = new FlakyDefer();
+    const manager = new LeaseManager({
+      store,
+      node: 'node-b',
+      devices: devices('node-a'),
+      teardown: { closeLease: async () => ({ actions: [], failures: [] }) },
+    });
+    managers.push(manager);
+    const lease = await manager.acquire(acquire);
+    const released = await manager.release(lease.id);
+    expect(released.teardown.failures).toEqual([]);
+    expect((await store.deferredTeardowns()).items.map((i) => i.lease.id)).toEqual([lease.id]);
   });
 });
