@@ -10,6 +10,7 @@
  * simulated device records; a lock whose pid is dead (a crash) is stale and taken over.
  */
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -51,13 +52,21 @@ export async function nodeIdentity(configured: string | undefined, dataDir: stri
   return parseNodeId(await readFile(file, 'utf8'), file);
 }
 
-/** Is `pid` a live process (another user's counts: EPERM)? */
-function pidAlive(pid: number): boolean {
+/**
+ * Is `pid` a live bridge process (another user's counts: EPERM)? Where /proc exists its command line
+ * must have `serve`: in a container restarted on a kept data dir the old pid may now be another
+ * process (e.g. the init), which must not block the start forever.
+ */
+function bridgeAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
+    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return false;
+  }
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').includes('serve');
+  } catch {
+    return true;
   }
 }
 
@@ -85,7 +94,7 @@ export async function lockDataDir(dataDir: string): Promise<{ release(): Promise
     if (text === null) continue; // removed meanwhile: try again
     const pid = Number(text.trim());
     if (pid === process.pid) return { release };
-    if (Number.isSafeInteger(pid) && pid > 0 && pidAlive(pid)) {
+    if (Number.isSafeInteger(pid) && pid > 0 && bridgeAlive(pid)) {
       throw new BridgeError(
         'INVALID_ARGUMENT',
         `another bridge process (pid ${pid}) is running on the data dir ${dataDir} and would be the same node: ` +

@@ -72,7 +72,9 @@ describe('nodeIdentity', () => {
 describe('lockDataDir (finding 11: one live process per data dir)', () => {
   it('refuses a data dir another live process holds, naming it and the settings; takes a dead holder over', async () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'devicebridge-node-lock-'));
-    const other = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 30000)'], { stdio: 'ignore' });
+    const other = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 30000)', 'serve'], {
+      stdio: 'ignore',
+    });
     try {
       const lockFile = path.join(dir, NODE_LOCK_FILE);
       const lock = await lockDataDir(dir);
@@ -98,6 +100,8 @@ describe('lockDataDir (finding 11: one live process per data dir)', () => {
       expect((await readFile(lockFile, 'utf8')).trim()).toBe(String(process.pid));
       await taken.release();
 
+      await writeFile(lockFile, '1\n'); // a live process that is no bridge (e.g. a container's init)
+      await (await lockDataDir(dir)).release();
       await writeFile(lockFile, 'garbage\n'); // unreadable: stale too
       await (await lockDataDir(dir)).release();
     } finally {
