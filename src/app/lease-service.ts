@@ -1,6 +1,7 @@
 /** Lease use cases (acquire, list, get, renew, release) for a caller: what the lease routes and the CLI call. */
+import { BridgeError } from '../errors.ts';
 import type { LeaseManager, ReleaseResult } from '../leases/manager.ts';
-import type { Lease } from '../leases/types.ts';
+import type { Lease, TeardownRecord } from '../leases/types.ts';
 import type { Caller, LeaseScopes } from './lease-scope.ts';
 
 export interface AcquireInput {
@@ -10,6 +11,21 @@ export interface AcquireInput {
   waitSeconds?: number;
   /** Aborted when the client goes away. */
   signal?: AbortSignal;
+}
+
+/** The teardown of a lease released on its owner node whose record is not written yet. */
+function teardownPending(lease: Lease): TeardownRecord {
+  const at = lease.endedAt ?? Date.now();
+  return {
+    leaseId: lease.id,
+    deviceId: lease.deviceId,
+    reason: 'released',
+    startedAt: at,
+    finishedAt: at,
+    actions: ['released on the node that drives the device; its teardown runs and is recorded there'],
+    failures: [],
+    node: 'owner',
+  };
 }
 
 export class LeaseService {
@@ -52,9 +68,27 @@ export class LeaseService {
     return this.#manager.renew(lease.id, lease.fencingToken, input.ttlSeconds ?? lease.ttlSeconds);
   }
 
-  /** End the lease and tear it down. */
-  async release(caller: Caller, id: string, fencingToken?: string): Promise<ReleaseResult> {
-    const lease = await this.#scopes.lease(caller, id, { fencingToken });
-    return this.#manager.release(lease.id, lease.fencingToken);
+  /**
+   * End the lease and tear it down. `afterLostAnswer`: the owner node was asked first and its answer
+   * was lost (timeout, cut), so it may have released the lease already: a lease of the caller's
+   * tenant found released answers as released, with the owner's teardown record (or one saying the
+   * teardown runs there), instead of LEASE_EXPIRED.
+   */
+  async release(
+    caller: Caller,
+    id: string,
+    fencingToken?: string,
+    options: { afterLostAnswer?: boolean } = {},
+  ): Promise<ReleaseResult> {
+    try {
+      const lease = await this.#scopes.lease(caller, id, { fencingToken });
+      return await this.#manager.release(lease.id, lease.fencingToken);
+    } catch (err) {
+      if (!options.afterLostAnswer || !(err instanceof BridgeError) || err.code !== 'LEASE_EXPIRED')
+        throw err;
+      const lease = await this.#scopes.lease(caller, id, { active: false, fencingToken });
+      if (lease.state !== 'released') throw err;
+      return { lease, teardown: (await this.#manager.teardownOf(lease.id)) ?? teardownPending(lease) };
+    }
   }
 }

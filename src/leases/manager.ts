@@ -25,10 +25,18 @@ import { type Logger, silentLogger } from '../observability/logger.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import { PeriodicTask } from '../periodic.ts';
 import { queueKeyFor, validateSelector } from './selector.ts';
-import type { Lease, LeaseSelector, LeaseStore, TeardownRecord } from './types.ts';
+import type { DeferredTeardown, Lease, LeaseSelector, LeaseStore, TeardownRecord } from './types.ts';
 
 /** Leases claimed per expiry pass; a full pass is followed by another at once. */
 const EXPIRY_BATCH = 100;
+/** A claim on a deferred teardown older than this is stale (its claimant crashed): default 10 min. */
+const DEFERRED_CLAIM_STALE_SECONDS = 600;
+/** Attempts to defer a teardown to the owner before the device is quarantined instead. */
+const DEFER_ATTEMPTS = 3;
+/** The owner written into a teardown deferred while the owner lookup failed. */
+const UNKNOWN_OWNER = 'unknown';
+/** A deferred teardown nobody could run for this long is dropped (logged): default one day. */
+const DEFERRED_MAX_AGE_SECONDS = 86_400;
 
 export type TeardownReason = 'released' | 'expired';
 
@@ -69,6 +77,10 @@ export interface LeaseManagerOptions {
   expiryIntervalMs?: number;
   /** How long a waiter stays queued without refreshing (a crashed node's waiters drop out). */
   waiterTtlSeconds?: number;
+  /** A deferred teardown older than this is dropped with an error log instead of run (default a day). */
+  deferredMaxAgeSeconds?: number;
+  /** A claimed deferred teardown not recorded within this long is re-claimed (default 10 minutes). */
+  deferredClaimStaleSeconds?: number;
   logger?: Logger;
   /** Lease metrics (acquisitions, wait time, expiries, teardown outcomes). */
   metrics?: Pick<Metrics, 'leaseAcquisitions' | 'leaseWaitSeconds' | 'leaseExpiries' | 'leaseTeardowns'>;
@@ -114,6 +126,8 @@ export class LeaseManager {
   readonly #pollMs: number;
   readonly #expiryIntervalMs: number;
   readonly #waiterTtl: number;
+  readonly #deferredMaxAgeMs: number;
+  readonly #deferredClaimStaleMs: number;
   readonly #log: Logger;
   readonly #metrics: LeaseManagerOptions['metrics'];
   readonly #now: () => number;
@@ -143,12 +157,19 @@ export class LeaseManager {
     this.#pollMs = options.pollMs ?? 1000;
     this.#expiryIntervalMs = options.expiryIntervalMs ?? 500;
     this.#waiterTtl = options.waiterTtlSeconds ?? 5;
+    this.#deferredMaxAgeMs = (options.deferredMaxAgeSeconds ?? DEFERRED_MAX_AGE_SECONDS) * 1000;
+    this.#deferredClaimStaleMs = (options.deferredClaimStaleSeconds ?? DEFERRED_CLAIM_STALE_SECONDS) * 1000;
     this.#log = options.logger ?? silentLogger();
     this.#metrics = options.metrics;
     this.#now = options.now ?? Date.now;
+    // Two steps, each on its own: a failing deferred-teardown pass never stops lease expiry.
     this.#expiry = new PeriodicTask(this.#expiryIntervalMs, async () => {
       try {
         await this.runDeferredOnce();
+      } catch (err) {
+        this.#log.error({ err }, 'lease: deferred teardown pass failed');
+      }
+      try {
         return (await this.expireOnce()) >= EXPIRY_BATCH;
       } catch (err) {
         this.#log.error({ err }, 'lease: expiry pass failed');
@@ -335,6 +356,11 @@ export class LeaseManager {
     return { lease, teardown };
   }
 
+  /** The recorded teardown of an ended lease (null until it ran). */
+  teardownOf(leaseId: string): Promise<TeardownRecord | null> {
+    return this.#store.getTeardown(leaseId);
+  }
+
   checkFence(deviceId: string, leaseId: string, fencingToken: number): Promise<Lease> {
     return this.#store.checkFence(deviceId, leaseId, fencingToken);
   }
@@ -381,36 +407,86 @@ export class LeaseManager {
   }
 
   /**
-   * Run the teardowns deferred to this node: those whose device this node owns now (or whose device
-   * record is gone: nothing can be undone anywhere, the record frees it). Each is taken once.
+   * Start the teardowns deferred to this node: those whose device this node owns now (or whose device
+   * record is gone: nothing can be undone anywhere, the record frees it). Each is taken once and runs
+   * in the background (tracked: `stop()` waits for it), so the expiry pass never waits for one.
+   * Records this version cannot read, and records older than the age cap, are logged and removed.
+   * Resolves how many were started.
    */
   async runDeferredOnce(): Promise<number> {
     const owner = this.#devices.ownerOf;
     if (owner === undefined) return 0;
+    const { items, invalid } = await this.#store.deferredTeardowns();
+    for (const { leaseId, problem } of invalid) {
+      if (await this.#store.takeDeferredTeardown(leaseId)) {
+        this.#log.error({ leaseId, problem }, 'lease: removed a deferred teardown that cannot be read');
+      }
+    }
     let ran = 0;
-    for (const item of await this.#store.deferredTeardowns()) {
-      const now = await owner.call(this.#devices, item.lease.deviceId);
+    for (const item of items) {
+      const { id: leaseId, deviceId } = item.lease;
+      if (this.#now() - item.deferredAt > this.#deferredMaxAgeMs) {
+        if (await this.#store.takeDeferredTeardown(leaseId)) {
+          this.#log.error(
+            { leaseId, deviceId, from: item.from, deferredAt: item.deferredAt },
+            'lease: dropped a deferred teardown nobody ran within the age cap',
+          );
+        }
+        continue;
+      }
+      let now: string | null;
+      try {
+        now = await owner.call(this.#devices, deviceId);
+      } catch (err) {
+        this.#log.warn(
+          { err, leaseId, deviceId },
+          'lease: owner lookup failed; deferred teardown left for later',
+        );
+        continue;
+      }
       if (now !== null && now !== this.#node) continue;
-      if (!(await this.#store.takeDeferredTeardown(item.lease.id))) continue;
+      if (!(await this.#store.claimDeferredTeardown(leaseId, this.#node, this.#deferredClaimStaleMs)))
+        continue;
       this.#log.info(
-        { leaseId: item.lease.id, deviceId: item.lease.deviceId, from: item.from },
+        { leaseId, deviceId, from: item.from },
         'lease: running a teardown deferred to this node',
       );
-      await this.#track(this.#runTeardown(item.lease, item.reason));
+      void this.#track(this.#runClaimed(item));
       ran++;
     }
     return ran;
   }
 
-  /** Tear down here when this node drives the device (or nobody does), else defer it to the owner. */
+  /**
+   * Run a claimed deferred teardown; remove it from the store only once its teardown is recorded
+   * (otherwise the claim goes stale and a later pass, here or on a new owner, runs it again).
+   */
+  async #runClaimed(item: DeferredTeardown): Promise<void> {
+    const { id: leaseId } = item.lease;
+    await this.#runTeardown(item.lease, item.reason);
+    try {
+      if ((await this.#store.getTeardown(leaseId)) === null) return;
+      await this.#store.takeDeferredTeardown(leaseId);
+    } catch (err) {
+      this.#log.warn({ err, leaseId }, 'lease: removing a deferred teardown failed; its claim goes stale');
+    }
+  }
+
+  /**
+   * Tear down here when this node drives the device (or nobody does), else defer it to the owner.
+   * When the owner cannot be looked up it is deferred too, to an unknown owner: the deferred pass
+   * re-checks ownership, so the node that drives the device runs it (never a node without it).
+   */
   async #tearDown(lease: Lease, reason: TeardownReason): Promise<TeardownRecord> {
     let owner: string | null = null;
+    let lookupFailed = false;
     try {
       owner = (await this.#devices.ownerOf?.(lease.deviceId)) ?? null;
     } catch (err) {
-      this.#log.warn({ err, leaseId: lease.id }, 'lease: owner lookup failed; tearing down here');
+      lookupFailed = true;
+      this.#log.warn({ err, leaseId: lease.id }, 'lease: owner lookup failed; deferring the teardown');
     }
-    if (owner === null || owner === this.#node) return this.#runTeardown(lease, reason);
+    if (!lookupFailed && (owner === null || owner === this.#node)) return this.#runTeardown(lease, reason);
     const at = this.#now();
     const record: TeardownRecord = {
       leaseId: lease.id,
@@ -418,23 +494,45 @@ export class LeaseManager {
       reason,
       startedAt: at,
       finishedAt: at,
-      actions: [`deferred to the owner node ${owner} (it runs and records the teardown)`],
+      actions: [
+        owner === null
+          ? "deferred to the device's owner (the owner lookup failed; the owner runs and records the teardown)"
+          : `deferred to the owner node ${owner} (it runs and records the teardown)`,
+      ],
       failures: [],
       node: this.#node,
     };
-    try {
-      await this.#store.deferTeardown({ lease, reason, from: this.#node, owner, deferredAt: at });
-      this.#log.info(
-        { leaseId: lease.id, deviceId: lease.deviceId, owner },
-        'lease: teardown deferred to the owner',
-      );
-    } catch (err) {
-      // The device stays blocked until the store's teardown grace passes.
-      record.failures.push(
-        `deferring the teardown failed: ${err instanceof Error ? err.message : String(err)}`,
-      );
-      this.#log.error({ err, leaseId: lease.id }, 'lease: deferring teardown failed');
+    const item = { lease, reason, from: this.#node, owner: owner ?? UNKNOWN_OWNER, deferredAt: at };
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.#store.deferTeardown(item);
+        this.#log.info(
+          { leaseId: lease.id, deviceId: lease.deviceId, owner },
+          'lease: teardown deferred to the owner',
+        );
+        return record;
+      } catch (err) {
+        this.#log.warn({ err, leaseId: lease.id, attempt }, 'lease: deferring teardown failed');
+        if (attempt >= DEFER_ATTEMPTS) {
+          record.failures.push(
+            `deferring the teardown failed ${attempt} times: ${err instanceof Error ? err.message : String(err)}`,
+          );
+          break;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 100 * 2 ** attempt));
+      }
     }
+    // Nobody will undo this lease on its device: take the device out of service until someone looks.
+    try {
+      await this.#devices.quarantine?.(
+        lease.deviceId,
+        `teardown of ${lease.id} (${reason}) could not be deferred to its owner: ${record.failures.join('; ')}`,
+      );
+      if (this.#devices.quarantine) record.actions.push('quarantined device');
+    } catch (err) {
+      record.failures.push(`quarantine failed: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    this.#log.error({ leaseId: lease.id, deviceId: lease.deviceId }, 'lease: teardown could not be deferred');
     return record;
   }
 

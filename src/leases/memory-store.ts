@@ -20,11 +20,18 @@ import {
   DEFAULT_TEARDOWN_GRACE_MS,
   expiresAfter,
   newLeaseId,
-  parseDeferredTeardown,
+  parseDeferredTeardowns,
   parseJournalRecord,
   type StoreClockOptions,
 } from './store-common.ts';
-import type { AcquireRequest, DeferredTeardown, Lease, LeaseStore, TeardownRecord } from './types.ts';
+import type {
+  AcquireRequest,
+  DeferredTeardown,
+  DeferredTeardowns,
+  Lease,
+  LeaseStore,
+  TeardownRecord,
+} from './types.ts';
 
 interface DeviceSlot {
   fence: number;
@@ -49,6 +56,8 @@ export class MemoryLeaseStore implements LeaseStore {
   readonly #deviceState = new Map<string, { records: Map<string, string>; until: number }>();
   /** leaseId -> the deferred teardown as JSON (as the Redis store keeps it). */
   readonly #deferred = new Map<string, string>();
+  /** leaseId -> who claimed its deferred teardown, and when. */
+  readonly #deferredClaims = new Map<string, { at: number; by: string }>();
 
   constructor(options: StoreClockOptions = {}) {
     this.#now = options.now ?? Date.now;
@@ -296,11 +305,21 @@ export class MemoryLeaseStore implements LeaseStore {
     this.#deferred.set(item.lease.id, JSON.stringify(item));
   }
 
-  async deferredTeardowns(): Promise<DeferredTeardown[]> {
-    return [...this.#deferred.values()].map(parseDeferredTeardown);
+  async deferredTeardowns(): Promise<DeferredTeardowns> {
+    return parseDeferredTeardowns(this.#deferred);
+  }
+
+  async claimDeferredTeardown(leaseId: string, claimant: string, staleMs: number): Promise<boolean> {
+    if (!this.#deferred.has(leaseId)) return false;
+    const held = this.#deferredClaims.get(leaseId);
+    const now = this.#now();
+    if (held !== undefined && now - held.at < staleMs) return false;
+    this.#deferredClaims.set(leaseId, { at: now, by: claimant });
+    return true;
   }
 
   async takeDeferredTeardown(leaseId: string): Promise<boolean> {
+    this.#deferredClaims.delete(leaseId);
     return this.#deferred.delete(leaseId);
   }
 

@@ -19,6 +19,7 @@ export const SCRIPT_NAMES = [
   'dequeue',
   'waiting',
   'record-teardown',
+  'claim-deferred',
 ] as const;
 export type ScriptName = (typeof SCRIPT_NAMES)[number];
 

@@ -15,6 +15,8 @@
  *   q:<queueKey>      zset  waiters by arrival sequence;  qd:<queueKey> hash waiter -> deadline
  *   queues            set   queue keys that have waiters;  qseq  arrival counter
  *   td:<leaseId>      string teardown record JSON, expires after the retention
+ *   deferred-claims   hash  leaseId -> "<claimedAt ms>:<node>" (who runs a deferred teardown; a stale
+ *                           claim is re-taken: the record stays until its teardown is recorded)
  *   deferred          hash  leaseId -> deferred teardown JSON (for the device's owner; the hash
  *                           expires after the retention since its last write)
  *   wake              pub/sub channel: a device may have freed or a queue head moved (`onWakeup`)
@@ -37,7 +39,7 @@ import {
   DEFAULT_TEARDOWN_GRACE_MS,
   expiresAfter,
   newLeaseId,
-  parseDeferredTeardown,
+  parseDeferredTeardowns,
   parseJournalRecord,
   type StoreClockOptions,
   ttlMs,
@@ -45,6 +47,7 @@ import {
 import type {
   AcquireRequest,
   DeferredTeardown,
+  DeferredTeardowns,
   Lease,
   LeaseSelector,
   LeaseState,
@@ -90,6 +93,10 @@ export class LeaseKeys {
   }
   get deferred(): string {
     return this.#space.key('deferred');
+  }
+
+  get deferredClaims(): string {
+    return this.#space.key('deferred-claims');
   }
   get queues(): string {
     return this.#space.key('queues');
@@ -426,13 +433,28 @@ export class RedisLeaseStore implements LeaseStore {
     if (failed) throw failed;
   }
 
-  async deferredTeardowns(): Promise<DeferredTeardown[]> {
-    const all = await this.#client.hgetall(this.#keys.deferred);
-    return Object.values(all).map(parseDeferredTeardown);
+  async deferredTeardowns(): Promise<DeferredTeardowns> {
+    return parseDeferredTeardowns(Object.entries(await this.#client.hgetall(this.#keys.deferred)));
+  }
+
+  async claimDeferredTeardown(leaseId: string, claimant: string, staleMs: number): Promise<boolean> {
+    const reply = await this.#scripts.run(
+      'claim-deferred',
+      [this.#keys.deferred, this.#keys.deferredClaims],
+      [leaseId, this.#now(), Math.max(0, Math.floor(staleMs)), claimant, this.#retentionMs],
+    );
+    return Number(reply) === 1;
   }
 
   async takeDeferredTeardown(leaseId: string): Promise<boolean> {
-    return (await this.#client.hdel(this.#keys.deferred, leaseId)) === 1;
+    const replies = await this.#client
+      .multi()
+      .hdel(this.#keys.deferred, leaseId)
+      .hdel(this.#keys.deferredClaims, leaseId)
+      .exec();
+    const [err, removed] = replies?.[0] ?? [null, 0];
+    if (err) throw err;
+    return removed === 1;
   }
 
   async getTeardown(leaseId: string): Promise<TeardownRecord | null> {

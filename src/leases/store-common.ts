@@ -6,7 +6,7 @@
 import { randomFillSync } from 'node:crypto';
 import { BridgeError, invalidArgument } from '../errors.ts';
 import { parseStrictJson } from '../strict-json.ts';
-import type { DeferredTeardown, Lease } from './types.ts';
+import type { DeferredTeardown, DeferredTeardowns, Lease } from './types.ts';
 
 export const DEFAULT_TEARDOWN_GRACE_MS = 120_000;
 export const DEFAULT_RETENTION_MS = 7 * 24 * 3600 * 1000;
@@ -111,4 +111,17 @@ export function parseDeferredTeardown(json: string): DeferredTeardown {
     owner: v['owner'],
     deferredAt: v['deferredAt'] as number,
   };
+}
+
+/** Stored deferred teardowns (leaseId → JSON), each parsed on its own: a bad one goes to `invalid`. */
+export function parseDeferredTeardowns(entries: Iterable<[string, string]>): DeferredTeardowns {
+  const result: DeferredTeardowns = { items: [], invalid: [] };
+  for (const [leaseId, json] of entries) {
+    try {
+      result.items.push(parseDeferredTeardown(json));
+    } catch (err) {
+      result.invalid.push({ leaseId, problem: err instanceof Error ? err.message : String(err) });
+    }
+  }
+  return result;
 }

@@ -74,6 +74,16 @@ export interface DeferredTeardown {
   deferredAt: number;
 }
 
+/**
+ * The deferred teardowns in the store, each read on its own: `invalid` lists the records this version
+ * cannot read (e.g. written by a newer node during a rolling upgrade) with what is wrong, so one bad
+ * record never hides the others.
+ */
+export interface DeferredTeardowns {
+  items: DeferredTeardown[];
+  invalid: Array<{ leaseId: string; problem: string }>;
+}
+
 export interface LeaseStore {
   /** Atomically lease the first free candidate; null when none is free (or not our turn in the queue). */
   acquire(request: AcquireRequest): Promise<Lease | null>;
@@ -104,9 +114,15 @@ export interface LeaseStore {
   recordTeardown(record: TeardownRecord): Promise<void>;
   /** Leave a lease's teardown for the node that drives its device (kept for the retention period). */
   deferTeardown(item: DeferredTeardown): Promise<void>;
-  /** Every deferred teardown not yet taken. */
-  deferredTeardowns(): Promise<DeferredTeardown[]>;
-  /** Take one deferred teardown: true for exactly one caller across every process. */
+  /** Every deferred teardown not yet taken (each record parsed on its own). */
+  deferredTeardowns(): Promise<DeferredTeardowns>;
+  /**
+   * Claim a deferred teardown before running it: true for one caller across every process while the
+   * claim is younger than `staleMs` (then another may re-claim it: its claimant crashed). The record
+   * stays until `takeDeferredTeardown`, called once the teardown is recorded.
+   */
+  claimDeferredTeardown(leaseId: string, claimant: string, staleMs: number): Promise<boolean>;
+  /** Remove one deferred teardown (and its claim): true for exactly one caller across every process. */
   takeDeferredTeardown(leaseId: string): Promise<boolean>;
   getTeardown(leaseId: string): Promise<TeardownRecord | null>;
   /**

@@ -40,7 +40,8 @@ import type { Metrics } from '../observability/metrics.ts';
 import { PeriodicTask } from '../periodic.ts';
 import type { Services } from '../server/env.ts';
 import type { DeviceSource } from './device-source.ts';
-import { nodeIdentity } from './node-identity.ts';
+import { sweepLeaseState } from './lease-state-sweep.ts';
+import { lockDataDir, nodeIdentity } from './node-identity.ts';
 
 export interface DeviceNode {
   /** This node's name (owner of the devices it drives). */
@@ -144,6 +145,12 @@ export async function startDeviceNode(options: DeviceNodeOptions): Promise<Devic
 
 async function startSteps(options: DeviceNodeOptions, teardown: Teardown): Promise<DeviceNode> {
   const { config, logger, metrics } = options;
+  // The data dir's identity is one live process's: a second one would be the same node (and its
+  // start would delete the first's simulated devices). Released last, after leaving the fleet.
+  if (config.nodeName === undefined) {
+    const lock = await lockDataDir(config.dataDir);
+    teardown.add('data dir lock', () => lock.release());
+  }
   const node = await nodeIdentity(config.nodeName, config.dataDir);
   const built =
     options.leaseStore && options.deviceStore
@@ -279,15 +286,17 @@ async function startSteps(options: DeviceNodeOptions, teardown: Teardown): Promi
   await refresh().catch(() => undefined);
   devices.start();
   teardown.add('device registry', () => devices.stop());
-  // A lease the store no longer knows (Redis came back empty) is torn down on the device.
-  const lost = new PeriodicTask(config.healthIntervalMs, async () => {
-    for (const leaseId of operations.leaseIds()) {
-      const known = await built.leaseStore.get(leaseId).catch(() => undefined);
-      if (known !== null) continue;
-      const result = await operations.closeLease(leaseId);
-      logger.warn({ leaseId, ...result }, 'lease: lost with the lease store, torn down on the device');
-    }
-  });
+  // Per-lease state nobody will tear down here (lease lost with the store, torn down on another
+  // node, or its device driven by another node now) is closed on the device.
+  const lost = new PeriodicTask(config.healthIntervalMs, () =>
+    sweepLeaseState({
+      node,
+      store: built.leaseStore,
+      local: operations,
+      ownerOf: (deviceId) => devices.ownerOf(deviceId),
+      logger,
+    }),
+  );
   lost.start();
   teardown.add('lost-lease sweep', () => lost.stop());
   leases.start();

@@ -53,5 +53,10 @@ export interface AppEnv {
      * after validation, as if it had been read there.
      */
     leaseScope: Promise<LeaseScope> | undefined;
+    /**
+     * Set when forwarding to the owner failed and the route answers here (`forward: 'or-here'`): the
+     * owner may have done the work already, only its answer was lost.
+     */
+    ownerUnreachable: boolean | undefined;
   };
 }

@@ -10,7 +10,8 @@ import path from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../support/bridge.ts';
-import { waitForExit } from '../support/cli.ts';
+import { runCli, waitForExit } from '../support/cli.ts';
+import { freePortCandidate } from '../support/device-bed.ts';
 import {
   deleteKeys,
   type FleetNode,
@@ -61,6 +62,21 @@ describe('stable node identity (e2e)', () => {
     expect(second.map((d) => d.ownerNode)).toEqual([name, name]);
     expect(second.every((d) => d.state === 'online')).toBe(true);
     expect(second.map((d) => d.id).filter((id) => first.some((f) => f.id === id))).toEqual([]);
+
+    // A second live process on the same data dir is refused before it touches anything (finding 11):
+    // exit 2 naming the data dir and the settings; the first keeps its devices.
+    const refused = await runCli(['serve', '--port', '0', '--data-dir', dir, '--simulate', '1'], {
+      env: {
+        REDIS_URL,
+        DEVICEBRIDGE_REDIS_PREFIX: prefix,
+        DEVICEBRIDGE_ADB_PORT: String(freePortCandidate()),
+      },
+      timeoutMs: 60_000,
+    });
+    expect(refused.code, refused.stderr).toBe(2);
+    expect(refused.stderr).toContain(`data dir ${dir}`);
+    expect(refused.stderr).toMatch(/DEVICEBRIDGE_DATA_DIR.*DEVICEBRIDGE_NODE/);
+    expect((await devices(running)).map((d) => d.id).sort()).toEqual(second.map((d) => d.id).sort());
 
     // A clean shutdown: no directory entry, no device records left behind.
     await stopBridge(running);

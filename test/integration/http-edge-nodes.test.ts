@@ -134,12 +134,17 @@ describe('owner proxy: an owner that does not answer', () => {
   let silent: Server;
   const sockets = new Set<Socket>();
   let leaseId: string;
+  let releaseOnRequest = false;
 
   beforeAll(async () => {
     // The owner's directory entry points at a socket that accepts and never answers (a hung node).
     silent = createServer((socket) => {
       sockets.add(socket);
       socket.on('error', () => undefined);
+      // With `releaseOnRequest`: the owner releases the lease, then its answer is lost (finding 10).
+      socket.once('data', () => {
+        if (releaseOnRequest) void timedRequest(a.app, 'DELETE', `/v1/leases/${leaseId}`);
+      });
     });
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     a = await testDeviceBridge({
@@ -181,4 +186,15 @@ describe('owner proxy: an owner that does not answer', () => {
     expect(res.ms).toBeGreaterThanOrEqual(450);
     expect(res.ms).toBeLessThan(5000);
   }, 15_000);
+
+  it('a release the owner ran but whose answer was lost is answered 200 with the teardown, not LEASE_EXPIRED (finding 10)', async () => {
+    releaseOnRequest = true;
+    const res = await timedRequest(b.app, 'DELETE', `/v1/leases/${leaseId}`);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body['lease']).toMatchObject({ id: leaseId, state: 'released' });
+    expect(res.body['teardown']).toMatchObject({ leaseId, reason: 'released' });
+    // Only a lost answer is healed: a later release of the ended lease is still LEASE_EXPIRED.
+    const again = await timedRequest(b.app, 'DELETE', `/v1/leases/${leaseId}`);
+    expect(again.status, JSON.stringify(again.body)).toBe(410);
+  }, 30_000);
 });

@@ -193,6 +193,30 @@ describe('RedisLeaseStore', () => {
     expect(await client.exists(`${base}q:${q}`, `${base}qd:${q}`, `${base}queues`)).toBe(0);
   });
 
+  it('one deferred teardown this version cannot read is reported on its own; the others still read (finding 1)', async () => {
+    const clock = new FakeClock();
+    const store = new RedisLeaseStore({ client, prefix, now: clock.now });
+    const lease = await store.acquire({ ...req, candidates: ['d1'] });
+    const ended = (await store.release(lease?.id ?? '')) as Lease;
+    const item = {
+      lease: ended,
+      reason: 'released' as const,
+      from: 'node-b',
+      owner: 'node-a',
+      deferredAt: clock.now(),
+    };
+    await store.deferTeardown(item);
+    await client.hset(`${prefix}${HASH_TAG}:deferred`, 'lease-newer', '{"lease":{"id":"lease-newer"},"v":2}');
+    expect(await store.deferredTeardowns()).toEqual({
+      items: [item],
+      invalid: [
+        { leaseId: 'lease-newer', problem: 'deferred teardown: lease.deviceId is missing or invalid' },
+      ],
+    });
+    expect(await store.takeDeferredTeardown('lease-newer')).toBe(true);
+    expect((await store.deferredTeardowns()).invalid).toEqual([]);
+  });
+
   it('Lua failure codes: check-fence replies -1/-4/-2/-3 and each maps through the one table', async () => {
     const clock = new FakeClock();
     const store = new RedisLeaseStore({ client, prefix, now: clock.now });

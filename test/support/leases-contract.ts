@@ -241,13 +241,42 @@ export function leaseStoreContract(name: string, make: StoreFactory, options: { 
         owner: 'node-a',
         deferredAt: clock.now(),
       };
-      expect(await store.deferredTeardowns()).toEqual([]);
+      expect(await store.deferredTeardowns()).toEqual({ items: [], invalid: [] });
       await store.deferTeardown(item);
-      expect(await store.deferredTeardowns()).toEqual([item]);
+      expect(await store.deferredTeardowns()).toEqual({ items: [item], invalid: [] });
       const takers = await Promise.all([1, 2, 3].map(() => store.takeDeferredTeardown(ended.id)));
       expect(takers.filter(Boolean)).toHaveLength(1);
-      expect(await store.deferredTeardowns()).toEqual([]);
+      expect(await store.deferredTeardowns()).toEqual({ items: [], invalid: [] });
       expect(await store.takeDeferredTeardown('never')).toBe(false);
+      await store.close();
+    });
+
+    it('deferred teardowns are claimed before they run: one claimant, a stale claim is re-taken (finding 2)', async () => {
+      const { store, clock } = await setup();
+      const lease = await store.acquire({ ...base, candidates: ['dev-a'] });
+      const ended = (await store.release(lease!.id))!;
+      const item = {
+        lease: ended,
+        reason: 'released' as const,
+        from: 'node-b',
+        owner: 'node-a',
+        deferredAt: clock.now(),
+      };
+      expect(await store.claimDeferredTeardown(ended.id, 'node-a', 60_000)).toBe(false); // nothing deferred
+      await store.deferTeardown(item);
+      const claims = await Promise.all(
+        ['n1', 'n2', 'n3'].map((n) => store.claimDeferredTeardown(ended.id, n, 60_000)),
+      );
+      expect(claims.filter(Boolean)).toHaveLength(1);
+      // Claimed, it stays in the store (a crash of the claimant loses nothing)...
+      expect((await store.deferredTeardowns()).items).toEqual([item]);
+      clock.advance(59_000);
+      expect(await store.claimDeferredTeardown(ended.id, 'n4', 60_000)).toBe(false);
+      clock.advance(2_000); // ...and once the claim is stale another node re-takes it.
+      expect(await store.claimDeferredTeardown(ended.id, 'n4', 60_000)).toBe(true);
+      expect(await store.takeDeferredTeardown(ended.id)).toBe(true);
+      expect(await store.claimDeferredTeardown(ended.id, 'n5', 0)).toBe(false);
+      expect((await store.deferredTeardowns()).items).toEqual([]);
       await store.close();
     });
 

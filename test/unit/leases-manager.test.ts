@@ -7,7 +7,13 @@ import {
   type LeaseTeardown,
 } from '../../src/leases/manager.ts';
 import { MemoryLeaseStore } from '../../src/leases/memory-store.ts';
-import type { Lease, LeaseSelector } from '../../src/leases/types.ts';
+import type {
+  DeferredTeardown,
+  DeferredTeardowns,
+  Lease,
+  LeaseSelector,
+  TeardownRecord,
+} from '../../src/leases/types.ts';
 import { createMetrics } from '../../src/observability/metrics.ts';
 import { expectCode, FakeClock } from '../support/leases-contract.ts';
 
@@ -379,6 +385,7 @@ describe('teardown on the owner node', () => {
       expect.arrayContaining([1, 0]),
     );
     expect(ran['node-a']).toEqual([{ lease: lease.id, reason: 'released' }]);
+    await waitFor(async () => (await store.getTeardown(lease.id)) !== null); // runs in the background
     expect(await store.getTeardown(lease.id)).toMatchObject({
       node: 'node-a',
       actions: ['closed helper session'],
@@ -404,5 +411,259 @@ describe('teardown on the owner node', () => {
     const lease = await b.acquire(acquire);
     expect((await b.release(lease.id)).teardown.node).toBe('node-b');
     expect(ran['node-b']).toHaveLength(1);
+  });
+});
+
+describe('deferred teardowns never stop lease expiry (finding 1)', () => {
+  const acquire = { selector: {}, tenant: 't', holder: 'h' };
+
+  it('a failing read of the deferred teardowns does not skip the expiry pass', async () => {
+    const clock = new FakeClock();
+    class BrokenDeferred extends MemoryLeaseStore {
+      override async deferredTeardowns(): Promise<never> {
+        throw new Error('deferred teardown: owner is missing or invalid');
+      }
+    }
+    const store = new BrokenDeferred({ now: clock.now });
+    const expired: string[] = [];
+    const manager = new LeaseManager({
+      store,
+      node: 'node-a',
+      now: clock.now,
+      expiryIntervalMs: 10,
+      devices: {
+        match: async () => ({ matching: ['d1'], available: ['d1'] }),
+        ownerOf: async () => 'node-a',
+      },
+      teardown: {
+        closeLease: async (lease) => {
+          expired.push(lease.id);
+          return { actions: [], failures: [] };
+        },
+      },
+    });
+    managers.push(manager);
+    const lease = await manager.acquire({ ...acquire, ttlSeconds: 1 });
+    clock.advance(2_000);
+    manager.start();
+    await waitFor(() => expired.length === 1);
+    expect(expired).toEqual([lease.id]);
+    expect((await store.get(lease.id))?.state).toBe('expired');
+  });
+
+  it('a bad deferred record is removed and the good ones still run; the pass does not wait for them', async () => {
+    /** A store holding one record this version cannot read (e.g. written by a newer node). */
+    class WithBadRecord extends MemoryLeaseStore {
+      bad = true;
+      override async deferredTeardowns(): Promise<DeferredTeardowns> {
+        const { items, invalid } = await super.deferredTeardowns();
+        const extra = this.bad
+          ? [{ leaseId: 'bad-lease', problem: 'deferred teardown: reason is missing or invalid' }]
+          : [];
+        return { items, invalid: [...invalid, ...extra] };
+      }
+      override async takeDeferredTeardown(leaseId: string): Promise<boolean> {
+        if (leaseId !== 'bad-lease') return super.takeDeferredTeardown(leaseId);
+        const had = this.bad;
+        this.bad = false;
+        return had;
+      }
+    }
+    const store = new WithBadRecord();
+    let finish: () => void = () => undefined;
+    const ran: string[] = [];
+    const manager = new LeaseManager({
+      store,
+      node: 'node-a',
+      devices: {
+        match: async () => ({ matching: ['d1'], available: ['d1'] }),
+        ownerOf: async () => 'node-a',
+      },
+      teardown: {
+        closeLease: async (lease) => {
+          ran.push(lease.id);
+          await new Promise<void>((resolve) => {
+            finish = resolve;
+          });
+          return { actions: ['slow'], failures: [] };
+        },
+      },
+    });
+    managers.push(manager);
+    const lease = await manager.acquire(acquire);
+    const ended = (await store.release(lease.id)) as Lease;
+    await store.deferTeardown({
+      lease: ended,
+      reason: 'released',
+      from: 'node-b',
+      owner: 'node-a',
+      deferredAt: Date.now(),
+    });
+    // Resolves while the (slow) teardown still runs: the expiry pass is not held up by it.
+    expect(await manager.runDeferredOnce()).toBe(1);
+    expect(ran).toEqual([lease.id]);
+    // The bad record is gone; the good one stays (claimed) until its teardown is recorded.
+    expect((await store.deferredTeardowns()).invalid).toEqual([]);
+    expect((await store.deferredTeardowns()).items).toHaveLength(1);
+    expect(await store.getTeardown(lease.id)).toBeNull();
+    finish();
+    await waitFor(async () => (await store.getTeardown(lease.id)) !== null);
+    await waitFor(async () => (await store.deferredTeardowns()).items.length === 0);
+  });
+
+  it('a deferred record older than the age cap is dropped, not run', async () => {
+    const clock = new FakeClock();
+    const store = new MemoryLeaseStore({ now: clock.now });
+    const ran: string[] = [];
+    const manager = new LeaseManager({
+      store,
+      node: 'node-a',
+      now: clock.now,
+      deferredMaxAgeSeconds: 60,
+      devices: {
+        match: async () => ({ matching: ['d1'], available: ['d1'] }),
+        ownerOf: async () => 'node-a',
+      },
+      teardown: {
+        closeLease: async (lease) => {
+          ran.push(lease.id);
+          return { actions: [], failures: [] };
+        },
+      },
+    });
+    managers.push(manager);
+    const lease = await manager.acquire(acquire);
+    const ended = (await store.release(lease.id)) as Lease;
+    await store.deferTeardown({
+      lease: ended,
+      reason: 'released',
+      from: 'node-b',
+      owner: 'node-a',
+      deferredAt: clock.now(),
+    });
+    clock.advance(61_000);
+    expect(await manager.runDeferredOnce()).toBe(0);
+    expect(ran).toEqual([]);
+    expect((await store.deferredTeardowns()).items).toEqual([]);
+  });
+});
+
+describe('owner lookup failure at teardown (finding 3)', () => {
+  it('defers the teardown instead of running it on a node that may not drive the device; the owner runs it', async () => {
+    const store = new MemoryLeaseStore();
+    const owner = { of: 'node-a' as string | null, failing: false };
+    const ran: Record<string, string[]> = { 'node-a': [], 'node-b': [] };
+    const make = (node: string) => {
+      const manager = new LeaseManager({
+        store,
+        node,
+        devices: {
+          match: async () => ({ matching: ['d1'], available: ['d1'] }),
+          ownerOf: async () => {
+            if (owner.failing) throw new Error('device store unreachable');
+            return owner.of;
+          },
+        },
+        teardown: {
+          closeLease: async (lease) => {
+            ran[node]!.push(lease.id);
+            return { actions: ['closed helper session'], failures: [] };
+          },
+        },
+      });
+      managers.push(manager);
+      return manager;
+    };
+    const a = make('node-a');
+    const b = make('node-b');
+    const lease = await b.acquire({ selector: {}, tenant: 't', holder: 'h' });
+    owner.failing = true;
+    const released = await b.release(lease.id);
+    expect(ran['node-b']).toEqual([]);
+    expect(released.teardown.failures).toEqual([]);
+    expect(released.teardown.actions.join(' ')).toMatch(/deferred to the device's owner/);
+    // While the lookup fails nobody runs it (and the pass does not throw); then the owner does.
+    expect(await a.runDeferredOnce()).toBe(0);
+    owner.failing = false;
+    expect(await b.runDeferredOnce()).toBe(0);
+    expect(await a.runDeferredOnce()).toBe(1);
+    expect(ran).toEqual({ 'node-a': [lease.id], 'node-b': [] });
+  });
+});
+
+describe('a deferred teardown is never lost (finding 2)', () => {
+  const acquire = { selector: {}, tenant: 't', holder: 'h' };
+  const devices = (owner: string) => ({
+    match: async () => ({ matching: ['d1'], available: ['d1'] }),
+    ownerOf: async () => owner,
+  });
+
+  it("stays in the store until its teardown is recorded; a crashed claimant's claim is re-taken when stale", async () => {
+    const clock = new FakeClock();
+    let recordFails = 1;
+    class FlakyRecord extends MemoryLeaseStore {
+      override async recordTeardown(record: TeardownRecord): Promise<void> {
+        if (recordFails-- > 0) throw new Error('store blip');
+        return super.recordTeardown(record);
+      }
+    }
+    const store = new FlakyRecord({ now: clock.now });
+    const ran: string[] = [];
+    const manager = new LeaseManager({
+      store,
+      node: 'node-a',
+      now: clock.now,
+      deferredClaimStaleSeconds: 60,
+      devices: devices('node-a'),
+      teardown: {
+        closeLease: async (lease) => {
+          ran.push(lease.id);
+          return { actions: ['restored settings'], failures: [] };
+        },
+      },
+    });
+    managers.push(manager);
+    const lease = await manager.acquire(acquire);
+    const ended = (await store.release(lease.id)) as Lease;
+    await store.deferTeardown({
+      lease: ended,
+      reason: 'released',
+      from: 'node-b',
+      owner: 'node-a',
+      deferredAt: clock.now(),
+    });
+    // The first run cannot record its teardown: the record stays (claimed), nothing is lost.
+    expect(await manager.runDeferredOnce()).toBe(1);
+    await waitFor(() => ran.length === 1);
+    await new Promise((r) => setTimeout(r, 50));
+    expect((await store.deferredTeardowns()).items).toHaveLength(1);
+    expect(await manager.runDeferredOnce()).toBe(0); // claimed, not stale yet
+    clock.advance(61_000);
+    expect(await manager.runDeferredOnce()).toBe(1);
+    await waitFor(async () => (await store.getTeardown(lease.id)) !== null);
+    await waitFor(async () => (await store.deferredTeardowns()).items.length === 0);
+    expect(ran).toEqual([lease.id, lease.id]);
+  });
+
+  it('a failed deferral is retried, not just logged', async () => {
+    let deferFails = 2;
+    class FlakyDefer extends MemoryLeaseStore {
+      override async deferTeardown(item: DeferredTeardown): Promise<void> {
+        if (deferFails-- > 0) throw new Error('store blip');
+        return super.deferTeardown(item);
+      }
+    }
+    const store = new FlakyDefer();
+    const manager = new LeaseManager({
+      store,
+      node: 'node-b',
+      devices: devices('node-a'),
+      teardown: { closeLease: async () => ({ actions: [], failures: [] }) },
+    });
+    managers.push(manager);
+    const lease = await manager.acquire(acquire);
+    const released = await manager.release(lease.id);
+    expect(released.teardown.failures).toEqual([]);
+    expect((await store.deferredTeardowns()).items.map((i) => i.lease.id)).toEqual([lease.id]);
   });
 });

@@ -1,12 +1,19 @@
 /** The persisted node identity: the `node-id` parser (property-based), fresh names, create-once. */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { NODE_NAME_PATTERN } from '../../src/devices/nodes.ts';
 import { isBridgeError } from '../../src/errors.ts';
-import { newNodeId, nodeIdentity, parseNodeId } from '../../src/node/node-identity.ts';
+import {
+  lockDataDir,
+  NODE_LOCK_FILE,
+  newNodeId,
+  nodeIdentity,
+  parseNodeId,
+} from '../../src/node/node-identity.ts';
 
 describe('parseNodeId', () => {
   it('accepts exactly the node names of the one pattern, whitespace around ignored', () => {
@@ -57,6 +64,48 @@ describe('nodeIdentity', () => {
       await writeFile(path.join(data, 'node-id'), 'two words\n');
       await expect(nodeIdentity(undefined, data)).rejects.toThrow(/node-id must hold one node name/);
     } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('lockDataDir (finding 11: one live process per data dir)', () => {
+  it('refuses a data dir another live process holds, naming it and the settings; takes a dead holder over', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'devicebridge-node-lock-'));
+    const other = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 30000)', 'serve'], {
+      stdio: 'ignore',
+    });
+    try {
+      const lockFile = path.join(dir, NODE_LOCK_FILE);
+      const lock = await lockDataDir(dir);
+      expect((await readFile(lockFile, 'utf8')).trim()).toBe(String(process.pid));
+      await lock.release();
+      await expect(readFile(lockFile, 'utf8')).rejects.toThrow(/ENOENT/);
+
+      await writeFile(lockFile, `${other.pid}\n`);
+      const refused = await lockDataDir(dir).then(
+        () => undefined,
+        (err: unknown) => err,
+      );
+      expect(isBridgeError(refused) && refused.code === 'INVALID_ARGUMENT').toBe(true);
+      expect((refused as Error).message).toContain(`pid ${other.pid}`);
+      expect((refused as Error).message).toContain(dir);
+      expect((refused as Error).message).toMatch(/DEVICEBRIDGE_DATA_DIR.*DEVICEBRIDGE_NODE/);
+      expect((await readFile(lockFile, 'utf8')).trim()).toBe(String(other.pid));
+
+      const exited = new Promise((resolve) => other.once('exit', resolve));
+      other.kill('SIGKILL');
+      await exited;
+      const taken = await lockDataDir(dir); // the holder is dead: a stale lock
+      expect((await readFile(lockFile, 'utf8')).trim()).toBe(String(process.pid));
+      await taken.release();
+
+      await writeFile(lockFile, '1\n'); // a live process that is no bridge (e.g. a container's init)
+      await (await lockDataDir(dir)).release();
+      await writeFile(lockFile, 'garbage\n'); // unreadable: stale too
+      await (await lockDataDir(dir)).release();
+    } finally {
+      other.kill('SIGKILL');
       await rm(dir, { recursive: true, force: true });
     }
   });

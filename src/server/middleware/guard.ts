@@ -135,6 +135,7 @@ export function guard(policy: RoutePolicy): MiddlewareHandler<AppEnv> {
           throw err;
         });
         if (answer !== null) return answer;
+        c.set('ownerUnreachable', true);
       }
     }
     if (policy.body?.json) await readJson(c, policy.body);

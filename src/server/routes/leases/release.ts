@@ -32,7 +32,9 @@ export const releaseLeaseRoute = createRoute({
 export function registerReleaseLease(app: OpenAPIHono<AppEnv>): void {
   app.openapi(releaseLeaseRoute, async (c) => {
     const { caller, side } = useCases(c);
-    const result = await side.leases.release(caller, c.req.valid('param').id, fencingTokenOf(c));
+    const result = await side.leases.release(caller, c.req.valid('param').id, fencingTokenOf(c), {
+      afterLostAnswer: c.var.ownerUnreachable === true,
+    });
     logLease(c, result.lease);
     c.var.logger.info({ failures: result.teardown.failures.length }, 'lease released');
     return c.json({ lease: view(result.lease), teardown: result.teardown }, 200);
