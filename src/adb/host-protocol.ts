@@ -79,15 +79,38 @@ function parseHex4(bytes: Buffer): number {
  * bytes needed). Unexpected bytes throw AdbProtocolError; a complete `FAIL` throws AdbFailError.
  */
 export class HostReplyReader {
-  #buffer: Buffer = Buffer.alloc(0);
+  /**
+   * Bytes joined so far, and chunks pushed since: joined only when a read needs them, so a long
+   * stream read to its end (`takeRest`, e.g. a screenshot through `exec:`) is copied once, not once
+   * per chunk.
+   */
+  #head: Buffer = Buffer.alloc(0);
+  #tail: Buffer[] = [];
+  #tailBytes = 0;
+
+  get #buffer(): Buffer {
+    if (this.#tail.length > 0) {
+      this.#head = Buffer.concat([this.#head, ...this.#tail]);
+      this.#tail = [];
+      this.#tailBytes = 0;
+    }
+    return this.#head;
+  }
+
+  set #buffer(bytes: Buffer) {
+    this.#head = bytes;
+    this.#tail = [];
+    this.#tailBytes = 0;
+  }
 
   push(bytes: Uint8Array): void {
     if (bytes.length === 0) return;
-    this.#buffer = this.#buffer.length === 0 ? Buffer.from(bytes) : Buffer.concat([this.#buffer, bytes]);
+    this.#tail.push(Buffer.from(bytes));
+    this.#tailBytes += bytes.length;
   }
 
   get buffered(): number {
-    return this.#buffer.length;
+    return this.#head.length + this.#tailBytes;
   }
 
   readExactly(n: number): Buffer | undefined {
