@@ -210,7 +210,8 @@ export class DeviceBridgeClient {
     path: string,
     body: unknown,
     headers: Record<string, string>,
-    extra: { timeoutMs?: number },
+    /** `timeoutMs: null`: no request timeout (a stream as long as the lease), only `signal`. */
+    extra: { timeoutMs?: number | null; signal?: AbortSignal },
   ): Promise<Response> {
     const all: Record<string, string> = { ...headers };
     if (this.#token) all['Authorization'] = `Bearer ${this.#token}`;
@@ -221,7 +222,11 @@ export class DeviceBridgeClient {
       method,
       headers: all,
       ...(body === undefined ? {} : { body: raw ? body : JSON.stringify(body) }),
-      signal: AbortSignal.timeout(extra.timeoutMs ?? this.#timeoutMs),
+      ...(extra.timeoutMs === null
+        ? extra.signal
+          ? { signal: extra.signal }
+          : {}
+        : { signal: AbortSignal.timeout(extra.timeoutMs ?? this.#timeoutMs) }),
     });
   }
 
@@ -462,12 +467,13 @@ export class DeviceBridgeClient {
     const params = new URLSearchParams();
     for (const [k, v] of Object.entries(query)) if (v !== undefined) params.set(k, String(v));
     const qs = params.size > 0 ? `?${params}` : '';
-    const headers: Record<string, string> = { Accept: 'application/x-ndjson' };
-    if (this.#token) headers['Authorization'] = `Bearer ${this.#token}`;
-    const res = await this.#fetch(`${this.baseUrl}/v1/leases/${encodeURIComponent(leaseId)}/logcat${qs}`, {
-      headers,
-      ...(signal ? { signal } : {}),
-    });
+    const res = await this.#send(
+      'GET',
+      `/v1/leases/${encodeURIComponent(leaseId)}/logcat${qs}`,
+      undefined,
+      { Accept: 'application/x-ndjson' },
+      { timeoutMs: null, ...(signal ? { signal } : {}) },
+    );
     if (!res.ok || res.body === null) {
       await this.#answer(res);
       return;
