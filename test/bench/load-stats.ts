@@ -20,6 +20,8 @@ export interface ProcStat {
   ppid: number;
   /** User + system CPU time, in clock ticks. */
   ticks: number;
+  /** System (kernel) CPU time alone, in clock ticks. */
+  systemTicks: number;
   /** Resident set, in pages. */
   rssPages: number;
 }
@@ -52,6 +54,7 @@ export function parseProcStat(line: string): ProcStat {
     comm: line.slice(open + 1, close),
     ppid: field(4),
     ticks: field(14) + field(15),
+    systemTicks: field(15),
     rssPages: field(24),
   };
 }
