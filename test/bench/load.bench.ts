@@ -49,6 +49,7 @@ const CPU_ROUNDS = Number(process.env['BENCH_LOAD_CPU_ROUNDS'] ?? 3);
 /** BENCH_LOAD_CAT=0 leaves out the baseline windows (a profile of the snapshot path alone). */
 const CAT = process.env['BENCH_LOAD_CAT'] !== '0';
 const CONCURRENCY = 8;
+const IDLE_MS = Number(process.env['BENCH_LOAD_IDLE_MS'] ?? 5000);
 const CLIENTS = 8;
 /** The bridge's serve process may be profiled: BENCH_LOAD_PROFILE_DIR=DIR adds `--cpu-prof --cpu-prof-dir DIR`. */
 const PROFILE_DIR = process.env['BENCH_LOAD_PROFILE_DIR'];
@@ -321,6 +322,22 @@ export async function bench(): Promise<BenchFigure[]> {
         );
       }
     };
+
+    // What the node costs with nothing to serve (health probes of every device, heartbeats): part of
+    // every per-snapshot figure below, most at small N.
+    {
+      const before = stats(p);
+      const t = performance.now();
+      await sleep(IDLE_MS);
+      const after = stats(p);
+      const wall = performance.now() - t;
+      fig(
+        `idle-${maxN}-devices-bridge-cpu-pct`,
+        cpuPercent(before.bridge, after.bridge, wall),
+        '% of a core',
+      );
+      fig(`idle-${maxN}-devices-adb-cpu-pct`, cpuPercent(before.adb, after.adb, wall), '% of a core');
+    }
 
     // Bridge CPU per snapshot against a raw `cat` of the same bytes through the same bridge and adb server.
     {
