@@ -1,5 +1,5 @@
 /**
- * Summarise a `node --cpu-prof` profile (`node --import tsx test/bench/profile-summary.ts FILE [TOP]`):
+ * Summarise a `node --cpu-prof` profile (`node --import tsx test/bench/profile-summary.ts FILE [TOP] [FROM_MS]`):
  * the functions with the most self time, and self time per source area (src/<dir>, node internals,
  * dependencies, GC, idle), as percentages of the non-idle samples. The load bench writes such profiles
  * of the serve process with BENCH_LOAD_PROFILE_DIR=DIR.
@@ -29,11 +29,15 @@ export function areaOf(url: string, functionName: string): string {
   return url;
 }
 
-export function summarise(profile: Profile, top = 30): string {
+/** `fromMs`: leave out the samples of the first milliseconds (the process's start: module loading). */
+export function summarise(profile: Profile, top = 30, fromMs = 0): string {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const self = new Map<number, number>();
+  let at = 0;
   for (let i = 0; i < profile.samples.length; i++) {
     const id = profile.samples[i]!;
+    at += profile.timeDeltas[i] ?? 0;
+    if (at < fromMs * 1000) continue;
     self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
   }
   const fns = new Map<string, number>();
@@ -85,5 +89,6 @@ if (process.argv[1]?.endsWith('profile-summary.ts')) {
     process.exit(2);
   }
   const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
-  process.stdout.write(`${summarise(profile, Number(process.argv[3] ?? 30))}\n`);
+  const fromMs = Number(process.argv[4] ?? 0);
+  process.stdout.write(`${summarise(profile, Number(process.argv[3] ?? 30), fromMs)}\n`);
 }
