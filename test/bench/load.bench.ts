@@ -18,9 +18,11 @@
  * - bridge-cpu-ms-per-snapshot: bridge CPU time / snapshots served with CONCURRENCY calls in flight (closed
  *   loop, session, normalized JSON), against the baseline of the same bridge serving `cat` of an equal-size
  *   file through the shell route (HTTP, auth, lease scope, the same adb server and device, no helper
- *   protocol or normalize), in alternating windows; medians.
+ *   protocol or normalize), in alternating windows; medians. bridge-cpu-system-share: the kernel's part.
+ * - idle-MAX-devices-bridge/adb-cpu-pct: the node with every device attached and nothing to serve.
  *
- * Latency is send → whole body read (the client's view). Bounded: under 3 minutes with the defaults.
+ * Latency is send → whole body read (the client's view). Bounded: every phase has a fixed length (about
+ * 2.5 minutes in all with the defaults on a quiet machine; a saturated machine slows setup and releases).
  */
 
 import { execFile } from 'node:child_process';
