@@ -75,7 +75,18 @@ interface Answer {
   ms: number;
 }
 
-function call(base: URL, client: Client, method: string, pathname: string, body?: string): Promise<Answer> {
+/**
+ * One call. A kept-alive socket the server closed for idleness just as it was reused fails with
+ * ECONNRESET before anything was sent (Node's documented keep-alive race): that one is retried once.
+ */
+function call(
+  base: URL,
+  client: Client,
+  method: string,
+  pathname: string,
+  body?: string,
+  retried = false,
+): Promise<Answer> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
     const req = http.request(
@@ -107,7 +118,11 @@ function call(base: URL, client: Client, method: string, pathname: string, body?
       },
     );
     req.on('timeout', () => req.destroy(new Error(`${method} ${pathname} timed out`)));
-    req.on('error', reject);
+    req.on('error', (err: NodeJS.ErrnoException) => {
+      if (!retried && req.reusedSocket && err.code === 'ECONNRESET') {
+        resolve(call(base, client, method, pathname, body, true));
+      } else reject(err);
+    });
     req.end(body);
   });
 }
