@@ -250,7 +250,9 @@ export class LeaseOperations {
 
   /**
    * Snapshot helper operations ensure the helper first (a warm ensure is one round trip); the
-   * ensure counts against the request's one deadline.
+   * ensure counts against the request's one deadline. A request that may use the session skips it
+   * while the driver's live session vouches for the helper (`helperVerified`): per snapshot that saves
+   * an adb connection, a `cmd package` run on the device and the device's write lock.
    */
   #withReady<T>(
     lease: LeaseTarget,
@@ -263,6 +265,9 @@ export class LeaseOperations {
     return this.#operate(lease, async (state, leaseSignal) => {
       const signal = request.signal ? AbortSignal.any([request.signal, leaseSignal]) : leaseSignal;
       const driver = await this.#driver(lease, state, SNAPSHOT_HELPER);
+      if (request.transport !== 'one-shot' && driver.helperVerified) {
+        return fn(driver, { ...request, signal, startedAt, deadlineMs });
+      }
       const left = Math.max(1, Math.ceil(startedAt + deadlineMs - performance.now()));
       const ensureSignal = AbortSignal.any([signal, AbortSignal.timeout(left)]);
       try {

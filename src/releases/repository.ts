@@ -24,8 +24,17 @@ export interface HelperSummary {
   versions: string[];
 }
 
+/** How many validated version manifests a repository keeps (a version's manifest never changes). */
+const MANIFEST_CACHE_ENTRIES = 1024;
+
 export class ReleaseRepository {
   readonly #store: ArtifactStore;
+  /**
+   * Validated manifests by name and version. A published version is immutable (publishing the same
+   * version with other bytes is refused), so once read and validated it is served from here: a snapshot
+   * reads only the small `latest` pointer. Never-published versions are not remembered.
+   */
+  readonly #manifests = new Map<string, ReleaseManifest>();
 
   constructor(store: ArtifactStore) {
     this.#store = store;
@@ -37,9 +46,15 @@ export class ReleaseRepository {
 
   /** The manifest (any kind) of one version, or null when that version was never published. */
   async getRelease(name: string, version: string): Promise<ReleaseManifest | null> {
+    const key = `${name}\n${version}`;
+    const cached = this.#manifests.get(key);
+    if (cached !== undefined) return structuredClone(cached);
     const bytes = await this.#store.get(manifestKey(name, version));
     if (bytes === null) return null;
-    return parseStoredManifest(bytes, `${name} ${version}`);
+    const manifest = parseStoredManifest(bytes, `${name} ${version}`);
+    if (this.#manifests.size >= MANIFEST_CACHE_ENTRIES) this.#manifests.clear();
+    this.#manifests.set(key, structuredClone(manifest));
+    return manifest;
   }
 
   /** The manifest of one version of an instrumentation-APK helper, or null when never published. */

@@ -56,10 +56,10 @@ export function runCli(args: string[], options: RunOptions = {}): Promise<CliRes
 /** Start a long-running CLI command and wait for its first stdout line. */
 export function startCli(
   args: string[],
-  options: { env?: Record<string, string>; timeoutMs?: number } = {},
+  options: { env?: Record<string, string>; timeoutMs?: number; nodeArgs?: string[] } = {},
 ): Promise<{ child: ChildProcess; firstLine: string; stderr: () => string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
+    const child = spawn(process.execPath, [...(options.nodeArgs ?? []), BIN, ...args], {
       env: { ...process.env, ...options.env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -31,6 +31,8 @@ export interface ServeNodeOptions {
   redisUrl?: string | null;
   prefix?: string;
   env?: Record<string, string>;
+  /** Options for node itself (before the script), e.g. `--cpu-prof`. */
+  nodeArgs?: string[];
 }
 
 /** Start `devicebridge serve --port 0 --json` and wait for its listening line. */
@@ -58,6 +60,7 @@ export async function startServeNode(options: ServeNodeOptions): Promise<ServeNo
         ...options.env,
       },
       timeoutMs: 60_000,
+      ...(options.nodeArgs === undefined ? {} : { nodeArgs: options.nodeArgs }),
     },
   );
   return {

@@ -121,6 +121,20 @@ export class SnapshotDriver {
     return this.#session?.alive ?? false;
   }
 
+  /**
+   * The helper is known good without asking the device: this driver's session (started after an ensure
+   * of this manifest) is alive and the node's verdict for this device and manifest stands. Replacing or
+   * removing the package kills its instrumentation, so the session would not be alive; an ensure that
+   * found something else forgets the verdict.
+   */
+  get helperVerified(): boolean {
+    return (
+      this.sessionAlive &&
+      this.#session?.manifest.sha256 === this.#manifest.sha256 &&
+      this.#options.verdicts.has(this.#device.serial, this.#manifest)
+    );
+  }
+
   ensure(policy: EnsurePolicy = 'missing-or-outdated', signal?: AbortSignal): Promise<EnsureResult> {
     return ensureHelper(this.#device, this.#manifest, this.#options.verdicts, {
       policy,
