@@ -11,8 +11,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ArtifactCache, S3ArtifactStore } from '../../src/artifacts/index.ts';
-import { artifactKey } from '../../src/releases/layout.ts';
 import { storedApk } from '../../src/helpers/apk-source.ts';
+import { artifactKey } from '../../src/releases/layout.ts';
 import { type S3TestServer, startS3Server } from './support/s3-server.ts';
 
 describe('storedApk on an S3 store without download URLs (real s3rver)', () => {
