@@ -47,7 +47,13 @@ describe('DEVICEBRIDGE_NODE_URL', () => {
   });
 
   it('refuses other schemes, credentials, a query or a fragment, naming the variable', () => {
-    for (const bad of ['ftp://bridge1', 'bridge1:7100', 'http://u:p@bridge1', 'http://b/?x=1', 'http://b/#f']) {
+    for (const bad of [
+      'ftp://bridge1',
+      'bridge1:7100',
+      'http://u:p@bridge1',
+      'http://b/?x=1',
+      'http://b/#f',
+    ]) {
       expect(() => loadConfig({ DEVICEBRIDGE_NODE_URL: bad }, {}), bad).toThrow(/DEVICEBRIDGE_NODE_URL/);
     }
   });

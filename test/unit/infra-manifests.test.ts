@@ -12,8 +12,8 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
 import { Deployment, StatefulSet } from 'kubernetes-models/apps/v1';
+import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
 import { ConfigMap, Secret, Service } from 'kubernetes-models/v1';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments, parse as parseYaml } from 'yaml';
@@ -21,7 +21,12 @@ import { parseAllDocuments, parse as parseYaml } from 'yaml';
 const root = new URL('../..', import.meta.url).pathname;
 const k8sDir = path.join(root, 'infra/k8s');
 
-type Obj = { apiVersion: string; kind: string; metadata: { name: string }; [k: string]: any };
+type Obj = {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; labels?: Record<string, string> };
+  [k: string]: any;
+};
 const models: Record<string, new (data: any) => { validate(): void }> = {
   'apps/v1/Deployment': Deployment,
   'apps/v1/StatefulSet': StatefulSet,
@@ -53,13 +58,20 @@ const find = (kind: string, name: string): Obj => {
   if (hit === undefined) throw new Error(`no ${kind} ${name} in infra/k8s`);
   return hit.obj;
 };
-const configVariables = new Set(readFileSync(path.join(root, 'src/config.ts'), 'utf8').match(/\b[A-Z][A-Z0-9_]{2,}\b/g));
+const configVariables = new Set(
+  readFileSync(path.join(root, 'src/config.ts'), 'utf8').match(/\b[A-Z][A-Z0-9_]{2,}\b/g),
+);
 
 describe('infra/k8s manifests', () => {
   it('every manifest validates against the Kubernetes schemas', () => {
-    expect(manifestFiles.sort()).toEqual(
-      ['configmap.yaml', 'deployment.yaml', 'pdb.yaml', 'redis.yaml', 'secret.template.yaml', 'service.yaml'],
-    );
+    expect(manifestFiles.sort()).toEqual([
+      'configmap.yaml',
+      'deployment.yaml',
+      'pdb.yaml',
+      'redis.yaml',
+      'secret.template.yaml',
+      'service.yaml',
+    ]);
     for (const { file, obj } of manifests) expect(() => validate(obj), `${file}: ${obj.kind}`).not.toThrow();
   });
 
@@ -70,7 +82,9 @@ describe('infra/k8s manifests', () => {
     const probe = structuredClone(find('Deployment', 'devicebridge'));
     probe.spec.template.spec.containers[0].readinessProbe.httpGet.port = { name: 'http' };
     expect(() => validate(probe)).toThrow();
-    expect(() => validate({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'x' }, spec: { ports: 80 } })).toThrow();
+    expect(() =>
+      validate({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'x' }, spec: { ports: 80 } }),
+    ).toThrow();
   });
 
   it('wires probes, the drain grace, anti-affinity and matching selectors', () => {
@@ -96,10 +110,14 @@ describe('infra/k8s manifests', () => {
       (n) => /^[A-Z]/.test(n) && !n.startsWith('POD_'),
     );
     for (const name of env) {
-      expect(configVariables.has(name) || name.startsWith('AWS_'), `${name} is not a bridge setting`).toBe(true);
+      expect(configVariables.has(name) || name.startsWith('AWS_'), `${name} is not a bridge setting`).toBe(
+        true,
+      );
     }
     const secretKeys = Object.keys(find('Secret', 'devicebridge-secrets').stringData);
-    for (const ref of container.env.filter((e: any) => e.valueFrom?.secretKeyRef)) {
+    for (const ref of container.env.filter(
+      (e: { valueFrom?: { secretKeyRef?: { key: string } } }) => e.valueFrom?.secretKeyRef,
+    )) {
       expect(secretKeys).toContain(ref.valueFrom.secretKeyRef.key);
     }
     expect(JSON.parse(config.data['devices.json'])).toBeInstanceOf(Array);
@@ -133,7 +151,7 @@ describe('infra/k8s manifests', () => {
     for (const obj of objects) expect(() => validate(obj), obj.kind).not.toThrow();
     const deployment = objects.find((o) => o.kind === 'Deployment')!;
     expect(deployment.spec.template.spec.containers[0].image).toBe('registry.example.com/devicebridge:0.1.0');
-    expect(deployment.metadata.labels['app.kubernetes.io/part-of']).toBe('devicebridge');
+    expect(deployment.metadata.labels?.['app.kubernetes.io/part-of']).toBe('devicebridge');
   });
 });
 
@@ -158,7 +176,7 @@ describe('infra/compose.yaml', () => {
     for (const i of [1, 2, 3]) expect(haproxy).toContain(`server bridge${i} bridge${i}:7100`);
     expect(haproxy).toContain('option httpchk GET /readyz');
     // Only the balancer is published, and only on loopback.
-    const published = Object.entries(compose.services).filter(([, s]: [string, any]) => s.ports);
+    const published = Object.entries(compose.services).filter(([, s]) => (s as { ports?: unknown }).ports);
     expect(published.map(([n]) => n)).toEqual(['lb']);
     expect(compose.services.lb.ports[0]).toMatch(/^127\.0\.0\.1:/);
   });
@@ -173,6 +191,10 @@ describe('infra/compose.yaml', () => {
     expect(devices.map((d: { endpoint: string }) => d.endpoint)).toEqual(
       devices.map((_: unknown, i: number) => `simulator:${6555 + i}`),
     );
-    expect(existsSync(path.join(root, compose.services.bridge1.build.context.replace('..', '.'), 'infra/Containerfile'))).toBe(true);
+    expect(
+      existsSync(
+        path.join(root, compose.services.bridge1.build.context.replace('..', '.'), 'infra/Containerfile'),
+      ),
+    ).toBe(true);
   });
 });
