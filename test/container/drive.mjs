@@ -26,7 +26,11 @@ function fail(msg) {
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 async function call(method, path, body, headers = {}) {
-  const init = { method, headers: { authorization: `Bearer ${TOKEN}`, ...headers }, signal: AbortSignal.timeout(30_000) };
+  const init = {
+    method,
+    headers: { authorization: `Bearer ${TOKEN}`, ...headers },
+    signal: AbortSignal.timeout(30_000),
+  };
   if (body instanceof Uint8Array) init.body = body;
   else if (body !== undefined) {
     init.body = JSON.stringify(body);
@@ -72,10 +76,11 @@ const ready = await until('the fleet ready with every device online', 120_000, a
     ? { ok: true, value: devices }
     : { ok: false, why: `${online.length}/${devices.length} online and owned` };
 });
-const owners = (ds) =>
-  Object.entries(ds.reduce((m, d) => ({ ...m, [d.ownerNode]: (m[d.ownerNode] ?? 0) + 1 }), {}))
-    .map(([n, c]) => `${n}: ${c}`)
-    .join(', ');
+const owners = (ds) => {
+  const count = new Map();
+  for (const d of ds) count.set(d.ownerNode, (count.get(d.ownerNode) ?? 0) + 1);
+  return [...count].map(([n, c]) => `${n}: ${c}`).join(', ');
+};
 log(`fleet ready in ${(ready.ms / 1000).toFixed(1)} s: ${DEVICES} devices online (${owners(ready.value)})`);
 
 // 2. Publish the helper through the balancer: the release lands in S3, every bridge serves it.
@@ -85,7 +90,8 @@ const published = await call(
   new Uint8Array(readFileSync(APK)),
   { 'content-type': 'application/vnd.android.package-archive' },
 );
-if (published.status !== 201 && published.status !== 200) fail(`publish: ${published.status} ${published.text}`);
+if (published.status !== 201 && published.status !== 200)
+  fail(`publish: ${published.status} ${published.text}`);
 for (let i = 0; i < 3; i++) {
   const m = await call('GET', '/v1/helpers/android-snapshot-helper/manifest');
   if (m.status !== 200 || m.json.version !== '0.2.0') fail(`manifest after publish: ${m.status} ${m.text}`);
@@ -93,16 +99,22 @@ for (let i = 0; i < 3; i++) {
 log('helper 0.2.0 published (S3) and served by the fleet');
 
 // 3. A lease and a snapshot through the balancer.
-const acquired = await call('POST', '/v1/leases', { ttlSeconds: 600, selector: { labels: { simulated: 'true' } } });
+const acquired = await call('POST', '/v1/leases', {
+  ttlSeconds: 600,
+  selector: { labels: { simulated: 'true' } },
+});
 if (acquired.status !== 201) fail(`acquire: ${acquired.status} ${acquired.text}`);
 const lease = acquired.json;
-const snap = async () => call('POST', `/v1/leases/${lease.id}/snapshot`, { format: 'json', deadlineMs: 20_000 });
+const snap = async () =>
+  call('POST', `/v1/leases/${lease.id}/snapshot`, { format: 'json', deadlineMs: 20_000 });
 const first = await snap();
 if (first.status !== 200) fail(`snapshot: ${first.status} ${first.text.slice(0, 400)}`);
 const device = ready.value.find((d) => d.id === lease.deviceId);
 if (!device) fail(`leased device ${lease.deviceId} is not listed`);
 const victim = device.ownerNode;
-log(`lease ${lease.id} on ${device.endpoint} (owner ${victim}, fencing token ${lease.fencingToken}); snapshot ${first.status} (transport ${first.json.transport ?? '?'})`);
+log(
+  `lease ${lease.id} on ${device.endpoint} (owner ${victim}, fencing token ${lease.fencingToken}); snapshot ${first.status} (transport ${first.json.transport ?? '?'})`,
+);
 
 // 4. The owner dies: SIGKILL its container.
 execFileSync('podman', ['kill', '--signal', 'KILL', `${PROJECT}_${victim}_1`], { stdio: 'ignore' });
@@ -116,9 +128,17 @@ const taken = await until(`takeover of ${victim}'s devices`, TAKEOVER_BOUND_MS, 
   const bad = devices.filter((d) => d.ownerNode === victim || d.state !== 'online');
   return devices.length === DEVICES && bad.length === 0
     ? { ok: true, value: devices }
-    : { ok: false, why: `${bad.length} not yet taken over (${bad.map((d) => `${d.endpoint}:${d.ownerNode}/${d.state}`).slice(0, 3).join(' ')})` };
+    : {
+        ok: false,
+        why: `${bad.length} not yet taken over (${bad
+          .map((d) => `${d.endpoint}:${d.ownerNode}/${d.state}`)
+          .slice(0, 3)
+          .join(' ')})`,
+      };
 });
-log(`every device owned and online again ${((Date.now() - killedAt) / 1000).toFixed(1)} s after the kill (${owners(taken.value)})`);
+log(
+  `every device owned and online again ${((Date.now() - killedAt) / 1000).toFixed(1)} s after the kill (${owners(taken.value)})`,
+);
 
 // 6. The lease survived with the same fencing token; the next lease-scoped calls are served.
 const seen = await call('GET', `/v1/leases/${lease.id}`);
@@ -127,12 +147,16 @@ if (seen.status !== 200 || seen.json.state !== 'active' || seen.json.fencingToke
 }
 const again = await until('a snapshot on the new owner', 30_000, async () => {
   const r = await snap();
-  return r.status === 200 ? { ok: true, value: r } : { ok: false, why: `${r.status} ${r.text.slice(0, 200)}` };
+  return r.status === 200
+    ? { ok: true, value: r }
+    : { ok: false, why: `${r.status} ${r.text.slice(0, 200)}` };
 });
 const tap = await call('POST', `/v1/leases/${lease.id}/gestures`, { kind: 'tap', x: 10, y: 10 });
 if (tap.status !== 200) fail(`gesture after takeover: ${tap.status} ${tap.text.slice(0, 300)}`);
 const newOwner = taken.value.find((d) => d.id === lease.deviceId).ownerNode;
-log(`lease ${lease.id} still active, fencing token ${seen.json.fencingToken}; snapshot ${again.value.status} and tap ${tap.status} on the new owner ${newOwner}`);
+log(
+  `lease ${lease.id} still active, fencing token ${seen.json.fencingToken}; snapshot ${again.value.status} and tap ${tap.status} on the new owner ${newOwner}`,
+);
 
 // 7. Release: the teardown runs on the owner.
 const released = await call('DELETE', `/v1/leases/${lease.id}`);
