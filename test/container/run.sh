@@ -94,7 +94,8 @@ STACK_UP=1
 "${COMPOSE[@]}" up -d --no-build >"$WORK/up.log" 2>&1 || { tail -30 "$WORK/up.log" >&2; exit 1; }
 stamp "stack up: $(podman ps --filter "label=io.podman.compose.project=$PROJECT" --format '{{.Names}}' | sort | tr '\n' ' ')"
 
-# The image's HEALTHCHECK (podman runs it on demand here: no systemd timers).
+# The image's HEALTHCHECK (podman runs it on demand here: no systemd timers). Bridges start slowly on
+# a loaded machine; the drive below waits for /readyz through the balancer as well.
 for b in bridge1 bridge2 bridge3; do
   until podman healthcheck run "${PROJECT}_${b}_1" >/dev/null 2>&1; do
     [ $(($(date +%s) - T0)) -lt 900 ] || { echo "HEALTHCHECK of $b never passed" >&2; exit 1; }
