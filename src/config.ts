@@ -22,6 +22,11 @@ const fields = {
   dataDir: ['DEVICEBRIDGE_DATA_DIR', z.string().min(1).default('./var')],
   tokensFile: ['DEVICEBRIDGE_TOKENS_FILE', z.string().min(1).optional()],
   publicUrl: ['DEVICEBRIDGE_PUBLIC_URL', z.url({ protocol: /^https?$/ }).optional()],
+  /**
+   * The URL other nodes forward lease-scoped calls to: this node's address on the fleet's private
+   * network (`http://bridge1:7100`); never put into a manifest. Default: the public URL.
+   */
+  nodeUrl: ['DEVICEBRIDGE_NODE_URL', z.url({ protocol: /^https?$/ }).optional()],
   maxUploadBytes: [
     'DEVICEBRIDGE_MAX_UPLOAD_BYTES',
     z.coerce
@@ -195,6 +200,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: ConfigFl
       'DEVICEBRIDGE_HEADERS_TIMEOUT_MS',
       'must not exceed DEVICEBRIDGE_REQUEST_TIMEOUT_MS',
     );
+  }
+  if (config.nodeUrl !== undefined) {
+    const url = new URL(config.nodeUrl);
+    if (url.username !== '' || url.password !== '' || url.search !== '' || url.hash !== '') {
+      throw new ConfigError('DEVICEBRIDGE_NODE_URL', 'must not carry credentials, a query or a fragment');
+    }
   }
   if (config.s3PresignSeconds > 0 && config.s3Bucket === undefined) {
     throw new ConfigError('S3_PRESIGN_SECONDS', 'requires S3_BUCKET');

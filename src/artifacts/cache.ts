@@ -147,6 +147,9 @@ async function writeChunk(fh: FileHandle, chunk: Uint8Array): Promise<void> {
   }
 }
 
+/** `importStream`'s source has no such object (never leaves the class). */
+class MissingSource extends Error {}
+
 export class ArtifactCache {
   readonly #dir: string;
   readonly #maxBytes: number;
@@ -239,6 +242,36 @@ export class ArtifactCache {
         );
       }
     });
+    return this.#checkResult(result, maxBytes, options.size);
+  }
+
+  /**
+   * Copy an artifact from a stream (e.g. an artifact store's object) into the cache unless `sha256`
+   * is already there, verifying it; `open` is called only when needed and answers null when the
+   * source has no such object (then so does this).
+   */
+  async importStream(
+    sha256: string,
+    open: () => Promise<{ stream: AsyncIterable<Uint8Array>; size?: number } | null>,
+    options: CacheFetchOptions = {},
+  ): Promise<CachedArtifact | null> {
+    const sha = normalizeSha(sha256);
+    const maxBytes = options.maxBytes ?? this.#maxBytes;
+    checkMaxBytes(maxBytes);
+    let result: CachedArtifact;
+    try {
+      result = await this.#ensure(sha, options, async (_signal, progress) => {
+        const source = await open();
+        if (source === null) throw new MissingSource();
+        if (source.size !== undefined && source.size > maxBytes) {
+          throw tooLarge(maxBytes, source.size, 'content-length');
+        }
+        return this.#store(sha, source.stream, maxBytes, source.size, progress);
+      });
+    } catch (err) {
+      if (err instanceof MissingSource) return null;
+      throw err;
+    }
     return this.#checkResult(result, maxBytes, options.size);
   }
 

@@ -79,5 +79,11 @@ export async function storedApk(
   if ((await store.stat(key)) === null) return null;
   if (store instanceof FsArtifactStore) return (await cache.importFile(store.pathFor(key), sha256)).path;
   const url = await store.downloadUrl(key);
-  return url === null ? null : (await cache.fetch(url, sha256)).path;
+  if (url !== null) return (await cache.fetch(url, sha256)).path;
+  // No download URL (S3 without presigned URLs or a public base): read the object itself.
+  const imported = await cache.importStream(sha256, async () => {
+    const read = await store.openRead(key);
+    return read === null ? null : { stream: read.stream, size: read.info.size };
+  });
+  return imported?.path ?? null;
 }

@@ -94,9 +94,10 @@ export async function startNode(config: Config, options: StartNodeOptions = {}):
       throw err;
     }
   }
-  // apkUrls and other nodes use the configured URL, else the loopback address we listen on.
+  // apkUrls use the configured URL, else the loopback address we listen on; other nodes forward to
+  // DEVICEBRIDGE_NODE_URL when set (the fleet's private network), else the same URL.
   services.publicUrl = overrides.publicUrl ?? publicBaseUrl(config, listening.port) ?? listening.url;
-  await node?.announce(services.publicUrl);
+  await node?.announce(config.nodeUrl ?? services.publicUrl);
   let closing: Promise<void> | undefined;
   return {
     url: listening.url,

@@ -37,3 +37,24 @@ describe('loadConfig', () => {
     }
   });
 });
+
+describe('DEVICEBRIDGE_NODE_URL', () => {
+  it('takes an http(s) URL on any host (it is never put into a manifest)', () => {
+    expect(loadConfig({ DEVICEBRIDGE_NODE_URL: 'http://bridge1:7100' }, {}).nodeUrl).toBe(
+      'http://bridge1:7100',
+    );
+    expect(loadConfig({}, {}).nodeUrl).toBeUndefined();
+  });
+
+  it('refuses other schemes, credentials, a query or a fragment, naming the variable', () => {
+    for (const bad of [
+      'ftp://bridge1',
+      'bridge1:7100',
+      'http://u:p@bridge1',
+      'http://b/?x=1',
+      'http://b/#f',
+    ]) {
+      expect(() => loadConfig({ DEVICEBRIDGE_NODE_URL: bad }, {}), bad).toThrow(/DEVICEBRIDGE_NODE_URL/);
+    }
+  });
+});
