@@ -19,7 +19,8 @@
  *                           claim is re-taken: the record stays until its teardown is recorded)
  *   deferred          hash  leaseId -> deferred teardown JSON (for the device's owner; the hash
  *                           expires after the retention since its last write)
- *   wake              pub/sub channel: a device may have freed or a queue head moved (`onWakeup`)
+ *   wake              pub/sub channel: a device freed while a queue had waiters, or a queue head
+ *                     moved (`onWakeup`)
  *
  * Time: the client passes `now` (ms) into every script (default Date.now, injectable for tests)
  * rather than the scripts reading Redis TIME — so tests control expiry, at the price that bridge
@@ -344,16 +345,17 @@ export class RedisLeaseStore implements LeaseStore {
   }
 
   async recordTeardown(record: TeardownRecord): Promise<void> {
-    const freed = await this.#scripts.run(
+    // The script publishes the wake-up itself, only when it freed the device and someone waits.
+    await this.#scripts.run(
       'record-teardown',
       [
         this.#keys.teardown(record.leaseId),
         this.#keys.dev(record.deviceId),
         this.#keys.lease(record.leaseId),
+        this.#keys.queues,
       ],
-      [JSON.stringify(record), record.leaseId, this.#retentionMs],
+      [JSON.stringify(record), record.leaseId, this.#retentionMs, this.#keys.wakeups],
     );
-    if (Number(freed) === 1) await this.#wake();
   }
 
   /** Publish a wake-up; a failed publish only costs the waiters a poll interval. */
