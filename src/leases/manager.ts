@@ -223,7 +223,9 @@ export class LeaseManager {
     const deadline = performance.now() + waitSeconds * 1000;
     const waiterTtl = Math.max(this.#waiterTtl, (this.#pollMs * 3) / 1000);
     await this.#store.enqueue(queueKey, waiterId, waiterTtl);
-    const self = { queueKey, pending: false } as { queueKey: string; wake?: () => void; pending: boolean };
+    // Pending from the start: a device freed between the first attempt and joining the queue woke
+    // nobody (a teardown publishes only while someone is queued), so the first retry comes at once.
+    const self = { queueKey, pending: true } as { queueKey: string; wake?: () => void; pending: boolean };
     this.#waiters.set(waiterId, self);
     let refreshedAt = performance.now();
     try {

@@ -274,7 +274,8 @@ export class MemoryLeaseStore implements LeaseStore {
     if (slot && slot.leaseId === record.leaseId && lease?.state !== 'active') {
       delete slot.leaseId;
       delete slot.pendingSince;
-      this.#wake();
+      // As in Redis: a freed device wakes listeners only while some queue has waiters.
+      if (this.#queues.size > 0) this.#wake();
     }
   }
 

@@ -19,7 +19,8 @@
  *                           claim is re-taken: the record stays until its teardown is recorded)
  *   deferred          hash  leaseId -> deferred teardown JSON (for the device's owner; the hash
  *                           expires after the retention since its last write)
- *   wake              pub/sub channel: a device may have freed or a queue head moved (`onWakeup`)
+ *   wake              pub/sub channel: a device freed while a queue had waiters, or a queue head
+ *                     moved (`onWakeup`)
  *
  * Time: the client passes `now` (ms) into every script (default Date.now, injectable for tests)
  * rather than the scripts reading Redis TIME — so tests control expiry, at the price that bridge
@@ -121,32 +122,81 @@ export interface RedisLeaseStoreOptions extends StoreClockOptions {
   logger?: Logger;
 }
 
-/** Parse a flat HGETALL reply into a Lease. */
+/** Parse a flat HGETALL reply into a Lease (a later duplicate field wins; unknown fields are ignored). */
 export function leaseFromReply(reply: unknown): Lease {
   if (!Array.isArray(reply) || reply.length % 2 !== 0) {
     throw new BridgeError('INTERNAL', 'malformed lease reply from Redis');
   }
-  const f = new Map<string, string>();
-  for (let i = 0; i < reply.length; i += 2) f.set(String(reply[i]), String(reply[i + 1]));
-  const num = (name: string): number => {
-    const value = Number(f.get(name));
-    if (!Number.isFinite(value)) throw new BridgeError('INTERNAL', `lease field ${name} is not a number`);
-    return value;
-  };
+  // One pass into locals, no intermediate Map: this runs on every release (the hot path).
+  let id = '';
+  let deviceId = '';
+  let tenant = '';
+  let holder = '';
+  let selector = '{}';
+  let state = 'expired';
+  let fencingToken: unknown;
+  let acquiredAt: unknown;
+  let expiresAt: unknown;
+  let ttlSeconds: unknown;
+  let endedAt: unknown;
+  for (let i = 0; i < reply.length; i += 2) {
+    const value = String(reply[i + 1]);
+    switch (String(reply[i])) {
+      case 'id':
+        id = value;
+        break;
+      case 'deviceId':
+        deviceId = value;
+        break;
+      case 'tenant':
+        tenant = value;
+        break;
+      case 'holder':
+        holder = value;
+        break;
+      case 'selector':
+        selector = value;
+        break;
+      case 'state':
+        state = value;
+        break;
+      case 'fencingToken':
+        fencingToken = value;
+        break;
+      case 'acquiredAt':
+        acquiredAt = value;
+        break;
+      case 'expiresAt':
+        expiresAt = value;
+        break;
+      case 'ttlSeconds':
+        ttlSeconds = value;
+        break;
+      case 'endedAt':
+        endedAt = value;
+        break;
+    }
+  }
   const lease: Lease = {
-    id: f.get('id') ?? '',
-    deviceId: f.get('deviceId') ?? '',
-    tenant: f.get('tenant') ?? '',
-    holder: f.get('holder') ?? '',
-    fencingToken: num('fencingToken'),
-    acquiredAt: num('acquiredAt'),
-    expiresAt: num('expiresAt'),
-    ttlSeconds: num('ttlSeconds'),
-    selector: JSON.parse(f.get('selector') ?? '{}') as LeaseSelector,
-    state: (f.get('state') ?? 'expired') as LeaseState,
+    id,
+    deviceId,
+    tenant,
+    holder,
+    fencingToken: leaseNumber('fencingToken', fencingToken),
+    acquiredAt: leaseNumber('acquiredAt', acquiredAt),
+    expiresAt: leaseNumber('expiresAt', expiresAt),
+    ttlSeconds: leaseNumber('ttlSeconds', ttlSeconds),
+    selector: JSON.parse(selector) as LeaseSelector,
+    state: state as LeaseState,
   };
-  if (f.has('endedAt')) lease.endedAt = num('endedAt');
+  if (endedAt !== undefined) lease.endedAt = leaseNumber('endedAt', endedAt);
   return lease;
+}
+
+function leaseNumber(name: string, raw: unknown): number {
+  const value = Number(raw);
+  if (!Number.isFinite(value)) throw new BridgeError('INTERNAL', `lease field ${name} is not a number`);
+  return value;
 }
 
 function leasesFromReply(reply: unknown): Lease[] {
@@ -344,16 +394,17 @@ export class RedisLeaseStore implements LeaseStore {
   }
 
   async recordTeardown(record: TeardownRecord): Promise<void> {
-    const freed = await this.#scripts.run(
+    // The script publishes the wake-up itself, only when it freed the device and someone waits.
+    await this.#scripts.run(
       'record-teardown',
       [
         this.#keys.teardown(record.leaseId),
         this.#keys.dev(record.deviceId),
         this.#keys.lease(record.leaseId),
+        this.#keys.queues,
       ],
-      [JSON.stringify(record), record.leaseId, this.#retentionMs],
+      [JSON.stringify(record), record.leaseId, this.#retentionMs, this.#keys.wakeups],
     );
-    if (Number(freed) === 1) await this.#wake();
   }
 
   /** Publish a wake-up; a failed publish only costs the waiters a poll interval. */

@@ -135,7 +135,8 @@ export interface LeaseStore {
   takeDeviceState(leaseId: string): Promise<Record<string, Record<string, unknown>>>;
   /**
    * Wake-ups across processes: `listener` runs whenever, in any process sharing the store, a device
-   * may have freed (a teardown recorded) or a queue's head moved (a waiter acquired or left), so
+   * may have freed (a teardown recorded while some selector queue has waiters: a device nobody waits
+   * for wakes nobody) or a queue's head moved (a waiter acquired or left), so
    * waiters retry at once instead of at their next poll (Redis: one pub/sub channel per prefix).
    * Resolves a function that stops listening.
    */

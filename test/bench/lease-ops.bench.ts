@@ -1,11 +1,15 @@
 /**
  * lease-ops: full lease cycles per second on Redis from one process — LeaseManager.acquire +
  * LeaseManager.release (store release, no-op teardown, teardown record that frees the device), i.e.
- * three Lua scripts per cycle — with CONCURRENCY cycles in flight on the store's own
+ * three Lua scripts per cycle and nothing else (record-teardown publishes the wake-up itself, and
+ * only while a queue has waiters: here none) — with CONCURRENCY cycles in flight on the store's own
  * (auto-pipelining) connection, each loop over its own few devices. Baseline, measured in the same run on its own connection with the same
  * concurrency: PING round trips per second (ratio = lease cycles / PINGs, so 0.33 would mean the
  * scripts cost no more than a PING each). lease-ops-memory: the same cycle on the memory store.
- * Each figure is the best of ROUNDS timed windows after a warm-up. Needs Redis at REDIS_URL
+ * The lease and PING windows alternate (ROUNDS of each, after a warm-up), so each ratio compares
+ * two windows measured under the same load; the figures are the medians (rates and ratios).
+ * lease-ops-cpu: this process's CPU time per cycle (median), as a multiple of its CPU time per PING
+ * (less sensitive to a loaded machine than the rates). lease-ops-memory is the best of ROUNDS windows. Needs Redis at REDIS_URL
  * (default redis://127.0.0.1:6379); keys live under a random prefix and are deleted afterwards.
  */
 import { randomUUID } from 'node:crypto';
@@ -18,12 +22,16 @@ import type { BenchFigure } from './run.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const CONCURRENCY = 16;
-const WINDOW_MS = 700;
-const ROUNDS = 3;
+const WINDOW_MS = 500;
+const ROUNDS = 5;
+
+/** CPU time (user + system, µs) this process spent per op in the last `rate` window. */
+let lastCpuPerOp = 0;
 
 /** Runs `op` in CONCURRENCY loops for windowMs; returns completed ops per second. */
 async function rate(op: (loop: number) => Promise<void>, windowMs: number): Promise<number> {
   let done = 0;
+  const cpu = process.cpuUsage();
   const start = performance.now();
   const until = start + windowMs;
   await Promise.all(
@@ -34,7 +42,48 @@ async function rate(op: (loop: number) => Promise<void>, windowMs: number): Prom
       }
     }),
   );
-  return (done * 1000) / (performance.now() - start);
+  const elapsed = performance.now() - start;
+  const used = process.cpuUsage(cpu);
+  lastCpuPerOp = (used.user + used.system) / Math.max(1, done);
+  return (done * 1000) / elapsed;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1
+    ? (sorted[mid] as number)
+    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+}
+
+/** ROUNDS alternating windows of `op` and `baseline`: the median rates and the median of the ratios. */
+async function interleaved(
+  op: (loop: number) => Promise<void>,
+  baseline: (loop: number) => Promise<void>,
+): Promise<{ rate: number; baseline: number; ratio: number; cpu: number; baselineCpu: number }> {
+  await rate(op, 200);
+  await rate(baseline, 200);
+  const ops: number[] = [];
+  const bases: number[] = [];
+  const ratios: number[] = [];
+  const cpus: number[] = [];
+  const baseCpus: number[] = [];
+  for (let i = 0; i < ROUNDS; i++) {
+    const o = await rate(op, WINDOW_MS);
+    cpus.push(lastCpuPerOp);
+    const b = await rate(baseline, WINDOW_MS);
+    baseCpus.push(lastCpuPerOp);
+    ops.push(o);
+    bases.push(b);
+    ratios.push(o / b);
+  }
+  return {
+    rate: median(ops),
+    baseline: median(bases),
+    ratio: median(ratios),
+    cpu: median(cpus),
+    baselineCpu: median(baseCpus),
+  };
 }
 
 async function best(op: (loop: number) => Promise<void>): Promise<number> {
@@ -75,8 +124,7 @@ export async function bench(): Promise<BenchFigure[]> {
   try {
     // The store's own connection, configured as in production.
     const redisStore = new RedisLeaseStore({ url: REDIS_URL, prefix });
-    const leaseOps = await best(cycle(redisStore));
-    const pings = await best(async () => {
+    const redis = await interleaved(cycle(redisStore), async () => {
       await pingClient.ping();
     });
     await redisStore.close();
@@ -84,12 +132,27 @@ export async function bench(): Promise<BenchFigure[]> {
     return [
       {
         bench: 'lease-ops',
-        value: Math.round(leaseOps),
+        value: Math.round(redis.rate),
         unit: 'cycles/s',
         baseline: 'redis-ping',
-        ratio: leaseOps / pings,
+        ratio: redis.ratio,
       },
-      { bench: 'redis-ping', value: Math.round(pings), unit: 'ops/s', baseline: null, ratio: null },
+      { bench: 'redis-ping', value: Math.round(redis.baseline), unit: 'ops/s', baseline: null, ratio: null },
+      {
+        // This process's CPU per cycle (less sensitive to a loaded machine than the rate), as PINGs.
+        bench: 'lease-ops-cpu',
+        value: Math.round(redis.cpu),
+        unit: 'µs/cycle',
+        baseline: 'redis-ping-cpu',
+        ratio: redis.cpu / redis.baselineCpu,
+      },
+      {
+        bench: 'redis-ping-cpu',
+        value: Math.round(redis.baselineCpu * 10) / 10,
+        unit: 'µs/op',
+        baseline: null,
+        ratio: null,
+      },
       {
         bench: 'lease-ops-memory',
         value: Math.round(memoryOps),

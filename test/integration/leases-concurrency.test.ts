@@ -105,11 +105,13 @@ describe('leases across 4 bridge processes on one Redis', () => {
           JSON.parse(o.trim().split('\n').at(-1) ?? '{}') as {
             acquired: number;
             fenceFailures: number;
+            fenceFailureDetails: string[];
             errors: string[];
           },
       );
       for (const s of stats) {
         expect(s.errors).toEqual([]);
+        expect(s.fenceFailureDetails).toEqual([]);
         expect(s.fenceFailures).toBe(0);
       }
 

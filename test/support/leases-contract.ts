@@ -328,7 +328,7 @@ export function leaseStoreContract(name: string, make: StoreFactory, options: { 
       await store.close();
     });
 
-    it('wake-ups: a recorded teardown, a waiter that acquires and a waiter that leaves wake listeners; nothing else does', async () => {
+    it('wake-ups: a recorded teardown while someone is queued, a waiter that acquires and a waiter that leaves wake listeners; nothing else does', async () => {
       const { store, clock } = await setup();
       let wakes = 0;
       const arrived = async (n: number): Promise<void> => {
@@ -342,21 +342,27 @@ export function leaseStoreContract(name: string, make: StoreFactory, options: { 
       const q = '["wake"]';
       const lease = (await store.acquire({ ...base, candidates: ['d1'] })) as Lease;
       await store.release(lease.id);
+      await store.recordTeardown(teardownOf(lease, clock)); // freed, but nobody waits: no wake-up
+      const queued = (await store.acquire({ ...base, candidates: ['d1'] })) as Lease;
+      await store.enqueue('["other"]', 'w0', 30); // a waiter of any selector may want the device
+      await store.release(queued.id);
       await arrived(0); // ended, but the device is not free before its teardown is recorded
-      await store.recordTeardown(teardownOf(lease, clock));
+      await store.recordTeardown(teardownOf(queued, clock));
       await arrived(1);
+      await store.dequeue('["other"]', 'w0');
+      await arrived(2);
       await store.enqueue(q, 'w1', 30);
       await store.enqueue(q, 'w2', 30);
       await store.acquire({ ...base, candidates: ['d1'], queueKey: q, waiterId: 'w1' });
-      await arrived(2);
-      await store.dequeue(q, 'w2');
       await arrived(3);
+      await store.dequeue(q, 'w2');
+      await arrived(4);
       await store.dequeue(q, 'w2'); // not queued any more: no wake-up
       await stop();
       await store.enqueue(q, 'w3', 30);
       await store.dequeue(q, 'w3');
       await new Promise((r) => setTimeout(r, 50));
-      expect(wakes).toBe(3);
+      expect(wakes).toBe(4);
       await store.close();
     });
 

@@ -214,6 +214,38 @@ describe('LeaseManager.acquire', () => {
     expect(dave?.fencingToken).toBe(4);
   });
 
+  it('a device freed elsewhere between the first attempt and joining the queue is taken at once, not at the next poll', async () => {
+    // The store publishes a freed device only while someone is queued: the waiter must look again
+    // right after it joined the queue.
+    const { manager, store } = harness({ devices: ['d1'], pollMs: 5_000 });
+    const held = await manager.acquire({ ...who, selector: {} });
+    const enqueue = store.enqueue.bind(store);
+    let freed = false;
+    store.enqueue = async (queueKey, waiterId, ttlSeconds) => {
+      if (!freed) {
+        freed = true;
+        // Another node ends the lease and records its teardown (no local wake-up here).
+        const ended = (await store.release(held.id)) as Lease;
+        await store.recordTeardown({
+          leaseId: ended.id,
+          deviceId: ended.deviceId,
+          reason: 'released',
+          startedAt: 0,
+          finishedAt: 0,
+          actions: [],
+          failures: [],
+          node: 'node-b',
+        });
+      }
+      return enqueue(queueKey, waiterId, ttlSeconds);
+    };
+    const started = performance.now();
+    const lease = await manager.acquire({ ...who, holder: 'bob', selector: {}, waitSeconds: 3 });
+    expect(lease).toMatchObject({ holder: 'bob', deviceId: 'd1', fencingToken: 2 });
+    expect(freed).toBe(true);
+    expect(performance.now() - started).toBeLessThan(1_000);
+  });
+
   it('an aborted waiter (client gone) leaves the queue and rejects with the abort reason', async () => {
     const { manager } = harness({ devices: ['d1'] });
     const held = await manager.acquire({ ...who, selector: {} });

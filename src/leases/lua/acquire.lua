@@ -41,12 +41,9 @@ end
 local grace = tonumber(ARGV[10])
 for i = 5, #KEYS do
   local dev = KEYS[i]
-  local current = redis.call('HGET', dev, 'lease')
-  local free = not current
-  if not free then
-    local pending = redis.call('HGET', dev, 'pending')
-    free = pending and (tonumber(pending) + grace <= now)
-  end
+  local held = redis.call('HMGET', dev, 'lease', 'pending')
+  local current, pending = held[1], held[2]
+  local free = not current or (pending and (tonumber(pending) + grace <= now))
   if free then
     local fence = redis.call('HINCRBY', dev, 'fence', 1)
     redis.call('HSET', dev, 'lease', ARGV[3])

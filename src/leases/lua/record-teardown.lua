@@ -1,14 +1,18 @@
 --[[
   record-teardown: store what a lease's teardown did and free its device (unless the lease is
-  somehow still active, or the device already moved on to another lease).
+  somehow still active, or the device already moved on to another lease); when it freed the device
+  and some selector queue has waiters, publish the wake-up (in the same round trip — a release
+  nobody waits for publishes nothing).
 
   KEYS[1]  teardown record key (string, JSON)
   KEYS[2]  device hash (fields: lease, pending, fence)
   KEYS[3]  lease hash
+  KEYS[4]  set of queue keys that have waiters
 
   ARGV[1]  record JSON
   ARGV[2]  lease id
   ARGV[3]  retention ms of the record
+  ARGV[4]  wake-up pub/sub channel
 
   Returns: 1 when the device was freed, else 0.
 ]]
@@ -16,4 +20,5 @@ redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[3])
 if redis.call('HGET', KEYS[3], 'state') == 'active' then return 0 end
 if redis.call('HGET', KEYS[2], 'lease') ~= ARGV[2] then return 0 end
 redis.call('HDEL', KEYS[2], 'lease', 'pending')
+if redis.call('SCARD', KEYS[4]) > 0 then redis.call('PUBLISH', ARGV[4], '1') end
 return 1

@@ -89,7 +89,14 @@ if (config.mode === 'hold') {
   process.stdout.write(`${JSON.stringify(held)}\n`);
   setInterval(() => undefined, 60_000);
 } else {
-  const stats = { acquired: 0, conflicts: 0, fenceFailures: 0, errors: [] as string[] };
+  const stats = {
+    acquired: 0,
+    conflicts: 0,
+    fenceFailures: 0,
+    // What each fence failure was and when (a 1 s lease can pass its TTL on a loaded machine).
+    fenceFailureDetails: [] as string[],
+    errors: [] as string[],
+  };
   const until = Date.now() + (config.durationMs ?? 20_000);
   const leaseLog = config.leaseLog ?? '/dev/null';
   const loop = async (): Promise<void> => {
@@ -113,8 +120,11 @@ if (config.mode === 'hold') {
       const start = Date.now();
       try {
         await manager.checkFence(lease.deviceId, lease.id, lease.fencingToken);
-      } catch {
+      } catch (err) {
         stats.fenceFailures++;
+        stats.fenceFailureDetails.push(
+          `${(err as { code?: string }).code ?? String(err)} ${Date.now() - lease.acquiredAt} ms after acquiredAt, ttl ${lease.ttlSeconds} s`,
+        );
       }
       await sleep(1 + Math.floor(Math.random() * 15));
       const line: LeaseLogLine = {
