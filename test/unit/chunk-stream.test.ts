@@ -26,12 +26,20 @@ type Mode = 'snapshot' | 'viewport' | 'gesture' | undefined;
 
 function summary(r: SnapshotRunResult) {
   if (r.ok) return r;
-  return { ok: false, code: r.error.code, message: r.error.message, details: r.error.details, retry: r.error.retryable };
+  return {
+    ok: false,
+    code: r.error.code,
+    message: r.error.message,
+    details: r.error.details,
+    retry: r.error.retryable,
+  };
 }
 
 /** The whole-text answer. */
 function whole(bytes: Buffer, mode: Mode) {
-  return summary(interpretSnapshotResult(parseInstrumentationOutput(bytes.toString('utf8')), mode ? { mode } : {}));
+  return summary(
+    interpretSnapshotResult(parseInstrumentationOutput(bytes.toString('utf8')), mode ? { mode } : {}),
+  );
 }
 
 /** The streamed answer for `bytes` pushed in pieces cut at `cuts`. */
@@ -65,7 +73,10 @@ describe('decodeCleanBase64', () => {
         const src = Buffer.from(text, 'latin1');
         const out = Buffer.alloc(text.length);
         const n = decodeCleanBase64(src, 0, src.length, out, 0);
-        const expected = text.length % 4 === 0 ? (text.length / 4) * 3 - (text.endsWith('==') ? 2 : text.endsWith('=') ? 1 : 0) : -1;
+        const expected =
+          text.length % 4 === 0
+            ? (text.length / 4) * 3 - (text.endsWith('==') ? 2 : text.endsWith('=') ? 1 : 0)
+            : -1;
         const ref = Buffer.alloc(Math.max(expected, 0));
         const written = expected > 0 ? ref.write(text, 0, expected, 'base64') : 0;
         if (n >= 0) {
@@ -84,7 +95,9 @@ describe('decodeCleanBase64', () => {
 describe('SnapshotOutputDecoder', () => {
   it('decodes the 20 corpus dumps (one chunk size each) to the whole-text answer for any split', () => {
     for (const [i, xml] of corpus.entries()) {
-      const bytes = Buffer.from(snapshotOutput(xml, { chunkSize: [2048, 3000, 100, 777][i % 4] as number, crlf: i % 3 === 0 }));
+      const bytes = Buffer.from(
+        snapshotOutput(xml, { chunkSize: [2048, 3000, 100, 777][i % 4] as number, crlf: i % 3 === 0 }),
+      );
       const reference = whole(bytes, 'snapshot');
       expect(reference).toMatchObject({ ok: true, xml });
       fc.assert(
@@ -141,7 +154,19 @@ describe('SnapshotOutputDecoder', () => {
       payloads: fc.array(fc.tuple(fc.nat(), payloadMutation), { maxLength: 3 }),
       records: fc.array(fc.tuple(fc.nat(), recordMutation), { maxLength: 2 }),
       crlf: fc.boolean(),
-      noise: fc.array(fc.tuple(fc.nat(), fc.constantFrom('noise ü line', 'INSTRUMENTATION_STATUS_CODE: x', '', 'onError: commandError=true message=x', 'INSTRUMENTATION_STATUS: payloadBase64')), { maxLength: 3 }),
+      noise: fc.array(
+        fc.tuple(
+          fc.nat(),
+          fc.constantFrom(
+            'noise ü line',
+            'INSTRUMENTATION_STATUS_CODE: x',
+            '',
+            'onError: commandError=true message=x',
+            'INSTRUMENTATION_STATUS: payloadBase64',
+          ),
+        ),
+        { maxLength: 3 },
+      ),
       after: fc.boolean(),
       truncate: fc.option(fc.nat(), { nil: undefined }),
       noEnd: fc.boolean(),
@@ -155,16 +180,25 @@ describe('SnapshotOutputDecoder', () => {
           if (records.length < 2) break;
           const i = o % records.length;
           const j = (o >> 3) % records.length;
-          [records[i], records[j]] = [records[j] as Record<string, string>, records[i] as Record<string, string>];
+          [records[i], records[j]] = [
+            records[j] as Record<string, string>,
+            records[i] as Record<string, string>,
+          ];
         }
-        if (c.dup !== undefined) records.splice(c.dup % (records.length + 1), 0, records[c.dup % records.length] as Record<string, string>);
+        if (c.dup !== undefined)
+          records.splice(
+            c.dup % (records.length + 1),
+            0,
+            records[c.dup % records.length] as Record<string, string>,
+          );
         if (c.drop !== undefined && records.length > 1) records.splice(c.drop % records.length, 1);
         records = records.map((r) => ({ ...r }));
         for (const [at, f] of c.payloads) {
           const r = records[at % records.length] as Record<string, string>;
           if (r['payloadBase64'] !== undefined) r['payloadBase64'] = f(r['payloadBase64']);
         }
-        for (const [at, f] of c.records) records[at % records.length] = f(records[at % records.length] as Record<string, string>);
+        for (const [at, f] of c.records)
+          records[at % records.length] = f(records[at % records.length] as Record<string, string>);
         const lines = [
           ...records.flatMap((r) => statusLines(r)),
           ...resultLines(snapshotResultFields(c.xml, 1)),
@@ -202,10 +236,14 @@ describe('SnapshotOutputDecoder', () => {
       fc.uint8Array({ maxLength: 6 }).map((b) => Buffer.from(b).toString('latin1')),
     );
     fc.assert(
-      fc.property(fc.array(piece, { maxLength: 40 }), cutsArb.map((c) => c.map((n) => n % 400)), (pieces, cuts) => {
-        const bytes = Buffer.from(pieces.join(''), 'utf8');
-        expect(streamed(bytes, cuts, 'snapshot')).toEqual(whole(bytes, 'snapshot'));
-      }),
+      fc.property(
+        fc.array(piece, { maxLength: 40 }),
+        cutsArb.map((c) => c.map((n) => n % 400)),
+        (pieces, cuts) => {
+          const bytes = Buffer.from(pieces.join(''), 'utf8');
+          expect(streamed(bytes, cuts, 'snapshot')).toEqual(whole(bytes, 'snapshot'));
+        },
+      ),
       { numRuns: 1500 },
     );
   });

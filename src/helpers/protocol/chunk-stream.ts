@@ -55,7 +55,13 @@ SEXTET[95] = 63; // '_'
  * alphabet, `=` anywhere but the last one or two places) — `out` may then hold partial output.
  * For clean text the bytes are exactly what `Buffer.write(text, 'base64')` gives.
  */
-export function decodeCleanBase64(src: Uint8Array, start: number, end: number, out: Uint8Array, offset: number): number {
+export function decodeCleanBase64(
+  src: Uint8Array,
+  start: number,
+  end: number,
+  out: Uint8Array,
+  offset: number,
+): number {
   const length = end - start;
   if (length === 0 || length % 4 !== 0) return -1;
   let padding = 0;
@@ -168,7 +174,12 @@ export class SnapshotChunkAssembler {
     else if (count !== this.#chunkCount) {
       this.#structural = protocolError(
         `chunk ${index} says chunkCount=${count}, earlier chunks said ${this.#chunkCount}`,
-        { reason: 'chunk-count-mismatch', chunkIndex: index, chunkCount: count, expectedChunkCount: this.#chunkCount },
+        {
+          reason: 'chunk-count-mismatch',
+          chunkIndex: index,
+          chunkCount: count,
+          expectedChunkCount: this.#chunkCount,
+        },
       );
       return;
     }
@@ -281,7 +292,10 @@ export class SnapshotChunkAssembler {
 
 /** The payload text a continued token line stands for: the line's base64 + what the parser appended. */
 function rebuild(t: Tentative, payload: string): string {
-  return Buffer.from(t.source.buffer, t.source.byteOffset, t.source.byteLength).toString('latin1') + payload.slice(t.token.length);
+  return (
+    Buffer.from(t.source.buffer, t.source.byteOffset, t.source.byteLength).toString('latin1') +
+    payload.slice(t.token.length)
+  );
 }
 
 /** UTF-8 check, decode and hierarchy check of the joined chunk bytes. */

@@ -8,6 +8,15 @@
 import { Buffer } from 'node:buffer';
 import type { BridgeError } from '../../errors.ts';
 import {
+  bytesToXml,
+  type ChunkAssembly,
+  decodedLength,
+  duplicate,
+  invalidBase64,
+  missing,
+  type SnapshotOutputDecoder,
+} from './chunk-stream.ts';
+import {
   type Failure,
   type Fields,
   type GestureResultFields,
@@ -20,15 +29,6 @@ import {
   type SnapshotResultFields,
   type ViewportResultFields,
 } from './helper-fields.ts';
-import {
-  bytesToXml,
-  type ChunkAssembly,
-  decodedLength,
-  duplicate,
-  invalidBase64,
-  missing,
-  type SnapshotOutputDecoder,
-} from './chunk-stream.ts';
 import type { InstrumentationOutput, InstrumentationStatus } from './instrumentation-output.ts';
 
 export type { ChunkAssembly } from './chunk-stream.ts';
