@@ -39,7 +39,7 @@ export async function bench(): Promise<BenchFigure[]> {
     if (leaseId === undefined) throw new Error('no lease on the simulated device');
     const ensured = await post(`/v1/leases/${leaseId}/helpers/android-snapshot-helper/ensure`, {});
     if (ensured.status !== 200) throw new Error(`ensure: ${ensured.status}`);
-    const capture = { transport: 'session', maxNodes: 20000, waitForIdleTimeoutMs: 0 };
+    const capture = { transport: 'session', maxNodes: 20000, waitForIdleTimeoutMs: 0, timeoutMs: 60_000 };
     const xmlRes = await post(`/v1/leases/${leaseId}/snapshot`, { ...capture, format: 'xml' });
     const xmlBytes = Buffer.byteLength(((await xmlRes.json()) as { xml: string }).xml);
     const figures: BenchFigure[] = [];

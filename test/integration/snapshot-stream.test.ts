@@ -55,7 +55,7 @@ describe('a 20,000-node snapshot is streamed to the client', () => {
 
   for (const transport of ['session', 'one-shot'] as const) {
     it(`${transport}: JSON and XML bodies equal the non-streamed answers; peak memory bounded by the body size`, async () => {
-      const capture = { transport, maxNodes: 20000, waitForIdleTimeoutMs: 0 };
+      const capture = { transport, maxNodes: 20000, waitForIdleTimeoutMs: 0, timeoutMs: 60_000 };
       const xmlRes = await servedWithPeak(bridge.app, `/v1/leases/${leaseId}/snapshot`, {
         ...capture,
         format: 'xml',
