@@ -38,6 +38,9 @@ function overlap(a: Bounds, b: Bounds): number {
   return h <= 0 ? 0 : w * h;
 }
 
+/** The children of every leaf: one shared empty array (a tree is mostly leaves). */
+const NO_CHILDREN: SnapshotNode[] = Object.freeze([]) as unknown as SnapshotNode[];
+
 export class TreeBuilder implements ScanSink {
   readonly #threshold: number;
   #nodes: SnapshotNode[] = [];
@@ -52,6 +55,8 @@ export class TreeBuilder implements ScanSink {
   #childStack: number[] = [];
   #windowRoots: SnapshotNode[] = [];
   #rotation: number | null = null;
+  // Short type per class name (the scanner shares equal class names: one entry per class).
+  #types = new Map<string, string>();
 
   /** `threshold`: share of a node's area a covering sibling must hide. */
   constructor(threshold: number) {
@@ -97,9 +102,8 @@ export class TreeBuilder implements ScanSink {
       if (parent === null) {
         node.window = this.#windowInfo(a, this.#windowRoots.length);
         this.#windowRoots.push(node);
-      } else {
-        parent.children.push(node);
       }
+      // else: a child of `parent`; its children array is made, exactly sized, when it closes.
     }
     if (selfClosing) {
       this.#setExtent(ordinal, node, 0, 0);
@@ -129,6 +133,15 @@ export class TreeBuilder implements ScanSink {
     const childEnd = this.#childStack.length;
     if (childEnd - childStart > 1) this.#occlusion(childStart, childEnd);
     if (node !== null) {
+      // The node's children are the node ordinals above it on the child stack (those inside
+      // unknown elements included), in document order.
+      if (childEnd > childStart) {
+        const children = new Array<SnapshotNode>(childEnd - childStart);
+        for (let i = childStart; i < childEnd; i++) {
+          children[i - childStart] = this.#nodes[this.#childStack[i] as number] as SnapshotNode;
+        }
+        node.children = children;
+      }
       const ordinal = this.#childStack[childStart - 1] as number;
       this.#setExtent(ordinal, node, childStart, childEnd);
       this.#finishScroll(node, childStart, childEnd);
@@ -275,6 +288,15 @@ export class TreeBuilder implements ScanSink {
     return info;
   }
 
+  #type(className: string): string {
+    let type = this.#types.get(className);
+    if (type === undefined) {
+      type = shortType(className);
+      this.#types.set(className, type);
+    }
+    return type;
+  }
+
   #makeNode(a: ScannedAttributes): SnapshotNode {
     const nodes = this.#nodes;
     const ordinal = nodes.length;
@@ -290,7 +312,7 @@ export class TreeBuilder implements ScanSink {
     const b = a.bounds;
     const node: SnapshotNode = {
       ref: formatNodeRef(ordinal),
-      type: shortType(a.className),
+      type: this.#type(a.className),
       className: a.className,
       text: a.text,
       contentDesc: a.contentDesc,
@@ -315,7 +337,7 @@ export class TreeBuilder implements ScanSink {
       covered: false,
       hittable: a.visible && b !== null && b.width > 0 && b.height > 0,
       window: null,
-      children: [],
+      children: NO_CHILDREN,
     };
     nodes.push(node);
     return node;

@@ -146,6 +146,10 @@ class Scanner {
   readonly #xml: string;
   readonly #sink: ScanSink;
   #nextAmp = -1;
+  // Recently seen `class` and `package` values (a dump repeats a few dozen): equal values share one
+  // string instead of one slice per node. Entity-bearing values are never cached.
+  readonly #classes: string[] = [];
+  readonly #packages: string[] = [];
   // Open elements: the name for `<hierarchy>` and unknown elements, null for `<node>`.
   #open: Array<string | null> = [];
   #sawHierarchy = false;
@@ -342,6 +346,30 @@ class Scanner {
     return raw ? decodeEntities(xml, start, end) : xml.slice(start, end);
   }
 
+  /** `#string`, sharing the string with an equal recent value from `cache` (≤ 16 kept). */
+  #shared(start: number, end: number, cache: string[]): string {
+    const length = end - start;
+    if (length === 0) return '';
+    const xml = this.#xml;
+    for (let i = 0; i < cache.length; i++) {
+      const s = cache[i] as string;
+      if (s.length === length && xml.startsWith(s, start)) return s;
+    }
+    let amp = this.#nextAmp;
+    if (amp !== -2 && amp < start) {
+      amp = xml.indexOf('&', start);
+      if (amp === -1) amp = -2;
+      this.#nextAmp = amp;
+    }
+    if (amp >= 0 && amp < end) return decodeEntities(xml, start, end);
+    const value = xml.slice(start, end);
+    if (cache.length < 16) cache.push(value);
+    else cache[this.#evict++ & 15] = value;
+    return value;
+  }
+
+  #evict = 0;
+
   #bool(start: number, end: number): boolean {
     return end - start === 4 && this.#xml.charCodeAt(start) === 116;
   }
@@ -356,14 +384,14 @@ class Scanner {
         else if (c0 === 104 && xml.startsWith('hint', n)) a.hint = this.#string(vs, ve);
         return;
       case 5:
-        if (c0 === 99 && xml.startsWith('class', n)) a.className = this.#string(vs, ve);
+        if (c0 === 99 && xml.startsWith('class', n)) a.className = this.#shared(vs, ve, this.#classes);
         else if (c0 === 105 && xml.startsWith('index', n)) a.index = parseIntIn(xml, vs, ve) ?? -1;
         return;
       case 6:
         if (c0 === 98 && xml.startsWith('bounds', n)) a.bounds = parseBounds(xml, vs, ve);
         return;
       case 7:
-        if (c0 === 112 && xml.startsWith('package', n)) a.pkg = this.#string(vs, ve);
+        if (c0 === 112 && xml.startsWith('package', n)) a.pkg = this.#shared(vs, ve, this.#packages);
         else if (c0 === 99 && xml.startsWith('checked', n)) a.checked = this.#bool(vs, ve);
         else if (c0 === 101 && xml.startsWith('enabled', n)) a.enabled = this.#bool(vs, ve);
         else if (c0 === 102 && xml.startsWith('focused', n)) a.focused = this.#bool(vs, ve);

@@ -83,7 +83,16 @@ export function parseBounds(xml: string, start: number, end: number): Bounds | n
   }
   if (p !== end) return null;
   const [l, t, r, b] = v as [number, number, number, number];
-  return { x: l, y: t, width: r > l ? r - l : 0, height: b > t ? b - t : 0 };
+  const width = r > l ? r - l : 0;
+  const height = b > t ? b - t : 0;
+  // Small integers as such (`| 0` when it is exact): the fields then stay untagged small ints
+  // instead of boxed doubles — 56 instead of ~120 bytes per bounds, one per node.
+  return {
+    x: (l | 0) === l ? l | 0 : l,
+    y: (t | 0) === t ? t | 0 : t,
+    width: (width | 0) === width ? width | 0 : width,
+    height: (height | 0) === height ? height | 0 : height,
+  };
 }
 
 /** A decimal integer (optional '-', at most 10 digits) filling `xml[start, end)`; null otherwise. */

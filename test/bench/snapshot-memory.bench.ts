@@ -1,32 +1,58 @@
 /**
- * snapshot-request-heap-*: extra memory of the bridge's whole snapshot path for 5,000-node dumps — the
- * raw `am instrument` output parsed, chunks reassembled, XML normalized — as a multiple of the XML
- * size (target < 3×). Measured as heapUsed + arrayBuffers right after the call minus before (after forced GCs, the
- * result kept alive); a GC observer reports whether any collection ran during the call, in which
- * case the figure is a lower bound of the peak and the bench says so in its unit.
+ * snapshot-request-heap-*: extra memory of the bridge's whole one-shot snapshot path for 5,000-node
+ * dumps — the raw `am instrument` output pushed in 64 KiB Buffers as the adb socket delivers it,
+ * decoded (`SnapshotOutputDecoder`: chunk payloads base64-decoded from the bytes into one buffer),
+ * interpreted, the XML normalized — as a multiple of the XML size. Measured as heapUsed +
+ * arrayBuffers right after the call minus before (after forced GCs, the result kept alive); a GC
+ * observer reports whether any collection ran during the call, in which case the figure is a lower
+ * bound of the peak and the unit says so. With no GC during the call this counts everything the call
+ * allocated, garbage included: an upper bound of its peak.
+ *
+ * Baseline, in the same run on the same pieces: the path before the streaming decode (the generic
+ * parser keeping every status record, `interpretSnapshotResult`, normalize).
+ *
+ * snapshot-request-heap-total-*: the same with `external` instead of `arrayBuffers` (external ⊇
+ * arrayBuffers): it also counts external strings — the XML string itself when V8 keeps it outside the
+ * heap (> ~1 MB decoded by Node) and the UTF-16 scratch of the fast UTF-8 decode.
  */
 import { PerformanceObserver } from 'node:perf_hooks';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { interpretSnapshotResult } from '../../src/helpers/protocol/chunks.ts';
-import { parseInstrumentationOutput } from '../../src/helpers/protocol/instrumentation-output.ts';
+import { SnapshotOutputDecoder } from '../../src/helpers/protocol/chunk-stream.ts';
+import { interpretSnapshotResult, interpretStreamedSnapshot } from '../../src/helpers/protocol/chunks.ts';
+import { InstrumentationOutputParser } from '../../src/helpers/protocol/instrumentation-output.ts';
 import { generateUiXml } from '../../src/simulator/helper/index.ts';
 import { normalizeSnapshot } from '../../src/snapshot/normalize.ts';
 import { snapshotOutput } from '../fixtures/instrumentation/build.ts';
 import { buildLargeDump } from '../fixtures/instrumentation/large-dump.ts';
 import type { BenchFigure } from './run.ts';
 
-async function measure(
-  xml: string,
-  gc: () => void,
-): Promise<{ ratio: number; collections: number; rawBytes: number }> {
-  const raw = snapshotOutput(xml);
-  const request = () => {
-    const result = interpretSnapshotResult(parseInstrumentationOutput(raw), { mode: 'snapshot' });
-    if (!result.ok || result.mode !== 'snapshot') throw new Error('bench input did not parse');
-    return normalizeSnapshot(result.xml);
-  };
-  for (let i = 0; i < 3; i++) request();
+type Path = (pieces: Buffer[]) => { nodeCount: number };
+
+const streamedPath: Path = (pieces) => {
+  const decoder = new SnapshotOutputDecoder();
+  for (const piece of pieces) decoder.push(piece);
+  const result = interpretStreamedSnapshot(decoder.end(), { mode: 'snapshot' });
+  if (!result.ok || result.mode !== 'snapshot') throw new Error('bench input did not parse');
+  return normalizeSnapshot(result.xml);
+};
+
+const wholeTextPath: Path = (pieces) => {
+  const parser = new InstrumentationOutputParser();
+  for (const piece of pieces) parser.push(piece);
+  const result = interpretSnapshotResult(parser.end(), { mode: 'snapshot' });
+  if (!result.ok || result.mode !== 'snapshot') throw new Error('bench input did not parse');
+  return normalizeSnapshot(result.xml);
+};
+
+interface Measured {
+  heap: number;
+  total: number;
+  collections: number;
+}
+
+async function measure(path: Path, pieces: Buffer[], xmlBytes: number, gc: () => void): Promise<Measured> {
+  for (let i = 0; i < 3; i++) path(pieces);
   let collections = 0;
   const observer = new PerformanceObserver((list) => {
     collections += list.getEntries().length;
@@ -35,36 +61,52 @@ async function measure(
   gc();
   await new Promise((r) => setImmediate(r));
   observer.observe({ entryTypes: ['gc'] });
-  // Heap plus Buffers (base64 decodes into ArrayBuffers outside the JS heap).
-  const used = () => {
-    const m = process.memoryUsage();
-    return m.heapUsed + m.arrayBuffers;
-  };
-  const before = used();
-  const kept = request();
-  const after = used();
+  const m0 = process.memoryUsage();
+  const kept = path(pieces);
+  const m1 = process.memoryUsage();
   await new Promise((r) => setImmediate(r));
   observer.disconnect();
   void kept.nodeCount;
-  return { ratio: (after - before) / Buffer.byteLength(xml), collections, rawBytes: Buffer.byteLength(raw) };
+  return {
+    heap: (m1.heapUsed - m0.heapUsed + m1.arrayBuffers - m0.arrayBuffers) / xmlBytes,
+    total: (m1.heapUsed - m0.heapUsed + m1.external - m0.external) / xmlBytes,
+    collections,
+  };
 }
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 
 export async function bench(): Promise<BenchFigure[]> {
   setFlagsFromString('--expose-gc');
   const gc = runInNewContext('gc') as () => void;
   const figures: BenchFigure[] = [];
   for (const [name, xml] of [
-    ['snapshot-request-heap-generated', generateUiXml(5000, 1)],
-    ['snapshot-request-heap-corpus', buildLargeDump(5000)],
+    ['generated', generateUiXml(5000, 1)],
+    ['corpus', buildLargeDump(5000)],
   ] as const) {
-    const m = await measure(xml, gc);
-    figures.push({
-      bench: name,
-      value: Number(m.ratio.toFixed(3)),
-      unit: `x-xml-size (${Buffer.byteLength(xml)} B XML, ${m.rawBytes} B output${m.collections > 0 ? `; ${m.collections} GC during: lower bound` : ''})`,
-      baseline: null,
-      ratio: null,
-    });
+    const raw = Buffer.from(snapshotOutput(xml));
+    const pieces: Buffer[] = [];
+    for (let at = 0; at < raw.length; at += 65536) pieces.push(Buffer.from(raw.subarray(at, at + 65536)));
+    const xmlBytes = Buffer.byteLength(xml);
+    const runs: Record<'streamed' | 'whole', Measured[]> = { streamed: [], whole: [] };
+    // Interleaved, 5 rounds; medians.
+    for (let round = 0; round < 5; round++) {
+      runs.streamed.push(await measure(streamedPath, pieces, xmlBytes, gc));
+      runs.whole.push(await measure(wholeTextPath, pieces, xmlBytes, gc));
+    }
+    const gcs = runs.streamed.reduce((n, m) => n + m.collections, 0);
+    const note = `${xmlBytes} B XML, ${raw.length} B output in 64 KiB pieces${gcs > 0 ? `; GC ran in ${gcs} of 5 calls: lower bound` : ''}`;
+    for (const kind of ['heap', 'total'] as const) {
+      const value = median(runs.streamed.map((m) => m[kind]));
+      const baseline = median(runs.whole.map((m) => m[kind]));
+      figures.push({
+        bench: kind === 'heap' ? `snapshot-request-heap-${name}` : `snapshot-request-heap-total-${name}`,
+        value: Number(value.toFixed(3)),
+        unit: `x-xml-size (${kind === 'heap' ? 'heapUsed+arrayBuffers' : 'heapUsed+external'}; ${note}; whole-text path ${baseline.toFixed(2)}x)`,
+        baseline: 'whole-text-path',
+        ratio: Number((value / baseline).toFixed(3)),
+      });
+    }
   }
   return figures;
 }

@@ -5,13 +5,21 @@
  * `outputFormat=uiautomator-xml`, `chunkIndex`, `chunkCount` and `payloadBase64` (padded, no wrap).
  * Pieces are joined as BYTES (a UTF-8 sequence may straddle two chunks) and decoded once. Pure.
  */
-import { Buffer, isUtf8 } from 'node:buffer';
+import { Buffer } from 'node:buffer';
 import type { BridgeError } from '../../errors.ts';
+import {
+  bytesToXml,
+  type ChunkAssembly,
+  decodedLength,
+  duplicate,
+  invalidBase64,
+  missing,
+  type SnapshotOutputDecoder,
+} from './chunk-stream.ts';
 import {
   type Failure,
   type Fields,
   type GestureResultFields,
-  hasHierarchy,
   helperFailed,
   okVerdict,
   parseIntegerField,
@@ -22,23 +30,12 @@ import {
   type ViewportResultFields,
 } from './helper-fields.ts';
 import type { InstrumentationOutput, InstrumentationStatus } from './instrumentation-output.ts';
-import { decodeUtf8 } from './utf8.ts';
 
-export type ChunkAssembly = { ok: true; xml: string; byteLength: number; chunkCount: number } | Failure;
+export type { ChunkAssembly } from './chunk-stream.ts';
 
 interface Chunk {
   index: number;
   payload: string;
-}
-
-/** Exact decoded size of padded base64 text, or -1 when its length is not a multiple of 4. */
-function decodedLength(b64: string): number {
-  const length = b64.length;
-  if (length % 4 !== 0) return -1;
-  if (length === 0) return 0;
-  let padding = 0;
-  if (b64.charCodeAt(length - 1) === 61) padding = b64.charCodeAt(length - 2) === 61 ? 2 : 1;
-  return (length / 4) * 3 - padding;
 }
 
 function fieldsOf(record: InstrumentationStatus | Fields): Fields {
@@ -132,42 +129,7 @@ export function assembleSnapshotChunks(
     if (written !== expected) return invalidBase64(i);
     offset += written;
   }
-  if (!isUtf8(bytes)) {
-    return protocolError('snapshot bytes are not valid UTF-8', { reason: 'invalid-utf8', byteLength: total });
-  }
-  const xml = decodeUtf8(bytes);
-  if (!hasHierarchy(xml)) {
-    return protocolError('snapshot XML has no <hierarchy ...> ... </hierarchy>', {
-      reason: 'missing-hierarchy',
-      byteLength: total,
-      head: xml.slice(0, 80),
-    });
-  }
-  return { ok: true, xml, byteLength: total, chunkCount };
-}
-
-function duplicate(index: number, chunkCount: number): Failure {
-  return protocolError(`chunk ${index} was received twice`, {
-    reason: 'duplicate-chunk',
-    chunkIndex: index,
-    chunkCount,
-  });
-}
-
-function missing(index: number, chunkCount: number, received: number): Failure {
-  return protocolError(`chunk ${index} of ${chunkCount} is missing`, {
-    reason: 'missing-chunk',
-    chunkIndex: index,
-    chunkCount,
-    received,
-  });
-}
-
-function invalidBase64(index: number): Failure {
-  return protocolError(`chunk ${index} payload is not valid padded base64`, {
-    reason: 'invalid-base64',
-    chunkIndex: index,
-  });
+  return bytesToXml(bytes, chunkCount);
 }
 
 export type SnapshotRunResult =
@@ -190,20 +152,36 @@ function firstStatusError(output: InstrumentationOutput): string | undefined {
   return output.pendingStatus?.['Error'];
 }
 
-/**
- * Interpret a parsed one-shot run. Failures: `am` could not start the runner (`INSTRUMENTATION_FAILED`,
- * `Error=Unable to find instrumentation info`) → `HELPER_FAILED` (not retryable, reason
- * `instrumentation-not-started`); `Process crashed` or `INSTRUMENTATION_ABORTED` → `HELPER_FAILED`
- * (retryable, reason `crashed`/`aborted`); `ok=false` → `HELPER_FAILED` with `errorType` and `message`;
- * no `INSTRUMENTATION_CODE`, wrong protocol, missing/invalid fields or bad chunks →
- * `HELPER_PROTOCOL_ERROR`.
- */
 export function interpretSnapshotResult(
   output: InstrumentationOutput,
   options: InterpretOptions = {},
 ): SnapshotRunResult {
+  return interpret(output, options, output.statuses.length, firstStatusError(output), () =>
+    assembleSnapshotChunks(output.statuses),
+  );
+}
+
+/**
+ * `interpretSnapshotResult` of a run decoded as it streamed in (`SnapshotOutputDecoder`): the same
+ * answer the whole text gives, the chunks already decoded into one buffer.
+ */
+export function interpretStreamedSnapshot(
+  decoded: ReturnType<SnapshotOutputDecoder['end']>,
+  options: InterpretOptions = {},
+): SnapshotRunResult {
+  const { output, statuses, assembler } = decoded;
+  const statusError = statuses.firstError ?? output.pendingStatus?.['Error'];
+  return interpret(output, options, statuses.count, statusError, () => assembler.finish());
+}
+
+function interpret(
+  output: InstrumentationOutput,
+  options: InterpretOptions,
+  statusCount: number,
+  statusError: string | undefined,
+  assemble: () => ChunkAssembly,
+): SnapshotRunResult {
   const result = output.result;
-  const statusError = firstStatusError(output);
   if (output.failed !== null || statusError !== undefined) {
     return helperFailed(
       statusError ?? `instrumentation failed to start: ${output.failed}`,
@@ -232,7 +210,7 @@ export function interpretSnapshotResult(
   if (output.code === null) {
     return protocolError('helper output ended without INSTRUMENTATION_CODE', {
       reason: 'truncated-output',
-      statuses: output.statuses.length,
+      statuses: statusCount,
       resultFields: Object.keys(result).length,
     });
   }
@@ -268,7 +246,7 @@ export function interpretSnapshotResult(
     return { ok: true, mode, result: typed as unknown as GestureResultFields };
   }
   if (mode === 'session') return { ok: true, mode, result: typed as unknown as SnapshotResultFields };
-  const assembled = assembleSnapshotChunks(output.statuses);
+  const assembled = assemble();
   if (!assembled.ok) return assembled;
   return { ok: true, mode: 'snapshot', result: typed as unknown as SnapshotResultFields, xml: assembled.xml };
 }

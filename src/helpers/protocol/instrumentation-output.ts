@@ -120,6 +120,11 @@ export class InstrumentationOutputParser {
     this.#retain = options.retainStatuses ?? true;
   }
 
+  /** `INSTRUMENTATION_CODE` was read (later lines are noise) or `end()` was called. */
+  get finished(): boolean {
+    return this.#done || this.#ended;
+  }
+
   /** Feed the next piece of output. Returns the status records it completed (often none). */
   push(chunk: string | Uint8Array): readonly InstrumentationStatus[] {
     if (this.#ended) return NO_STATUSES;

@@ -6,8 +6,8 @@
 import { shellCommand } from '../../adb/shell-quote.ts';
 import { BridgeError } from '../../errors.ts';
 import type { HelperManifest } from '../../manifest/index.ts';
-import { interpretSnapshotResult, type SnapshotRunResult } from '../protocol/chunks.ts';
-import { InstrumentationOutputParser } from '../protocol/instrumentation-output.ts';
+import { SnapshotOutputDecoder } from '../protocol/chunk-stream.ts';
+import { interpretStreamedSnapshot, type SnapshotRunResult } from '../protocol/chunks.ts';
 import { buildInstrumentCommand, type CaptureOptions } from './capture-options.ts';
 import type { HelperDevice } from './device.ts';
 
@@ -45,7 +45,8 @@ export async function runOneShot(
     capture: request.capture,
     ...(request.payloadBase64 === undefined ? {} : { payloadBase64: request.payloadBase64 }),
   });
-  const parser = new InstrumentationOutputParser();
+  // Chunks are base64-decoded into one buffer as the output streams in; their text is never kept.
+  const decoder = new SnapshotOutputDecoder();
   const deadlineMs = Math.min(
     request.capture.timeoutMs + COMMAND_DEADLINE_SLACK_MS,
     request.deadlineMs ?? Number.POSITIVE_INFINITY,
@@ -64,7 +65,7 @@ export async function runOneShot(
     }
     throw err;
   }
-  stream.stdout.on('data', (d: Buffer) => parser.push(d));
+  stream.stdout.on('data', (d: Buffer) => decoder.push(d));
   let timer: NodeJS.Timeout | undefined;
   const timedOut = new Promise<'timeout'>((resolve) => {
     timer = setTimeout(() => resolve('timeout'), deadlineMs);
@@ -87,7 +88,7 @@ export async function runOneShot(
       },
     );
   }
-  const result = interpretSnapshotResult(parser.end(), { mode: request.mode });
+  const result = interpretStreamedSnapshot(decoder.end(), { mode: request.mode });
   if (!result.ok) {
     if (result.error.details?.['reason'] === 'crashed' || result.error.code === 'HELPER_PROTOCOL_ERROR') {
       await forceStop(device, manifest.packageName);

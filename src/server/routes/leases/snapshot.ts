@@ -9,6 +9,7 @@ import {
   SnapshotBodySchema,
   SnapshotResponseSchema,
 } from '../../../api/index.ts';
+import { streamedSnapshotView } from '../../../app/snapshot-stream.ts';
 import { BridgeError } from '../../../errors.ts';
 import type { AppEnv } from '../../env.ts';
 import { guard, jsonBody } from '../../middleware/guard.ts';
@@ -58,6 +59,10 @@ export function registerSnapshot(app: OpenAPIHono<AppEnv>): void {
       capture,
       ...(deadlineMs === undefined ? {} : { deadlineMs }),
     });
-    return c.json(view, 200);
+    // A large answer is written as it is serialized (bounded memory), byte-identical to c.json.
+    const stream = streamedSnapshotView(view);
+    if (stream === null) return c.json(view, 200);
+    const streamed = c.body(stream, 200, { 'content-type': 'application/json' });
+    return streamed as unknown as ReturnType<typeof c.json<typeof view, 200>>;
   });
 }

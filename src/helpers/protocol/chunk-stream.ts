@@ -1,0 +1,470 @@
+/**
+ * Streaming decode of a one-shot snapshot run's `am instrument -w` output: bytes are pushed as they
+ * arrive from the device and each chunk record's `payloadBase64` is base64-decoded straight from
+ * those bytes into one growing buffer; its text is never built (the output's status records are
+ * ~1.5× the XML and were the largest part of the path's memory). Everything else (the other lines)
+ * goes through the one `InstrumentationOutputParser`, and the answer is exactly the one
+ * `interpretSnapshotResult(parseInstrumentationOutput(text))` gives for the whole text — same XML,
+ * same errors in the same order of precedence (property-tested for every split of the input).
+ *
+ * How: a payload line that is clean base64 (length a multiple of 4, alphabet incl. the URL-safe
+ * `-`/`_` Node accepts, 0–2 trailing `=`) is decoded at the buffer's end (tentatively) and the
+ * parser gets a short token line instead (`payloadBase64=<token>`) so the record rules (field order,
+ * repeated keys, continuation lines) stay the parser's; when the record closes its fields go to
+ * `SnapshotChunkAssembler`, which commits the tentative bytes when the token is still its payload.
+ * Anything else (dirty base64, a continued payload line, lines after `INSTRUMENTATION_CODE`) takes
+ * the text path with the text parser's exact semantics. Pure, no I/O.
+ */
+import { Buffer, isUtf8 } from 'node:buffer';
+import { randomBytes } from 'node:crypto';
+import {
+  type Failure,
+  type Fields,
+  hasHierarchy,
+  parseIntegerField,
+  protocolError,
+  SNAPSHOT_HELPER_PROTOCOL,
+  SNAPSHOT_OUTPUT_FORMAT,
+} from './helper-fields.ts';
+import { InstrumentationOutputParser, type InstrumentationStatus } from './instrumentation-output.ts';
+import { decodeUtf8 } from './utf8.ts';
+
+export type ChunkAssembly = { ok: true; xml: string; byteLength: number; chunkCount: number } | Failure;
+
+/** Exact decoded size of padded base64 text, or -1 when its length is not a multiple of 4. */
+export function decodedLength(b64: string): number {
+  const length = b64.length;
+  if (length % 4 !== 0) return -1;
+  if (length === 0) return 0;
+  let padding = 0;
+  if (b64.charCodeAt(length - 1) === 61) padding = b64.charCodeAt(length - 2) === 61 ? 2 : 1;
+  return (length / 4) * 3 - padding;
+}
+
+/** base64 alphabet (standard and URL-safe, as Node's decoder) → 6-bit value; -1 otherwise. */
+const SEXTET = new Int8Array(256).fill(-1);
+for (let i = 0; i < 64; i++) {
+  SEXTET['ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'.charCodeAt(i)] = i;
+}
+SEXTET[45] = 62; // '-'
+SEXTET[95] = 63; // '_'
+
+/**
+ * Decode clean padded base64 `src[start, end)` into `out` at `offset`; the number of bytes written,
+ * or -1 when the text is not clean (empty, length not a multiple of 4, a character outside the
+ * alphabet, `=` anywhere but the last one or two places) — `out` may then hold partial output.
+ * For clean text the bytes are exactly what `Buffer.write(text, 'base64')` gives.
+ */
+export function decodeCleanBase64(
+  src: Uint8Array,
+  start: number,
+  end: number,
+  out: Uint8Array,
+  offset: number,
+): number {
+  const length = end - start;
+  if (length === 0 || length % 4 !== 0) return -1;
+  let padding = 0;
+  if (src[end - 1] === 61) padding = src[end - 2] === 61 ? 2 : 1;
+  const full = end - (padding === 0 ? 0 : 4);
+  let o = offset;
+  let i = start;
+  for (; i < full; i += 4) {
+    const a = SEXTET[src[i] as number] as number;
+    const b = SEXTET[src[i + 1] as number] as number;
+    const c = SEXTET[src[i + 2] as number] as number;
+    const d = SEXTET[src[i + 3] as number] as number;
+    if ((a | b | c | d) < 0) return -1;
+    out[o] = (a << 2) | (b >> 4);
+    out[o + 1] = ((b & 15) << 4) | (c >> 2);
+    out[o + 2] = ((c & 3) << 6) | d;
+    o += 3;
+  }
+  if (padding !== 0) {
+    const a = SEXTET[src[i] as number] as number;
+    const b = SEXTET[src[i + 1] as number] as number;
+    if ((a | b) < 0) return -1;
+    out[o++] = (a << 2) | (b >> 4);
+    if (padding === 1) {
+      const c = SEXTET[src[i + 2] as number] as number;
+      if (c < 0) return -1;
+      out[o++] = ((b & 15) << 4) | (c >> 2);
+    }
+  }
+  return o - offset;
+}
+
+/** Tentatively decoded payload bytes: `[start, start + length)` of the assembler's buffer. */
+interface Tentative {
+  token: string;
+  start: number;
+  length: number;
+  /** The line's base64 text bytes, kept only to rebuild the text if a continuation line follows. */
+  source: Uint8Array;
+}
+
+/** Largest up-front reservation from a chunk record's `chunkCount` (beyond it the buffer doubles). */
+const MAX_RESERVE = 64 * 1024 * 1024;
+
+/**
+ * `assembleSnapshotChunks` fed one record at a time: the same checks, the same error for the same
+ * records, but in-order chunks are decoded straight into one buffer as they arrive (out-of-order
+ * ones wait as pieces until their turn) and no record or payload text is kept.
+ */
+export class SnapshotChunkAssembler {
+  #out: Buffer = Buffer.allocUnsafe(0);
+  #length = 0;
+  #next = 0;
+  #pending = new Map<number, Uint8Array>();
+  #record = 0;
+  #chunkCount = -1;
+  #received = 0;
+  #indices: number[] = [];
+  #seen = new Set<number>();
+  #structural: Failure | null = null;
+  #slotError: Failure | null = null;
+  #contentError = -1;
+  #tentative: Tentative | null = null;
+  #reserved = false;
+
+  /** Room for `n` more bytes after the committed ones (the tentative bytes there are dropped). */
+  #ensure(n: number): void {
+    const need = this.#length + n;
+    if (need <= this.#out.length) return;
+    const grown = Buffer.allocUnsafe(Math.max(need, this.#out.length * 2, 64 * 1024));
+    this.#out.copy(grown, 0, 0, this.#length);
+    this.#out = grown;
+  }
+
+  /** Decode clean base64 `src[start, end)` at the buffer's end as the payload behind `token`. */
+  tentative(token: string, src: Uint8Array, start: number, end: number): boolean {
+    this.#ensure(((end - start) / 4) * 3);
+    const written = decodeCleanBase64(src, start, end, this.#out, this.#length);
+    if (written < 0) {
+      this.#tentative = null;
+      return false;
+    }
+    this.#tentative = { token, start: this.#length, length: written, source: src.subarray(start, end) };
+    return true;
+  }
+
+  /** One closed status record (its fields), in order. */
+  add(fields: Fields): void {
+    const r = this.#record++;
+    if (this.#structural !== null) return;
+    if (fields['agentDeviceProtocol'] !== SNAPSHOT_HELPER_PROTOCOL) return;
+    if (fields['outputFormat'] !== SNAPSHOT_OUTPUT_FORMAT) return;
+    const payload = fields['payloadBase64'];
+    const rawIndex = fields['chunkIndex'];
+    const rawCount = fields['chunkCount'];
+    if (payload === undefined && rawIndex === undefined && rawCount === undefined) return;
+    const index = parseIntegerField(rawIndex);
+    const count = parseIntegerField(rawCount);
+    if (payload === undefined || index === undefined || count === undefined || count < 1) {
+      this.#structural = protocolError('snapshot chunk record has missing or invalid chunk fields', {
+        reason: 'invalid-chunk-fields',
+        record: r,
+        chunkIndex: rawIndex ?? null,
+        chunkCount: rawCount ?? null,
+        hasPayload: payload !== undefined,
+      });
+      return;
+    }
+    if (this.#chunkCount === -1) this.#chunkCount = count;
+    else if (count !== this.#chunkCount) {
+      this.#structural = protocolError(
+        `chunk ${index} says chunkCount=${count}, earlier chunks said ${this.#chunkCount}`,
+        {
+          reason: 'chunk-count-mismatch',
+          chunkIndex: index,
+          chunkCount: count,
+          expectedChunkCount: this.#chunkCount,
+        },
+      );
+      return;
+    }
+    if (index < 0 || index >= count) {
+      this.#structural = protocolError(`chunk index ${index} is out of range 0..${count - 1}`, {
+        reason: 'chunk-index-out-of-range',
+        chunkIndex: index,
+        chunkCount: count,
+      });
+      return;
+    }
+    this.#received++;
+    this.#indices.push(index);
+    if (this.#seen.has(index)) {
+      this.#slotError ??= duplicate(index, count);
+      return;
+    }
+    this.#seen.add(index);
+    if (this.#slotError !== null) return;
+    this.#place(index, count, payload);
+  }
+
+  /** Decode (or commit the tentative decode of) chunk `index` into place. */
+  #place(index: number, count: number, payload: string): void {
+    const t = this.#tentative;
+    this.#tentative = null;
+    let bytes: Uint8Array | null = null;
+    let length: number;
+    if (t !== null && payload === t.token) {
+      length = t.length;
+      if (index === this.#next && t.start === this.#length) {
+        this.#commit(length, count);
+        return;
+      }
+      bytes = Buffer.from(this.#out.subarray(t.start, t.start + length));
+    } else {
+      // The text path: a dirty or continued payload, exactly as `assembleSnapshotChunks` reads it.
+      const text = t !== null && payload.startsWith(`${t.token}\n`) ? rebuild(t, payload) : payload;
+      length = decodedLength(text);
+      if (length < 0) {
+        this.#slotError = invalidBase64(index);
+        return;
+      }
+      const piece = Buffer.allocUnsafe(length);
+      const written = length === 0 ? 0 : piece.write(text, 0, length, 'base64');
+      if (written !== length && (this.#contentError === -1 || index < this.#contentError)) {
+        this.#contentError = index;
+      }
+      bytes = piece;
+    }
+    if (index !== this.#next) {
+      this.#pending.set(index, bytes);
+      return;
+    }
+    this.#ensure(length);
+    this.#out.set(bytes, this.#length);
+    this.#commit(length, count);
+  }
+
+  #commit(length: number, count: number): void {
+    this.#length += length;
+    this.#next++;
+    if (!this.#reserved) {
+      // The first chunk tells the size: reserve count × its length once (the helper's chunks are
+      // equal but the last), so the buffer is not regrown and copied as it fills.
+      this.#reserved = true;
+      const want = Math.min(count * Math.max(length, 1), MAX_RESERVE);
+      if (want > this.#out.length) {
+        const grown = Buffer.allocUnsafe(want);
+        this.#out.copy(grown, 0, 0, this.#length);
+        this.#out = grown;
+      }
+    }
+    let piece = this.#pending.get(this.#next);
+    while (piece !== undefined) {
+      this.#pending.delete(this.#next);
+      this.#ensure(piece.length);
+      this.#out.set(piece, this.#length);
+      this.#length += piece.length;
+      this.#next++;
+      piece = this.#pending.get(this.#next);
+    }
+  }
+
+  /** The assembled XML, or the error `assembleSnapshotChunks` gives for the same records. */
+  finish(): ChunkAssembly {
+    if (this.#structural !== null) return this.#structural;
+    const chunkCount = this.#chunkCount;
+    if (this.#received === 0) {
+      return protocolError('no snapshot chunks in the helper output', { reason: 'no-chunks' });
+    }
+    if (chunkCount > this.#received) {
+      const present = this.#indices.sort((a, b) => a - b);
+      let expect = 0;
+      for (const index of present) {
+        if (index === expect) expect++;
+        else if (index < expect) return duplicate(index, chunkCount);
+        else break;
+      }
+      return missing(expect, chunkCount, this.#received);
+    }
+    if (this.#slotError !== null) return this.#slotError;
+    if (this.#contentError !== -1) return invalidBase64(this.#contentError);
+    const bytes = this.#out.subarray(0, this.#length);
+    this.#out = Buffer.allocUnsafe(0);
+    this.#pending.clear();
+    return bytesToXml(bytes, chunkCount);
+  }
+}
+
+/** The payload text a continued token line stands for: the line's base64 + what the parser appended. */
+function rebuild(t: Tentative, payload: string): string {
+  return (
+    Buffer.from(t.source.buffer, t.source.byteOffset, t.source.byteLength).toString('latin1') +
+    payload.slice(t.token.length)
+  );
+}
+
+/** UTF-8 check, decode and hierarchy check of the joined chunk bytes. */
+export function bytesToXml(bytes: Buffer, chunkCount: number): ChunkAssembly {
+  const total = bytes.length;
+  if (!isUtf8(bytes)) {
+    return protocolError('snapshot bytes are not valid UTF-8', { reason: 'invalid-utf8', byteLength: total });
+  }
+  const xml = decodeUtf8(bytes);
+  if (!hasHierarchy(xml)) {
+    return protocolError('snapshot XML has no <hierarchy ...> ... </hierarchy>', {
+      reason: 'missing-hierarchy',
+      byteLength: total,
+      head: xml.slice(0, 80),
+    });
+  }
+  return { ok: true, xml, byteLength: total, chunkCount };
+}
+
+export function duplicate(index: number, chunkCount: number): Failure {
+  return protocolError(`chunk ${index} was received twice`, {
+    reason: 'duplicate-chunk',
+    chunkIndex: index,
+    chunkCount,
+  });
+}
+
+export function missing(index: number, chunkCount: number, received: number): Failure {
+  return protocolError(`chunk ${index} of ${chunkCount} is missing`, {
+    reason: 'missing-chunk',
+    chunkIndex: index,
+    chunkCount,
+    received,
+  });
+}
+
+export function invalidBase64(index: number): Failure {
+  return protocolError(`chunk ${index} payload is not valid padded base64`, {
+    reason: 'invalid-base64',
+    chunkIndex: index,
+  });
+}
+
+const PAYLOAD_PREFIX = Buffer.from('INSTRUMENTATION_STATUS: payloadBase64=', 'latin1');
+const PREFIX_LENGTH = PAYLOAD_PREFIX.length;
+
+/** Does `b[start, end)` start with the payload prefix (`whole`) or is it a start of it (`partial`)? */
+function prefixMatch(b: Uint8Array, start: number, end: number): 'whole' | 'partial' | 'no' {
+  const n = Math.min(end - start, PREFIX_LENGTH);
+  for (let i = 0; i < n; i++) if (b[start + i] !== PAYLOAD_PREFIX[i]) return 'no';
+  return n === PREFIX_LENGTH ? 'whole' : 'partial';
+}
+
+/** What a streamed run's output holds besides the chunks, for `interpretSnapshotResult`. */
+export interface StreamedStatuses {
+  /** Status records seen (closed). */
+  count: number;
+  /** `Error` of the first status record that had one. */
+  firstError: string | undefined;
+}
+
+/**
+ * Push `am instrument -w` output bytes as they arrive (any split), then `end()`: the parsed output
+ * (statuses not retained), what the statuses held, and the chunk assembler to finish.
+ */
+export class SnapshotOutputDecoder {
+  readonly assembler = new SnapshotChunkAssembler();
+  readonly statuses: StreamedStatuses = { count: 0, firstError: undefined };
+  readonly #parser: InstrumentationOutputParser;
+  readonly #nonce = `\u0000${randomBytes(6).toString('hex')}:`;
+  #seq = 0;
+  /** Bytes of a partial line that may be a payload line, held until its end arrives. */
+  #held: Uint8Array[] | null = null;
+  /** The parser holds a partial (non-payload) line: the next bytes up to '\n' continue it. */
+  #midLine = false;
+
+  constructor() {
+    this.#parser = new InstrumentationOutputParser({
+      retainStatuses: false,
+      onStatus: (status: InstrumentationStatus) => {
+        this.statuses.count++;
+        const error = status.fields['Error'];
+        if (error !== undefined && this.statuses.firstError === undefined) this.statuses.firstError = error;
+        this.assembler.add(status.fields);
+      },
+    });
+  }
+
+  push(chunk: Uint8Array): void {
+    const length = chunk.length;
+    let pos = 0;
+    let runStart = 0;
+    if (this.#midLine) {
+      const nl = chunk.indexOf(10);
+      if (nl === -1) {
+        this.#parser.push(chunk);
+        return;
+      }
+      pos = nl + 1;
+      this.#midLine = false;
+    } else if (this.#held !== null) {
+      const nl = chunk.indexOf(10);
+      const held = this.#held;
+      if (nl === -1) {
+        held.push(chunk);
+        const joined = Buffer.concat(held);
+        this.#held = [joined];
+        if (prefixMatch(joined, 0, joined.length) === 'no') {
+          this.#held = null;
+          this.#parser.push(joined);
+          this.#midLine = true;
+        }
+        return;
+      }
+      held.push(chunk.subarray(0, nl + 1));
+      this.#held = null;
+      const line = Buffer.concat(held);
+      if (prefixMatch(line, 0, nl) === 'whole') this.#line(line, 0, line.length - 1, line.length);
+      else this.#parser.push(line);
+      pos = nl + 1;
+      runStart = pos;
+    }
+    while (pos < length) {
+      const nl = chunk.indexOf(10, pos);
+      if (nl === -1) {
+        if (prefixMatch(chunk, pos, length) !== 'no') {
+          this.#flush(chunk, runStart, pos);
+          this.#held = [chunk.subarray(pos)];
+        } else {
+          this.#flush(chunk, runStart, length);
+          this.#midLine = true;
+        }
+        return;
+      }
+      if (chunk[pos] === 73 && prefixMatch(chunk, pos, nl) === 'whole') {
+        this.#flush(chunk, runStart, pos);
+        this.#line(chunk, pos, nl, nl + 1);
+        runStart = nl + 1;
+      }
+      pos = nl + 1;
+    }
+    this.#flush(chunk, runStart, length);
+  }
+
+  /** A payload line `b[start, nl)` (and its '\n' up to `next`): decoded, or handed over as text. */
+  #line(b: Uint8Array, start: number, nl: number, next: number): void {
+    let end = nl;
+    if (end > start && b[end - 1] === 13) end--;
+    if (!this.#parser.finished) {
+      const token = `${this.#nonce}${(this.#seq++).toString(36)}`;
+      if (this.assembler.tentative(token, b, start + PREFIX_LENGTH, end)) {
+        this.#parser.push(`INSTRUMENTATION_STATUS: payloadBase64=${token}${next > nl ? '\n' : ''}`);
+        return;
+      }
+    }
+    this.#parser.push(b.subarray(start, next));
+  }
+
+  #flush(b: Uint8Array, start: number, end: number): void {
+    if (end > start) this.#parser.push(start === 0 && end === b.length ? b : b.subarray(start, end));
+  }
+
+  end() {
+    if (this.#held !== null) {
+      const line = Buffer.concat(this.#held);
+      this.#held = null;
+      if (prefixMatch(line, 0, line.length) === 'whole') this.#line(line, 0, line.length, line.length);
+      else this.#parser.push(line);
+    }
+    return { output: this.#parser.end(), statuses: this.statuses, assembler: this.assembler };
+  }
+}

@@ -1,0 +1,81 @@
+/**
+ * snapshot-stream-20000-heap: the bridge's peak memory growth (heapUsed + external, sampled every
+ * millisecond and at each body piece) while it serves a 20,000-node snapshot as normalized JSON
+ * over the session transport, as a multiple of the XML size. The simulator runs in its own process
+ * (`simulate --nodes 20000`), reached through the bridge's real adb server; the bridge is this
+ * process (`app.request`, the body read as the response streams it and not kept). Median of 4
+ * after a warm-up. Baseline: the same request answered as one string (`c.json`, streaming switched
+ * off), interleaved in the same run. Also printed: the same for `format: xml`.
+ */
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { STREAM_SNAPSHOT_CHARS, snapshotStreaming } from '../../src/app/snapshot-stream.ts';
+import { tempDir, testDeviceBridge } from '../support/bridge.ts';
+import { startSimulatorProcess } from '../support/fleet.ts';
+import { servedWithPeak } from '../support/served-memory.ts';
+import type { BenchFigure } from './run.ts';
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
+
+export async function bench(): Promise<BenchFigure[]> {
+  const simulator = await startSimulatorProcess(1, ['--nodes', '20000', '--seed', '7']);
+  const tmp = await tempDir();
+  const file = path.join(tmp.dir, 'devices.json');
+  await writeFile(file, JSON.stringify([{ endpoint: simulator.addresses[0] }]));
+  const bridge = await testDeviceBridge({ simulate: 0, env: { DEVICEBRIDGE_DEVICES_FILE: file } });
+  try {
+    const post = (p: string, body: unknown) =>
+      bridge.app.request(p, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    let leaseId: string | undefined;
+    for (let i = 0; i < 120 && leaseId === undefined; i++) {
+      const res = await post('/v1/leases', { ttlSeconds: 600 });
+      if (res.status === 201) leaseId = ((await res.json()) as { id: string }).id;
+      else await new Promise((r) => setTimeout(r, 250));
+    }
+    if (leaseId === undefined) throw new Error('no lease on the simulated device');
+    const ensured = await post(`/v1/leases/${leaseId}/helpers/android-snapshot-helper/ensure`, {});
+    if (ensured.status !== 200) throw new Error(`ensure: ${ensured.status}`);
+    const capture = { transport: 'session', maxNodes: 20000, waitForIdleTimeoutMs: 0, timeoutMs: 60_000 };
+    const xmlRes = await post(`/v1/leases/${leaseId}/snapshot`, { ...capture, format: 'xml' });
+    const xmlBytes = Buffer.byteLength(((await xmlRes.json()) as { xml: string }).xml);
+    const figures: BenchFigure[] = [];
+    for (const format of ['json', 'xml'] as const) {
+      // Interleaved: streamed, then the one-string answer (streaming off), 4 rounds after a warm-up.
+      const streamed: number[] = [];
+      const oneString: number[] = [];
+      for (let round = 0; round < 5; round++) {
+        for (const threshold of [STREAM_SNAPSHOT_CHARS, Number.POSITIVE_INFINITY]) {
+          snapshotStreaming.thresholdChars = threshold;
+          const served = await servedWithPeak(
+            bridge.app,
+            `/v1/leases/${leaseId}/snapshot`,
+            { ...capture, format },
+            false,
+          );
+          if (served.status !== 200) throw new Error(`snapshot: ${served.status}`);
+          if (round === 0) continue;
+          (threshold === STREAM_SNAPSHOT_CHARS ? streamed : oneString).push(served.peak / xmlBytes);
+        }
+      }
+      snapshotStreaming.thresholdChars = STREAM_SNAPSHOT_CHARS;
+      const value = median(streamed);
+      const baseline = median(oneString);
+      figures.push({
+        bench: format === 'json' ? 'snapshot-stream-20000-heap' : 'snapshot-stream-20000-heap-xml',
+        value: Number(value.toFixed(2)),
+        unit: `x-xml-size (peak heapUsed+external growth while serving; ${xmlBytes} B XML, session transport; one-string answer: ${baseline.toFixed(2)}x)`,
+        baseline: 'one-string-answer',
+        ratio: Number((value / baseline).toFixed(2)),
+      });
+    }
+    return figures;
+  } finally {
+    await bridge.cleanup();
+    await simulator.stop();
+    await tmp.cleanup();
+  }
+}

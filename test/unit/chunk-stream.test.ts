@@ -1,0 +1,250 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { decodeCleanBase64, SnapshotOutputDecoder } from '../../src/helpers/protocol/chunk-stream.ts';
+import {
+  interpretSnapshotResult,
+  interpretStreamedSnapshot,
+  type SnapshotRunResult,
+} from '../../src/helpers/protocol/chunks.ts';
+import { parseInstrumentationOutput } from '../../src/helpers/protocol/instrumentation-output.ts';
+import {
+  chunkRecords,
+  resultLines,
+  snapshotOutput,
+  snapshotResultFields,
+  statusLines,
+} from '../fixtures/instrumentation/build.ts';
+
+const corpusDir = new URL('../fixtures/uiautomator/', import.meta.url);
+const corpus = readdirSync(corpusDir)
+  .filter((f) => f.endsWith('.xml'))
+  .sort()
+  .map((f) => readFileSync(new URL(f, corpusDir), 'utf8'));
+
+type Mode = 'snapshot' | 'viewport' | 'gesture' | undefined;
+
+function summary(r: SnapshotRunResult) {
+  if (r.ok) return r;
+  return {
+    ok: false,
+    code: r.error.code,
+    message: r.error.message,
+    details: r.error.details,
+    retry: r.error.retryable,
+  };
+}
+
+/** The whole-text answer. */
+function whole(bytes: Buffer, mode: Mode) {
+  return summary(
+    interpretSnapshotResult(parseInstrumentationOutput(bytes.toString('utf8')), mode ? { mode } : {}),
+  );
+}
+
+/** The streamed answer for `bytes` pushed in pieces cut at `cuts`. */
+function streamed(bytes: Buffer, cuts: number[], mode: Mode) {
+  const decoder = new SnapshotOutputDecoder();
+  let at = 0;
+  for (const cut of [...cuts].sort((a, b) => a - b)) {
+    const to = Math.min(cut, bytes.length);
+    if (to < at) continue;
+    decoder.push(bytes.subarray(at, to));
+    at = to;
+  }
+  decoder.push(bytes.subarray(at));
+  return summary(interpretStreamedSnapshot(decoder.end(), mode ? { mode } : {}));
+}
+
+const cutsArb = fc.array(fc.nat({ max: 20_000 }), { maxLength: 12 });
+
+describe('decodeCleanBase64', () => {
+  it('property: clean base64 decodes to what Buffer gives; anything else is refused or agrees', () => {
+    const alphabet = fc.constantFrom(
+      ...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/-_= \n.'.split(''),
+    );
+    const textArb = fc.oneof(
+      fc.uint8Array({ maxLength: 60 }).map((b) => Buffer.from(b).toString('base64')),
+      fc.uint8Array({ maxLength: 60 }).map((b) => Buffer.from(b).toString('base64url')),
+      fc.string({ unit: alphabet, maxLength: 40 }),
+    );
+    fc.assert(
+      fc.property(textArb, (text) => {
+        const src = Buffer.from(text, 'latin1');
+        const out = Buffer.alloc(text.length);
+        const n = decodeCleanBase64(src, 0, src.length, out, 0);
+        const expected =
+          text.length % 4 === 0
+            ? (text.length / 4) * 3 - (text.endsWith('==') ? 2 : text.endsWith('=') ? 1 : 0)
+            : -1;
+        const ref = Buffer.alloc(Math.max(expected, 0));
+        const written = expected > 0 ? ref.write(text, 0, expected, 'base64') : 0;
+        if (n >= 0) {
+          // Clean text: exactly Node's bytes, and Node agrees it is complete.
+          expect(written).toBe(expected);
+          expect(out.subarray(0, n)).toEqual(ref);
+        } else if (text.length > 0 && expected >= 0 && /^[A-Za-z0-9+/_-]*={0,2}$/.test(text)) {
+          throw new Error(`clean text refused: ${text}`);
+        }
+      }),
+      { numRuns: 3000 },
+    );
+  });
+});
+
+describe('SnapshotOutputDecoder', () => {
+  it('decodes the 20 corpus dumps (one chunk size each) to the whole-text answer for any split', () => {
+    for (const [i, xml] of corpus.entries()) {
+      const bytes = Buffer.from(
+        snapshotOutput(xml, { chunkSize: [2048, 3000, 100, 777][i % 4] as number, crlf: i % 3 === 0 }),
+      );
+      const reference = whole(bytes, 'snapshot');
+      expect(reference).toMatchObject({ ok: true, xml });
+      fc.assert(
+        fc.property(cutsArb, (cuts) => {
+          expect(streamed(bytes, cuts, 'snapshot')).toEqual(reference);
+        }),
+        { numRuns: 8 },
+      );
+    }
+  });
+
+  it('property: mutated outputs (order, duplicates, gaps, dirty base64, continuations, CRLF, noise, truncation) agree with the whole-text parse for every split', () => {
+    const payloadMutation = fc.oneof(
+      { weight: 6, arbitrary: fc.constant((p: string) => p) },
+      fc.constant((p: string) => p.replace(/\+/g, '-').replace(/\//g, '_')),
+      fc.constant((p: string) => `${p.slice(0, 4)}=${p.slice(5)}`),
+      fc.constant((p: string) => `${p} `),
+      fc.constant((p: string) => p.slice(0, -1)),
+      fc.constant((p: string) => `${p}\nQUJD`),
+      fc.constant((p: string) => `${p}\n`),
+      fc.constant((p: string) => `${p}\nINSTRUMENTATION_STATUS: payloadBase64=QUJD`),
+      fc.constant((p: string) => `${p}\r`),
+      fc.constant((p: string) => p.replace(/=/g, '')),
+      fc.constant(() => ''),
+      fc.constant((p: string) => `${p}ü`),
+    );
+    const recordMutation = fc.oneof(
+      { weight: 8, arbitrary: fc.constant((r: Record<string, string>) => r) },
+      fc.constant((r: Record<string, string>) => ({ ...r, chunkCount: String(Number(r['chunkCount']) + 1) })),
+      fc.constant((r: Record<string, string>) => ({ ...r, chunkIndex: '-1' })),
+      fc.constant((r: Record<string, string>) => ({ ...r, outputFormat: 'other' })),
+      fc.constant((r: Record<string, string>) => {
+        const { payloadBase64: _p, ...rest } = r;
+        return rest;
+      }),
+      fc.constant((r: Record<string, string>) => {
+        // payload first, chunk fields after it
+        const { payloadBase64, ...rest } = r;
+        return { payloadBase64: payloadBase64 as string, ...rest };
+      }),
+      fc.constant((r: Record<string, string>) => ({ ...r, Error: 'boom' })),
+    );
+    const xmlArb = fc.oneof(
+      fc.constantFrom(...corpus.slice(0, 6)),
+      fc.string({ unit: 'grapheme', maxLength: 120 }).map((s) => `<hierarchy rotation="0">${s}</hierarchy>`),
+      fc.string({ maxLength: 60 }),
+    );
+    const arb = fc.record({
+      xml: xmlArb,
+      size: fc.integer({ min: 1, max: 3000 }),
+      order: fc.array(fc.nat(), { maxLength: 6 }),
+      dup: fc.option(fc.nat(), { nil: undefined }),
+      drop: fc.option(fc.nat(), { nil: undefined }),
+      payloads: fc.array(fc.tuple(fc.nat(), payloadMutation), { maxLength: 3 }),
+      records: fc.array(fc.tuple(fc.nat(), recordMutation), { maxLength: 2 }),
+      crlf: fc.boolean(),
+      noise: fc.array(
+        fc.tuple(
+          fc.nat(),
+          fc.constantFrom(
+            'noise ü line',
+            'INSTRUMENTATION_STATUS_CODE: x',
+            '',
+            'onError: commandError=true message=x',
+            'INSTRUMENTATION_STATUS: payloadBase64',
+          ),
+        ),
+        { maxLength: 3 },
+      ),
+      after: fc.boolean(),
+      truncate: fc.option(fc.nat(), { nil: undefined }),
+      noEnd: fc.boolean(),
+      mode: fc.constantFrom<Mode>('snapshot', undefined, 'viewport'),
+      cuts: cutsArb,
+    });
+    fc.assert(
+      fc.property(arb, (c) => {
+        let records = chunkRecords(c.xml, c.size);
+        for (const o of c.order) {
+          if (records.length < 2) break;
+          const i = o % records.length;
+          const j = (o >> 3) % records.length;
+          [records[i], records[j]] = [
+            records[j] as Record<string, string>,
+            records[i] as Record<string, string>,
+          ];
+        }
+        if (c.dup !== undefined)
+          records.splice(
+            c.dup % (records.length + 1),
+            0,
+            records[c.dup % records.length] as Record<string, string>,
+          );
+        if (c.drop !== undefined && records.length > 1) records.splice(c.drop % records.length, 1);
+        records = records.map((r) => ({ ...r }));
+        for (const [at, f] of c.payloads) {
+          const r = records[at % records.length] as Record<string, string>;
+          if (r['payloadBase64'] !== undefined) r['payloadBase64'] = f(r['payloadBase64']);
+        }
+        for (const [at, f] of c.records)
+          records[at % records.length] = f(records[at % records.length] as Record<string, string>);
+        const lines = [
+          ...records.flatMap((r) => statusLines(r)),
+          ...resultLines(snapshotResultFields(c.xml, 1)),
+        ];
+        if (c.after) lines.push(...statusLines(chunkRecords('<hierarchy/>')[0] as Record<string, string>));
+        for (const [at, line] of c.noise) lines.splice(at % (lines.length + 1), 0, line);
+        let text = lines.join('\n') + (c.noEnd ? '' : '\n');
+        if (c.crlf) text = text.replace(/\n/g, '\r\n');
+        let bytes = Buffer.from(text);
+        if (c.truncate !== undefined) bytes = bytes.subarray(0, c.truncate % (bytes.length + 1));
+        expect(streamed(bytes, c.cuts, c.mode)).toEqual(whole(bytes, c.mode));
+      }),
+      { numRuns: 1500 },
+    );
+  });
+
+  it('property: arbitrary bytes (including payload-prefixed garbage) agree with the whole-text parse', () => {
+    const piece = fc.oneof(
+      fc.constantFrom(
+        'INSTRUMENTATION_STATUS: payloadBase64=',
+        'INSTRUMENTATION_STATUS: ',
+        'INSTRUMENTATION_STATUS_CODE: 1\n',
+        'INSTRUMENTATION_CODE: -1\n',
+        'agentDeviceProtocol=android-snapshot-helper-v1\n',
+        'outputFormat=uiautomator-xml\n',
+        'chunkIndex=0\n',
+        'chunkCount=1\n',
+        'PGhpZXJhcmNoeS8+\n',
+        'QUJD',
+        '\n',
+        '\r\n',
+        '=',
+      ),
+      fc.string({ maxLength: 8 }),
+      fc.uint8Array({ maxLength: 6 }).map((b) => Buffer.from(b).toString('latin1')),
+    );
+    fc.assert(
+      fc.property(
+        fc.array(piece, { maxLength: 40 }),
+        cutsArb.map((c) => c.map((n) => n % 400)),
+        (pieces, cuts) => {
+          const bytes = Buffer.from(pieces.join(''), 'utf8');
+          expect(streamed(bytes, cuts, 'snapshot')).toEqual(whole(bytes, 'snapshot'));
+        },
+      ),
+      { numRuns: 1500 },
+    );
+  });
+});
