@@ -146,6 +146,14 @@ describe('leases: happy path', () => {
     expect(await bridge.node.adb.client.listForwards()).toEqual([]);
     const after = (await api('GET', '/v1/devices')).body.devices as Json[];
     expect(after.find((d) => d.id === lease.deviceId)).toMatchObject({ leased: false });
+
+    // The history of ended leases: the release above, newest first, with its teardown record.
+    const history = await api('GET', '/v1/teardowns?limit=5');
+    expect(history.status).toBe(200);
+    expect(history.body.teardowns[0]).toEqual({
+      lease: { ...released.body.lease },
+      teardown: released.body.teardown,
+    });
   });
 
   it('waitSeconds: a queued request gets the device when it frees (201)', async () => {
@@ -208,6 +216,14 @@ describe('leases: errors', () => {
     });
     expect(res.status).toBe(400);
     expect(((await res.json()) as Json).error.message).toContain('__proto__');
+  });
+
+  it('teardown history: a limit outside 1–100 or an unknown parameter is 400 naming it', async () => {
+    for (const query of ['limit=0', 'limit=101', 'limit=abc', 'since=1']) {
+      const res = await api('GET', `/v1/teardowns?${query}`);
+      expect(res.status, query).toBe(400);
+      expect(JSON.stringify(res.body.error), query).toContain(query.split('=')[0] as string);
+    }
   });
 
   it('400s naming the field', async () => {
@@ -301,6 +317,12 @@ describe('leases and devices: security', () => {
       (await call(bridge, ADMIN_TOKEN)('GET', '/v1/leases')).body.leases.map((l: Json) => l.id),
     ).toContain(lease.id);
     await mine('DELETE', `/v1/leases/${lease.id}`);
+    // Teardown history: the tenant's own and the admin's view hold it; the other tenant's does not.
+    const ids = (rows: Json[]) => rows.map((r) => r.lease.id);
+    expect(ids((await mine('GET', '/v1/teardowns')).body.teardowns)).toContain(lease.id);
+    expect(ids((await theirs('GET', '/v1/teardowns')).body.teardowns)).not.toContain(lease.id);
+    expect(ids((await call(bridge, ADMIN_TOKEN)('GET', '/v1/teardowns')).body.teardowns)).toContain(lease.id);
+    expect((await call(bridge, null)('GET', '/v1/teardowns')).status).toBe(401);
   });
 
   it('refuses tunnels outside the allowlist without connecting, and removes devices only when free', async () => {
