@@ -71,7 +71,7 @@ export interface HelperStatusSink {
   setHelperStatus(
     deviceId: string,
     name: string,
-    status: { versionCode: number; sha256: string },
+    status: { versionCode: number; version?: string; sha256: string },
   ): Promise<unknown>;
 }
 
@@ -235,6 +235,7 @@ export class LeaseOperations {
         await this.#o.helperStatus
           ?.setHelperStatus(lease.deviceId, name, {
             versionCode: driver.manifest.versionCode,
+            version: driver.manifest.version,
             sha256: driver.manifest.sha256,
           })
           .catch((err: Error) =>

@@ -56,6 +56,16 @@ describe('leases: happy path', () => {
     const ensured = await api('POST', `/v1/leases/${lease.id}/helpers/android-snapshot-helper/ensure`, {});
     expect(ensured.status).toBe(200);
     expect(ensured.body).toMatchObject({ before: 'missing', action: 'installed', versionCode: 2 });
+    // The device view names what ensure installed: versionCode and the release's semver.
+    const manifest = (await api('GET', '/v1/helpers/android-snapshot-helper/manifest')).body;
+    const device = ((await api('GET', '/v1/devices')).body.devices as Json[]).find(
+      (d) => d.id === lease.deviceId,
+    );
+    expect(device?.helpers['android-snapshot-helper']).toMatchObject({
+      versionCode: 2,
+      version: manifest.version,
+      sha256: manifest.sha256,
+    });
     expect(
       (await api('POST', `/v1/leases/${lease.id}/helpers/android-snapshot-helper/ensure`, {})).body,
     ).toMatchObject({
