@@ -28,12 +28,9 @@ export const DeviceSchema = z
       z.string(),
       z.object({
         versionCode: z.number(),
-        version: z
-          .string()
-          .optional()
-          .openapi({
-            description: 'semver of the installed release (absent in records written before it was kept)',
-          }),
+        version: z.string().optional().openapi({
+          description: 'semver of the installed release (absent in records written before it was kept)',
+        }),
         sha256: z.string(),
         checkedAt: z.number(),
       }),
