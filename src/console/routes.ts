@@ -139,7 +139,12 @@ const leasesPage = () => html`
 <section aria-labelledby="teardown-title">
 <h2 id="teardown-title">Teardown of the last released lease</h2>
 <pre id="teardown" class="record">none yet</pre>
-</section>`;
+</section>
+<table id="teardowns" class="grid">
+<caption>Ended leases you can see and what their teardown did, newest first (the last 20)</caption>
+<thead><tr><th scope="col">Lease</th><th scope="col">Device</th><th scope="col">Tenant</th><th scope="col">Ended</th><th scope="col">Finished</th><th scope="col">Node</th><th scope="col">Actions done</th><th scope="col">Failures</th></tr></thead>
+<tbody></tbody>
+</table>`;
 
 const releasesPage = (admin: boolean) => html`
 <table id="helpers" class="grid">

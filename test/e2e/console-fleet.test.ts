@@ -53,7 +53,7 @@ describe('console sessions across nodes (e2e, one Redis)', () => {
       });
       const text = await res.text();
       // biome-ignore lint/suspicious/noExplicitAny: tests read whatever fields the answer has
-    let json: any = null;
+      let json: any = null;
       try {
         json = JSON.parse(text);
       } catch {
