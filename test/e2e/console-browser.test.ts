@@ -377,9 +377,7 @@ describe('console in chromium (e2e)', () => {
     const other = await signIn(OTHER_TENANT_TOKEN);
     await other.getByRole('link', { name: 'Leases', exact: true }).click();
     await other.waitForLoadState('networkidle');
+    // (Admins see every tenant's history: test/integration/http-leases.test.ts.)
     expect(await other.locator(`#teardowns tbody tr[data-lease="${leaseId}"]`).count()).toBe(0);
-    const admin = await signIn(ADMIN_TOKEN);
-    await admin.getByRole('link', { name: 'Leases', exact: true }).click();
-    await expect.poll(() => admin.locator(`#teardowns tbody tr[data-lease="${leaseId}"]`).count()).toBe(1);
   }, 90_000);
 });

@@ -370,7 +370,15 @@ describe('leases on Redis through HTTP', () => {
     const snap = await api('POST', `/v1/leases/${lease.body.id}/snapshot`, { transport: 'one-shot' });
     expect(snap.status).toBe(200);
     expect(snap.body.snapshot.nodeCount).toBeGreaterThan(10);
-    expect((await api('DELETE', `/v1/leases/${lease.body.id}`)).body.lease.state).toBe('released');
+    // The snapshot installed the helper on the way: the device view (in Redis) names the release.
+    const device = ((await api('GET', '/v1/devices')).body.devices as Json[]).find(
+      (d) => d.id === lease.body.deviceId,
+    );
+    expect(device?.helpers['android-snapshot-helper']).toMatchObject({ versionCode: 2, version: '0.2.0' });
+    const released = await api('DELETE', `/v1/leases/${lease.body.id}`);
+    expect(released.body.lease.state).toBe('released');
+    // The Redis store's teardown history holds it.
+    expect((await api('GET', '/v1/teardowns?limit=1')).body.teardowns).toEqual([released.body]);
     expect((await api('POST', '/v1/leases', {})).status).toBe(201);
   });
 });

@@ -81,7 +81,10 @@ export function leasesPage(): void {
   const refresh = async () => {
     const [active, ended] = await Promise.all([
       api<{ leases: Lease[] }>('GET', '/v1/leases'),
-      api<{ teardowns: Array<{ lease: Lease; teardown: Teardown }> }>('GET', `/v1/teardowns?limit=${HISTORY}`),
+      api<{ teardowns: Array<{ lease: Lease; teardown: Teardown }> }>(
+        'GET',
+        `/v1/teardowns?limit=${HISTORY}`,
+      ),
     ]);
     leases = active.leases.filter((l) => l.state === 'active');
     render();
@@ -97,7 +100,11 @@ export function leasesPage(): void {
           el('td', {}, new Date(teardown.finishedAt).toLocaleString()),
           el('td', {}, teardown.node),
           el('td', {}, list(teardown.actions)),
-          el('td', { class: teardown.failures.length > 0 ? 'state-quarantined' : '' }, list(teardown.failures)),
+          el(
+            'td',
+            { class: teardown.failures.length > 0 ? 'state-quarantined' : '' },
+            list(teardown.failures),
+          ),
         ),
       ),
     );
