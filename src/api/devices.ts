@@ -26,7 +26,14 @@ export const DeviceSchema = z
     }),
     helpers: z.record(
       z.string(),
-      z.object({ versionCode: z.number(), sha256: z.string(), checkedAt: z.number() }),
+      z.object({
+        versionCode: z.number(),
+        version: z.string().optional().openapi({
+          description: 'semver of the installed release (absent in records written before it was kept)',
+        }),
+        sha256: z.string(),
+        checkedAt: z.number(),
+      }),
     ),
     source: z.enum(['adb', 'api', 'config', 'simulator']),
     ownerNode: z.string(),

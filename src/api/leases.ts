@@ -2,6 +2,7 @@
 import { z } from '@hono/zod-openapi';
 import { LEASE_ID_PATTERN } from '../app/lease-scope.ts';
 import { LeaseSelectorSchema as SelectorRule } from '../leases/selector.ts';
+import { MAX_TEARDOWN_LIST } from '../leases/types.ts';
 
 export const LeaseIdParam = z
   .string()
@@ -68,6 +69,27 @@ export const ReleaseLeaseResponseSchema = z
   .object({ lease: LeaseSchema, teardown: TeardownSchema })
   .openapi('ReleasedLease');
 
+/** The history of ended leases: `GET /v1/teardowns?limit=N`. */
+export const TeardownListQuerySchema = z
+  .object({
+    limit: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_TEARDOWN_LIST)
+      .default(20)
+      .openapi({ description: `most records to answer (1–${MAX_TEARDOWN_LIST}, default 20)` }),
+  })
+  .strict();
+
+export const TeardownListSchema = z
+  .object({
+    teardowns: z.array(ReleaseLeaseResponseSchema).openapi({
+      description: 'ended leases with their teardown records, newest recorded first',
+    }),
+  })
+  .openapi('TeardownList');
+
 export type LeaseSelector = z.infer<typeof LeaseSelectorSchema>;
 export type Lease = z.infer<typeof LeaseSchema>;
 export type LeaseList = z.infer<typeof LeaseListSchema>;
@@ -75,3 +97,4 @@ export type AcquireLeaseRequest = z.input<typeof AcquireLeaseBodySchema>;
 export type RenewLeaseRequest = z.input<typeof RenewLeaseBodySchema>;
 export type Teardown = z.infer<typeof TeardownSchema>;
 export type ReleaseLeaseResponse = z.infer<typeof ReleaseLeaseResponseSchema>;
+export type TeardownList = z.infer<typeof TeardownListSchema>;

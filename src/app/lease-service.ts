@@ -1,7 +1,7 @@
 /** Lease use cases (acquire, list, get, renew, release) for a caller: what the lease routes and the CLI call. */
 import { BridgeError } from '../errors.ts';
 import type { LeaseManager, ReleaseResult } from '../leases/manager.ts';
-import type { Lease, TeardownRecord } from '../leases/types.ts';
+import type { EndedLease, Lease, TeardownRecord } from '../leases/types.ts';
 import type { Caller, LeaseScopes } from './lease-scope.ts';
 
 export interface AcquireInput {
@@ -51,6 +51,13 @@ export class LeaseService {
   /** Active leases of the caller's tenant (admins: all). */
   list(caller: Caller): Promise<Lease[]> {
     return this.#manager.list(caller.role === 'admin' ? {} : { tenant: caller.tenant });
+  }
+
+  /** The history of ended leases with their teardown records, newest first (admins: every tenant's). */
+  teardowns(caller: Caller, limit: number): Promise<EndedLease[]> {
+    return this.#manager.listTeardowns(
+      caller.role === 'admin' ? { limit } : { tenant: caller.tenant, limit },
+    );
   }
 
   /** One lease, ended ones included. */

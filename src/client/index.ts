@@ -48,6 +48,7 @@ import type {
   SnapshotResponse,
   SnapshotXmlResponse,
   Teardown,
+  TeardownList,
   Transport,
   ViewportResponse,
 } from '../api/index.ts';
@@ -97,6 +98,7 @@ export type {
   SnapshotResponse,
   SnapshotXmlResponse,
   Teardown,
+  TeardownList,
   Transport,
   ViewportResponse,
 };
@@ -285,6 +287,10 @@ export class DeviceBridgeClient {
   }
   listLeases() {
     return this.#request<LeaseList>('GET', '/v1/leases');
+  }
+  /** Ended leases with their teardown records, newest first (limit 1–100, default 20). */
+  listTeardowns(limit?: number) {
+    return this.#request<TeardownList>('GET', `/v1/teardowns${limit === undefined ? '' : `?limit=${limit}`}`);
   }
   getLease(id: string) {
     return this.#request<Lease>('GET', `/v1/leases/${encodeURIComponent(id)}`);

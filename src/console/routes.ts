@@ -139,12 +139,17 @@ const leasesPage = () => html`
 <section aria-labelledby="teardown-title">
 <h2 id="teardown-title">Teardown of the last released lease</h2>
 <pre id="teardown" class="record">none yet</pre>
-</section>`;
+</section>
+<table id="teardowns" class="grid">
+<caption>Ended leases you can see and what their teardown did, newest first (the last 20)</caption>
+<thead><tr><th scope="col">Lease</th><th scope="col">Device</th><th scope="col">Tenant</th><th scope="col">Ended</th><th scope="col">Finished</th><th scope="col">Node</th><th scope="col">Actions done</th><th scope="col">Failures</th></tr></thead>
+<tbody></tbody>
+</table>`;
 
 const releasesPage = (admin: boolean) => html`
 <table id="helpers" class="grid">
-<caption>Published helpers</caption>
-<thead><tr><th scope="col">Helper</th><th scope="col">Latest</th><th scope="col">Versions</th><th scope="col">Manifest</th></tr></thead>
+<caption>Published helper versions, newest first (each row from the manifest the API serves)</caption>
+<thead><tr><th scope="col">Helper</th><th scope="col">Version</th><th scope="col">Version code</th><th scope="col">sha256</th><th scope="col">Signer (signingCertSha256)</th><th scope="col">installArgs</th><th scope="col">Manifest</th></tr></thead>
 <tbody></tbody>
 </table>
 <section aria-labelledby="manifest-title">
@@ -178,7 +183,8 @@ const inspectorPage = () => html`
 <div class="inspector">
 <section class="screen-pane" aria-labelledby="screen-title">
 <h2 id="screen-title">Screen</h2>
-<div id="screen" class="screen"><img id="screenshot" alt="screenshot of the leased device"><div id="boxes" class="boxes"></div></div>
+<p id="boxes-help" class="hint">Node boxes: Tab to them, arrow keys move between nodes, Enter selects.</p>
+<div id="screen" class="screen"><img id="screenshot" alt="screenshot of the leased device"><div id="boxes" class="boxes" role="group" aria-label="node boxes over the screenshot" aria-describedby="boxes-help"></div></div>
 <form id="text-form" class="row" novalidate>
 <label>Swipe from <input name="from" placeholder="x,y" size="9"></label>
 <label>to <input name="to" placeholder="x,y" size="9"></label>
@@ -221,10 +227,10 @@ const signInPage = (error: string | null) => html`<!doctype html>
 </html>`;
 
 /** The caller of a console page, or null when it must sign in first. */
-function viewerOf(c: Context<AppEnv>, sessions: ConsoleSessions): Viewer | null {
+async function viewerOf(c: Context<AppEnv>, sessions: ConsoleSessions): Promise<Viewer | null> {
   const principal = c.get('principal');
   if (principal === null || principal === undefined) return null;
-  return { principal, session: sessions.get(getCookie(c, SESSION_COOKIE)) };
+  return { principal, session: await sessions.get(getCookie(c, SESSION_COOKIE)) };
 }
 
 export function registerConsole(app: OpenAPIHono<AppEnv>, sessions: ConsoleSessions): void {
@@ -261,7 +267,7 @@ export function registerConsole(app: OpenAPIHono<AppEnv>, sessions: ConsoleSessi
       if (!isBridgeError(err) || err.code !== 'UNAUTHENTICATED') throw err;
     }
     if (principal === null) return c.html(signInPage('That token is not valid.'), 401, PAGE_HEADERS);
-    const session = sessions.create(principal);
+    const session = await sessions.create(principal);
     setCookie(c, SESSION_COOKIE, session.id, {
       httpOnly: true,
       sameSite: 'Strict',
@@ -273,13 +279,13 @@ export function registerConsole(app: OpenAPIHono<AppEnv>, sessions: ConsoleSessi
   });
 
   app.post('/console/sign-out', async (c) => {
-    const session = sessions.get(getCookie(c, SESSION_COOKIE));
+    const session = await sessions.get(getCookie(c, SESSION_COOKIE));
     const form = await readForm(c, CONSOLE_FORM_MAX_BYTES);
     if (session !== undefined) {
       if (!csrfMatches(session, form['csrf'])) {
         throw new BridgeError('PERMISSION_DENIED', 'sign-out needs the page’s CSRF token');
       }
-      sessions.delete(session.id);
+      await sessions.delete(session.id);
     }
     deleteCookie(c, SESSION_COOKIE, { path: '/' });
     return c.redirect('/console/sign-in', 303);
@@ -287,7 +293,7 @@ export function registerConsole(app: OpenAPIHono<AppEnv>, sessions: ConsoleSessi
 
   const page = (name: Page, body: (admin: boolean) => Markup) =>
     app.get(`/console/${name}`, async (c) => {
-      const viewer = viewerOf(c, sessions);
+      const viewer = await viewerOf(c, sessions);
       if (viewer === null) return c.redirect('/console/sign-in', 302);
       return c.html(await layout(viewer, name, body(viewer.principal.role === 'admin')), 200, PAGE_HEADERS);
     });

@@ -1,18 +1,24 @@
 /**
  * Console sessions: signing in exchanges a bearer token for a random session id, sent back as an
  * HttpOnly, SameSite=Strict cookie, and a CSRF token the pages put on every state-changing request
- * (`X-CSRF-Token` header, or the `csrf` field of a form). Sessions live in this node's memory
- * (bounded; a restart signs everyone out); the token itself is never stored, only who it named.
+ * (`X-CSRF-Token` header, or the `csrf` field of a form). A session lives in a SessionStore under the
+ * sha256 of its id (memory on one node; Redis in a fleet, so any node honours it), with the CSRF token
+ * and who the token named; the token itself is never stored. Idle sessions expire.
  */
-import { randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Principal } from '../server/auth.ts';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { z } from 'zod';
+import type { Logger } from '../observability/logger.ts';
+import { CAPABILITIES, type Principal } from '../server/auth.ts';
+import { MemorySessionStore, type SessionStore } from './session-store.ts';
 
 export const SESSION_COOKIE = 'devicebridge_session';
 export const CSRF_HEADER = 'x-csrf-token';
 /** How long a session lasts without use. */
 export const SESSION_IDLE_MS = 8 * 60 * 60 * 1000;
-/** Most sessions kept at once; the least recently used goes first. */
-export const MAX_SESSIONS = 10_000;
+/** A session used again within this long is not re-written (its expiry moves at most this late). */
+export const SESSION_TOUCH_MS = 60 * 1000;
+/** Kept for callers of the memory bound. */
+export { MAX_MEMORY_SESSIONS as MAX_SESSIONS } from './session-store.ts';
 
 export interface ConsoleSession {
   id: string;
@@ -23,51 +29,97 @@ export interface ConsoleSession {
 
 const SESSION_ID = /^[A-Za-z0-9_-]{43}$/;
 
+/** Whether a cookie value has the shape of a session id (checked before any lookup or forward). */
+export const isSessionId = (value: string | undefined): value is string =>
+  value !== undefined && SESSION_ID.test(value);
+
+/** A stored session as read back (from Redis: outside input, checked before it is trusted). */
+const StoredSession = z
+  .object({
+    csrf: z.string().regex(SESSION_ID),
+    principal: z
+      .object({
+        name: z.string().min(1),
+        tenant: z.string().min(1),
+        role: z.enum(['admin', 'client']),
+        capabilities: z.array(z.enum(CAPABILITIES)).max(CAPABILITIES.length).optional(),
+      })
+      .strict(),
+    lastUsed: z.number().finite(),
+  })
+  .strict();
+
+/** The store key of a session id: its sha256 (a leaked store holds no usable cookie). */
+export const sessionKey = (id: string): string => createHash('sha256').update(id).digest('base64url');
+
 export class ConsoleSessions {
-  readonly #sessions = new Map<string, ConsoleSession>();
+  readonly #store: SessionStore;
   readonly #now: () => number;
 
-  constructor(now: () => number = Date.now) {
-    this.#now = now;
+  constructor(options: { store?: SessionStore; now?: () => number } | (() => number) = {}) {
+    const o = typeof options === 'function' ? { now: options } : options;
+    this.#now = o.now ?? Date.now;
+    this.#store = o.store ?? new MemorySessionStore({ now: this.#now });
   }
 
-  create(principal: Principal): ConsoleSession {
-    const session = {
+  async create(principal: Principal): Promise<ConsoleSession> {
+    const session: ConsoleSession = {
       id: randomBytes(32).toString('base64url'),
       csrf: randomBytes(32).toString('base64url'),
-      principal: { ...principal },
+      principal: {
+        name: principal.name,
+        tenant: principal.tenant,
+        role: principal.role,
+        ...(principal.capabilities === undefined ? {} : { capabilities: [...principal.capabilities] }),
+      },
       lastUsed: this.#now(),
     };
-    this.#sessions.set(session.id, session);
-    while (this.#sessions.size > MAX_SESSIONS) {
-      const oldest = this.#sessions.keys().next().value as string;
-      this.#sessions.delete(oldest);
-    }
+    await this.#write(session);
     return session;
   }
 
   /** The live session of a cookie value, refreshed; undefined when unknown, malformed or idle too long. */
-  get(id: string | undefined): ConsoleSession | undefined {
+  async get(id: string | undefined): Promise<ConsoleSession | undefined> {
     if (id === undefined || !SESSION_ID.test(id)) return undefined;
-    const session = this.#sessions.get(id);
-    if (session === undefined) return undefined;
-    if (this.#now() - session.lastUsed > SESSION_IDLE_MS) {
-      this.#sessions.delete(id);
+    const key = sessionKey(id);
+    const raw = await this.#store.get(key);
+    if (raw === null) return undefined;
+    let stored: z.infer<typeof StoredSession>;
+    try {
+      stored = StoredSession.parse(JSON.parse(raw));
+    } catch {
+      // Unreadable (another version, or tampered with): not a session.
+      await this.#store.delete(key);
       return undefined;
     }
-    session.lastUsed = this.#now();
-    // Re-insert: Map order is the eviction order (least recently used first).
-    this.#sessions.delete(id);
-    this.#sessions.set(id, session);
+    const now = this.#now();
+    if (now - stored.lastUsed > SESSION_IDLE_MS) {
+      await this.#store.delete(key);
+      return undefined;
+    }
+    const session: ConsoleSession = { id, ...stored };
+    if (now - stored.lastUsed >= SESSION_TOUCH_MS) {
+      session.lastUsed = now;
+      await this.#write(session);
+    }
     return session;
   }
 
-  delete(id: string): void {
-    this.#sessions.delete(id);
+  async delete(id: string): Promise<void> {
+    if (SESSION_ID.test(id)) await this.#store.delete(sessionKey(id));
   }
 
-  get size(): number {
-    return this.#sessions.size;
+  close(): Promise<void> {
+    return this.#store.close();
+  }
+
+  #write(session: ConsoleSession): Promise<void> {
+    const { csrf, principal, lastUsed } = session;
+    return this.#store.set(
+      sessionKey(session.id),
+      JSON.stringify({ csrf, principal, lastUsed }),
+      SESSION_IDLE_MS,
+    );
   }
 }
 
@@ -82,4 +134,24 @@ export function csrfMatches(session: ConsoleSession, given: string | undefined):
 /** Methods that change state and so need the CSRF token when the caller is a console session. */
 export function isUnsafeMethod(method: string): boolean {
   return !['GET', 'HEAD', 'OPTIONS'].includes(method.toUpperCase());
+}
+
+/**
+ * The console sessions the configuration asks for: in Redis (the lease store's URL and key prefix)
+ * when REDIS_URL is set, so every node honours them; this node's memory otherwise.
+ */
+export async function openConsoleSessions(options: {
+  redisUrl?: string | undefined;
+  redisPrefix?: string;
+  logger?: Logger;
+}): Promise<ConsoleSessions> {
+  if (options.redisUrl === undefined) return new ConsoleSessions();
+  const { RedisSessionStore } = await import('./redis-session-store.ts');
+  return new ConsoleSessions({
+    store: new RedisSessionStore({
+      url: options.redisUrl,
+      prefix: options.redisPrefix ?? 'devicebridge:',
+      ...(options.logger === undefined ? {} : { logger: options.logger }),
+    }),
+  });
 }

@@ -34,6 +34,7 @@ import type { TunnelManager } from '../adb/tunnels.ts';
 import { BridgeError, invalidArgument } from '../errors.ts';
 import { validateSelector } from '../leases/selector.ts';
 import type { LeaseSelector as DeviceSelector, LeaseStore } from '../leases/types.ts';
+import { isSemver } from '../manifest/semver.ts';
 import type { Logger } from '../observability/logger.ts';
 import { PeriodicTask } from '../periodic.ts';
 import { prefixed, readDevicesFile } from './config-file.ts';
@@ -448,7 +449,7 @@ export class DeviceRegistry extends EventEmitter {
   async setHelperStatus(
     id: string,
     name: string,
-    status: { versionCode: number; sha256: string },
+    status: { versionCode: number; version?: string; sha256: string },
   ): Promise<DeviceRecord> {
     if (typeof name !== 'string' || !LABEL_PATTERN.test(name)) {
       throw invalidArgument(
@@ -461,8 +462,14 @@ export class DeviceRegistry extends EventEmitter {
     if (typeof status.sha256 !== 'string' || !/^[0-9a-fA-F]{64}$/.test(status.sha256)) {
       throw invalidArgument('helper sha256 must be 64 hex characters');
     }
+    if (status.version !== undefined && (typeof status.version !== 'string' || !isSemver(status.version))) {
+      throw invalidArgument(
+        `helper version ${JSON.stringify(String(status.version).slice(0, 80))} must be a semantic version`,
+      );
+    }
     const entry = {
       versionCode: status.versionCode,
+      ...(status.version === undefined ? {} : { version: status.version }),
       sha256: status.sha256.toLowerCase(),
       checkedAt: this.#now(),
     };

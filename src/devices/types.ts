@@ -32,7 +32,7 @@ export interface DeviceRecord {
   quarantineReason?: string;
   properties: DeviceProperties;
   /** Helper status by helper name: the last ensure verdict seen on this node. */
-  helpers: Record<string, { versionCode: number; sha256: string; checkedAt: number }>;
+  helpers: Record<string, { versionCode: number; version?: string; sha256: string; checkedAt: number }>;
   source: 'adb' | 'api' | 'config' | 'simulator';
   ownerNode: string;
   consecutiveFailures: number;

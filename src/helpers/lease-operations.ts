@@ -71,7 +71,7 @@ export interface HelperStatusSink {
   setHelperStatus(
     deviceId: string,
     name: string,
-    status: { versionCode: number; sha256: string },
+    status: { versionCode: number; version?: string; sha256: string },
   ): Promise<unknown>;
 }
 
@@ -231,21 +231,26 @@ export class LeaseOperations {
     return this.#operate(lease, async (state, signal) => {
       const driver = await this.#driver(lease, state, name);
       const result = await driver.ensure(policy, signal);
-      if (result.action !== 'none' || result.before === 'current') {
-        await this.#o.helperStatus
-          ?.setHelperStatus(lease.deviceId, name, {
-            versionCode: driver.manifest.versionCode,
-            sha256: driver.manifest.sha256,
-          })
-          .catch((err: Error) =>
-            this.#o.logger?.warn(
-              { err: err.message, deviceId: lease.deviceId },
-              'recording helper status failed',
-            ),
-          );
-      }
+      if (result.action !== 'none' || result.before === 'current')
+        await this.#recordStatus(lease, name, driver);
       return result;
     });
+  }
+
+  /** Tell the device registry which release of a helper the device has now (failures only logged). */
+  async #recordStatus(lease: LeaseTarget, name: string, driver: SnapshotDriver): Promise<void> {
+    await this.#o.helperStatus
+      ?.setHelperStatus(lease.deviceId, name, {
+        versionCode: driver.manifest.versionCode,
+        version: driver.manifest.version,
+        sha256: driver.manifest.sha256,
+      })
+      .catch((err: Error) =>
+        this.#o.logger?.warn(
+          { err: err.message, deviceId: lease.deviceId },
+          'recording helper status failed',
+        ),
+      );
   }
 
   /**
@@ -271,7 +276,9 @@ export class LeaseOperations {
       const left = Math.max(1, Math.ceil(startedAt + deadlineMs - performance.now()));
       const ensureSignal = AbortSignal.any([signal, AbortSignal.timeout(left)]);
       try {
-        await driver.ensure('missing-or-outdated', ensureSignal);
+        const ensured = await driver.ensure('missing-or-outdated', ensureSignal);
+        // Installed or updated on the way: the device view names the release (a warm ensure writes nothing).
+        if (ensured.action !== 'none') await this.#recordStatus(lease, SNAPSHOT_HELPER, driver);
       } catch (err) {
         if (signal.aborted) throw signal.reason;
         if (ensureSignal.aborted) {

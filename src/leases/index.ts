@@ -13,9 +13,11 @@ export { LeaseSelectorSchema, queueKeyFor, validateSelector } from './selector.t
 export { newLeaseId, type StoreClockOptions } from './store-common.ts';
 export type {
   AcquireRequest,
+  EndedLease,
   Lease,
   LeaseSelector,
   LeaseState,
   LeaseStore,
   TeardownRecord,
 } from './types.ts';
+export { MAX_TEARDOWN_LIST } from './types.ts';

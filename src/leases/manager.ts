@@ -25,7 +25,14 @@ import { type Logger, silentLogger } from '../observability/logger.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import { PeriodicTask } from '../periodic.ts';
 import { queueKeyFor, validateSelector } from './selector.ts';
-import type { DeferredTeardown, Lease, LeaseSelector, LeaseStore, TeardownRecord } from './types.ts';
+import type {
+  DeferredTeardown,
+  EndedLease,
+  Lease,
+  LeaseSelector,
+  LeaseStore,
+  TeardownRecord,
+} from './types.ts';
 
 /** Leases claimed per expiry pass; a full pass is followed by another at once. */
 const EXPIRY_BATCH = 100;
@@ -361,6 +368,11 @@ export class LeaseManager {
   /** The recorded teardown of an ended lease (null until it ran). */
   teardownOf(leaseId: string): Promise<TeardownRecord | null> {
     return this.#store.getTeardown(leaseId);
+  }
+
+  /** Recorded teardowns of ended leases (optionally of one tenant), newest first. */
+  listTeardowns(filter: { tenant?: string; limit: number }): Promise<EndedLease[]> {
+    return this.#store.listTeardowns(filter);
   }
 
   checkFence(deviceId: string, leaseId: string, fencingToken: number): Promise<Lease> {

@@ -28,10 +28,12 @@ import type {
   AcquireRequest,
   DeferredTeardown,
   DeferredTeardowns,
+  EndedLease,
   Lease,
   LeaseStore,
   TeardownRecord,
 } from './types.ts';
+import { MAX_TEARDOWN_LIST } from './types.ts';
 
 interface DeviceSlot {
   fence: number;
@@ -265,6 +267,8 @@ export class MemoryLeaseStore implements LeaseStore {
 
   async recordTeardown(record: TeardownRecord): Promise<void> {
     const now = this.#now();
+    // Map order is the order recorded (newest last): a re-recorded teardown moves to the end.
+    this.#teardowns.delete(record.leaseId);
     this.#teardowns.set(record.leaseId, {
       record: { ...record, actions: [...record.actions], failures: [...record.failures] },
       until: now + this.#retentionMs,
@@ -283,6 +287,27 @@ export class MemoryLeaseStore implements LeaseStore {
     const entry = this.#teardowns.get(leaseId);
     if (!entry || entry.until <= this.#now()) return null;
     return { ...entry.record, actions: [...entry.record.actions], failures: [...entry.record.failures] };
+  }
+
+  async listTeardowns(filter: { tenant?: string; limit: number }): Promise<EndedLease[]> {
+    const now = this.#now();
+    const limit = Math.max(0, Math.min(MAX_TEARDOWN_LIST, Math.floor(filter.limit)));
+    const out: EndedLease[] = [];
+    for (const [id, entry] of [...this.#teardowns].reverse()) {
+      if (out.length >= limit) break;
+      if (entry.until <= now) continue;
+      const lease = this.#leases.get(id);
+      if (!lease || (filter.tenant !== undefined && lease.tenant !== filter.tenant)) continue;
+      out.push({
+        lease: copyLease(lease),
+        teardown: {
+          ...entry.record,
+          actions: [...entry.record.actions],
+          failures: [...entry.record.failures],
+        },
+      });
+    }
+    return out;
   }
 
   async saveDeviceState(leaseId: string, key: string, record: Record<string, unknown>): Promise<void> {

@@ -20,13 +20,14 @@ export const SCRIPT_NAMES = [
   'waiting',
   'record-teardown',
   'claim-deferred',
+  'list-teardowns',
 ] as const;
 export type ScriptName = (typeof SCRIPT_NAMES)[number];
 
 /** Where the lease scripts live (kept beside this module, also in a built package). */
 export const LEASE_SCRIPT_DIR = new URL('./lua/', import.meta.url);
 
-const READ_ONLY: readonly ScriptName[] = ['check-fence', 'lease-of-device', 'list-active'];
+const READ_ONLY: readonly ScriptName[] = ['check-fence', 'lease-of-device', 'list-active', 'list-teardowns'];
 
 /** The expanded script sources (includes inlined), read from disk on first use. */
 export function scriptSources(): Map<ScriptName, string> {

@@ -15,6 +15,8 @@
  *   q:<queueKey>      zset  waiters by arrival sequence;  qd:<queueKey> hash waiter -> deadline
  *   queues            set   queue keys that have waiters;  qseq  arrival counter
  *   td:<leaseId>      string teardown record JSON, expires after the retention
+ *   tdi               zset  lease ids of recorded teardowns by time recorded (history, newest last;
+ *                           trimmed to the retention and TEARDOWN_INDEX_MAX entries); tdi:<tenant> the same per tenant
  *   deferred-claims   hash  leaseId -> "<claimedAt ms>:<node>" (who runs a deferred teardown; a stale
  *                           claim is re-taken: the record stays until its teardown is recorded)
  *   deferred          hash  leaseId -> deferred teardown JSON (for the device's owner; the hash
@@ -49,15 +51,19 @@ import type {
   AcquireRequest,
   DeferredTeardown,
   DeferredTeardowns,
+  EndedLease,
   Lease,
   LeaseSelector,
   LeaseState,
   LeaseStore,
   TeardownRecord,
 } from './types.ts';
+import { MAX_TEARDOWN_LIST } from './types.ts';
 
 export const DEFAULT_PREFIX = 'devicebridge:';
 export const HASH_TAG = '{leases}';
+/** Most entries a teardown history index keeps (older ones are trimmed as new ones are recorded). */
+export const TEARDOWN_INDEX_MAX = 10_000;
 
 /** Every key of the lease store, built in one place (see the table at the top of this file). */
 export class LeaseKeys {
@@ -84,6 +90,10 @@ export class LeaseKeys {
   }
   teardown(leaseId: string): string {
     return this.#space.key('td', leaseId);
+  }
+  /** The history of recorded teardowns: every tenant's, or one tenant's. */
+  teardownIndex(tenant?: string): string {
+    return this.#space.key('tdi', tenant);
   }
   /** Hash of what helpers journaled about the lease's device (key → JSON record). */
   deviceState(leaseId: string): string {
@@ -402,8 +412,17 @@ export class RedisLeaseStore implements LeaseStore {
         this.#keys.dev(record.deviceId),
         this.#keys.lease(record.leaseId),
         this.#keys.queues,
+        this.#keys.teardownIndex(),
       ],
-      [JSON.stringify(record), record.leaseId, this.#retentionMs, this.#keys.wakeups],
+      [
+        JSON.stringify(record),
+        record.leaseId,
+        this.#retentionMs,
+        this.#keys.wakeups,
+        this.#now(),
+        this.#keys.base,
+        TEARDOWN_INDEX_MAX,
+      ],
     );
   }
 
@@ -506,6 +525,20 @@ export class RedisLeaseStore implements LeaseStore {
     const [err, removed] = replies?.[0] ?? [null, 0];
     if (err) throw err;
     return removed === 1;
+  }
+
+  async listTeardowns(filter: { tenant?: string; limit: number }): Promise<EndedLease[]> {
+    const limit = Math.max(0, Math.min(MAX_TEARDOWN_LIST, Math.floor(filter.limit)));
+    const reply = await this.#scripts.run(
+      'list-teardowns',
+      [this.#keys.teardownIndex(filter.tenant)],
+      [this.#keys.base, limit, this.#now() - this.#retentionMs],
+    );
+    if (!Array.isArray(reply)) return [];
+    return reply.map((entry) => {
+      const [record, lease] = entry as [string, unknown];
+      return { lease: leaseFromReply(lease), teardown: JSON.parse(record) as TeardownRecord };
+    });
   }
 
   async getTeardown(leaseId: string): Promise<TeardownRecord | null> {

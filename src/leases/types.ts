@@ -60,6 +60,15 @@ export interface TeardownRecord {
   node: string;
 }
 
+/** An ended lease with the record of its teardown (the history of ended leases). */
+export interface EndedLease {
+  lease: Lease;
+  teardown: TeardownRecord;
+}
+
+/** Most teardown records `listTeardowns` answers at once. */
+export const MAX_TEARDOWN_LIST = 100;
+
 /**
  * A teardown the node that ended a lease could not run because another node drives the device: it
  * waits in the store for the device's owner (now or after a takeover), which takes it exactly once.
@@ -125,6 +134,11 @@ export interface LeaseStore {
   /** Remove one deferred teardown (and its claim): true for exactly one caller across every process. */
   takeDeferredTeardown(leaseId: string): Promise<boolean>;
   getTeardown(leaseId: string): Promise<TeardownRecord | null>;
+  /**
+   * The recorded teardowns of ended leases (optionally of one tenant), newest recorded first, at most
+   * `limit` (capped at MAX_TEARDOWN_LIST), each with its lease; kept for the retention period.
+   */
+  listTeardowns(filter: { tenant?: string; limit: number }): Promise<EndedLease[]>;
   /**
    * Journal what a helper is about to change on the lease's device (e.g. the prior secure settings
    * of the glass a11y service), under `key` (a later save of the same key replaces it). Durable with

@@ -4,6 +4,7 @@
  * and stop it again. The CLI passes the device sources in (`serve --simulate` the simulator).
  */
 import type { Config } from '../config.ts';
+import { openConsoleSessions } from '../console/sessions.ts';
 import { createApp } from '../server/app.ts';
 import type { Services } from '../server/env.ts';
 import { listenMetrics, type MetricsListener } from '../server/metrics-listener.ts';
@@ -74,6 +75,14 @@ export async function startNode(config: Config, options: StartNodeOptions = {}):
       services.logger.error({ err: deviceError }, 'device side unavailable');
     }
   }
+  // Console sessions beside the leases (Redis when configured), so any node honours a session.
+  if (services.consoleSessions === undefined && config.redisUrl !== undefined) {
+    services.consoleSessions = await openConsoleSessions({
+      redisUrl: config.redisUrl,
+      redisPrefix: config.redisPrefix,
+      logger: services.logger,
+    });
+  }
   const app = createApp(services);
   let listening: Awaited<ReturnType<typeof listen>>;
   try {
@@ -113,6 +122,7 @@ export async function startNode(config: Config, options: StartNodeOptions = {}):
         await listening.close(config.drainGraceMs);
         await metricsListener?.close();
         await node?.close();
+        await services.consoleSessions?.close().catch(() => undefined);
         await services.store.close();
       })();
       return closing;

@@ -95,8 +95,9 @@ export function createApp(services: Services): OpenAPIHono<AppEnv> {
       'request',
     );
   });
-  // Console sessions live with this app (this node): the cookie stands for the token it was opened with.
-  const sessions = new ConsoleSessions();
+  // Console sessions: the cookie stands for the token it was opened with. In the services' store
+  // (Redis in a fleet: every node honours them), else this app's memory.
+  const sessions = services.consoleSessions ?? new ConsoleSessions();
   app.use('*', authenticate(sessions));
 
   registerHealth(app);

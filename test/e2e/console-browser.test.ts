@@ -190,7 +190,25 @@ describe('console in chromium (e2e)', () => {
     await expect.poll(() => page.locator('#status').textContent()).toContain('0.1.0: published');
     expect(await page.locator('#publish-progress').getAttribute('value')).toBe('100');
     await expect.poll(() => page.locator('#manifest').textContent()).toContain('"version": "0.1.0"');
-    await expect.poll(() => page.locator('#helpers tbody').textContent()).toContain('0.1.0, 0.2.0');
+    // One row per version, newest first, from the manifest the API serves: sha256, signer, installArgs.
+    const row = (v: string) =>
+      page.locator(`#helpers tbody tr[data-helper="android-snapshot-helper"][data-version="${v}"]`);
+    await expect.poll(() => row('0.1.0').count()).toBe(1);
+    const served = (await page.evaluate(`(async () => (await fetch(
+      '/v1/helpers/android-snapshot-helper/versions/0.1.0/manifest')).json())()`)) as {
+      sha256: string;
+      signingCertSha256?: string | null;
+      installArgs: string[];
+    };
+    expect(await row('0.1.0').locator('td.sha256').textContent()).toBe(served.sha256);
+    expect(await row('0.1.0').locator('td.signer').textContent()).toBe(served.signingCertSha256 ?? 'none');
+    expect(await row('0.1.0').locator('td.install-args').textContent()).toBe(served.installArgs.join(' '));
+    expect(await row('0.2.0').textContent()).toContain('latest');
+    expect(await row('0.1.0').textContent()).not.toContain('latest');
+    const order = await page
+      .locator('#helpers tbody tr[data-helper="android-snapshot-helper"]')
+      .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-version')));
+    expect(order.indexOf('0.2.0')).toBeLessThan(order.indexOf('0.1.0'));
     expect(await axeViolations(page)).toEqual([]);
     await shot(page, 'releases-admin');
   }, 150_000);
@@ -241,6 +259,34 @@ describe('console in chromium (e2e)', () => {
     expect(await page.locator('#tree li').count()).toBeGreaterThan(0);
     expect(await page.locator('#tree li').count()).toBeLessThan(10);
     await page.getByRole('searchbox', { name: 'Search' }).fill('');
+
+    // Keyboard: Tab reaches the boxes (one tab stop, roving), arrows move between nodes in tree
+    // order with a visible focus, Enter selects the focused node in the tree.
+    expect(await page.locator('#boxes .box[tabindex="0"]').count()).toBe(1);
+    await page.getByLabel('Tap where I click').focus();
+    await page.keyboard.press('Tab');
+    const focused = () =>
+      page.evaluate('document.activeElement?.dataset?.ref ?? null') as Promise<string | null>;
+    expect(await focused()).toBe(ref);
+    await page.keyboard.press('Home');
+    const first = await focused();
+    expect(first).toMatch(/^e\d+$/);
+    for (let i = 0; i < 3; i++) await page.keyboard.press('ArrowDown');
+    const third = await focused();
+    expect(third).not.toBe(first);
+    expect(await page.evaluate('getComputedStyle(document.activeElement).outlineStyle')).toBe('solid');
+    await page.keyboard.press('ArrowUp');
+    await page.keyboard.press('ArrowDown');
+    expect(await focused()).toBe(third);
+    await shot(page, 'inspector-keyboard-focus');
+    await page.keyboard.press('Enter');
+    await expect
+      .poll(() => page.locator(`#tree li[data-ref="${third}"]`).getAttribute('aria-selected'))
+      .toBe('true');
+    expect(await page.locator(`#boxes .box[data-ref="${third}"]`).getAttribute('aria-pressed')).toBe('true');
+    expect(await page.locator('#boxes .box[tabindex="0"]').getAttribute('data-ref')).toBe(third);
+    // Back to the node chosen by its box, for the picture.
+    await page.locator(`#boxes .box[data-ref="${ref}"]`).click();
     expect(await axeViolations(page)).toEqual([]);
     await shot(page, 'inspector-selected');
     // The README's picture (docs/console-inspector.jpg is a copy of it).
@@ -281,6 +327,10 @@ describe('console in chromium (e2e)', () => {
     await expect
       .poll(() => admin.locator('#devices tbody').textContent())
       .toContain(`${leaseId} (tenant acme)`);
+    // ... and which helper release the inspector's snapshot installed there (semver and code).
+    expect(await admin.locator('#devices tbody').textContent()).toContain(
+      'android-snapshot-helper 0.2.0 (code 2)',
+    );
   }, 150_000);
 
   it('another tenant sees neither the lease nor any admin control', async () => {
@@ -306,4 +356,28 @@ describe('console in chromium (e2e)', () => {
     expect(await axeViolations(other)).toEqual([]);
     await shot(other, 'inspector-other-tenant');
   }, 150_000);
+
+  it('release from the UI: the teardown record joins the history of ended leases (its tenant and admins only)', async () => {
+    expect(leaseId).toMatch(/\S/);
+    const page = await signIn(CLIENT_TOKEN);
+    await page.getByRole('link', { name: 'Leases', exact: true }).click();
+    await page.getByRole('button', { name: `Release ${leaseId}` }).click();
+    await expect.poll(() => page.locator('#status').textContent()).toContain(`released ${leaseId}`);
+    const row = page.locator(`#teardowns tbody tr[data-lease="${leaseId}"]`);
+    await expect.poll(() => row.count()).toBe(1);
+    // What the teardown did, one item per action (the snapshot helper's session at least).
+    expect(await row.locator('td').nth(6).locator('li').count()).toBeGreaterThan(0);
+    expect(await row.locator('td').nth(7).textContent()).toBe('none');
+    expect(await row.locator('td').nth(3).textContent()).toBe('released');
+    expect(await page.locator('#teardowns tbody tr').first().getAttribute('data-lease')).toBe(leaseId);
+    expect(await page.locator(`#leases tbody tr[data-lease="${leaseId}"]`).count()).toBe(0);
+    expect(await axeViolations(page)).toEqual([]);
+    await shot(page, 'leases-history');
+
+    const other = await signIn(OTHER_TENANT_TOKEN);
+    await other.getByRole('link', { name: 'Leases', exact: true }).click();
+    await other.waitForLoadState('networkidle');
+    // (Admins see every tenant's history: test/integration/http-leases.test.ts.)
+    expect(await other.locator(`#teardowns tbody tr[data-lease="${leaseId}"]`).count()).toBe(0);
+  }, 90_000);
 });

@@ -169,6 +169,28 @@ describe('DeviceRegistry: registration', () => {
       versionCode: 3,
       sha256: 'a'.repeat(64),
     });
+    // The installed release's semver is kept with it (the console's device table shows it).
+    await registry.setHelperStatus(record.id, 'android-snapshot-helper', {
+      versionCode: 4,
+      version: '1.4.0-rc.1',
+      sha256: 'b'.repeat(64),
+    });
+    expect((await registry.get(record.id)).helpers['android-snapshot-helper']).toMatchObject({
+      versionCode: 4,
+      version: '1.4.0-rc.1',
+    });
+    for (const version of ['v1.2.3', '1.2', '', '1.2.3\n']) {
+      const err = await rejection(
+        registry.setHelperStatus(record.id, 'android-snapshot-helper', {
+          versionCode: 5,
+          version,
+          sha256: 'c'.repeat(64),
+        }),
+      );
+      expect(err.code, version).toBe('INVALID_ARGUMENT');
+      expect(err.message).toContain('semantic version');
+    }
+    expect((await registry.get(record.id)).helpers['android-snapshot-helper']?.versionCode).toBe(4);
     expect((await rejection(registry.get('nope-1'))).message).toContain('"nope-1" not found');
   });
 

@@ -56,6 +56,16 @@ describe('leases: happy path', () => {
     const ensured = await api('POST', `/v1/leases/${lease.id}/helpers/android-snapshot-helper/ensure`, {});
     expect(ensured.status).toBe(200);
     expect(ensured.body).toMatchObject({ before: 'missing', action: 'installed', versionCode: 2 });
+    // The device view names what ensure installed: versionCode and the release's semver.
+    const manifest = (await api('GET', '/v1/helpers/android-snapshot-helper/manifest')).body;
+    const device = ((await api('GET', '/v1/devices')).body.devices as Json[]).find(
+      (d) => d.id === lease.deviceId,
+    );
+    expect(device?.helpers['android-snapshot-helper']).toMatchObject({
+      versionCode: 2,
+      version: manifest.version,
+      sha256: manifest.sha256,
+    });
     expect(
       (await api('POST', `/v1/leases/${lease.id}/helpers/android-snapshot-helper/ensure`, {})).body,
     ).toMatchObject({
@@ -146,6 +156,14 @@ describe('leases: happy path', () => {
     expect(await bridge.node.adb.client.listForwards()).toEqual([]);
     const after = (await api('GET', '/v1/devices')).body.devices as Json[];
     expect(after.find((d) => d.id === lease.deviceId)).toMatchObject({ leased: false });
+
+    // The history of ended leases: the release above, newest first, with its teardown record.
+    const history = await api('GET', '/v1/teardowns?limit=5');
+    expect(history.status).toBe(200);
+    expect(history.body.teardowns[0]).toEqual({
+      lease: { ...released.body.lease },
+      teardown: released.body.teardown,
+    });
   });
 
   it('waitSeconds: a queued request gets the device when it frees (201)', async () => {
@@ -208,6 +226,14 @@ describe('leases: errors', () => {
     });
     expect(res.status).toBe(400);
     expect(((await res.json()) as Json).error.message).toContain('__proto__');
+  });
+
+  it('teardown history: a limit outside 1–100 or an unknown parameter is 400 naming it', async () => {
+    for (const query of ['limit=0', 'limit=101', 'limit=abc', 'since=1']) {
+      const res = await api('GET', `/v1/teardowns?${query}`);
+      expect(res.status, query).toBe(400);
+      expect(JSON.stringify(res.body.error), query).toContain(query.split('=')[0] as string);
+    }
   });
 
   it('400s naming the field', async () => {
@@ -301,6 +327,12 @@ describe('leases and devices: security', () => {
       (await call(bridge, ADMIN_TOKEN)('GET', '/v1/leases')).body.leases.map((l: Json) => l.id),
     ).toContain(lease.id);
     await mine('DELETE', `/v1/leases/${lease.id}`);
+    // Teardown history: the tenant's own and the admin's view hold it; the other tenant's does not.
+    const ids = (rows: Json[]) => rows.map((r) => r.lease.id);
+    expect(ids((await mine('GET', '/v1/teardowns')).body.teardowns)).toContain(lease.id);
+    expect(ids((await theirs('GET', '/v1/teardowns')).body.teardowns)).not.toContain(lease.id);
+    expect(ids((await call(bridge, ADMIN_TOKEN)('GET', '/v1/teardowns')).body.teardowns)).toContain(lease.id);
+    expect((await call(bridge, null)('GET', '/v1/teardowns')).status).toBe(401);
   });
 
   it('refuses tunnels outside the allowlist without connecting, and removes devices only when free', async () => {
@@ -338,7 +370,15 @@ describe('leases on Redis through HTTP', () => {
     const snap = await api('POST', `/v1/leases/${lease.body.id}/snapshot`, { transport: 'one-shot' });
     expect(snap.status).toBe(200);
     expect(snap.body.snapshot.nodeCount).toBeGreaterThan(10);
-    expect((await api('DELETE', `/v1/leases/${lease.body.id}`)).body.lease.state).toBe('released');
+    // The snapshot installed the helper on the way: the device view (in Redis) names the release.
+    const device = ((await api('GET', '/v1/devices')).body.devices as Json[]).find(
+      (d) => d.id === lease.body.deviceId,
+    );
+    expect(device?.helpers['android-snapshot-helper']).toMatchObject({ versionCode: 2, version: '0.2.0' });
+    const released = await api('DELETE', `/v1/leases/${lease.body.id}`);
+    expect(released.body.lease.state).toBe('released');
+    // The Redis store's teardown history holds it.
+    expect((await api('GET', '/v1/teardowns?limit=1')).body.teardowns).toEqual([released.body]);
     expect((await api('POST', '/v1/leases', {})).status).toBe(201);
   });
 });

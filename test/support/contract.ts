@@ -26,6 +26,7 @@ import { renewLeaseRoute } from '../../src/server/routes/leases/renew.ts';
 import { screenshotRoute } from '../../src/server/routes/leases/screenshot.ts';
 import { shellRoute } from '../../src/server/routes/leases/shell.ts';
 import { snapshotRoute } from '../../src/server/routes/leases/snapshot.ts';
+import { listTeardownsRoute } from '../../src/server/routes/leases/teardowns.ts';
 import { typeTextRoute } from '../../src/server/routes/leases/text.ts';
 import { viewportRoute } from '../../src/server/routes/leases/viewport.ts';
 
@@ -52,6 +53,7 @@ export const LEASE_ROUTES: RouteLike[] = [
   gestureRoute,
   screenshotRoute,
   adbEndpointRoute,
+  listTeardownsRoute,
 ];
 
 /** The lease-scoped glass companion routes (checked by test/integration/glass-lease.test.ts). */

@@ -179,6 +179,38 @@ export function leaseStoreContract(name: string, make: StoreFactory, options: { 
       await store.close();
     });
 
+    it('listTeardowns: ended leases with their records, newest first, per tenant, bounded, within the retention', async () => {
+      const { store, clock } = await setup();
+      expect(await store.listTeardowns({ limit: 10 })).toEqual([]);
+      const ended: Array<{ lease: Lease; teardown: TeardownRecord }> = [];
+      for (const [i, tenant] of ['t1', 't2', 't1', 't1'].entries()) {
+        const lease = await store.acquire({ ...base, tenant, candidates: [`d${i}`] });
+        if (!lease) throw new Error('expected a lease');
+        clock.advance(1_000);
+        const released = await store.release(lease.id);
+        const teardown = teardownOf(lease, clock, { reason: i === 1 ? 'expired' : 'released' });
+        await store.recordTeardown(teardown);
+        ended.push({ lease: released as Lease, teardown });
+      }
+      // An active lease and an ended one whose teardown is not recorded yet are not history.
+      await store.acquire({ ...base, candidates: ['d9'] });
+      const pending = await store.acquire({ ...base, candidates: ['d8'] });
+      await store.release(pending?.id ?? '');
+      const newestFirst = [...ended].reverse();
+      expect(await store.listTeardowns({ limit: 10 })).toEqual(newestFirst);
+      expect(await store.listTeardowns({ limit: 2 })).toEqual(newestFirst.slice(0, 2));
+      expect(await store.listTeardowns({ tenant: 't1', limit: 10 })).toEqual(
+        newestFirst.filter((e) => e.lease.tenant === 't1'),
+      );
+      expect(await store.listTeardowns({ tenant: 't2', limit: 10 })).toEqual([ended[1]]);
+      expect(await store.listTeardowns({ tenant: 'nobody', limit: 10 })).toEqual([]);
+      expect(await store.listTeardowns({ limit: 0 })).toEqual([]);
+      expect((await store.listTeardowns({ limit: 1_000 })).length).toBe(4);
+      clock.advance(7 * 24 * 3600 * 1000 + 1);
+      expect(await store.listTeardowns({ limit: 10 })).toEqual([]);
+      await store.close();
+    });
+
     it('a teardown never recorded stops blocking its device after the grace period', async () => {
       const { store, clock } = await setup(30_000);
       const lease = await store.acquire({ ...base, candidates: ['d1'] });

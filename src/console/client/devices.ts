@@ -11,7 +11,7 @@ interface Device {
   state: string;
   quarantineReason?: string;
   properties: { sdk?: number; model?: string };
-  helpers: Record<string, { versionCode: number }>;
+  helpers: Record<string, { versionCode: number; version?: string }>;
   ownerNode: string;
   leaseId: string | null;
   leased: boolean;
@@ -62,7 +62,8 @@ export function devicesPage(): void {
             'td',
             {},
             Object.entries(d.helpers)
-              .map(([n, h]) => `${n} v${h.versionCode}`)
+              // The installed release's semver (older records know only its versionCode).
+              .map(([n, h]) => `${n} ${h.version ?? '?'} (code ${h.versionCode})`)
               .join(', '),
           ),
           isAdmin() ? el('td', {}, ...adminActions(d)) : null,

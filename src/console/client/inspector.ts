@@ -72,10 +72,25 @@ export function inspectorPage(): void {
 
   const lease = () => select.value;
 
+  /** The boxes in tree order: the order the arrow keys move in. */
+  const boxOrder = (): HTMLElement[] => {
+    const byRef = new Map([...boxes.querySelectorAll<HTMLElement>('.box')].map((b) => [b.dataset['ref'], b]));
+    return flat.flatMap((f) => byRef.get(f.node.ref) ?? []);
+  };
+
+  /** Roving tabindex: exactly one box (the selected one, else the first) is in the tab order. */
+  const rove = (to: HTMLElement | undefined) => {
+    for (const b of boxes.querySelectorAll<HTMLElement>('.box')) b.tabIndex = b === to ? 0 : -1;
+  };
+
   const choose = (ref: string | null, scroll = true) => {
     selected = ref;
-    for (const b of boxes.querySelectorAll<HTMLElement>('.box'))
+    for (const b of boxes.querySelectorAll<HTMLElement>('.box')) {
       b.classList.toggle('selected', b.dataset['ref'] === ref);
+      b.setAttribute('aria-pressed', String(b.dataset['ref'] === ref));
+    }
+    const order = boxOrder();
+    rove(order.find((b) => b.dataset['ref'] === ref) ?? order[0]);
     for (const li of tree.querySelectorAll<HTMLElement>('li')) {
       const on = li.dataset['ref'] === ref;
       li.setAttribute('aria-selected', String(on));
@@ -154,6 +169,7 @@ export function inspectorPage(): void {
           'data-ref': node.ref,
           title: `${node.ref} ${label(node)}`,
           'aria-label': `${node.ref} ${label(node)}`,
+          'aria-pressed': String(node.ref === selected),
           tabindex: '-1',
         });
         Object.assign(box.style, {
@@ -167,6 +183,28 @@ export function inspectorPage(): void {
           choose(node.ref);
         });
         box.addEventListener('mouseenter', () => status(`${node.ref} ${label(node)}`));
+        // Keyboard: the focused box shows its node like a hover; Enter or Space (the button's own
+        // click) selects it; arrows move to the next / previous node in tree order, Home / End to
+        // the first / last.
+        box.addEventListener('focus', () => status(`${node.ref} ${label(node)}`));
+        box.addEventListener('keydown', (e) => {
+          const order = boxOrder();
+          const at = order.indexOf(box);
+          const to =
+            e.key === 'ArrowDown' || e.key === 'ArrowRight'
+              ? order[Math.min(order.length - 1, at + 1)]
+              : e.key === 'ArrowUp' || e.key === 'ArrowLeft'
+                ? order[Math.max(0, at - 1)]
+                : e.key === 'Home'
+                  ? order[0]
+                  : e.key === 'End'
+                    ? order[order.length - 1]
+                    : undefined;
+          if (to === undefined) return;
+          e.preventDefault();
+          rove(to);
+          to.focus();
+        });
         return box;
       }),
     );

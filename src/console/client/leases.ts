@@ -11,7 +11,22 @@ export interface Lease {
   state: string;
 }
 
+interface Teardown {
+  reason: string;
+  finishedAt: number;
+  node: string;
+  actions: string[];
+  failures: string[];
+}
+
+/** Most ended leases the history table shows. */
+const HISTORY = 20;
+
+const list = (items: string[]) =>
+  items.length === 0 ? 'none' : el('ul', { class: 'plain' }, ...items.map((i) => el('li', {}, i)));
+
 export function leasesPage(): void {
+  const history = document.querySelector<HTMLTableSectionElement>('#teardowns tbody')!;
   const tbody = document.querySelector<HTMLTableSectionElement>('#leases tbody')!;
   const form = document.getElementById('acquire') as HTMLFormElement;
   const error = document.getElementById('acquire-error')!;
@@ -64,8 +79,35 @@ export function leasesPage(): void {
     );
   };
   const refresh = async () => {
-    leases = (await api<{ leases: Lease[] }>('GET', '/v1/leases')).leases.filter((l) => l.state === 'active');
+    const [active, ended] = await Promise.all([
+      api<{ leases: Lease[] }>('GET', '/v1/leases'),
+      api<{ teardowns: Array<{ lease: Lease; teardown: Teardown }> }>(
+        'GET',
+        `/v1/teardowns?limit=${HISTORY}`,
+      ),
+    ]);
+    leases = active.leases.filter((l) => l.state === 'active');
     render();
+    history.replaceChildren(
+      ...ended.teardowns.map(({ lease, teardown }) =>
+        el(
+          'tr',
+          { 'data-lease': lease.id },
+          el('td', {}, lease.id),
+          el('td', {}, lease.deviceId),
+          el('td', {}, lease.tenant),
+          el('td', {}, teardown.reason),
+          el('td', {}, new Date(teardown.finishedAt).toLocaleString()),
+          el('td', {}, teardown.node),
+          el('td', {}, list(teardown.actions)),
+          el(
+            'td',
+            { class: teardown.failures.length > 0 ? 'state-quarantined' : '' },
+            list(teardown.failures),
+          ),
+        ),
+      ),
+    );
   };
 
   form.addEventListener('submit', async (e) => {

@@ -1,4 +1,8 @@
-/** Releases: helpers and versions, the manifest as served (copy button), admin upload with progress. */
+/**
+ * Releases: every published version of every helper with what its served manifest says (sha256,
+ * signer, installArgs; the latest marked), the manifest as served (copy button), admin upload with
+ * progress.
+ */
 import { api, el, status, upload } from './api.ts';
 
 interface Helper {
@@ -7,34 +11,76 @@ interface Helper {
   versions: string[];
 }
 
+interface Manifest {
+  version: string;
+  versionCode?: number;
+  sha256?: string;
+  signingCertSha256?: string | null;
+  installArgs?: string[];
+}
+
+/** Versions shown per helper (the newest); older ones stay reachable through the API. */
+const VERSIONS_SHOWN = 20;
+
+const manifestPath = (name: string, version: string) =>
+  `/v1/helpers/${encodeURIComponent(name)}/versions/${encodeURIComponent(version)}/manifest`;
+
+/** A 64-hex digest in full (it wraps anywhere), or `none` (an unsigned or unpinned release). */
+const digest = (hex: string | null | undefined) =>
+  hex ? el('code', { class: 'digest' }, hex) : el('span', { class: 'muted' }, 'none');
+
 export function releasesPage(): void {
   const tbody = document.querySelector<HTMLTableSectionElement>('#helpers tbody')!;
   const manifest = document.getElementById('manifest')!;
   const copy = document.getElementById('copy-manifest') as HTMLButtonElement;
 
   const show = async (name: string, version?: string) => {
-    const path = version
-      ? `/v1/helpers/${encodeURIComponent(name)}/versions/${encodeURIComponent(version)}/manifest`
-      : `/v1/helpers/${encodeURIComponent(name)}/manifest`;
+    const path = version ? manifestPath(name, version) : `/v1/helpers/${encodeURIComponent(name)}/manifest`;
     manifest.textContent = JSON.stringify(await api('GET', path), null, 2);
     copy.disabled = false;
   };
   const refresh = async () => {
     const { helpers } = await api<{ helpers: Helper[] }>('GET', '/v1/helpers');
-    tbody.replaceChildren(
-      ...helpers.map((h) => {
-        const view = el('button', { type: 'button', 'aria-label': `Show the manifest of ${h.name}` }, 'Show');
-        view.addEventListener('click', () => void show(h.name).catch((e: Error) => status(e.message)));
-        return el(
-          'tr',
-          {},
-          el('td', {}, h.name),
-          el('td', {}, h.latest ?? '—'),
-          el('td', {}, h.versions.join(', ')),
-          el('td', {}, view),
-        );
-      }),
+    const rows = await Promise.all(
+      helpers.flatMap((h) =>
+        [...h.versions]
+          .reverse()
+          .slice(0, VERSIONS_SHOWN)
+          .map(async (version) => {
+            let m: Manifest | null = null;
+            try {
+              m = await api<Manifest>('GET', manifestPath(h.name, version));
+            } catch (err) {
+              status(`manifest of ${h.name} ${version}: ${(err as Error).message}`);
+            }
+            const view = el(
+              'button',
+              {
+                type: 'button',
+                class: 'secondary',
+                'aria-label': `Show the manifest of ${h.name} ${version}`,
+              },
+              'Show',
+            );
+            view.addEventListener(
+              'click',
+              () => void show(h.name, version).catch((e: Error) => status(e.message)),
+            );
+            return el(
+              'tr',
+              { 'data-helper': h.name, 'data-version': version },
+              el('td', {}, h.name),
+              el('td', {}, version, version === h.latest ? el('span', { class: 'tag' }, 'latest') : null),
+              el('td', {}, m?.versionCode === undefined ? '' : String(m.versionCode)),
+              el('td', { class: 'sha256' }, digest(m?.sha256)),
+              el('td', { class: 'signer' }, digest(m?.signingCertSha256)),
+              el('td', { class: 'install-args' }, el('code', {}, (m?.installArgs ?? []).join(' '))),
+              el('td', {}, view),
+            );
+          }),
+      ),
     );
+    tbody.replaceChildren(...rows);
   };
   copy.addEventListener('click', async () => {
     try {

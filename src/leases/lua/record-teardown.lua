@@ -1,22 +1,37 @@
 --[[
-  record-teardown: store what a lease's teardown did and free its device (unless the lease is
-  somehow still active, or the device already moved on to another lease); when it freed the device
-  and some selector queue has waiters, publish the wake-up (in the same round trip — a release
-  nobody waits for publishes nothing).
+  record-teardown: store what a lease's teardown did, index it in the history of ended leases
+  (globally and per tenant: newest first, trimmed by age and count), and free its device (unless the
+  lease is somehow still active, or the device already moved on to another lease); when it freed the
+  device and some selector queue has waiters, publish the wake-up (in the same round trip — a
+  release nobody waits for publishes nothing).
 
   KEYS[1]  teardown record key (string, JSON)
   KEYS[2]  device hash (fields: lease, pending, fence)
   KEYS[3]  lease hash
   KEYS[4]  set of queue keys that have waiters
+  KEYS[5]  teardown index zset (every tenant): lease id by time recorded
 
   ARGV[1]  record JSON
   ARGV[2]  lease id
   ARGV[3]  retention ms of the record
   ARGV[4]  wake-up pub/sub channel
+  ARGV[5]  now (ms)
+  ARGV[6]  key base (`<prefix>{leases}:`): the tenant's index is <base>tdi:<tenant> — same hash tag
+  ARGV[7]  most entries an index keeps
 
   Returns: 1 when the device was freed, else 0.
 ]]
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[3])
+local now = tonumber(ARGV[5])
+local function index(key)
+  redis.call('ZADD', key, now, ARGV[2])
+  redis.call('ZREMRANGEBYSCORE', key, '-inf', '(' .. (now - tonumber(ARGV[3])))
+  redis.call('ZREMRANGEBYRANK', key, 0, -(tonumber(ARGV[7]) + 1))
+  redis.call('PEXPIRE', key, ARGV[3])
+end
+index(KEYS[5])
+local tenant = redis.call('HGET', KEYS[3], 'tenant')
+if tenant then index(ARGV[6] .. 'tdi:' .. tenant) end
 if redis.call('HGET', KEYS[3], 'state') == 'active' then return 0 end
 if redis.call('HGET', KEYS[2], 'lease') ~= ARGV[2] then return 0 end
 redis.call('HDEL', KEYS[2], 'lease', 'pending')

@@ -2,7 +2,8 @@
  * Lease-scoped helper calls (ensure, snapshot, viewport, gestures) run on the node that drives the
  * device. Any node accepts them: the route's guard resolves the lease scope once (the application
  * layer's `LeaseScopes`), and when another node drives the device it forwards the request to the
- * owner's URL from the node directory (same method, body and credentials) and relays the answer.
+ * owner's URL from the node directory (same method, body and credentials: the bearer header, or a
+ * console session's cookie and CSRF token) and relays the answer.
  * Only a caller the route's guard already authenticated and authorized is forwarded, and only for a
  * lease of its own tenant (admins: any): everything else is answered locally (401/403/404), so a
  * forwarded answer never tells a stranger that a lease exists. The body is streamed to the owner
@@ -11,6 +12,8 @@
  * UNAVAILABLE naming the owner.
  */
 import type { Context } from 'hono';
+import { getCookie } from 'hono/cookie';
+import { CSRF_HEADER, isSessionId, SESSION_COOKIE } from '../../console/sessions.ts';
 import { BridgeError } from '../../errors.ts';
 import type { Lease } from '../../leases/types.ts';
 import { hasBody, limitedStream } from '../body.ts';
@@ -24,6 +27,8 @@ const FORWARDED_HEADERS = [
   'x-request-id',
   'x-fencing-token',
   'accept',
+  // A console session's CSRF token: the owner checks it against the session (shared in Redis).
+  CSRF_HEADER,
 ];
 
 /**
@@ -43,6 +48,12 @@ export async function forwardToOwner(
   for (const name of FORWARDED_HEADERS) {
     const value = c.req.header(name);
     if (value !== undefined) headers.set(name, value);
+  }
+  // A console caller has no bearer header: forward its session cookie (only that one), which the
+  // owner resolves from the shared session store, authenticating the caller again itself.
+  const session = getCookie(c, SESSION_COOKIE);
+  if (c.req.header('authorization') === undefined && isSessionId(session)) {
+    headers.set('cookie', `${SESSION_COOKIE}=${session}`);
   }
   headers.set('x-request-id', c.get('requestId'));
   headers.set(PROXIED_HEADER, self);

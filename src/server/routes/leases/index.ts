@@ -22,6 +22,7 @@ import { registerRenewLease } from './renew.ts';
 import { registerScreenshot } from './screenshot.ts';
 import { registerShell } from './shell.ts';
 import { registerSnapshot } from './snapshot.ts';
+import { registerListTeardowns } from './teardowns.ts';
 import { registerTypeText } from './text.ts';
 import { registerViewport } from './viewport.ts';
 
@@ -49,4 +50,5 @@ export function registerLeases(app: OpenAPIHono<AppEnv>): void {
   registerListApps(app);
   registerAppActions(app);
   registerLogcat(app);
+  registerListTeardowns(app);
 }
