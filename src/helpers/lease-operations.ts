@@ -59,6 +59,8 @@ export interface LeaseRef {
   id: string;
   deviceId: string;
   fencingToken: number;
+  /** The lease keeps the apps installed during it (teardown leaves them, recorded as kept). */
+  keepApps?: boolean;
 }
 
 /** A lease's device on this node: the lease facts and the adb serial this node uses for it. */
@@ -427,7 +429,8 @@ export class LeaseOperations {
 
   /**
    * Install an app under test: an uploaded file (hashed here, then taken into the artifact cache) or
-   * an artifact of this bridge's store by sha256; journaled for teardown unless `keep`.
+   * an artifact of this bridge's store by sha256; journaled for teardown, which uninstalls it unless
+   * the install asked to `keep` it or the lease `keepApps` (then teardown records it as kept).
    */
   installApp(
     lease: LeaseTarget,
@@ -446,15 +449,18 @@ export class LeaseOperations {
         apk = { path, sha256: source.sha256 };
       }
       const journal = this.#o.journal;
+      const keep = options.keep === true || lease.keepApps === true;
       const app = await installApp(this.#device(lease.serial), apk, {
         ...options,
+        keep,
         signal,
         beforeInstall: async (packageName) => {
-          if (options.keep || journal === undefined) return;
+          if (journal === undefined) return;
           await journal.saveDeviceState(lease.id, `${APP_JOURNAL_PREFIX}${packageName}`, {
             serial: lease.serial,
             packageName,
             sha256: apk.sha256,
+            keep,
           });
         },
       });
@@ -604,6 +610,12 @@ export class LeaseOperations {
     const record = parseAppJournalRecord(value);
     if (record === null) {
       failures.push(`device-state journal: the app record ${JSON.stringify(key)} is malformed`);
+      return;
+    }
+    if (record.keep) {
+      actions.push(
+        `kept app ${record.packageName} (installed during the lease, asked to keep) on ${record.serial}`,
+      );
       return;
     }
     try {

@@ -93,6 +93,8 @@ export interface AcquireOptions {
   waitSeconds?: number;
   tenant: string;
   holder: string;
+  /** Leave the apps installed during the lease at teardown. */
+  keepApps?: boolean;
   /** Aborted when the client goes away: the waiter leaves the queue. */
   signal?: AbortSignal;
 }
@@ -214,7 +216,14 @@ export class LeaseManager {
       throw new BridgeError('NOT_FOUND', 'no device matches the selector', { details: { selector } });
     }
     const queueKey = queueKeyFor(selector);
-    const base = { tenant: options.tenant, holder: options.holder, ttlSeconds, selector, queueKey };
+    const base = {
+      tenant: options.tenant,
+      holder: options.holder,
+      ttlSeconds,
+      selector,
+      queueKey,
+      ...(options.keepApps ? { keepApps: true } : {}),
+    };
     const now = await this.#store.acquire({ ...base, candidates: first.available });
     if (now) return this.#handOver(now, signal);
     if (waitSeconds === 0) throw this.#conflict(selector, 0);

@@ -135,6 +135,7 @@ export class MemoryLeaseStore implements LeaseStore {
       ttlSeconds: request.ttlSeconds,
       selector: structuredClone(request.selector),
       state: 'active',
+      ...(request.keepApps ? { keepApps: true } : {}),
     };
     slot.leaseId = lease.id;
     delete slot.pendingSince;

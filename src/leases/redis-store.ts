@@ -146,6 +146,7 @@ export function leaseFromReply(reply: unknown): Lease {
     state: (f.get('state') ?? 'expired') as LeaseState,
   };
   if (f.has('endedAt')) lease.endedAt = num('endedAt');
+  if (f.get('keepApps') === '1') lease.keepApps = true;
   return lease;
 }
 
@@ -221,6 +222,7 @@ export class RedisLeaseStore implements LeaseStore {
         queued ? '1' : '0',
         request.waiterId ?? '',
         this.#graceMs,
+        request.keepApps ? '1' : '0',
         ...request.candidates,
       ],
     );
@@ -241,6 +243,7 @@ export class RedisLeaseStore implements LeaseStore {
       // What a later get() returns: the selector as stored (JSON round trip).
       selector: JSON.parse(selector) as LeaseSelector,
       state: 'active',
+      ...(request.keepApps ? { keepApps: true } : {}),
     };
   }
 
