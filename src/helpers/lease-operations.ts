@@ -37,7 +37,8 @@ import {
   uninstallApp,
 } from './farm/apps.ts';
 import { LOGCAT_COMMAND, type LogcatFilter, logcatNdjson } from './farm/logcat-stream.ts';
-import { runShell, type ShellInput, type ShellRun } from './farm/shell.ts';
+import { runShell, type ShellInput, type ShellRun, shellLine } from './farm/shell.ts';
+import { shellEventStream } from './farm/shell-events.ts';
 import {
   A11Y_STATE_KEY,
   ACCESSIBILITY_ENABLED,
@@ -390,6 +391,36 @@ export class LeaseOperations {
     return this.#operate(lease, (_state, leaseSignal) => {
       const signal = run.signal ? AbortSignal.any([run.signal, leaseSignal]) : leaseSignal;
       return runShell(this.#o.adb.client, lease.serial, input, { ...run, signal });
+    });
+  }
+
+  /**
+   * One shell command whose output streams as NDJSON events (farm/shell-events.ts) at the reader's
+   * pace; an operation of the lease until it ends, so teardown closes it (LEASE_EXPIRED event).
+   */
+  shellEvents(
+    lease: LeaseTarget,
+    input: ShellInput,
+    run: { timeoutMs: number },
+  ): Promise<ReadableStream<Uint8Array>> {
+    const line = shellLine(input);
+    return new Promise((resolve, reject) => {
+      let started = false;
+      this.#operate(lease, async (_state, signal) => {
+        const shell = await this.#o.adb.client.shellStream(lease.serial, line, {
+          signal,
+          timeoutMs: run.timeoutMs,
+        });
+        let end!: () => void;
+        const ended = new Promise<void>((done) => {
+          end = done;
+        });
+        started = true;
+        resolve(shellEventStream(shell, { timeoutMs: run.timeoutMs, signal, onEnd: end }));
+        await ended;
+      }).catch((err: unknown) => {
+        if (!started) reject(err);
+      });
     });
   }
 
