@@ -147,6 +147,9 @@ export class LeaseManager {
   #draining = false;
   /** Stops listening for the store's wake-ups (set while started). */
   #unsubscribe: Promise<() => Promise<void>> | undefined;
+  /** The deferred-teardown pass a wake-up started, while it runs; `#deferredAgain`: run it once more. */
+  #deferredKick: Promise<void> | undefined;
+  #deferredAgain = false;
 
   constructor(options: LeaseManagerOptions) {
     this.#store = options.store;
@@ -386,11 +389,41 @@ export class LeaseManager {
   start(): void {
     this.#expiry.start();
     this.#unsubscribe ??= this.#store
-      .onWakeup(() => this.#wakeWaiters())
+      .onWakeup(() => {
+        this.#wakeWaiters();
+        this.#kickDeferred();
+      })
       .catch((err: unknown) => {
         this.#log.warn({ err }, 'lease: no wake-ups, waiters poll');
         return async () => undefined;
       });
+  }
+
+  /**
+   * Run the deferred-teardown pass now (a wake-up: a lease ended on another node may have left its
+   * teardown for this one), so the owner undoes the lease — closes its adb endpoints and streams —
+   * at once instead of at its next periodic pass. Passes never overlap; wake-ups during one run it
+   * once more after it.
+   */
+  #kickDeferred(): void {
+    if (this.#deferredKick !== undefined) {
+      this.#deferredAgain = true;
+      return;
+    }
+    this.#deferredKick = this.#track(
+      (async () => {
+        do {
+          this.#deferredAgain = false;
+          try {
+            await this.runDeferredOnce();
+          } catch (err) {
+            this.#log.warn({ err }, 'lease: deferred teardown pass on wake-up failed');
+          }
+        } while (this.#deferredAgain && this.#unsubscribe !== undefined);
+      })(),
+    ).finally(() => {
+      this.#deferredKick = undefined;
+    });
   }
 
   /** Stop the expiry loop and the wake-ups, and wait for running teardowns. */

@@ -304,6 +304,7 @@ export class MemoryLeaseStore implements LeaseStore {
 
   async deferTeardown(item: DeferredTeardown): Promise<void> {
     this.#deferred.set(item.lease.id, JSON.stringify(item));
+    this.#wake();
   }
 
   async deferredTeardowns(): Promise<DeferredTeardowns> {

@@ -434,6 +434,8 @@ export class RedisLeaseStore implements LeaseStore {
       .exec();
     const failed = replies?.find(([err]) => err !== null)?.[0];
     if (failed) throw failed;
+    // The device's owner runs it at once (its wake-up listener), not at its next periodic pass.
+    await this.#wake();
   }
 
   async deferredTeardowns(): Promise<DeferredTeardowns> {
