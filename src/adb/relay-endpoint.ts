@@ -33,7 +33,7 @@ import {
   encodeHeader,
   MAX_PAYLOAD,
   MessageDecoder,
-  serviceName,
+  strictServiceName,
 } from './transport-message.ts';
 
 /** Wrong signatures accepted on one connection before it is dropped (adb tries each of its keys). */
@@ -359,7 +359,16 @@ class RelayConnection {
   async #onOpen(message: AdbMessage): Promise<void> {
     const remoteId = message.arg0;
     if (remoteId === 0) return;
-    const service = serviceName(message.data);
+    const service = strictServiceName(message.data);
+    if (service === null) {
+      // Not text: refused (CLSE), never forwarded mangled. Logged as hex, bounded.
+      this.#o.logger?.info(
+        { serviceHex: Buffer.from(message.data.subarray(0, 64)).toString('hex') },
+        'adb endpoint: service refused: its name is not UTF-8',
+      );
+      this.send(A_CLSE, 0, remoteId);
+      return;
+    }
     if (!isRelayedService(service) || this.#streams.size >= MAX_STREAMS) {
       this.#o.logger?.info({ service: service.slice(0, 64) }, 'adb endpoint: service refused');
       this.send(A_CLSE, 0, remoteId);
