@@ -146,7 +146,11 @@ export async function deleteKeys(redis: Redis, prefix: string): Promise<void> {
 }
 
 /** `devicebridge simulate --port 0 --count N --json` in its own process (with its control API). */
-export async function startSimulatorProcess(count: number): Promise<{
+export async function startSimulatorProcess(
+  count: number,
+  /** More `simulate` flags, e.g. `['--log-rate', '20000']`. */
+  extraArgs: readonly string[] = [],
+): Promise<{
   child: ChildProcess;
   addresses: string[];
   /** The run-time control API (`src/simulator/control.ts`). */
@@ -155,7 +159,7 @@ export async function startSimulatorProcess(count: number): Promise<{
 }> {
   const child = spawn(
     process.execPath,
-    [BIN, 'simulate', '--port', '0', '--count', String(count), '--control-port', '0', '--json'],
+    [BIN, 'simulate', '--port', '0', '--count', String(count), '--control-port', '0', '--json', ...extraArgs],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   const listed = await new Promise<{ control: string; addresses: string[] }>((resolve, reject) => {
