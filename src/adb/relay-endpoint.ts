@@ -16,7 +16,7 @@ import net from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Logger } from '../observability/logger.ts';
 import { type AdbPublicKey, verifyAdbAuthSignature } from './adb-public-key.ts';
-import { isRelayedService, type PortRange } from './relay-policy.ts';
+import { isRelayedService, isReverseService, type PortRange, REVERSE_REFUSED } from './relay-policy.ts';
 import {
   A_AUTH,
   A_CLSE,
@@ -367,6 +367,19 @@ class RelayConnection {
         'adb endpoint: service refused: its name is not UTF-8',
       );
       this.send(A_CLSE, 0, remoteId);
+      return;
+    }
+    if (isReverseService(service)) {
+      // Answered as adbd answers a failed reverse (OKAY, then `FAIL` + hex length + message on the
+      // stream, then CLSE), so the client's `adb reverse` prints why instead of a bare "closed".
+      this.#o.logger?.info({ service: service.slice(0, 64) }, 'adb endpoint: adb reverse refused');
+      const localId = this.#nextLocalId++;
+      if (this.#nextLocalId > 0x7fffffff) this.#nextLocalId = 1;
+      const text = Buffer.from(REVERSE_REFUSED, 'utf8');
+      const fail = Buffer.concat([Buffer.from(`FAIL${text.length.toString(16).padStart(4, '0')}`), text]);
+      this.send(A_OKAY, localId, remoteId);
+      this.send(A_WRTE, localId, remoteId, fail);
+      this.send(A_CLSE, localId, remoteId);
       return;
     }
     if (!isRelayedService(service) || this.#streams.size >= MAX_STREAMS) {
