@@ -16,7 +16,7 @@ import net from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Logger } from '../observability/logger.ts';
 import { type AdbPublicKey, verifyAdbAuthSignature } from './adb-public-key.ts';
-import { isRelayedService, type PortRange } from './relay-policy.ts';
+import { isRelayedService, isReverseService, type PortRange, REVERSE_REFUSED } from './relay-policy.ts';
 import {
   A_AUTH,
   A_CLSE,
@@ -33,7 +33,7 @@ import {
   encodeHeader,
   MAX_PAYLOAD,
   MessageDecoder,
-  serviceName,
+  strictServiceName,
 } from './transport-message.ts';
 
 /** Wrong signatures accepted on one connection before it is dropped (adb tries each of its keys). */
@@ -359,7 +359,29 @@ class RelayConnection {
   async #onOpen(message: AdbMessage): Promise<void> {
     const remoteId = message.arg0;
     if (remoteId === 0) return;
-    const service = serviceName(message.data);
+    const service = strictServiceName(message.data);
+    if (service === null) {
+      // Not text: refused (CLSE), never forwarded mangled. Logged as hex, bounded.
+      this.#o.logger?.info(
+        { serviceHex: Buffer.from(message.data.subarray(0, 64)).toString('hex') },
+        'adb endpoint: service refused: its name is not UTF-8',
+      );
+      this.send(A_CLSE, 0, remoteId);
+      return;
+    }
+    if (isReverseService(service)) {
+      // Answered as adbd answers a failed reverse (OKAY, then `FAIL` + hex length + message on the
+      // stream, then CLSE), so the client's `adb reverse` prints why instead of a bare "closed".
+      this.#o.logger?.info({ service: service.slice(0, 64) }, 'adb endpoint: adb reverse refused');
+      const localId = this.#nextLocalId++;
+      if (this.#nextLocalId > 0x7fffffff) this.#nextLocalId = 1;
+      const text = Buffer.from(REVERSE_REFUSED, 'utf8');
+      const fail = Buffer.concat([Buffer.from(`FAIL${text.length.toString(16).padStart(4, '0')}`), text]);
+      this.send(A_OKAY, localId, remoteId);
+      this.send(A_WRTE, localId, remoteId, fail);
+      this.send(A_CLSE, localId, remoteId);
+      return;
+    }
     if (!isRelayedService(service) || this.#streams.size >= MAX_STREAMS) {
       this.#o.logger?.info({ service: service.slice(0, 64) }, 'adb endpoint: service refused');
       this.send(A_CLSE, 0, remoteId);

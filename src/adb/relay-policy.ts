@@ -27,6 +27,19 @@ const RELAYED_PREFIXES = [
   'framebuffer:',
 ] as const;
 
+/**
+ * What a client's `adb reverse …` is told (as adbd's `FAIL` answer, so `adb` prints it): the
+ * endpoint does not relay `reverse:` — a reverse makes the device open connections, which would
+ * need the bridge to open streams back to the client's adb server over the endpoint connection.
+ */
+export const REVERSE_REFUSED =
+  'devicebridge: adb reverse is not available through a lease endpoint (the device would connect into the bridge host, not to your machine); use adb forward, or reach your service from the device another way';
+
+/** Whether the service is one of `adb reverse`'s (`reverse:forward:…`, `reverse:list-forward`, …). */
+export function isReverseService(service: string): boolean {
+  return service.startsWith('reverse:');
+}
+
 /** Longest service name relayed, in bytes (the host protocol frames requests with 4 hex digits). */
 export const MAX_SERVICE_BYTES = 0xffff;
 

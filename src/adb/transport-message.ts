@@ -192,6 +192,24 @@ export function serviceName(data: Uint8Array): string {
   return Buffer.from(data.buffer, data.byteOffset, end).toString('utf8');
 }
 
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * The service an `OPEN` names, decoded strictly: null when its bytes are not UTF-8. adb's service
+ * names are text; a name with other bytes cannot be passed on as the same bytes through the adb
+ * server's text host protocol, so the relay refuses it rather than forward a mangled name (a lossy
+ * decode would turn each bad byte into U+FFFD, and two different names into one).
+ */
+export function strictServiceName(data: Uint8Array): string | null {
+  let end = data.length;
+  while (end > 0 && data[end - 1] === 0) end--;
+  try {
+    return strictUtf8.decode(data.subarray(0, end));
+  } catch {
+    return null;
+  }
+}
+
 /** `device::ro.product.name=…;ro.product.model=…;ro.product.device=…;features=…` */
 export function deviceBanner(props: Record<string, string>, features: readonly string[]): string {
   const parts = Object.entries(props).map(([key, value]) => `${key}=${value}`);

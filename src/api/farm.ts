@@ -16,27 +16,37 @@ export const SHELL_LIMITS = {
   maxOutputBytes: 8 * 1024 * 1024,
 } as const;
 
+/** The command of a shell call (argv or command line) and its deadline: one definition for both variants. */
+const shellCommandFields = {
+  argv: z
+    .array(z.string().max(SHELL_LIMITS.maxArgBytes))
+    .min(1)
+    .max(SHELL_LIMITS.maxArgs)
+    .optional()
+    .openapi({ description: 'the command and its arguments, each quoted by the bridge' }),
+  command: z
+    .string()
+    .min(1)
+    .max(SHELL_LIMITS.maxCommandBytes)
+    .optional()
+    .openapi({ description: 'one shell command line, run as given (instead of argv)' }),
+  timeoutMs: z
+    .number()
+    .int()
+    .min(1)
+    .max(SHELL_LIMITS.maxTimeoutMs)
+    .optional()
+    .openapi({ description: `the deadline of the whole call (default ${SHELL_LIMITS.defaultTimeoutMs})` }),
+};
+
+const oneCommand = {
+  message: 'give exactly one of argv (an array) or command (a string)',
+  path: ['argv'],
+};
+
 export const ShellBodySchema = z
   .object({
-    argv: z
-      .array(z.string().max(SHELL_LIMITS.maxArgBytes))
-      .min(1)
-      .max(SHELL_LIMITS.maxArgs)
-      .optional()
-      .openapi({ description: 'the command and its arguments, each quoted by the bridge' }),
-    command: z
-      .string()
-      .min(1)
-      .max(SHELL_LIMITS.maxCommandBytes)
-      .optional()
-      .openapi({ description: 'one shell command line, run as given (instead of argv)' }),
-    timeoutMs: z
-      .number()
-      .int()
-      .min(1)
-      .max(SHELL_LIMITS.maxTimeoutMs)
-      .optional()
-      .openapi({ description: `the deadline of the whole call (default ${SHELL_LIMITS.defaultTimeoutMs})` }),
+    ...shellCommandFields,
     maxOutputBytes: z
       .number()
       .int()
@@ -48,11 +58,49 @@ export const ShellBodySchema = z
       }),
   })
   .strict()
-  .refine((b) => (b.argv === undefined) !== (b.command === undefined), {
-    message: 'give exactly one of argv (an array) or command (a string)',
-    path: ['argv'],
-  })
+  .refine((b) => (b.argv === undefined) !== (b.command === undefined), oneCommand)
   .openapi('ShellRequest');
+
+/** The streaming variant: no output cap (the output is streamed as it comes, at the reader's pace). */
+export const ShellStreamBodySchema = z
+  .object(shellCommandFields)
+  .strict()
+  .refine((b) => (b.argv === undefined) !== (b.command === undefined), oneCommand)
+  .openapi('ShellStreamRequest');
+
+/** One NDJSON event of a streamed shell command: output chunks, then exactly one exit or error. */
+export const ShellEventSchema = z
+  .union([
+    z
+      .object({
+        stream: z.enum(['stdout', 'stderr']),
+        data: z
+          .string()
+          .regex(/^[A-Za-z0-9+/]*={0,2}$/, 'must be base64')
+          .openapi({
+            description: 'the chunk, base64 (byte-exact)',
+          }),
+      })
+      .strict(),
+    z
+      .object({
+        exit: z.number().int().min(0).max(255).openapi({ description: 'the exit status; the last event' }),
+        durationMs: z.number().min(0),
+      })
+      .strict(),
+    z
+      .object({
+        error: z
+          .object({ code: z.string().min(1), message: z.string() })
+          .strict()
+          .openapi({ description: 'TIMEOUT, LEASE_EXPIRED or DEVICE_OFFLINE; the last event' }),
+      })
+      .strict(),
+  ])
+  .openapi('ShellEvent');
+
+export type ShellStreamRequest = z.input<typeof ShellStreamBodySchema>;
+export type ShellEventBody = z.infer<typeof ShellEventSchema>;
 
 export const ShellResultSchema = z
   .object({

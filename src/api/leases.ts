@@ -25,6 +25,10 @@ export const LeaseSchema = z
     selector: LeaseSelectorSchema,
     state: z.enum(['active', 'released', 'expired']),
     endedAt: z.number().optional(),
+    keepApps: z
+      .boolean()
+      .optional()
+      .openapi({ description: 'apps installed during the lease stay installed at teardown' }),
   })
   .openapi('Lease');
 
@@ -39,6 +43,10 @@ export const AcquireLeaseBodySchema = z
       .int()
       .optional()
       .openapi({ description: 'wait in a FIFO queue per selector (default 0)' }),
+    keepApps: z.boolean().optional().openapi({
+      description:
+        'leave the apps installed during the lease installed at teardown (recorded as kept); default: uninstall them',
+    }),
   })
   .strict()
   .openapi('AcquireLease');

@@ -10,6 +10,7 @@ import {
   SHELL_LIMITS,
   type ShellRequest,
   type ShellResponse,
+  type ShellStreamRequest,
 } from '../api/farm.ts';
 import { assertPackageName } from '../helpers/farm/apps.ts';
 import type { ShellInput } from '../helpers/farm/shell.ts';
@@ -43,6 +44,15 @@ export class FarmService {
       truncated: outcome.truncated,
       durationMs: Math.round(outcome.durationMs),
     };
+  }
+
+  /** Run one command, its output streamed as NDJSON ShellEvents; the capability was checked at the edge. */
+  shellStream(scope: LeaseScope, request: ShellStreamRequest): Promise<ReadableStream<Uint8Array>> {
+    const input: ShellInput =
+      request.argv !== undefined ? { argv: request.argv } : { command: request.command ?? '' };
+    return this.#o.operations.shellEvents(this.#o.scopes.local(scope), input, {
+      timeoutMs: request.timeoutMs ?? SHELL_LIMITS.defaultTimeoutMs,
+    });
   }
 
   /** Install an uploaded APK file or a published artifact (by sha256) as the lease's app under test. */

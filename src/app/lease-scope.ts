@@ -53,7 +53,12 @@ export interface OpenOptions {
 }
 
 export function refOf(lease: Lease): LeaseRef {
-  return { id: lease.id, deviceId: lease.deviceId, fencingToken: lease.fencingToken };
+  return {
+    id: lease.id,
+    deviceId: lease.deviceId,
+    fencingToken: lease.fencingToken,
+    ...(lease.keepApps ? { keepApps: true } : {}),
+  };
 }
 
 export class LeaseScopes {

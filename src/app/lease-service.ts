@@ -9,6 +9,8 @@ export interface AcquireInput {
   selector: unknown;
   ttlSeconds?: number;
   waitSeconds?: number;
+  /** Leave the apps installed during the lease at teardown. */
+  keepApps?: boolean;
   /** Aborted when the client goes away. */
   signal?: AbortSignal;
 }
@@ -42,6 +44,7 @@ export class LeaseService {
       selector: input.selector ?? {},
       ...(input.ttlSeconds === undefined ? {} : { ttlSeconds: input.ttlSeconds }),
       ...(input.waitSeconds === undefined ? {} : { waitSeconds: input.waitSeconds }),
+      ...(input.keepApps ? { keepApps: true } : {}),
       tenant: caller.tenant,
       holder: caller.name,
       ...(input.signal === undefined ? {} : { signal: input.signal }),

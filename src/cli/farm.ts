@@ -1,6 +1,7 @@
 /**
  * Farm commands of a lease (issue 14) over the HTTP API (env DEVICEBRIDGE_URL, DEVICEBRIDGE_TOKEN):
  *   devicebridge shell --lease ID [--command LINE] [--timeout MS] [--max-output BYTES] [--json] -- ARGV…
+ *   devicebridge shell --stream --lease ID [--command LINE] [--timeout MS] [--json] -- ARGV…
  *   devicebridge app install --lease ID (FILE.apk | --sha256 HEX) [--install-args "install -r -t"] [--keep]
  *   devicebridge app list --lease ID
  *   devicebridge app launch --lease ID PACKAGE [--component PKG/.Class]
@@ -8,8 +9,11 @@
  *   devicebridge logcat --lease ID [--level L] [--tag T] [--pid N] [--since MS] [--json]
  * `shell` prints the command's stdout and stderr as they came and exits with its exit status (with
  * --json: one JSON object, and the same exit status); bridge failures exit 1, invalid input 2.
+ * `shell --stream` prints the output as it comes (with --json: one JSON event per line, data in
+ * base64), reading at the terminal's pace, and exits with the command's status the same way.
  */
 
+import { once } from 'node:events';
 import { readFile, stat } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { parseInstallArgsString } from '../manifest/install-args.ts';
@@ -34,17 +38,35 @@ function registerShell(program: Command): void {
     .option('--command <line>', 'a shell command line run as given, instead of ARGV')
     .option('--timeout <ms>', 'deadline of the command in ms (default 30000)')
     .option('--max-output <bytes>', 'cap of stdout and of stderr each (default 1 MiB)')
+    .option('--stream', 'print the output as it comes (no cap), until the command exits')
     .action(
       async (
         argv: string[],
-        opts: ClientFlags & { lease: string; command?: string; timeout?: string; maxOutput?: string },
+        opts: ClientFlags & {
+          lease: string;
+          command?: string;
+          timeout?: string;
+          maxOutput?: string;
+          stream?: boolean;
+        },
       ) => {
         if (argv.length > 0 === (opts.command !== undefined)) {
           throw new UsageError('give the command as ARGV after -- or as --command LINE (one of them)');
         }
         const timeoutMs = intFlag('--timeout', opts.timeout, 7);
         const maxOutputBytes = intFlag('--max-output', opts.maxOutput, 8);
+        if (opts.stream && maxOutputBytes !== undefined)
+          throw new UsageError('--max-output does not apply to --stream (the output is not collected)');
         const c = await client(opts);
+        if (opts.stream) {
+          const request = {
+            ...(opts.command === undefined ? { argv } : { command: opts.command }),
+            ...(timeoutMs === undefined ? {} : { timeoutMs }),
+          };
+          const code = await callBridge(opts, () => streamShell(c, opts.lease, request, opts.json === true));
+          if (code !== 0) throw new ExitCode(code);
+          return;
+        }
         const result = await callBridge(opts, () =>
           c.shell(opts.lease, {
             ...(opts.command === undefined ? { argv } : { command: opts.command }),
@@ -61,6 +83,31 @@ function registerShell(program: Command): void {
         if (result.exitCode !== 0) throw new ExitCode(result.exitCode);
       },
     );
+}
+
+/** Write at the pace of the terminal or pipe (the bridge pauses the device meanwhile). */
+async function writeOut(out: NodeJS.WriteStream, data: Uint8Array | string): Promise<void> {
+  if (!out.write(data)) await once(out, 'drain');
+}
+
+/** `shell --stream`: print the events' output as it comes; resolves the exit status. */
+async function streamShell(
+  c: Awaited<ReturnType<typeof client>>,
+  lease: string,
+  request: { argv?: string[]; command?: string; timeoutMs?: number },
+  json: boolean,
+): Promise<number> {
+  for await (const event of c.shellStream(lease, request)) {
+    if ('exit' in event) {
+      if (json) await writeOut(process.stdout, `${JSON.stringify(event)}\n`);
+      return event.exit;
+    }
+    if (json) {
+      const data = Buffer.from(event.data).toString('base64');
+      await writeOut(process.stdout, `${JSON.stringify({ stream: event.stream, data })}\n`);
+    } else await writeOut(event.stream === 'stdout' ? process.stdout : process.stderr, event.data);
+  }
+  return 0;
 }
 
 type LeaseFlags = ClientFlags & { lease: string };

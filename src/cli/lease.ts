@@ -95,6 +95,7 @@ export function registerLease(program: Command): void {
     .option('--sdk-max <n>', 'maximum SDK level')
     .option('--ttl <seconds>', 'lease TTL (default 300, max 3600)')
     .option('--wait <seconds>', 'wait in the queue up to this long for a device to free')
+    .option('--keep-apps', 'leave the apps installed during the lease installed when it ends')
     .action(
       async (
         opts: ClientFlags & {
@@ -104,6 +105,7 @@ export function registerLease(program: Command): void {
           sdkMax?: string;
           ttl?: string;
           wait?: string;
+          keepApps?: boolean;
         },
       ) => {
         const labels: Record<string, string> = {};
@@ -129,6 +131,7 @@ export function registerLease(program: Command): void {
               },
               ...(ttlSeconds === undefined ? {} : { ttlSeconds }),
               ...(waitSeconds === undefined ? {} : { waitSeconds }),
+              ...(opts.keepApps ? { keepApps: true } : {}),
             }),
           (l) =>
             `${l.id} on ${l.deviceId} until ${new Date(l.expiresAt).toISOString()} (fencing token ${l.fencingToken})`,

@@ -20,7 +20,11 @@ interface SimulateFlags {
   json?: boolean;
   seed?: string;
   controlPort?: string;
+  logRate?: string;
 }
+
+/** Upper bound of `--log-rate` (lines per second per device). */
+export const MAX_LOG_RATE = 200_000;
 
 function integerFlag(name: string, text: string, min: number, max: number): number {
   if (!/^\d+$/.test(text)) throw new UsageError(`--${name} must be an integer, got ${JSON.stringify(text)}`);
@@ -56,6 +60,7 @@ export function registerSimulate(program: Command): void {
       '--control-port <port>',
       'serve the run-time fault control API (HTTP/JSON) on 127.0.0.1:PORT (0 = any free port)',
     )
+    .option('--log-rate <n>', 'synthetic log lines per second per device (logcat load tests; default 0)')
     .option('--json', 'print one JSON object per device and line: {"address","serial"}')
     .action(async (flags: SimulateFlags) => {
       const port = integerFlag('port', flags.port, 0, 65535);
@@ -63,6 +68,8 @@ export function registerSimulate(program: Command): void {
       if (port !== 0 && port + count - 1 > 65535) throw new UsageError('--port + --count exceeds 65535');
       const nodes = flags.nodes === undefined ? undefined : integerFlag('nodes', flags.nodes, 1, 10_000_000);
       const seed = flags.seed === undefined ? undefined : integerFlag('seed', flags.seed, 0, 0xffffffff);
+      const logRate =
+        flags.logRate === undefined ? undefined : integerFlag('log-rate', flags.logRate, 0, MAX_LOG_RATE);
       const controlPort =
         flags.controlPort === undefined
           ? undefined
@@ -95,6 +102,7 @@ export function registerSimulate(program: Command): void {
           ...(ui === undefined ? {} : { ui }),
           ...(nodes === undefined ? {} : { nodes }),
           ...(seed === undefined ? {} : { seed }),
+          ...(logRate === undefined ? {} : { logRate }),
         });
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code;

@@ -42,6 +42,7 @@ import type {
   ReleaseManifestBody,
   ShellRequest,
   ShellResponse,
+  ShellStreamRequest,
   SnapshotJsonResponse,
   SnapshotNode,
   SnapshotRequest,
@@ -52,6 +53,9 @@ import type {
   Transport,
   ViewportResponse,
 } from '../api/index.ts';
+import { parseShellEventLine, type ShellStreamEvent } from './shell-events.ts';
+
+export type { ShellStreamEvent } from './shell-events.ts';
 
 /** Request and response types of the API contract (src/api/), inferred from its zod schemas. */
 export type {
@@ -92,6 +96,7 @@ export type {
   ReleaseManifestBody,
   ShellRequest,
   ShellResponse,
+  ShellStreamRequest,
   SnapshotJsonResponse,
   SnapshotNode,
   SnapshotRequest,
@@ -433,6 +438,51 @@ export class DeviceBridgeClient {
     return this.#request<ShellResponse>('POST', `/v1/leases/${encodeURIComponent(leaseId)}/shell`, request, {
       timeoutMs: this.#timeoutMs + (request.timeoutMs ?? 0),
     });
+  }
+  /**
+   * One command with its output streamed: yields `{stream, data}` chunks (bytes) as they come, then
+   * `{exit, durationMs}` last. A terminal error (TIMEOUT, LEASE_EXPIRED, DEVICE_OFFLINE) throws
+   * BridgeClientError; aborting `signal` closes the command on the device. Read at your pace: the
+   * bridge pauses the device's output for you.
+   */
+  async *shellStream(
+    leaseId: string,
+    request: ShellStreamRequest,
+    signal?: AbortSignal,
+  ): AsyncGenerator<Extract<ShellStreamEvent, { stream: unknown } | { exit: unknown }>> {
+    const res = await this.#send(
+      'POST',
+      `/v1/leases/${encodeURIComponent(leaseId)}/shell/stream`,
+      request,
+      { Accept: 'application/x-ndjson' },
+      { timeoutMs: null, ...(signal ? { signal } : {}) },
+    );
+    if (!res.ok || res.body === null) {
+      await this.#answer(res);
+      return;
+    }
+    const requestId = res.headers.get('x-request-id') ?? undefined;
+    const broken = (why: string) => new BridgeClientError(res.status, 'UNAVAILABLE', why, true, requestId);
+    const decoder = new TextDecoder();
+    let rest = '';
+    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+      rest += decoder.decode(chunk, { stream: true });
+      const lines = rest.split('\n');
+      rest = lines.pop() ?? '';
+      for (const line of lines) {
+        if (line === '') continue;
+        const event = parseShellEventLine(line);
+        if (event === null)
+          throw broken(`the shell stream sent a line that is not an event: ${line.slice(0, 80)}`);
+        if ('error' in event) {
+          const { code, message } = event.error;
+          throw new BridgeClientError(res.status, code, message, code !== 'LEASE_EXPIRED', requestId);
+        }
+        yield event;
+        if ('exit' in event) return;
+      }
+    }
+    throw broken('the shell stream ended before the exit status');
   }
   /** Install an app under test: APK bytes (uploaded) or `{sha256}` of an artifact published on the bridge. */
   installApp(

@@ -37,7 +37,8 @@ import {
   uninstallApp,
 } from './farm/apps.ts';
 import { LOGCAT_COMMAND, type LogcatFilter, logcatNdjson } from './farm/logcat-stream.ts';
-import { runShell, type ShellInput, type ShellRun } from './farm/shell.ts';
+import { runShell, type ShellInput, type ShellRun, shellLine } from './farm/shell.ts';
+import { shellEventStream } from './farm/shell-events.ts';
 import {
   A11Y_STATE_KEY,
   ACCESSIBILITY_ENABLED,
@@ -59,6 +60,8 @@ export interface LeaseRef {
   id: string;
   deviceId: string;
   fencingToken: number;
+  /** The lease keeps the apps installed during it (teardown leaves them, recorded as kept). */
+  keepApps?: boolean;
 }
 
 /** A lease's device on this node: the lease facts and the adb serial this node uses for it. */
@@ -404,6 +407,36 @@ export class LeaseOperations {
   }
 
   /**
+   * One shell command whose output streams as NDJSON events (farm/shell-events.ts) at the reader's
+   * pace; an operation of the lease until it ends, so teardown closes it (LEASE_EXPIRED event).
+   */
+  shellEvents(
+    lease: LeaseTarget,
+    input: ShellInput,
+    run: { timeoutMs: number },
+  ): Promise<ReadableStream<Uint8Array>> {
+    const line = shellLine(input);
+    return new Promise((resolve, reject) => {
+      let started = false;
+      this.#operate(lease, async (_state, signal) => {
+        const shell = await this.#o.adb.client.shellStream(lease.serial, line, {
+          signal,
+          timeoutMs: run.timeoutMs,
+        });
+        let end!: () => void;
+        const ended = new Promise<void>((done) => {
+          end = done;
+        });
+        started = true;
+        resolve(shellEventStream(shell, { timeoutMs: run.timeoutMs, signal, onEnd: end }));
+        await ended;
+      }).catch((err: unknown) => {
+        if (!started) reject(err);
+      });
+    });
+  }
+
+  /**
    * The lease's logcat as an NDJSON stream; an operation of the lease until the stream ends, so
    * teardown (release, expiry, fencing loss) ends it.
    */
@@ -439,7 +472,8 @@ export class LeaseOperations {
 
   /**
    * Install an app under test: an uploaded file (hashed here, then taken into the artifact cache) or
-   * an artifact of this bridge's store by sha256; journaled for teardown unless `keep`.
+   * an artifact of this bridge's store by sha256; journaled for teardown, which uninstalls it unless
+   * the install asked to `keep` it or the lease `keepApps` (then teardown records it as kept).
    */
   installApp(
     lease: LeaseTarget,
@@ -458,15 +492,18 @@ export class LeaseOperations {
         apk = { path, sha256: source.sha256 };
       }
       const journal = this.#o.journal;
+      const keep = options.keep === true || lease.keepApps === true;
       const app = await installApp(this.#device(lease.serial), apk, {
         ...options,
+        keep,
         signal,
         beforeInstall: async (packageName) => {
-          if (options.keep || journal === undefined) return;
+          if (journal === undefined) return;
           await journal.saveDeviceState(lease.id, `${APP_JOURNAL_PREFIX}${packageName}`, {
             serial: lease.serial,
             packageName,
             sha256: apk.sha256,
+            keep,
           });
         },
       });
@@ -616,6 +653,12 @@ export class LeaseOperations {
     const record = parseAppJournalRecord(value);
     if (record === null) {
       failures.push(`device-state journal: the app record ${JSON.stringify(key)} is malformed`);
+      return;
+    }
+    if (record.keep) {
+      actions.push(
+        `kept app ${record.packageName} (installed during the lease, asked to keep) on ${record.serial}`,
+      );
       return;
     }
     try {

@@ -100,6 +100,8 @@ export interface AcquireOptions {
   waitSeconds?: number;
   tenant: string;
   holder: string;
+  /** Leave the apps installed during the lease at teardown. */
+  keepApps?: boolean;
   /** Aborted when the client goes away: the waiter leaves the queue. */
   signal?: AbortSignal;
 }
@@ -152,6 +154,9 @@ export class LeaseManager {
   #draining = false;
   /** Stops listening for the store's wake-ups (set while started). */
   #unsubscribe: Promise<() => Promise<void>> | undefined;
+  /** The deferred-teardown pass a wake-up started, while it runs; `#deferredAgain`: run it once more. */
+  #deferredKick: Promise<void> | undefined;
+  #deferredAgain = false;
 
   constructor(options: LeaseManagerOptions) {
     this.#store = options.store;
@@ -221,7 +226,14 @@ export class LeaseManager {
       throw new BridgeError('NOT_FOUND', 'no device matches the selector', { details: { selector } });
     }
     const queueKey = queueKeyFor(selector);
-    const base = { tenant: options.tenant, holder: options.holder, ttlSeconds, selector, queueKey };
+    const base = {
+      tenant: options.tenant,
+      holder: options.holder,
+      ttlSeconds,
+      selector,
+      queueKey,
+      ...(options.keepApps ? { keepApps: true } : {}),
+    };
     const now = await this.#store.acquire({ ...base, candidates: first.available });
     if (now) return this.#handOver(now, signal);
     if (waitSeconds === 0) throw this.#conflict(selector, 0);
@@ -391,11 +403,41 @@ export class LeaseManager {
   start(): void {
     this.#expiry.start();
     this.#unsubscribe ??= this.#store
-      .onWakeup(() => this.#wakeWaiters())
+      .onWakeup(() => {
+        this.#wakeWaiters();
+        this.#kickDeferred();
+      })
       .catch((err: unknown) => {
         this.#log.warn({ err }, 'lease: no wake-ups, waiters poll');
         return async () => undefined;
       });
+  }
+
+  /**
+   * Run the deferred-teardown pass now (a wake-up: a lease ended on another node may have left its
+   * teardown for this one), so the owner undoes the lease — closes its adb endpoints and streams —
+   * at once instead of at its next periodic pass. Passes never overlap; wake-ups during one run it
+   * once more after it.
+   */
+  #kickDeferred(): void {
+    if (this.#deferredKick !== undefined) {
+      this.#deferredAgain = true;
+      return;
+    }
+    this.#deferredKick = this.#track(
+      (async () => {
+        do {
+          this.#deferredAgain = false;
+          try {
+            await this.runDeferredOnce();
+          } catch (err) {
+            this.#log.warn({ err }, 'lease: deferred teardown pass on wake-up failed');
+          }
+        } while (this.#deferredAgain && this.#unsubscribe !== undefined);
+      })(),
+    ).finally(() => {
+      this.#deferredKick = undefined;
+    });
   }
 
   /** Stop the expiry loop and the wake-ups, and wait for running teardowns. */

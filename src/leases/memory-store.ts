@@ -137,6 +137,7 @@ export class MemoryLeaseStore implements LeaseStore {
       ttlSeconds: request.ttlSeconds,
       selector: structuredClone(request.selector),
       state: 'active',
+      ...(request.keepApps ? { keepApps: true } : {}),
     };
     slot.leaseId = lease.id;
     delete slot.pendingSince;
@@ -329,6 +330,7 @@ export class MemoryLeaseStore implements LeaseStore {
 
   async deferTeardown(item: DeferredTeardown): Promise<void> {
     this.#deferred.set(item.lease.id, JSON.stringify(item));
+    this.#wake();
   }
 
   async deferredTeardowns(): Promise<DeferredTeardowns> {

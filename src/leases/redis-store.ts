@@ -149,6 +149,7 @@ export function leaseFromReply(reply: unknown): Lease {
   let expiresAt: unknown;
   let ttlSeconds: unknown;
   let endedAt: unknown;
+  let keepApps = '';
   for (let i = 0; i < reply.length; i += 2) {
     const value = String(reply[i + 1]);
     switch (String(reply[i])) {
@@ -185,6 +186,9 @@ export function leaseFromReply(reply: unknown): Lease {
       case 'endedAt':
         endedAt = value;
         break;
+      case 'keepApps':
+        keepApps = value;
+        break;
     }
   }
   const lease: Lease = {
@@ -200,6 +204,7 @@ export function leaseFromReply(reply: unknown): Lease {
     state: state as LeaseState,
   };
   if (endedAt !== undefined) lease.endedAt = leaseNumber('endedAt', endedAt);
+  if (keepApps === '1') lease.keepApps = true;
   return lease;
 }
 
@@ -281,6 +286,7 @@ export class RedisLeaseStore implements LeaseStore {
         queued ? '1' : '0',
         request.waiterId ?? '',
         this.#graceMs,
+        request.keepApps ? '1' : '0',
         ...request.candidates,
       ],
     );
@@ -301,6 +307,7 @@ export class RedisLeaseStore implements LeaseStore {
       // What a later get() returns: the selector as stored (JSON round trip).
       selector: JSON.parse(selector) as LeaseSelector,
       state: 'active',
+      ...(request.keepApps ? { keepApps: true } : {}),
     };
   }
 
@@ -501,6 +508,8 @@ export class RedisLeaseStore implements LeaseStore {
       .exec();
     const failed = replies?.find(([err]) => err !== null)?.[0];
     if (failed) throw failed;
+    // The device's owner runs it at once (its wake-up listener), not at its next periodic pass.
+    await this.#wake();
   }
 
   async deferredTeardowns(): Promise<DeferredTeardowns> {

@@ -28,6 +28,8 @@ export interface Lease {
   state: LeaseState;
   /** Set when released or expired. */
   endedAt?: number;
+  /** Apps installed during the lease stay installed at teardown (asked at acquire). */
+  keepApps?: boolean;
 }
 
 export interface AcquireRequest {
@@ -37,6 +39,8 @@ export interface AcquireRequest {
   holder: string;
   ttlSeconds: number;
   selector: LeaseSelector;
+  /** Leave the apps installed during the lease at teardown. */
+  keepApps?: boolean;
   /**
    * Fair queueing: the waiter's id in the FIFO queue `queueKey` (one per selector). When the queue
    * has waiters, only its head may acquire; a request without a waiter id may acquire only when the

@@ -29,6 +29,8 @@ export interface SimulatorOptions {
   /** adbd features advertised in the CNXN banner (default `DEVICE_FEATURES`); drop `abb_exec`/`cmd` to
    * make adb take its older install paths. */
   features?: readonly string[];
+  /** Synthetic log lines per second per device (`simulate --log-rate N`), for logcat load tests. */
+  logRate?: number;
   /** Builds each device's Android; default `createSimAndroid` from ./android/index.ts. */
   createAndroid?: (options: SimAndroidOptions) => SimAndroid;
 }
@@ -288,6 +290,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       const androidOptions: SimAndroidOptions = { serial, faults, seed: (options.seed ?? 1) + i };
       if (options.ui !== undefined) androidOptions.uiXml = options.ui;
       if (options.nodes !== undefined) androidOptions.nodes = options.nodes;
+      if (options.logRate !== undefined) androidOptions.logRate = options.logRate;
       const android = createAndroid(androidOptions);
       devices.push(new Device(server, port, android, faults, options.requireAuth === true, options.features));
     }

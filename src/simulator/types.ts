@@ -11,6 +11,8 @@ export interface ShellIO {
   stderr(data: string | Uint8Array): void;
   /** Aborted when the host closes the stream (e.g. `adb shell` killed) or the device goes offline. */
   signal: AbortSignal;
+  /** Bytes written and not yet taken by the host (a slow reader makes it grow). */
+  backlog?(): number;
 }
 
 export interface Instrumentation {
@@ -163,4 +165,6 @@ export interface SimAndroidOptions {
   faults?: Faults;
   /** Extra or overriding system properties. */
   props?: Record<string, string>;
+  /** Synthetic log lines per second written into the device's log (load tests); default none. */
+  logRate?: number;
 }

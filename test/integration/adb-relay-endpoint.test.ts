@@ -156,6 +156,24 @@ describe('adb endpoint relay (real adb client)', () => {
     }
   }, 60_000);
 
+  it('adb reverse through the endpoint is refused with a message the adb client prints', async () => {
+    const opened = await endpoints.open({
+      owner: 'lease-5',
+      serial: bed.sim.devices[0]!.serial,
+      deviceId: 'sim-1',
+      key: parseAdbPublicKey(client.publicKey),
+    });
+    expect(await connected(client, opened.endpoint)).toBe('device');
+    const reverse = await client.adb(['-s', opened.endpoint, 'reverse', 'tcp:9125', 'tcp:9126']);
+    expect(reverse.code).not.toBe(0);
+    expect(reverse.stderr).toContain('adb reverse is not available through a lease endpoint');
+    // The connection stays usable.
+    const shell = await client.adb(['-s', opened.endpoint, 'shell', 'echo', 'still']);
+    expect(shell.stdout.trim()).toBe('still');
+    await endpoints.close('lease-5');
+    await client.adb(['disconnect', opened.endpoint]);
+  }, 60_000);
+
   it('closing the owner closes the endpoint: connections refused, streams gone', async () => {
     const opened = await endpoints.open({
       owner: 'lease-3',

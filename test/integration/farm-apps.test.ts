@@ -98,6 +98,9 @@ describe('lease apps', () => {
     expect(released.body.teardown.actions).toContain(
       `uninstalled app ${PLAIN} (installed during the lease) on ${bridge.node.simulator!.devices[0]!.serial}`,
     );
+    expect(released.body.teardown.actions).toContain(
+      `kept app ${HELPER} (installed during the lease, asked to keep) on ${bridge.node.simulator!.devices[0]!.serial}`,
+    );
     expect(released.body.teardown.failures).toEqual([]);
 
     const next = (await admin('POST', '/v1/leases', { ttlSeconds: 60 })).body;
@@ -212,5 +215,48 @@ describe('lease apps: the teardown journal', () => {
     // Taken once: the release's own teardown has nothing left to uninstall.
     const released = await api('DELETE', `/v1/leases/${lease.id}`);
     expect(released.body.teardown.actions.some((a: string) => a.includes('uninstalled app'))).toBe(false);
+  });
+
+  it('a lease acquired with keepApps (HTTP and `lease acquire --keep-apps`) leaves its apps installed, recorded as kept', async () => {
+    const api = contractCall(bridge, null);
+    const serial = bridge.node.simulator!.devices[0]!.serial;
+    const served = await listenApp(bridge.app);
+    let leaseId: string | undefined;
+    try {
+      const acquired = await runCli(['lease', 'acquire', '--keep-apps', '--ttl', '60', '--json'], {
+        env: { DEVICEBRIDGE_URL: served.url },
+      });
+      expect(acquired.code, acquired.stderr).toBe(0);
+      const lease = JSON.parse(acquired.stdout);
+      leaseId = lease.id;
+      expect(lease.keepApps).toBe(true);
+      // Stored in Redis with the lease: a later read answers it too.
+      expect((await api('GET', `/v1/leases/${lease.id}`)).body.keepApps).toBe(true);
+      const helperSha = sha256Bytes(await readFile(fixture('snapshot-helper-v2.apk')));
+      const installed = await api('POST', `/v1/leases/${lease.id}/apps`, { sha256: helperSha });
+      expect(installed.status, JSON.stringify(installed.body)).toBe(201);
+      expect(installed.body.keep).toBe(true);
+      const released = await api('DELETE', `/v1/leases/${lease.id}`);
+      leaseId = undefined;
+      expect(released.body.teardown.actions).toContain(
+        `kept app ${HELPER} (installed during the lease, asked to keep) on ${serial}`,
+      );
+      expect(released.body.teardown.actions.some((a: string) => a.includes('uninstalled app'))).toBe(false);
+      expect(released.body.teardown.failures).toEqual([]);
+    } finally {
+      await served.close();
+      if (leaseId !== undefined) await api('DELETE', `/v1/leases/${leaseId}`);
+    }
+    // The next lease (without keepApps) still finds it, and its own install of it is uninstalled again.
+    const next = (await api('POST', '/v1/leases', { ttlSeconds: 60 })).body;
+    expect(next.keepApps).toBeUndefined();
+    const listed = await api('POST', `/v1/leases/${next.id}/shell`, { argv: ['pm', 'list', 'packages'] });
+    expect(listed.body.stdout).toContain(`package:${HELPER}\n`);
+    const helperSha = sha256Bytes(await readFile(fixture('snapshot-helper-v2.apk')));
+    expect((await api('POST', `/v1/leases/${next.id}/apps`, { sha256: helperSha })).body.keep).toBe(false);
+    const released = await api('DELETE', `/v1/leases/${next.id}`);
+    expect(released.body.teardown.actions).toContain(
+      `uninstalled app ${HELPER} (installed during the lease) on ${serial}`,
+    );
   });
 });

@@ -24,7 +24,7 @@ import { pointerRoute } from '../../src/server/routes/leases/pointer.ts';
 import { releaseLeaseRoute } from '../../src/server/routes/leases/release.ts';
 import { renewLeaseRoute } from '../../src/server/routes/leases/renew.ts';
 import { screenshotRoute } from '../../src/server/routes/leases/screenshot.ts';
-import { shellRoute } from '../../src/server/routes/leases/shell.ts';
+import { shellRoute, shellStreamRoute } from '../../src/server/routes/leases/shell.ts';
 import { snapshotRoute } from '../../src/server/routes/leases/snapshot.ts';
 import { listTeardownsRoute } from '../../src/server/routes/leases/teardowns.ts';
 import { typeTextRoute } from '../../src/server/routes/leases/text.ts';
@@ -75,6 +75,7 @@ function matcher(route: RouteLike): RegExp {
 /** The farm routes of a lease (issue 14), checked the same way; their suites check their coverage. */
 export const FARM_ROUTES: RouteLike[] = [
   shellRoute,
+  shellStreamRoute,
   installAppRoute,
   listAppsRoute,
   appActionRoute,

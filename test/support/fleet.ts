@@ -151,8 +151,8 @@ export async function deleteKeys(redis: Redis, prefix: string): Promise<void> {
 /** `devicebridge simulate --port 0 --count N --json` in its own process (with its control API). */
 export async function startSimulatorProcess(
   count: number,
-  /** More `simulate` flags (e.g. `['--nodes', '20000']`). */
-  extraArgs: string[] = [],
+  /** More `simulate` flags (e.g. `['--nodes', '20000']`, `['--log-rate', '20000']`). */
+  extraArgs: readonly string[] = [],
 ): Promise<{
   child: ChildProcess;
   addresses: string[];

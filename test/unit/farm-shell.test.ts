@@ -101,7 +101,10 @@ describe('parseAppJournalRecord', () => {
 
   it('reads back what teardown journals; a package name that would reach the shell unchecked is refused', () => {
     const record = { serial: '127.0.0.1:5555', packageName: 'com.example.app', sha256: 'a'.repeat(64) };
-    expect(parseAppJournalRecord(record)).toEqual(record);
+    // A record written before `keep` was journaled reads as not kept (uninstalled at teardown).
+    expect(parseAppJournalRecord(record)).toEqual({ ...record, keep: false });
+    expect(parseAppJournalRecord({ ...record, keep: true })).toEqual({ ...record, keep: true });
+    expect(parseAppJournalRecord({ ...record, keep: 'yes' })).toBeNull();
     expect(parseAppJournalRecord({ ...record, packageName: 'com.x; reboot' })).toBeNull();
     expect(parseAppJournalRecord({ ...record, serial: 5 })).toBeNull();
   });

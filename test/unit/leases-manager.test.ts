@@ -379,7 +379,7 @@ async function waitFor(predicate: () => boolean | Promise<boolean>, timeoutMs = 
 
 describe('teardown on the owner node', () => {
   /** Two managers (node-a, node-b) over one store; `owner` says which node drives d1. */
-  function pair(owner: { of: string | null }) {
+  function pair(owner: { of: string | null }, extra: Partial<LeaseManagerOptions> = {}) {
     const store = new MemoryLeaseStore();
     const ran: Record<string, Array<{ lease: string; reason: string }>> = { 'node-a': [], 'node-b': [] };
     const make = (node: string) => {
@@ -396,6 +396,7 @@ describe('teardown on the owner node', () => {
             return { actions: ['closed helper session'], failures: [] };
           },
         },
+        ...extra,
       });
       managers.push(manager);
       return manager;
@@ -424,6 +425,21 @@ describe('teardown on the owner node', () => {
     });
     // The device is free again once the owner recorded the teardown.
     expect((await b.acquire(acquire)).fencingToken).toBe(lease.fencingToken + 1);
+  });
+
+  it('the owner runs a teardown deferred to it at once on the store wake-up, not at its next periodic pass', async () => {
+    // Periodic passes a minute apart: only the wake-up can make the owner run it within the second.
+    const { ran, a, b } = pair({ of: 'node-a' }, { expiryIntervalMs: 60_000 });
+    a.start();
+    b.start();
+    await new Promise((r) => setTimeout(r, 50)); // the start-up passes are done
+    const lease = await b.acquire(acquire);
+    const started = performance.now();
+    await b.release(lease.id);
+    await waitFor(() => ran['node-a']!.length === 1, 1_000);
+    expect(performance.now() - started).toBeLessThan(1_000);
+    expect(ran['node-a']).toEqual([{ lease: lease.id, reason: 'released' }]);
+    expect(ran['node-b']).toEqual([]);
   });
 
   it('after a takeover the new owner runs the teardowns deferred to the dead one', async () => {

@@ -37,6 +37,8 @@ export interface AppJournalRecord {
   serial: string;
   packageName: string;
   sha256: string;
+  /** Left installed at teardown (the install's `keep` or the lease's `keepApps`), recorded as kept. */
+  keep: boolean;
 }
 
 const STEP_MS = 60_000;
@@ -57,7 +59,13 @@ export function parseAppJournalRecord(value: unknown): AppJournalRecord | null {
   const r = value as Record<string, unknown>;
   if (typeof r['serial'] !== 'string' || typeof r['sha256'] !== 'string') return null;
   if (!isJavaPackageName(r['packageName'])) return null;
-  return { serial: r['serial'], packageName: r['packageName'], sha256: r['sha256'] };
+  if (r['keep'] !== undefined && typeof r['keep'] !== 'boolean') return null;
+  return {
+    serial: r['serial'],
+    packageName: r['packageName'],
+    sha256: r['sha256'],
+    keep: r['keep'] === true,
+  };
 }
 
 /**

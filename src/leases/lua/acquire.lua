@@ -17,7 +17,8 @@
   ARGV[8]   '1' when a queue applies (KEYS[2], KEYS[3] are meaningful), else '0'
   ARGV[9]   waiterId ('' = none)
   ARGV[10]  teardown grace ms (an ended lease whose teardown was never recorded stops blocking after it)
-  ARGV[11..] candidate device ids, aligned with KEYS[5..]
+  ARGV[11]  '1' when the lease keeps the apps installed during it (field keepApps), else '0'
+  ARGV[12..] candidate device ids, aligned with KEYS[5..]
 
   A device is free when its hash has no `lease`, or `pending` (ended, teardown not yet recorded) is
   older than the grace. An active lease past expiresAt still blocks until claim-expired ends it.
@@ -49,9 +50,10 @@ for i = 5, #KEYS do
     redis.call('HSET', dev, 'lease', ARGV[3])
     if current then redis.call('HDEL', dev, 'pending') end
     redis.call('HSET', KEYS[4],
-      'id', ARGV[3], 'deviceId', ARGV[i + 6], 'tenant', ARGV[4], 'holder', ARGV[5],
+      'id', ARGV[3], 'deviceId', ARGV[i + 7], 'tenant', ARGV[4], 'holder', ARGV[5],
       'fencingToken', fence, 'acquiredAt', ARGV[1], 'expiresAt', ARGV[2], 'ttlSeconds', ARGV[6],
       'selector', ARGV[7], 'state', 'active')
+    if ARGV[11] == '1' then redis.call('HSET', KEYS[4], 'keepApps', '1') end
     redis.call('ZADD', KEYS[1], ARGV[2], ARGV[3])
     if ARGV[8] == '1' and waiter ~= '' then removeWaiter(KEYS[2], KEYS[3], waiter) end
     return { i - 4, fence }

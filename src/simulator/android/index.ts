@@ -11,6 +11,7 @@ import { createCommandTable } from './commands/index.ts';
 import type { AndroidRuntime, CommandFn } from './context.ts';
 import { hashString, type ListenAddress, SimDeviceImpl } from './device.ts';
 import { createAndroidFileSystem, type MemoryFileSystem } from './fs.ts';
+import { startSyntheticLog } from './log.ts';
 import { PackageManager, systemPackageFiles } from './package-manager.ts';
 import { buildPropText, defaultProps } from './props.ts';
 import { SettingsStore } from './settings.ts';
@@ -70,6 +71,7 @@ export function createSimAndroid(options: SimAndroidOptions): SimAndroidHandle {
   packages.onChange = () => a11y.reconcile();
   const commands: Map<string, CommandFn> = createCommandTable();
   const shell = (): Shell => new Shell({ android: runtime, commands });
+  const stopSyntheticLog = startSyntheticLog(device.log, options.logRate ?? 0);
 
   return {
     device,
@@ -93,6 +95,7 @@ export function createSimAndroid(options: SimAndroidOptions): SimAndroidHandle {
       };
     },
     shutdown(): void {
+      stopSyntheticLog();
       a11y.close();
       for (const pkg of packages.list())
         if (pkg.instrumentations.length > 0) forceStop(device, pkg.packageName);

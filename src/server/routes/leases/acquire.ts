@@ -37,6 +37,7 @@ export function registerAcquireLease(app: OpenAPIHono<AppEnv>): void {
       selector: ((await c.req.json()) as { selector?: unknown }).selector ?? {},
       ...(body.ttlSeconds === undefined ? {} : { ttlSeconds: body.ttlSeconds }),
       ...(body.waitSeconds === undefined ? {} : { waitSeconds: body.waitSeconds }),
+      ...(body.keepApps ? { keepApps: true } : {}),
       signal: c.req.raw.signal,
     });
     c.var.logger.info({ leaseId: lease.id, deviceId: lease.deviceId }, 'lease acquired');

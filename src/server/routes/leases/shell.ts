@@ -6,11 +6,14 @@ import {
   LeaseIdParam,
   SECURED_ERRORS,
   ShellBodySchema,
+  ShellEventSchema,
   ShellResultSchema,
+  ShellStreamBodySchema,
 } from '../../../api/index.ts';
 import type { AppEnv } from '../../env.ts';
 import { guard, jsonBody } from '../../middleware/guard.ts';
 import { scopeFor } from './common.ts';
+import { NDJSON_MEDIA_TYPE } from './logcat.ts';
 
 /** An argv of SHELL_LIMITS.maxArgs arguments of maxArgBytes each, JSON-escaped, fits. */
 const SHELL_BODY_BYTES = 2 * 1024 * 1024;
@@ -45,9 +48,49 @@ export const shellRoute = createRoute({
   },
 });
 
+export const shellStreamRoute = createRoute({
+  method: 'post',
+  path: '/v1/leases/{id}/shell/stream',
+  operationId: 'streamShell',
+  tags: ['farm'],
+  summary: 'Run one shell command, its output streamed as NDJSON events (needs the `shell` token capability)',
+  description:
+    '`{"stream":"stdout"|"stderr","data":BASE64}` per chunk as it comes, then one last event: ' +
+    '`{"exit":CODE,"durationMs":MS}`, or `{"error":{code,message}}` (TIMEOUT past timeoutMs, LEASE_EXPIRED when ' +
+    'the lease ends, DEVICE_OFFLINE). Pulled at the reader’s pace: a slow reader pauses the device’s output. ' +
+    'A client that disconnects closes the command on the device.',
+  security: [{ bearer: [] }],
+  middleware: guard({
+    access: 'client',
+    capability: 'shell',
+    body: jsonBody(SHELL_BODY_BYTES),
+    forward: true,
+  }),
+  request: {
+    params: z.object({ id: LeaseIdParam }),
+    body: { content: { 'application/json': { schema: ShellStreamBodySchema } }, required: true },
+  },
+  responses: {
+    200: {
+      description: 'one JSON ShellEvent per line; a non-zero exit status is still 200',
+      content: { [NDJSON_MEDIA_TYPE]: { schema: ShellEventSchema } },
+    },
+    ...errorResponses(SECURED_ERRORS, BODY_ERRORS, LEASE_ERRORS, [
+      'DEVICE_OFFLINE',
+      'UNAUTHORIZED_DEVICE',
+      'TIMEOUT',
+    ]),
+  },
+});
+
 export function registerShell(app: OpenAPIHono<AppEnv>): void {
   app.openapi(shellRoute, async (c) => {
     const { side, scope } = await scopeFor(c, c.req.valid('param').id);
     return c.json(await side.farm.shell(scope, c.req.valid('json')), 200);
+  });
+  app.openapi(shellStreamRoute, async (c) => {
+    const { side, scope } = await scopeFor(c, c.req.valid('param').id);
+    const stream = await side.farm.shellStream(scope, c.req.valid('json'));
+    return c.body(stream, 200, { 'Content-Type': NDJSON_MEDIA_TYPE }) as never;
   });
 }

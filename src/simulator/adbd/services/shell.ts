@@ -72,8 +72,13 @@ export function startProcess(
 
   const io: ShellIO =
     protocol === 'raw'
-      ? { stdout: writeRaw, stderr: writeRaw, signal: stream.signal }
-      : { stdout: packetWriter(SHELL_STDOUT), stderr: packetWriter(SHELL_STDERR), signal: stream.signal };
+      ? { stdout: writeRaw, stderr: writeRaw, signal: stream.signal, backlog: () => stream.queuedBytes }
+      : {
+          stdout: packetWriter(SHELL_STDOUT),
+          stderr: packetWriter(SHELL_STDERR),
+          signal: stream.signal,
+          backlog: () => stream.queuedBytes,
+        };
 
   const run = async (): Promise<number> => {
     if ('argv' in spec) return android.runArgv(spec.argv, io, stdin);

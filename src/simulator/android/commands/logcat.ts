@@ -7,6 +7,12 @@
 import type { CommandFn } from '../context.ts';
 import { formatEpochLine } from '../log.ts';
 
+/**
+ * Output waiting for the host beyond which a following logcat skips new entries (logd lets a slow
+ * reader fall behind and lose entries rather than grow without bound).
+ */
+export const LOGCAT_MAX_BACKLOG_BYTES = 256 * 1024;
+
 export const logcat: CommandFn = async (argv, ctx) => {
   let dump = false;
   let tail: number | undefined;
@@ -30,7 +36,10 @@ export const logcat: CommandFn = async (argv, ctx) => {
     ctx.io.stdout(formatEpochLine(e));
   if (dump) return 0;
   await new Promise<void>((resolve) => {
-    const stop = log.follow((e) => ctx.io.stdout(formatEpochLine(e)));
+    const stop = log.follow((e) => {
+      if ((ctx.io.backlog?.() ?? 0) > LOGCAT_MAX_BACKLOG_BYTES) return;
+      ctx.io.stdout(formatEpochLine(e));
+    });
     const end = () => {
       stop();
       resolve();

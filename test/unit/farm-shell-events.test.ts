@@ -1,0 +1,244 @@
+/**
+ * The streamed shell command's pure parts: the NDJSON event stream over a ShellStream (our own
+ * interface, fed here by hand: order, terminal events, deadline, lease end, cancel, backpressure)
+ * and the client's event parser (property-tested against the API schema).
+ */
+import { PassThrough } from 'node:stream';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { ShellStream } from '../../src/adb/shell-stream.ts';
+import { ShellEventSchema } from '../../src/api/farm.ts';
+import { parseShellEventLine } from '../../src/client/shell-events.ts';
+import { BridgeError } from '../../src/errors.ts';
+import {
+  encodeShellEvent,
+  QUEUE_HIGH_BYTES,
+  type ShellEvent,
+  shellEventStream,
+} from '../../src/helpers/farm/shell-events.ts';
+import { SimLogBuffer, startSyntheticLog } from '../../src/simulator/android/log.ts';
+
+function fakeShell() {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let closed = 0;
+  let exit!: (code: number | null) => void;
+  const shell: ShellStream = {
+    stdout,
+    stderr,
+    exit: new Promise((r) => {
+      exit = r;
+    }),
+    close: () => {
+      closed++;
+      stdout.end();
+      stderr.end();
+      exit(null);
+    },
+  };
+  return {
+    shell,
+    stdout,
+    stderr,
+    finish: (code: number) => {
+      stdout.end();
+      stderr.end();
+      exit(code);
+    },
+    closed: () => closed,
+  };
+}
+
+async function readAll(stream: ReadableStream<Uint8Array>): Promise<ShellEvent[]> {
+  const chunks: Buffer[] = [];
+  for await (const c of stream as unknown as AsyncIterable<Uint8Array>) chunks.push(Buffer.from(c));
+  const text = Buffer.concat(chunks).toString('utf8');
+  return text
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as ShellEvent);
+}
+
+const bytesOf = (events: ShellEvent[], stream: 'stdout' | 'stderr') =>
+  Buffer.concat(
+    events.flatMap((e) => ('stream' in e && e.stream === stream ? [Buffer.from(e.data, 'base64')] : [])),
+  );
+
+describe('shellEventStream', () => {
+  it('streams stdout and stderr byte-exact, in order, then the exit status last', async () => {
+    const f = fakeShell();
+    const stream = shellEventStream(f.shell, { timeoutMs: 10_000, signal: new AbortController().signal });
+    const binary = Buffer.from([0, 255, 10, 13, 0xc3]);
+    f.stdout.write('out1 ');
+    f.stderr.write('err');
+    f.stdout.write(binary);
+    f.finish(3);
+    const events = await readAll(stream);
+    expect(bytesOf(events, 'stdout')).toEqual(Buffer.concat([Buffer.from('out1 '), binary]));
+    expect(bytesOf(events, 'stderr').toString()).toBe('err');
+    const last = events.at(-1) as { exit: number };
+    expect(last.exit).toBe(3);
+    expect(events.filter((e) => 'exit' in e)).toHaveLength(1);
+    expect(f.closed()).toBe(0);
+    for (const e of events) expect(ShellEventSchema.safeParse(e).success).toBe(true);
+  });
+
+  it('past the deadline: closes the command and ends with a TIMEOUT event naming it', async () => {
+    const f = fakeShell();
+    const stream = shellEventStream(f.shell, { timeoutMs: 50, signal: new AbortController().signal });
+    f.stdout.write('partial');
+    const events = await readAll(stream);
+    expect(bytesOf(events, 'stdout').toString()).toBe('partial');
+    expect(events.at(-1)).toMatchObject({ error: { code: 'TIMEOUT' } });
+    expect((events.at(-1) as { error: { message: string } }).error.message).toContain('50 ms');
+    expect(f.closed()).toBe(1);
+  });
+
+  it('the lease ending closes the command and ends with LEASE_EXPIRED', async () => {
+    const f = fakeShell();
+    const lease = new AbortController();
+    const stream = shellEventStream(f.shell, { timeoutMs: 10_000, signal: lease.signal });
+    setTimeout(() => lease.abort(new BridgeError('LEASE_EXPIRED', 'lease x has ended')), 20);
+    const events = await readAll(stream);
+    expect(events.at(-1)).toEqual({ error: { code: 'LEASE_EXPIRED', message: 'lease x has ended' } });
+    expect(f.closed()).toBe(1);
+  });
+
+  it('a stream that closes without an exit status ends with DEVICE_OFFLINE', async () => {
+    const f = fakeShell();
+    const stream = shellEventStream(f.shell, { timeoutMs: 10_000, signal: new AbortController().signal });
+    f.shell.close();
+    const events = await readAll(stream);
+    expect(events.at(-1)).toMatchObject({ error: { code: 'DEVICE_OFFLINE' } });
+  });
+
+  it('a reader that cancels (the client went away) closes the command on the device', async () => {
+    const f = fakeShell();
+    let ended = 0;
+    const stream = shellEventStream(f.shell, {
+      timeoutMs: 10_000,
+      signal: new AbortController().signal,
+      onEnd: () => ended++,
+    });
+    const reader = stream.getReader();
+    f.stdout.write('x');
+    await reader.read();
+    await reader.cancel();
+    expect(f.closed()).toBe(1);
+    expect(ended).toBe(1);
+  });
+
+  it('backpressure: a reader that stalls stops the output (the producer is held), then gets every byte', async () => {
+    const f = fakeShell();
+    const stream = shellEventStream(f.shell, { timeoutMs: 20_000, signal: new AbortController().signal });
+    const chunk = Buffer.alloc(4096, 0x61);
+    let accepted = 0;
+    let producing = true;
+    const total = 8 * 1024 * 1024;
+    const producer = (async () => {
+      while (producing && accepted < total) {
+        accepted += chunk.length;
+        if (!f.stdout.write(chunk)) await new Promise((r) => f.stdout.once('drain', r));
+      }
+    })();
+    const reader = stream.getReader();
+    await reader.read(); // one event, then the reader stalls
+    await new Promise((r) => setTimeout(r, 300));
+    // Held: at most the event queue's bound (base64 grows 4/3) and the pipe's own buffer got in.
+    expect(accepted).toBeLessThan(QUEUE_HIGH_BYTES + 64 * 1024);
+    producing = false;
+    f.stdout.write('end');
+    // Reading on drains what was accepted; the producer's last pending write resolves.
+    setTimeout(() => f.finish(0), 50);
+    let received = 0;
+    let last: ShellEvent | undefined;
+    const decoder = new TextDecoder();
+    let rest = '';
+    for (;;) {
+      const next = await reader.read();
+      if (next.done) break;
+      rest += decoder.decode(next.value, { stream: true });
+      const lines = rest.split('\n');
+      rest = lines.pop() ?? '';
+      for (const l of lines) {
+        last = JSON.parse(l) as ShellEvent;
+        if ('stream' in last) received += Buffer.from(last.data, 'base64').length;
+      }
+    }
+    await producer;
+    expect(last).toMatchObject({ exit: 0 });
+    // The first event (read above) plus everything after it.
+    expect(received + chunk.length).toBeGreaterThanOrEqual(accepted);
+  });
+});
+
+describe('parseShellEventLine', () => {
+  const event = fc.oneof(
+    fc.record({
+      stream: fc.constantFrom('stdout' as const, 'stderr' as const),
+      data: fc.uint8Array({ maxLength: 64 }).map((b) => Buffer.from(b).toString('base64')),
+    }),
+    fc.record({ exit: fc.integer({ min: 0, max: 255 }), durationMs: fc.nat() }),
+    fc.record({ error: fc.record({ code: fc.string({ minLength: 1 }), message: fc.string() }) }),
+  );
+
+  it('property: every event the bridge encodes parses back to the same event', () => {
+    fc.assert(
+      fc.property(event, (e) => {
+        const line = Buffer.from(encodeShellEvent(e)).toString('utf8').trimEnd();
+        const parsed = parseShellEventLine(line);
+        expect(parsed).not.toBeNull();
+        if ('stream' in e) {
+          expect(parsed).toMatchObject({ stream: e.stream });
+          expect(Buffer.from((parsed as { data: Uint8Array }).data).toString('base64')).toBe(e.data);
+        } else expect(parsed).toEqual(e);
+        expect(ShellEventSchema.safeParse(e).success).toBe(true);
+      }),
+    );
+  });
+
+  it('property: whatever it accepts, the API schema accepts too; garbage is null, never a throw', () => {
+    const json = fc.oneof(
+      fc.json(),
+      event.map((e) => JSON.stringify(e)),
+      fc
+        .tuple(event, fc.string({ maxLength: 4 }), fc.anything())
+        .map(([e, k, v]) => JSON.stringify({ ...e, [k]: v })),
+    );
+    fc.assert(
+      fc.property(json, (line) => {
+        const parsed = parseShellEventLine(line);
+        if (parsed === null) return;
+        expect(ShellEventSchema.safeParse(JSON.parse(line)).success).toBe(true);
+      }),
+    );
+    for (const bad of [
+      '',
+      'x',
+      '[]',
+      '{"stream":"stdin","data":""}',
+      '{"exit":256,"durationMs":1}',
+      '{"data":"!"}',
+    ])
+      expect(parseShellEventLine(bad), bad).toBeNull();
+  });
+});
+
+describe('startSyntheticLog', () => {
+  it('writes about N lines per second into a bounded ring, tag LoadGen, levels in turn', async () => {
+    const log = new SimLogBuffer(1000);
+    const stop = startSyntheticLog(log, 4000, 10);
+    await new Promise((r) => setTimeout(r, 600));
+    stop();
+    const entries = log.entries();
+    expect(entries.length).toBe(1000); // 4000/s for 0.6 s overflows the ring: only the newest stay
+    expect(entries.every((e) => e.tag === 'LoadGen')).toBe(true);
+    const numbers = entries.map((e) => Number(e.message.split(' ').at(-1)));
+    expect(numbers).toEqual(numbers.map((_, i) => (numbers[0] as number) + i)); // oldest first, no gaps
+    expect(numbers.at(-1)).toBeGreaterThan(1000);
+    expect(new Set(entries.map((e) => e.level))).toEqual(new Set(['V', 'D', 'I', 'W', 'E']));
+    const after = log.entries().length;
+    await new Promise((r) => setTimeout(r, 50));
+    expect(log.entries().length).toBe(after);
+  });
+});
