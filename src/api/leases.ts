@@ -29,6 +29,19 @@ export const LeaseSchema = z
 
 export const LeaseListSchema = z.object({ leases: z.array(LeaseSchema) }).openapi('LeaseList');
 
+export const WaiterSchema = z
+  .object({
+    waiterId: z.string(),
+    selector: LeaseSelectorSchema,
+    tenant: z.string(),
+    position: z.number().int().min(1).openapi({ description: "1 = head of its selector's queue" }),
+    waitingMs: z.number().int().min(0),
+    node: z.string().openapi({ description: 'the bridge node the waiting request is on' }),
+  })
+  .openapi('Waiter');
+
+export const WaiterListSchema = z.object({ waiters: z.array(WaiterSchema) }).openapi('WaiterList');
+
 export const AcquireLeaseBodySchema = z
   .object({
     selector: LeaseSelectorSchema.default({}),
@@ -71,6 +84,8 @@ export const ReleaseLeaseResponseSchema = z
 export type LeaseSelector = z.infer<typeof LeaseSelectorSchema>;
 export type Lease = z.infer<typeof LeaseSchema>;
 export type LeaseList = z.infer<typeof LeaseListSchema>;
+export type Waiter = z.infer<typeof WaiterSchema>;
+export type WaiterList = z.infer<typeof WaiterListSchema>;
 export type AcquireLeaseRequest = z.input<typeof AcquireLeaseBodySchema>;
 export type RenewLeaseRequest = z.input<typeof RenewLeaseBodySchema>;
 export type Teardown = z.infer<typeof TeardownSchema>;

@@ -1,7 +1,7 @@
 /** Lease use cases (acquire, list, get, renew, release) for a caller: what the lease routes and the CLI call. */
 import { BridgeError } from '../errors.ts';
 import type { LeaseManager, ReleaseResult } from '../leases/manager.ts';
-import type { Lease, TeardownRecord } from '../leases/types.ts';
+import type { Lease, LeaseSelector, TeardownRecord } from '../leases/types.ts';
 import type { Caller, LeaseScopes } from './lease-scope.ts';
 
 export interface AcquireInput {
@@ -11,6 +11,18 @@ export interface AcquireInput {
   waitSeconds?: number;
   /** Aborted when the client goes away. */
   signal?: AbortSignal;
+}
+
+/** What a caller sees of a waiter (`GET /v1/waiters`). */
+export interface WaiterView {
+  waiterId: string;
+  selector: LeaseSelector;
+  tenant: string;
+  /** 1 = head of its selector's queue. */
+  position: number;
+  waitingMs: number;
+  /** The bridge node its request waits on. */
+  node: string;
 }
 
 /** The teardown of a lease released on its owner node whose record is not written yet. */
@@ -51,6 +63,20 @@ export class LeaseService {
   /** Active leases of the caller's tenant (admins: all). */
   list(caller: Caller): Promise<Lease[]> {
     return this.#manager.list(caller.role === 'admin' ? {} : { tenant: caller.tenant });
+  }
+
+  /** Who waits for a device, with their place in the queue: the caller's tenant (admins: all). */
+  async waiters(caller: Caller): Promise<WaiterView[]> {
+    const now = Date.now();
+    const waiters = await this.#manager.listWaiters(caller.role === 'admin' ? {} : { tenant: caller.tenant });
+    return waiters.map((w) => ({
+      waiterId: w.waiterId,
+      selector: w.selector,
+      tenant: w.tenant,
+      position: w.position,
+      waitingMs: Math.max(0, now - w.since),
+      node: w.node,
+    }));
   }
 
   /** One lease, ended ones included. */

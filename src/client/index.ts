@@ -50,6 +50,7 @@ import type {
   Teardown,
   Transport,
   ViewportResponse,
+  WaiterList,
 } from '../api/index.ts';
 
 /** Request and response types of the API contract (src/api/), inferred from its zod schemas. */
@@ -99,6 +100,7 @@ export type {
   Teardown,
   Transport,
   ViewportResponse,
+  WaiterList,
 };
 /** Earlier names of some of these types. */
 export type HelperManifest = HelperManifestBody;
@@ -285,6 +287,10 @@ export class DeviceBridgeClient {
   }
   listLeases() {
     return this.#request<LeaseList>('GET', '/v1/leases');
+  }
+  /** Lease requests waiting for a device, with their place in the queue (your tenant; admins: all). */
+  listWaiters() {
+    return this.#request<WaiterList>('GET', '/v1/waiters');
   }
   getLease(id: string) {
     return this.#request<Lease>('GET', `/v1/leases/${encodeURIComponent(id)}`);

@@ -25,7 +25,7 @@ import { type Logger, silentLogger } from '../observability/logger.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import { PeriodicTask } from '../periodic.ts';
 import { queueKeyFor, validateSelector } from './selector.ts';
-import type { DeferredTeardown, Lease, LeaseSelector, LeaseStore, TeardownRecord } from './types.ts';
+import type { DeferredTeardown, Lease, LeaseSelector, LeaseStore, TeardownRecord, Waiter } from './types.ts';
 
 /** Leases claimed per expiry pass; a full pass is followed by another at once. */
 const EXPIRY_BATCH = 100;
@@ -222,7 +222,8 @@ export class LeaseManager {
     const waiterId = `waiter_${randomBytes(12).toString('base64url')}`;
     const deadline = performance.now() + waitSeconds * 1000;
     const waiterTtl = Math.max(this.#waiterTtl, (this.#pollMs * 3) / 1000);
-    await this.#store.enqueue(queueKey, waiterId, waiterTtl);
+    const info = { selector, tenant: options.tenant, node: this.#node, since: Date.now() };
+    await this.#store.enqueue(queueKey, waiterId, waiterTtl, info);
     const self = { queueKey, pending: false } as { queueKey: string; wake?: () => void; pending: boolean };
     this.#waiters.set(waiterId, self);
     let refreshedAt = performance.now();
@@ -234,7 +235,7 @@ export class LeaseManager {
         if (signal?.aborted) throw abortError(signal);
         if (this.#draining) throw this.#drainingError();
         if (performance.now() - refreshedAt > (waiterTtl * 1000) / 3) {
-          await this.#store.enqueue(queueKey, waiterId, waiterTtl);
+          await this.#store.enqueue(queueKey, waiterId, waiterTtl, info);
           refreshedAt = performance.now();
         }
         const { available } = await this.#devices.match(selector);
@@ -367,6 +368,11 @@ export class LeaseManager {
 
   async activeCount(): Promise<number> {
     return (await this.#store.list()).length;
+  }
+
+  /** Live waiters (of one tenant, or all) with their place in their selector's queue. */
+  listWaiters(filter: { tenant?: string } = {}): Promise<Waiter[]> {
+    return this.#store.listWaiters(filter);
   }
 
   waitingCount(): Promise<number> {

@@ -20,6 +20,8 @@
  *   active            zset  active lease ids by expiresAt
  *   q:<queueKey>      zset  waiters by arrival sequence;  qd:<queueKey> hash waiter -> deadline
  *   queues            set   queue keys that have waiters;  qseq  arrival counter
+ *   waiters           hash  waiterId -> {queueKey, selector, tenant, node, since} JSON (listing;
+ *                           entries of waiters that left are dropped by list-waiters)
  *   td:<leaseId>      string teardown record JSON, expires after the retention
  *   deferred-claims   hash  leaseId -> "<claimedAt ms>:<node>" (who runs a deferred teardown; a stale
  *                           claim is re-taken: the record stays until its teardown is recorded)
@@ -47,6 +49,7 @@ import {
   newLeaseId,
   parseDeferredTeardowns,
   parseJournalRecord,
+  parseWaiters,
   type StoreClockOptions,
   ttlMs,
 } from './store-common.ts';
@@ -59,6 +62,8 @@ import type {
   LeaseState,
   LeaseStore,
   TeardownRecord,
+  Waiter,
+  WaiterInfo,
 } from './types.ts';
 
 export const DEFAULT_PREFIX = 'devicebridge:';
@@ -106,6 +111,10 @@ export class LeaseKeys {
   }
   get queues(): string {
     return this.#space.key('queues');
+  }
+  /** Hash waiterId -> description JSON (for listing waiters). */
+  get waiterInfo(): string {
+    return this.#space.key('waiters');
   }
   get queueSequence(): string {
     return this.#space.key('qseq');
@@ -332,7 +341,7 @@ export class RedisLeaseStore implements LeaseStore {
     return this.#seenAll(leasesFromReply(reply));
   }
 
-  async enqueue(queueKey: string, waiterId: string, ttlSeconds: number): Promise<void> {
+  async enqueue(queueKey: string, waiterId: string, ttlSeconds: number, info?: WaiterInfo): Promise<void> {
     checkTtl(ttlSeconds);
     const ms = ttlMs(ttlSeconds);
     await this.#scripts.run(
@@ -342,9 +351,25 @@ export class RedisLeaseStore implements LeaseStore {
         this.#keys.queueDeadlines(queueKey),
         this.#keys.queues,
         this.#keys.queueSequence,
+        this.#keys.waiterInfo,
       ],
-      [waiterId, this.#now() + ms, queueKey, ms],
+      [
+        waiterId,
+        this.#now() + ms,
+        queueKey,
+        ms,
+        info === undefined ? '' : JSON.stringify({ queueKey, ...info }),
+      ],
     );
+  }
+
+  async listWaiters(filter: { tenant?: string } = {}): Promise<Waiter[]> {
+    const reply = await this.#scripts.run(
+      'list-waiters',
+      [this.#keys.waiterInfo, this.#keys.queues],
+      [this.#now(), this.#keys.base, filter.tenant ?? ''],
+    );
+    return parseWaiters(reply);
   }
 
   async dequeue(queueKey: string, waiterId: string): Promise<void> {

@@ -28,6 +28,7 @@ import { shellRoute } from '../../src/server/routes/leases/shell.ts';
 import { snapshotRoute } from '../../src/server/routes/leases/snapshot.ts';
 import { typeTextRoute } from '../../src/server/routes/leases/text.ts';
 import { viewportRoute } from '../../src/server/routes/leases/viewport.ts';
+import { listWaitersRoute } from '../../src/server/routes/leases/waiters.ts';
 
 interface RouteLike {
   method: string;
@@ -52,6 +53,7 @@ export const LEASE_ROUTES: RouteLike[] = [
   gestureRoute,
   screenshotRoute,
   adbEndpointRoute,
+  listWaitersRoute,
 ];
 
 /** The lease-scoped glass companion routes (checked by test/integration/glass-lease.test.ts). */

@@ -24,6 +24,7 @@ import { registerShell } from './shell.ts';
 import { registerSnapshot } from './snapshot.ts';
 import { registerTypeText } from './text.ts';
 import { registerViewport } from './viewport.ts';
+import { registerListWaiters } from './waiters.ts';
 
 export function registerLeases(app: OpenAPIHono<AppEnv>): void {
   registerAcquireLease(app);
@@ -49,4 +50,5 @@ export function registerLeases(app: OpenAPIHono<AppEnv>): void {
   registerListApps(app);
   registerAppActions(app);
   registerLogcat(app);
+  registerListWaiters(app);
 }
