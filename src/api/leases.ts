@@ -1,7 +1,7 @@
 /** Contract of the lease routes: acquire, list, get, renew and release (with its teardown record). */
 import { z } from '@hono/zod-openapi';
 import { LEASE_ID_PATTERN } from '../app/lease-scope.ts';
-import { LeaseSelectorSchema as SelectorRule } from '../leases/selector.ts';
+import { LeaseSelectorSchema as SelectorRule, WAITER_ID_PATTERN } from '../leases/selector.ts';
 
 export const LeaseIdParam = z
   .string()
@@ -51,6 +51,17 @@ export const AcquireLeaseBodySchema = z
       .int()
       .optional()
       .openapi({ description: 'wait in a FIFO queue per selector (default 0)' }),
+    waiterId: z
+      .string()
+      .regex(WAITER_ID_PATTERN, 'must be waiter_ and 16 to 64 characters [A-Za-z0-9_-]')
+      .optional()
+      .openapi({
+        description:
+          'Re-poll protocol for long waits: a wait under your own waiter id that ends without a device ' +
+          '(409, details.waiterId) keeps its place in the queue for a few seconds; send the same request ' +
+          "again with the same id to resume it. Keep each request under your load balancer's idle " +
+          'timeout (e.g. waitSeconds 20); GET /v1/waiters shows the place.',
+      }),
   })
   .strict()
   .openapi('AcquireLease');

@@ -11,6 +11,8 @@ export interface AcquireInput {
   waitSeconds?: number;
   /** Aborted when the client goes away. */
   signal?: AbortSignal;
+  /** Resume a wait under the client's own waiter id (the re-poll protocol). */
+  waiterId?: string;
 }
 
 /** What a caller sees of a waiter (`GET /v1/waiters`). */
@@ -57,6 +59,7 @@ export class LeaseService {
       tenant: caller.tenant,
       holder: caller.name,
       ...(input.signal === undefined ? {} : { signal: input.signal }),
+      ...(input.waiterId === undefined ? {} : { waiterId: input.waiterId }),
     });
   }
 
