@@ -19,22 +19,22 @@ local pruned = {}
 local out = {}
 local entries = redis.call('HGETALL', KEYS[1])
 for i = 1, #entries, 2 do
-  local waiter = entries[i]
+  local id = entries[i]
   local ok, info = pcall(cjson.decode, entries[i + 1])
   local qk = ok and type(info) == 'table' and info.queueKey or nil
   if type(qk) ~= 'string' then
-    redis.call('HDEL', KEYS[1], waiter)
+    redis.call('HDEL', KEYS[1], id)
   else
     local queue = ARGV[2] .. 'q:' .. qk
     if not pruned[qk] then
       pruneQueue(queue, ARGV[2] .. 'qd:' .. qk, KEYS[2], qk, now)
       pruned[qk] = true
     end
-    local rank = redis.call('ZRANK', queue, waiter)
+    local rank = redis.call('ZRANK', queue, id)
     if not rank then
-      redis.call('HDEL', KEYS[1], waiter)
+      redis.call('HDEL', KEYS[1], id)
     elseif ARGV[3] == '' or info.tenant == ARGV[3] then
-      out[#out + 1] = waiter
+      out[#out + 1] = id
       out[#out + 1] = rank + 1
       out[#out + 1] = entries[i + 1]
     end
