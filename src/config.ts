@@ -39,6 +39,8 @@ const fields = {
     'LOG_LEVEL',
     z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
   ],
+  /** Log lines: `json`, `pretty` (human), or `auto` (pretty on a terminal, JSON otherwise). */
+  logFormat: ['LOG_FORMAT', z.enum(['auto', 'json', 'pretty']).default('auto')],
   s3Bucket: ['S3_BUCKET', z.string().min(3).max(63).optional()],
   s3Prefix: ['S3_PREFIX', z.string().default('')],
   s3Endpoint: ['S3_ENDPOINT', z.url().optional()],

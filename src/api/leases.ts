@@ -1,7 +1,7 @@
 /** Contract of the lease routes: acquire, list, get, renew and release (with its teardown record). */
 import { z } from '@hono/zod-openapi';
 import { LEASE_ID_PATTERN } from '../app/lease-scope.ts';
-import { LeaseSelectorSchema as SelectorRule } from '../leases/selector.ts';
+import { LeaseSelectorSchema as SelectorRule, WAITER_ID_PATTERN } from '../leases/selector.ts';
 import { MAX_TEARDOWN_LIST } from '../leases/types.ts';
 
 export const LeaseIdParam = z
@@ -34,6 +34,19 @@ export const LeaseSchema = z
 
 export const LeaseListSchema = z.object({ leases: z.array(LeaseSchema) }).openapi('LeaseList');
 
+export const WaiterSchema = z
+  .object({
+    waiterId: z.string(),
+    selector: LeaseSelectorSchema,
+    tenant: z.string(),
+    position: z.number().int().min(1).openapi({ description: "1 = head of its selector's queue" }),
+    waitingMs: z.number().int().min(0),
+    node: z.string().openapi({ description: 'the bridge node the waiting request is on' }),
+  })
+  .openapi('Waiter');
+
+export const WaiterListSchema = z.object({ waiters: z.array(WaiterSchema) }).openapi('WaiterList');
+
 export const AcquireLeaseBodySchema = z
   .object({
     selector: LeaseSelectorSchema.default({}),
@@ -47,6 +60,17 @@ export const AcquireLeaseBodySchema = z
       description:
         'leave the apps installed during the lease installed at teardown (recorded as kept); default: uninstall them',
     }),
+    waiterId: z
+      .string()
+      .regex(WAITER_ID_PATTERN, 'must be waiter_ and 16 to 64 characters [A-Za-z0-9_-]')
+      .optional()
+      .openapi({
+        description:
+          'Re-poll protocol for long waits: a wait under your own waiter id that ends without a device ' +
+          '(409, details.waiterId) keeps its place in the queue for a few seconds; send the same request ' +
+          "again with the same id to resume it. Keep each request under your load balancer's idle " +
+          'timeout (e.g. waitSeconds 20); GET /v1/waiters shows the place.',
+      }),
   })
   .strict()
   .openapi('AcquireLease');
@@ -101,6 +125,8 @@ export const TeardownListSchema = z
 export type LeaseSelector = z.infer<typeof LeaseSelectorSchema>;
 export type Lease = z.infer<typeof LeaseSchema>;
 export type LeaseList = z.infer<typeof LeaseListSchema>;
+export type Waiter = z.infer<typeof WaiterSchema>;
+export type WaiterList = z.infer<typeof WaiterListSchema>;
 export type AcquireLeaseRequest = z.input<typeof AcquireLeaseBodySchema>;
 export type RenewLeaseRequest = z.input<typeof RenewLeaseBodySchema>;
 export type Teardown = z.infer<typeof TeardownSchema>;

@@ -2,8 +2,10 @@
  * Device use cases (list, register, remove, clear a quarantine) and the one device view: a record
  * with whether it is leased, and the lease id only for the lease's tenant and admins.
  */
+import type { NodeDirectory } from '../devices/nodes.ts';
 import type { DeviceRegistry } from '../devices/registry.ts';
 import type { DeviceRecord } from '../devices/types.ts';
+import { BridgeError } from '../errors.ts';
 import type { Lease, LeaseStore } from '../leases/types.ts';
 import type { Caller } from './lease-scope.ts';
 
@@ -25,10 +27,39 @@ export interface RegisterInput {
 export class DeviceService {
   readonly #registry: DeviceRegistry;
   readonly #leases: Pick<LeaseStore, 'leaseOfDevice'>;
+  readonly #nodes: Pick<NodeDirectory, 'alive' | 'urlOf'> | undefined;
 
-  constructor(options: { registry: DeviceRegistry; leases: Pick<LeaseStore, 'leaseOfDevice'> }) {
+  constructor(options: {
+    registry: DeviceRegistry;
+    leases: Pick<LeaseStore, 'leaseOfDevice'>;
+    /** The node directory: where a device's live owner answers (removal runs there). */
+    nodes?: Pick<NodeDirectory, 'alive' | 'urlOf'>;
+  }) {
     this.#registry = options.registry;
     this.#leases = options.leases;
+    this.#nodes = options.nodes;
+  }
+
+  /**
+   * Where a change of this device must run: null when here (this node owns it, or its owner is dead
+   * and no node drives it), else the live owner node and its URL. The owner holds the device's tunnel
+   * and re-publishes what it drives, so a removal made anywhere else would be undone by it.
+   * NOT_FOUND for an unknown device; UNAVAILABLE (retryable) when the owner is alive without a URL.
+   */
+  async ownerElsewhere(id: string): Promise<{ node: string; url: string } | null> {
+    const record = await this.#registry.get(id);
+    if (record.ownerNode === this.#registry.node || this.#nodes === undefined) return null;
+    const alive = await this.#nodes.alive([record.ownerNode]);
+    if (!alive.has(record.ownerNode)) return null;
+    const url = await this.#nodes.urlOf(record.ownerNode);
+    if (url === null) {
+      throw new BridgeError(
+        'UNAVAILABLE',
+        `device ${id} is driven by bridge node ${record.ownerNode}, which has no URL yet; retry`,
+        { retryable: true, details: { ownerNode: record.ownerNode, deviceId: id } },
+      );
+    }
+    return { node: record.ownerNode, url };
   }
 
   async #view(record: DeviceRecord, caller: Caller | null): Promise<DeviceView> {

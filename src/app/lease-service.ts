@@ -1,7 +1,7 @@
 /** Lease use cases (acquire, list, get, renew, release) for a caller: what the lease routes and the CLI call. */
 import { BridgeError } from '../errors.ts';
 import type { LeaseManager, ReleaseResult } from '../leases/manager.ts';
-import type { EndedLease, Lease, TeardownRecord } from '../leases/types.ts';
+import type { EndedLease, Lease, LeaseSelector, TeardownRecord } from '../leases/types.ts';
 import type { Caller, LeaseScopes } from './lease-scope.ts';
 
 export interface AcquireInput {
@@ -13,6 +13,20 @@ export interface AcquireInput {
   keepApps?: boolean;
   /** Aborted when the client goes away. */
   signal?: AbortSignal;
+  /** Resume a wait under the client's own waiter id (the re-poll protocol). */
+  waiterId?: string;
+}
+
+/** What a caller sees of a waiter (`GET /v1/waiters`). */
+export interface WaiterView {
+  waiterId: string;
+  selector: LeaseSelector;
+  tenant: string;
+  /** 1 = head of its selector's queue. */
+  position: number;
+  waitingMs: number;
+  /** The bridge node its request waits on. */
+  node: string;
 }
 
 /** The teardown of a lease released on its owner node whose record is not written yet. */
@@ -48,6 +62,7 @@ export class LeaseService {
       tenant: caller.tenant,
       holder: caller.name,
       ...(input.signal === undefined ? {} : { signal: input.signal }),
+      ...(input.waiterId === undefined ? {} : { waiterId: input.waiterId }),
     });
   }
 
@@ -61,6 +76,20 @@ export class LeaseService {
     return this.#manager.listTeardowns(
       caller.role === 'admin' ? { limit } : { tenant: caller.tenant, limit },
     );
+  }
+
+  /** Who waits for a device, with their place in the queue: the caller's tenant (admins: all). */
+  async waiters(caller: Caller): Promise<WaiterView[]> {
+    const now = Date.now();
+    const waiters = await this.#manager.listWaiters(caller.role === 'admin' ? {} : { tenant: caller.tenant });
+    return waiters.map((w) => ({
+      waiterId: w.waiterId,
+      selector: w.selector,
+      tenant: w.tenant,
+      position: w.position,
+      waitingMs: Math.max(0, now - w.since),
+      node: w.node,
+    }));
   }
 
   /** One lease, ended ones included. */

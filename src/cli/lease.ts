@@ -1,6 +1,6 @@
 /**
  * Lease-bound commands over the HTTP API (env DEVICEBRIDGE_URL, DEVICEBRIDGE_TOKEN):
- *   devicebridge lease acquire|renew|release|list
+ *   devicebridge lease acquire|renew|release|list|waiters
  *   devicebridge snapshot --lease ID [--format json|xml]      (registered on the snapshot group)
  *   devicebridge gesture --lease ID tap X Y | swipe ... | ...  (registered on the gesture group)
  * Exit codes: 0 ok, 1 failure reported by the bridge, 2 usage or invalid input (400s).
@@ -81,6 +81,55 @@ export function common(cmd: Command): Command {
 /** Lease flags (seconds, SDK levels) have at most 7 digits. */
 export const int = (flag: string, value: string | undefined) => intFlag(flag, value, 7);
 
+/** How long one request of `lease acquire --wait` waits before it resumes with a new one. */
+const DEFAULT_POLL_SECONDS = 20;
+/** How often a waiting `lease acquire` says where it stands (stderr). */
+const PROGRESS_MS = 2000;
+
+type Client = Awaited<ReturnType<typeof client>>;
+
+/**
+ * `lease acquire --wait`: the re-poll protocol. Every request waits at most `pollSeconds` under one
+ * waiter id of this process; a request that ends without a device (409 CONFLICT) keeps the place in
+ * the queue, and the next request with the same id resumes it, until `waitSeconds` have passed. No
+ * single request outlives a load balancer's idle timeout. Meanwhile (unless `progress` is off) the
+ * place in the queue and the time waited are written to stderr every 2 s (GET /v1/waiters).
+ */
+async function acquireWaiting(
+  c: Client,
+  body: Parameters<Client['acquireLease']>[0],
+  options: { waitSeconds: number; pollSeconds: number; progress: boolean },
+) {
+  const { BridgeClientError } = await import('../client/index.ts');
+  const { randomBytes } = await import('node:crypto');
+  const waiterId = `waiter_${randomBytes(16).toString('base64url')}`;
+  const started = Date.now();
+  const deadline = started + options.waitSeconds * 1000;
+  let said = '';
+  const tell = async () => {
+    const mine = (await c.listWaiters().catch(() => null))?.waiters.find((w) => w.waiterId === waiterId);
+    const place = mine === undefined ? 'in the queue' : `position ${mine.position} in the queue`;
+    said = `waiting for a device: ${place}, ${Math.round((Date.now() - started) / 1000)}s elapsed`;
+    process.stderr.write(`${said}\n`);
+  };
+  const ticker = options.progress ? setInterval(() => void tell(), PROGRESS_MS) : undefined;
+  try {
+    for (;;) {
+      const left = Math.max(0, Math.ceil((deadline - Date.now()) / 1000));
+      try {
+        return await c.acquireLease({ ...body, waitSeconds: Math.min(options.pollSeconds, left), waiterId });
+      } catch (err) {
+        const retry =
+          err instanceof BridgeClientError && err.code === 'CONFLICT' && left > options.pollSeconds;
+        if (!retry) throw err;
+      }
+    }
+  } finally {
+    clearInterval(ticker);
+    if (said !== '') process.stderr.write('waiting ended\n');
+  }
+}
+
 function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
 }
@@ -96,6 +145,11 @@ export function registerLease(program: Command): void {
     .option('--ttl <seconds>', 'lease TTL (default 300, max 3600)')
     .option('--wait <seconds>', 'wait in the queue up to this long for a device to free')
     .option('--keep-apps', 'leave the apps installed during the lease installed when it ends')
+    .option(
+      '--poll <seconds>',
+      'with --wait: each request waits at most this long, then resumes its queue place (keep under your load balancer idle timeout)',
+      String(DEFAULT_POLL_SECONDS),
+    )
     .action(
       async (
         opts: ClientFlags & {
@@ -106,6 +160,7 @@ export function registerLease(program: Command): void {
           ttl?: string;
           wait?: string;
           keepApps?: boolean;
+          poll: string;
         },
       ) => {
         const labels: Record<string, string> = {};
@@ -118,21 +173,25 @@ export function registerLease(program: Command): void {
         const sdkMax = int('--sdk-max', opts.sdkMax);
         const ttlSeconds = int('--ttl', opts.ttl);
         const waitSeconds = int('--wait', opts.wait);
+        const pollSeconds = int('--poll', opts.poll) ?? DEFAULT_POLL_SECONDS;
+        if (pollSeconds < 1) throw new UsageError('--poll must be at least 1 second');
         const c = await client(opts);
+        const body = {
+          selector: {
+            ...(Object.keys(labels).length ? { labels } : {}),
+            ...(opts.device ? { deviceId: opts.device } : {}),
+            ...(sdkMin === undefined ? {} : { sdkMin }),
+            ...(sdkMax === undefined ? {} : { sdkMax }),
+          },
+          ...(ttlSeconds === undefined ? {} : { ttlSeconds }),
+          ...(opts.keepApps ? { keepApps: true } : {}),
+        };
         await run(
           opts,
           () =>
-            c.acquireLease({
-              selector: {
-                ...(Object.keys(labels).length ? { labels } : {}),
-                ...(opts.device ? { deviceId: opts.device } : {}),
-                ...(sdkMin === undefined ? {} : { sdkMin }),
-                ...(sdkMax === undefined ? {} : { sdkMax }),
-              },
-              ...(ttlSeconds === undefined ? {} : { ttlSeconds }),
-              ...(waitSeconds === undefined ? {} : { waitSeconds }),
-              ...(opts.keepApps ? { keepApps: true } : {}),
-            }),
+            waitSeconds === undefined || waitSeconds === 0
+              ? c.acquireLease({ ...body, ...(waitSeconds === undefined ? {} : { waitSeconds }) })
+              : acquireWaiting(c, body, { waitSeconds, pollSeconds, progress: !opts.json }),
           (l) =>
             `${l.id} on ${l.deviceId} until ${new Date(l.expiresAt).toISOString()} (fencing token ${l.fencingToken})`,
         );
@@ -190,6 +249,35 @@ export function registerLease(program: Command): void {
       );
     },
   );
+  registerWaiters(lease);
+}
+
+/** `devicebridge lease waiters`: who waits for a device, with the place in the queue. */
+function registerWaiters(lease: Command): void {
+  common(
+    lease.command('waiters').description('Lease requests waiting for a device (your tenant; admins: all)'),
+  ).action(async (opts: ClientFlags) => {
+    const c = await client(opts);
+    await run(
+      opts,
+      () => c.listWaiters(),
+      (r) =>
+        r.waiters.length
+          ? r.waiters
+              .map((w) =>
+                [
+                  w.waiterId,
+                  `#${w.position}`,
+                  `${Math.round(w.waitingMs / 1000)}s`,
+                  w.tenant,
+                  w.node,
+                  JSON.stringify(w.selector),
+                ].join('\t'),
+              )
+              .join('\n')
+          : 'nobody is waiting',
+    );
+  });
 }
 
 /** `devicebridge devices list`: the devices every node of the fleet drives. */

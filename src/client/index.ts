@@ -52,6 +52,7 @@ import type {
   TeardownList,
   Transport,
   ViewportResponse,
+  WaiterList,
 } from '../api/index.ts';
 import { parseShellEventLine, type ShellStreamEvent } from './shell-events.ts';
 
@@ -106,6 +107,7 @@ export type {
   TeardownList,
   Transport,
   ViewportResponse,
+  WaiterList,
 };
 /** Earlier names of some of these types. */
 export type HelperManifest = HelperManifestBody;
@@ -296,6 +298,11 @@ export class DeviceBridgeClient {
   /** Ended leases with their teardown records, newest first (limit 1–100, default 20). */
   listTeardowns(limit?: number) {
     return this.#request<TeardownList>('GET', `/v1/teardowns${limit === undefined ? '' : `?limit=${limit}`}`);
+  }
+
+  /** Lease requests waiting for a device, with their place in the queue (your tenant; admins: all). */
+  listWaiters() {
+    return this.#request<WaiterList>('GET', '/v1/waiters');
   }
   getLease(id: string) {
     return this.#request<Lease>('GET', `/v1/leases/${encodeURIComponent(id)}`);

@@ -24,7 +24,7 @@ import { BridgeError, invalidArgument } from '../errors.ts';
 import { type Logger, silentLogger } from '../observability/logger.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import { PeriodicTask } from '../periodic.ts';
-import { queueKeyFor, validateSelector } from './selector.ts';
+import { queueKeyFor, validateSelector, WAITER_ID_PATTERN } from './selector.ts';
 import type {
   DeferredTeardown,
   EndedLease,
@@ -32,6 +32,7 @@ import type {
   LeaseSelector,
   LeaseStore,
   TeardownRecord,
+  Waiter,
 } from './types.ts';
 
 /** Leases claimed per expiry pass; a full pass is followed by another at once. */
@@ -104,6 +105,12 @@ export interface AcquireOptions {
   keepApps?: boolean;
   /** Aborted when the client goes away: the waiter leaves the queue. */
   signal?: AbortSignal;
+  /**
+   * The client's own waiter id (the re-poll protocol): a wait that ends without a device keeps this
+   * place in the queue for `waiterTtlSeconds`, so the client's next request with the same id resumes
+   * it (short requests survive load-balancer idle timeouts; the id finds the place in GET /v1/waiters).
+   */
+  waiterId?: string;
 }
 
 export interface ReleaseResult {
@@ -234,28 +241,44 @@ export class LeaseManager {
       queueKey,
       ...(options.keepApps ? { keepApps: true } : {}),
     };
-    const now = await this.#store.acquire({ ...base, candidates: first.available });
+    const resumed = options.waiterId;
+    if (resumed !== undefined && !WAITER_ID_PATTERN.test(resumed)) {
+      throw invalidArgument('waiterId must be waiter_ and 16 to 64 characters [A-Za-z0-9_-]', [
+        { path: 'waiterId', message: 'must match waiter_[A-Za-z0-9_-]{16,64}' },
+      ]);
+    }
+    const now = await this.#store.acquire({
+      ...base,
+      candidates: first.available,
+      ...(resumed === undefined ? {} : { waiterId: resumed }),
+    });
     if (now) return this.#handOver(now, signal);
-    if (waitSeconds === 0) throw this.#conflict(selector, 0);
+    if (waitSeconds === 0 && resumed === undefined) throw this.#conflict(selector, 0);
 
-    const waiterId = `waiter_${randomBytes(12).toString('base64url')}`;
+    const waiterId = resumed ?? `waiter_${randomBytes(12).toString('base64url')}`;
     const deadline = performance.now() + waitSeconds * 1000;
     const waiterTtl = Math.max(this.#waiterTtl, (this.#pollMs * 3) / 1000);
-    await this.#store.enqueue(queueKey, waiterId, waiterTtl);
+    const info = { selector, tenant: options.tenant, node: this.#node, since: Date.now() };
+    await this.#store.enqueue(queueKey, waiterId, waiterTtl, info);
     // Pending from the start: a device freed between the first attempt and joining the queue woke
     // nobody (a teardown publishes only while someone is queued), so the first retry comes at once.
     const self = { queueKey, pending: true } as { queueKey: string; wake?: () => void; pending: boolean };
     this.#waiters.set(waiterId, self);
     let refreshedAt = performance.now();
+    let keepPlace = false;
     try {
       for (;;) {
         const left = deadline - performance.now();
-        if (left <= 0) throw this.#conflict(selector, waitSeconds);
+        if (left <= 0) {
+          // A client waiter keeps its place for its next request (unless this node is draining).
+          keepPlace = resumed !== undefined;
+          throw this.#conflict(selector, waitSeconds, keepPlace ? waiterId : undefined);
+        }
         await this.#sleep(self, Math.min(this.#pollMs, left), signal);
         if (signal?.aborted) throw abortError(signal);
         if (this.#draining) throw this.#drainingError();
         if (performance.now() - refreshedAt > (waiterTtl * 1000) / 3) {
-          await this.#store.enqueue(queueKey, waiterId, waiterTtl);
+          await this.#store.enqueue(queueKey, waiterId, waiterTtl, info);
           refreshedAt = performance.now();
         }
         const { available } = await this.#devices.match(selector);
@@ -265,10 +288,13 @@ export class LeaseManager {
     } finally {
       this.#waiters.delete(waiterId);
       if (self.pending) this.#wakeWaiters(); // a wake-up this waiter did not use goes to the next
-      // Acquire removed us on success; on every other way out leave the queue (idempotent).
-      await this.#store.dequeue(queueKey, waiterId).catch((err: unknown) => {
-        this.#log.warn({ err, queueKey }, 'lease: dequeue failed');
-      });
+      // Acquire removed us on success; on every other way out leave the queue (idempotent), except a
+      // client waiter whose wait ran out: its place stays until its queue deadline passes.
+      if (!keepPlace) {
+        await this.#store.dequeue(queueKey, waiterId).catch((err: unknown) => {
+          this.#log.warn({ err, queueKey }, 'lease: dequeue failed');
+        });
+      }
     }
   }
 
@@ -306,10 +332,10 @@ export class LeaseManager {
     return this.#draining;
   }
 
-  #conflict(selector: LeaseSelector, waitSeconds: number): BridgeError {
+  #conflict(selector: LeaseSelector, waitSeconds: number, waiterId?: string): BridgeError {
     return new BridgeError('CONFLICT', `no device free within ${waitSeconds}s`, {
       retryable: true,
-      details: { selector, waitSeconds },
+      details: { selector, waitSeconds, ...(waiterId === undefined ? {} : { waiterId }) },
     });
   }
 
@@ -393,6 +419,11 @@ export class LeaseManager {
 
   async activeCount(): Promise<number> {
     return (await this.#store.list()).length;
+  }
+
+  /** Live waiters (of one tenant, or all) with their place in their selector's queue. */
+  listWaiters(filter: { tenant?: string } = {}): Promise<Waiter[]> {
+    return this.#store.listWaiters(filter);
   }
 
   waitingCount(): Promise<number> {

@@ -14,6 +14,7 @@
 import { LeaseFailure, leaseError } from './errors.ts';
 import {
   byAcquired,
+  byQueuePlace,
   checkTtl,
   copyLease,
   DEFAULT_RETENTION_MS,
@@ -32,6 +33,8 @@ import type {
   Lease,
   LeaseStore,
   TeardownRecord,
+  Waiter,
+  WaiterInfo,
 } from './types.ts';
 import { MAX_TEARDOWN_LIST } from './types.ts';
 
@@ -53,6 +56,8 @@ export class MemoryLeaseStore implements LeaseStore {
   #ended: Array<{ at: number; id: string }> = [];
   /** queueKey -> waiterId -> deadline (Map order = arrival order). */
   readonly #queues = new Map<string, Map<string, number>>();
+  /** waiterId -> who waits (for `listWaiters`); dropped once the waiter left its queue. */
+  readonly #waiterInfo = new Map<string, WaiterInfo>();
   readonly #wakeups = new Set<() => void>();
   readonly #teardowns = new Map<string, { record: TeardownRecord; until: number }>();
   readonly #deviceState = new Map<string, { records: Map<string, string>; until: number }>();
@@ -222,15 +227,36 @@ export class MemoryLeaseStore implements LeaseStore {
     return claimed.map(copyLease);
   }
 
-  async enqueue(queueKey: string, waiterId: string, ttlSeconds: number): Promise<void> {
+  async enqueue(queueKey: string, waiterId: string, ttlSeconds: number, info?: WaiterInfo): Promise<void> {
     checkTtl(ttlSeconds);
     let queue = this.#queues.get(queueKey);
     if (!queue) {
       queue = new Map();
       this.#queues.set(queueKey, queue);
     }
+    if (info !== undefined && !queue.has(waiterId)) this.#waiterInfo.set(waiterId, { ...info });
     // Map.set on an existing waiter keeps its place: re-enqueueing only refreshes the deadline.
     queue.set(waiterId, expiresAfter(this.#now(), ttlSeconds));
+  }
+
+  async listWaiters(filter: { tenant?: string } = {}): Promise<Waiter[]> {
+    const now = this.#now();
+    const waiters: Waiter[] = [];
+    const live = new Set<string>();
+    for (const queueKey of [...this.#queues.keys()]) {
+      const queue = this.#liveQueue(queueKey, now);
+      let position = 0;
+      for (const waiterId of queue?.keys() ?? []) {
+        position += 1;
+        live.add(waiterId);
+        const info = this.#waiterInfo.get(waiterId);
+        if (info === undefined || (filter.tenant !== undefined && info.tenant !== filter.tenant)) continue;
+        waiters.push({ ...info, selector: structuredClone(info.selector), waiterId, queueKey, position });
+      }
+    }
+    for (const waiterId of this.#waiterInfo.keys())
+      if (!live.has(waiterId)) this.#waiterInfo.delete(waiterId);
+    return waiters.sort(byQueuePlace);
   }
 
   async dequeue(queueKey: string, waiterId: string): Promise<void> {

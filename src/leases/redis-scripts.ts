@@ -18,6 +18,7 @@ export const SCRIPT_NAMES = [
   'enqueue',
   'dequeue',
   'waiting',
+  'list-waiters',
   'record-teardown',
   'claim-deferred',
   'list-teardowns',

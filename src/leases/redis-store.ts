@@ -10,10 +10,18 @@
  * The prefix must not contain `{` or `}` (it would change the tag).
  *
  *   dev:<deviceId>    hash  lease (current or pending-teardown lease id), pending (ended at, ms), fence (counter, never reset)
+ *
+ * Fencing tokens stay monotonic per device even when Redis loses its data (restarted empty, a
+ * flush): each store instance remembers the highest token it has seen per device (every lease it
+ * acquires or reads) and passes it to `acquire` as a floor the counter never goes back below. A
+ * node that never saw a device's lease cannot know its token; the device's owner sees every lease
+ * of its devices (every lease-scoped call reads the lease there), so acquires through it are safe.
  *   lease:<id>        hash  the lease's fields; ended leases expire after the retention (7 days)
  *   active            zset  active lease ids by expiresAt
  *   q:<queueKey>      zset  waiters by arrival sequence;  qd:<queueKey> hash waiter -> deadline
  *   queues            set   queue keys that have waiters;  qseq  arrival counter
+ *   waiters           hash  waiterId -> {queueKey, selector, tenant, node, since} JSON (listing;
+ *                           entries of waiters that left are dropped by list-waiters)
  *   td:<leaseId>      string teardown record JSON, expires after the retention
  *   tdi               zset  lease ids of recorded teardowns by time recorded (history, newest last;
  *                           trimmed to the retention and TEARDOWN_INDEX_MAX entries); tdi:<tenant> the same per tenant
@@ -44,6 +52,7 @@ import {
   newLeaseId,
   parseDeferredTeardowns,
   parseJournalRecord,
+  parseWaiters,
   type StoreClockOptions,
   ttlMs,
 } from './store-common.ts';
@@ -57,6 +66,8 @@ import type {
   LeaseState,
   LeaseStore,
   TeardownRecord,
+  Waiter,
+  WaiterInfo,
 } from './types.ts';
 import { MAX_TEARDOWN_LIST } from './types.ts';
 
@@ -111,6 +122,10 @@ export class LeaseKeys {
   }
   get queues(): string {
     return this.#space.key('queues');
+  }
+  /** Hash waiterId -> description JSON (for listing waiters). */
+  get waiterInfo(): string {
+    return this.#space.key('waiters');
   }
   get queueSequence(): string {
     return this.#space.key('qseq');
@@ -231,6 +246,8 @@ export class RedisLeaseStore implements LeaseStore {
   /** The subscriber connection of `onWakeup`, opened on first use. */
   #subscriber: Redis | undefined;
   readonly #wakeups = new Set<() => void>();
+  /** The highest fencing token seen per device (the floor of the next acquire). */
+  readonly #fences = new Map<string, number>();
 
   constructor(options: RedisLeaseStoreOptions = {}) {
     this.#url = options.url;
@@ -288,6 +305,7 @@ export class RedisLeaseStore implements LeaseStore {
         this.#graceMs,
         request.keepApps ? '1' : '0',
         ...request.candidates,
+        ...request.candidates.map((d) => this.#fences.get(d) ?? 0),
       ],
     );
     if (!Array.isArray(reply)) return null;
@@ -295,7 +313,7 @@ export class RedisLeaseStore implements LeaseStore {
     if (deviceId === undefined) throw new BridgeError('INTERNAL', 'malformed acquire reply from Redis');
     // A queued waiter got its device: the next one is the head now.
     if (request.waiterId !== undefined) await this.#wake();
-    return {
+    return this.#seen({
       id,
       deviceId,
       tenant: request.tenant,
@@ -308,18 +326,31 @@ export class RedisLeaseStore implements LeaseStore {
       selector: JSON.parse(selector) as LeaseSelector,
       state: 'active',
       ...(request.keepApps ? { keepApps: true } : {}),
-    };
+    });
+  }
+
+  /** Remember the lease's fencing token as its device's floor; resolves the lease. */
+  #seen<T extends Lease | null>(lease: T): T {
+    if (lease !== null && lease.fencingToken > (this.#fences.get(lease.deviceId) ?? 0)) {
+      this.#fences.set(lease.deviceId, lease.fencingToken);
+    }
+    return lease;
+  }
+
+  #seenAll(leases: Lease[]): Lease[] {
+    for (const lease of leases) this.#seen(lease);
+    return leases;
   }
 
   async get(leaseId: string): Promise<Lease | null> {
     const reply = await this.#client.hgetall(this.#keys.lease(leaseId));
     if (Object.keys(reply).length === 0) return null;
-    return leaseFromReply(Object.entries(reply).flat());
+    return this.#seen(leaseFromReply(Object.entries(reply).flat()));
   }
 
   async leaseOfDevice(deviceId: string): Promise<Lease | null> {
     const reply = await this.#scripts.run('lease-of-device', [this.#keys.dev(deviceId)], [this.#keys.base]);
-    return reply === 0 ? null : leaseFromReply(reply);
+    return reply === 0 ? null : this.#seen(leaseFromReply(reply));
   }
 
   async list(filter: { tenant?: string } = {}): Promise<Lease[]> {
@@ -328,7 +359,7 @@ export class RedisLeaseStore implements LeaseStore {
       [this.#keys.active],
       [this.#keys.base, filter.tenant ?? ''],
     );
-    return leasesFromReply(reply).sort(byAcquired);
+    return this.#seenAll(leasesFromReply(reply)).sort(byAcquired);
   }
 
   async renew(leaseId: string, fencingToken: number, ttlSeconds: number): Promise<Lease> {
@@ -340,7 +371,7 @@ export class RedisLeaseStore implements LeaseStore {
       [now, String(fencingToken), ttlSeconds, expiresAfter(now, ttlSeconds)],
       { leaseId },
     );
-    return leaseFromReply(reply);
+    return this.#seen(leaseFromReply(reply));
   }
 
   async release(leaseId: string, fencingToken?: number): Promise<Lease | null> {
@@ -355,7 +386,7 @@ export class RedisLeaseStore implements LeaseStore {
       ],
       { leaseId },
     );
-    return reply === 0 ? null : leaseFromReply(reply);
+    return reply === 0 ? null : this.#seen(leaseFromReply(reply));
   }
 
   async checkFence(deviceId: string, leaseId: string, fencingToken: number): Promise<Lease> {
@@ -365,7 +396,7 @@ export class RedisLeaseStore implements LeaseStore {
       [deviceId, String(fencingToken), this.#now()],
       { leaseId, deviceId },
     );
-    return leaseFromReply(reply);
+    return this.#seen(leaseFromReply(reply));
   }
 
   async claimExpired(now: number, limit = 100): Promise<Lease[]> {
@@ -374,10 +405,10 @@ export class RedisLeaseStore implements LeaseStore {
       [this.#keys.active],
       [now, Math.max(0, Math.floor(limit)), this.#retentionMs, this.#keys.base],
     );
-    return leasesFromReply(reply);
+    return this.#seenAll(leasesFromReply(reply));
   }
 
-  async enqueue(queueKey: string, waiterId: string, ttlSeconds: number): Promise<void> {
+  async enqueue(queueKey: string, waiterId: string, ttlSeconds: number, info?: WaiterInfo): Promise<void> {
     checkTtl(ttlSeconds);
     const ms = ttlMs(ttlSeconds);
     await this.#scripts.run(
@@ -387,9 +418,25 @@ export class RedisLeaseStore implements LeaseStore {
         this.#keys.queueDeadlines(queueKey),
         this.#keys.queues,
         this.#keys.queueSequence,
+        this.#keys.waiterInfo,
       ],
-      [waiterId, this.#now() + ms, queueKey, ms],
+      [
+        waiterId,
+        this.#now() + ms,
+        queueKey,
+        ms,
+        info === undefined ? '' : JSON.stringify({ queueKey, ...info }),
+      ],
     );
+  }
+
+  async listWaiters(filter: { tenant?: string } = {}): Promise<Waiter[]> {
+    const reply = await this.#scripts.run(
+      'list-waiters',
+      [this.#keys.waiterInfo, this.#keys.queues],
+      [this.#now(), this.#keys.base, filter.tenant ?? ''],
+    );
+    return parseWaiters(reply);
   }
 
   async dequeue(queueKey: string, waiterId: string): Promise<void> {

@@ -83,3 +83,6 @@ export function queueKeyFor(selector: LeaseSelector): string {
     selector.sdkMax ?? null,
   ]);
 }
+
+/** What a client-chosen waiter id looks like (`waiter_` and 16..64 URL-safe characters). */
+export const WAITER_ID_PATTERN = /^waiter_[A-Za-z0-9_-]{16,64}$/;

@@ -6,7 +6,7 @@
 import { randomFillSync } from 'node:crypto';
 import { BridgeError, invalidArgument } from '../errors.ts';
 import { parseStrictJson } from '../strict-json.ts';
-import type { DeferredTeardown, DeferredTeardowns, Lease } from './types.ts';
+import type { DeferredTeardown, DeferredTeardowns, Lease, LeaseSelector, Waiter } from './types.ts';
 
 export const DEFAULT_TEARDOWN_GRACE_MS = 120_000;
 export const DEFAULT_RETENTION_MS = 7 * 24 * 3600 * 1000;
@@ -124,4 +124,49 @@ export function parseDeferredTeardowns(entries: Iterable<[string, string]>): Def
     }
   }
   return result;
+}
+
+/** List order of waiters: by queue, then place in it. */
+export function byQueuePlace(a: Waiter, b: Waiter): number {
+  return (a.queueKey < b.queueKey ? -1 : a.queueKey > b.queueKey ? 1 : 0) || a.position - b.position;
+}
+
+/**
+ * One stored waiter description (JSON) with its id and place: null when it is not one (a corrupt
+ * entry is skipped, never fatal to the listing).
+ */
+export function parseWaiter(waiterId: string, position: number, json: string): Waiter | null {
+  let value: unknown;
+  try {
+    value = parseStrictJson(json);
+  } catch {
+    return null;
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
+  const v = value as Record<string, unknown>;
+  const selector = v['selector'];
+  if (typeof selector !== 'object' || selector === null || Array.isArray(selector)) return null;
+  if (typeof v['queueKey'] !== 'string' || typeof v['tenant'] !== 'string') return null;
+  if (typeof v['node'] !== 'string' || !Number.isFinite(v['since'])) return null;
+  if (!Number.isSafeInteger(position) || position < 1 || waiterId === '') return null;
+  return {
+    waiterId,
+    queueKey: v['queueKey'],
+    selector: selector as LeaseSelector,
+    tenant: v['tenant'],
+    node: v['node'],
+    since: v['since'] as number,
+    position,
+  };
+}
+
+/** The list-waiters reply (flat `waiterId, position, JSON` triples), sorted by queue and place. */
+export function parseWaiters(reply: unknown): Waiter[] {
+  if (!Array.isArray(reply)) return [];
+  const waiters: Waiter[] = [];
+  for (let i = 0; i + 2 < reply.length; i += 3) {
+    const waiter = parseWaiter(String(reply[i]), Number(reply[i + 1]), String(reply[i + 2]));
+    if (waiter !== null) waiters.push(waiter);
+  }
+  return waiters.sort(byQueuePlace);
 }

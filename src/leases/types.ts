@@ -119,8 +119,13 @@ export interface LeaseStore {
    * one call across every process sharing the store (teardown runs exactly once).
    */
   claimExpired(now: number, limit?: number): Promise<Lease[]>;
-  /** FIFO queue per selector key. */
-  enqueue(queueKey: string, waiterId: string, ttlSeconds: number): Promise<void>;
+  /**
+   * FIFO queue per selector key. `info` describes the waiter for `listWaiters` (recorded when it
+   * joins; a re-enqueue only refreshes the deadline).
+   */
+  enqueue(queueKey: string, waiterId: string, ttlSeconds: number, info?: WaiterInfo): Promise<void>;
+  /** Live waiters with their place in their selector's queue (of one tenant, or all). */
+  listWaiters(filter?: { tenant?: string }): Promise<Waiter[]>;
   dequeue(queueKey: string, waiterId: string): Promise<void>;
   /** Number of live waiters (for metrics). */
   waiting(queueKey?: string): Promise<number>;
@@ -160,4 +165,21 @@ export interface LeaseStore {
    */
   onWakeup(listener: () => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
+}
+
+/** Who waits in a queue (recorded when a waiter joins it). */
+export interface WaiterInfo {
+  selector: LeaseSelector;
+  tenant: string;
+  /** The bridge node the waiting request is on. */
+  node: string;
+  /** When it joined (ms). */
+  since: number;
+}
+
+/** A live waiter: its description and place (1 = head of its selector's queue). */
+export interface Waiter extends WaiterInfo {
+  waiterId: string;
+  queueKey: string;
+  position: number;
 }

@@ -244,7 +244,7 @@ async function startSteps(options: DeviceNodeOptions, teardown: Teardown): Promi
     nodes: built.nodes,
     scopes,
     leases: new LeaseService({ scopes, manager: leases }),
-    devices: new DeviceService({ registry: devices, leases: built.leaseStore }),
+    devices: new DeviceService({ registry: devices, leases: built.leaseStore, nodes: built.nodes }),
     helpers: new HelperService({ scopes, operations, metrics }),
     glass: new GlassService({ scopes, operations }),
     adbEndpoints: new AdbEndpointService({ scopes, operations }),

@@ -29,7 +29,7 @@ export function buildServices(
     store,
     releases: overrides.releases ?? new ReleaseRepository(store),
     auth: overrides.auth ?? Authenticator.fromFile(config.tokensFile),
-    logger: overrides.logger ?? createLogger(config.logLevel),
+    logger: overrides.logger ?? createLogger(config.logLevel, undefined, config.logFormat),
     metrics,
     publisher: overrides.publisher ?? new ReleaseService({ store, metrics }),
     limits: overrides.limits ?? {

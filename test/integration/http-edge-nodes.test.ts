@@ -5,6 +5,7 @@
  * is asked through app.request().
  */
 import { randomUUID } from 'node:crypto';
+import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
 import { type AddressInfo, createServer, type Server, type Socket } from 'node:net';
 import { type ServerType, serve } from '@hono/node-server';
 import { Redis } from 'ioredis';
@@ -196,5 +197,69 @@ describe('owner proxy: an owner that does not answer', () => {
     // Only a lost answer is healed: a later release of the ended lease is still LEASE_EXPIRED.
     const again = await timedRequest(b.app, 'DELETE', `/v1/leases/${leaseId}`);
     expect(again.status, JSON.stringify(again.body)).toBe(410);
+  }, 30_000);
+});
+
+describe('owner proxy: an owner that hangs after its headers', () => {
+  const hungPrefix = `test:${randomUUID()}:`;
+  let a: DeviceBridge;
+  let b: DeviceBridge;
+  let hung: HttpServer;
+  let leaseId: string;
+
+  beforeAll(async () => {
+    // A real HTTP server in the owner's directory entry: it sends 200, its headers and a first
+    // chunk, then stalls (a hung node whose socket stays open).
+    hung = createHttpServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"width":');
+    });
+    await new Promise<void>((resolve) => hung.listen(0, '127.0.0.1', resolve));
+    a = await testDeviceBridge({
+      simulate: 1,
+      redisPrefix: hungPrefix,
+      env: { DEVICEBRIDGE_NODE: 'node-a' },
+    });
+    await a.node.announce(`http://127.0.0.1:${(hung.address() as AddressInfo).port}`);
+    b = await testDeviceBridge({
+      simulate: 0,
+      redisPrefix: hungPrefix,
+      env: { DEVICEBRIDGE_NODE: 'node-b', DEVICEBRIDGE_FORWARD_TIMEOUT_MS: '500' },
+    });
+    const acquired = await timedRequest(b.app, 'POST', '/v1/leases', { waitSeconds: 5 });
+    expect(acquired.status, JSON.stringify(acquired.body)).toBe(201);
+    leaseId = acquired.body['id'];
+  }, 120_000);
+
+  afterAll(async () => {
+    hung?.closeAllConnections();
+    await new Promise<void>((resolve) => hung?.close(() => resolve()));
+    await b?.cleanup();
+    await a?.cleanup();
+    const redis = new Redis('redis://127.0.0.1:6379');
+    const keys = await redis.keys(`${hungPrefix}*`);
+    if (keys.length > 0) await redis.del(...keys);
+    await redis.quit();
+  });
+
+  it('the relayed body ends with an error once the owner sends nothing for the forward timeout (not a hang)', async () => {
+    const started = performance.now();
+    const res = await b.app.request(`/v1/leases/${leaseId}/viewport?transport=one-shot`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get(FORWARDED)).toBe('node-a');
+    const outcome = await Promise.race([
+      res.text().then(
+        (text) => ({ kind: 'ended', text }),
+        (err: unknown) => ({ kind: 'aborted', text: String((err as Error).message ?? err) }),
+      ),
+      new Promise<{ kind: string; text: string }>((resolve) =>
+        setTimeout(() => resolve({ kind: 'hung', text: '' }), 8000),
+      ),
+    ]);
+    const ms = performance.now() - started;
+    expect(outcome.kind, outcome.text).toBe('aborted');
+    expect(outcome.text).toContain('sent nothing for 500 ms');
+    expect(ms).toBeGreaterThanOrEqual(450);
+    expect(ms).toBeLessThan(5000);
   }, 30_000);
 });

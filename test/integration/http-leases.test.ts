@@ -173,13 +173,29 @@ describe('leases: happy path', () => {
     const none = await api('POST', '/v1/leases', { waitSeconds: 0 });
     expect(none.status).toBe(409);
     expect(none.body.error).toMatchObject({ code: 'CONFLICT', retryable: true });
+    expect((await api('GET', '/v1/waiters')).body).toEqual({ waiters: [] });
     const waiting = api('POST', '/v1/leases', { waitSeconds: 10 });
     await new Promise((r) => setTimeout(r, 300));
+    // The waiter is listed with its place and how long it waited: for its tenant and admins only.
+    const listed = await api('GET', '/v1/waiters');
+    expect(listed.status).toBe(200);
+    expect(listed.body.waiters).toHaveLength(1);
+    expect(listed.body.waiters[0]).toMatchObject({
+      selector: {},
+      tenant: 'acme',
+      position: 1,
+      node: bridge.node.name,
+    });
+    expect(listed.body.waiters[0].waitingMs).toBeGreaterThanOrEqual(200);
+    expect(listed.body.waiters[0].waiterId).toMatch(/^waiter_/);
+    expect((await call(bridge, OTHER_TENANT_TOKEN)('GET', '/v1/waiters')).body).toEqual({ waiters: [] });
+    expect((await call(bridge, ADMIN_TOKEN)('GET', '/v1/waiters')).body.waiters).toHaveLength(1);
     await api('DELETE', `/v1/leases/${a.body.id}`);
     const got = await waiting;
     expect(got.status).toBe(201);
     expect(got.body.deviceId).toBe(a.body.deviceId);
     expect(got.body.fencingToken).toBeGreaterThan(a.body.fencingToken);
+    expect((await api('GET', '/v1/waiters')).body).toEqual({ waiters: [] });
     await api('DELETE', `/v1/leases/${b.body.id}`);
     await api('DELETE', `/v1/leases/${got.body.id}`);
   });
@@ -196,6 +212,7 @@ describe('leases: happy path', () => {
       '/v1/leases/{id}/snapshot',
       '/v1/leases/{id}/viewport',
       '/v1/leases/{id}/gestures',
+      '/v1/waiters',
     ]) {
       expect(doc.paths, p).toHaveProperty([p]);
     }

@@ -83,6 +83,31 @@ function keySlot(key: string): number {
 const req = { tenant: 't1', holder: 'h', ttlSeconds: 1, selector: { labels: { pool: 'x' } } };
 
 describe('RedisLeaseStore', () => {
+  it('fencing tokens stay monotonic per device across a Redis data loss (the lease store keys flushed while a lease is held)', async () => {
+    const clock = new FakeClock();
+    const acquirer = new RedisLeaseStore({ client, prefix, now: clock.now });
+    // Another node that only read the lease (the device's owner serving a lease-scoped call).
+    const owner = new RedisLeaseStore({ client: connection(), prefix, now: clock.now });
+    let held = await acquirer.acquire({ ...req, ttlSeconds: 60, candidates: ['dev-1'] });
+    await acquirer.release(held!.id);
+    await acquirer.recordTeardown(teardownOf(held!, clock));
+    held = await acquirer.acquire({ ...req, ttlSeconds: 60, candidates: ['dev-1'] });
+    expect(held?.fencingToken).toBe(2);
+    expect((await owner.get(held!.id))?.fencingToken).toBe(2);
+
+    // Redis loses the data (restarted empty, a flush).
+    await client.del(...(await keysUnder(prefix)));
+    const again = await acquirer.acquire({ ...req, ttlSeconds: 60, candidates: ['dev-1'] });
+    expect(again?.fencingToken).toBeGreaterThan(2);
+    await client.del(...(await keysUnder(prefix)));
+    const viaOwner = await owner.acquire({ ...req, ttlSeconds: 60, candidates: ['dev-1'] });
+    expect(viaOwner?.fencingToken).toBeGreaterThan(2);
+    // A device never seen starts at 1 as before.
+    expect((await acquirer.acquire({ ...req, ttlSeconds: 60, candidates: ['dev-new'] }))?.fencingToken).toBe(
+      1,
+    );
+  });
+
   it('every key it writes carries the one hash tag (one Cluster slot), queues and teardowns included', async () => {
     const clock = new FakeClock();
     const store = new RedisLeaseStore({ client, prefix, now: clock.now });

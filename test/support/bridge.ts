@@ -146,6 +146,8 @@ export async function testDeviceBridge(
     simulate?: number;
     redisPrefix?: string;
     env?: Record<string, string>;
+    /** The process logger (default: silent). */
+    logger?: import('../../src/observability/logger.ts').Logger;
     /** Stores to use instead of the configured ones (e.g. a counting wrapper). */
     stores?: {
       leaseStore: import('../../src/leases/types.ts').LeaseStore;
@@ -171,7 +173,7 @@ export async function testDeviceBridge(
   };
   const config = loadConfig(env, {});
   const services = buildServices(config, {
-    logger: silentLogger(),
+    logger: options.logger ?? silentLogger(),
     metrics: createMetrics(),
     auth: options.auth ?? new Authenticator([]),
   });

@@ -29,6 +29,7 @@ import { snapshotRoute } from '../../src/server/routes/leases/snapshot.ts';
 import { listTeardownsRoute } from '../../src/server/routes/leases/teardowns.ts';
 import { typeTextRoute } from '../../src/server/routes/leases/text.ts';
 import { viewportRoute } from '../../src/server/routes/leases/viewport.ts';
+import { listWaitersRoute } from '../../src/server/routes/leases/waiters.ts';
 
 interface RouteLike {
   method: string;
@@ -54,6 +55,7 @@ export const LEASE_ROUTES: RouteLike[] = [
   screenshotRoute,
   adbEndpointRoute,
   listTeardownsRoute,
+  listWaitersRoute,
 ];
 
 /** The lease-scoped glass companion routes (checked by test/integration/glass-lease.test.ts). */

@@ -360,6 +360,44 @@ export function leaseStoreContract(name: string, make: StoreFactory, options: { 
       await store.close();
     });
 
+    it('listWaiters: each live waiter with its place in its queue and who waits, by tenant; gone once it left', async () => {
+      const { store, clock } = await setup();
+      const qa = '["pool=a"]';
+      const qb = '["pool=b"]';
+      const info = (tenant: string, pool: string) => ({
+        selector: { labels: { pool } },
+        tenant,
+        node: 'node-1',
+        since: clock.t,
+      });
+      await store.enqueue(qa, 'w1', 10, info('acme', 'a'));
+      await store.enqueue(qa, 'w2', 30, info('globex', 'a'));
+      await store.enqueue(qb, 'w3', 30, info('acme', 'b'));
+      await store.enqueue(qa, 'w4', 30); // no description: queued, not listed
+      expect(await store.listWaiters()).toEqual([
+        { waiterId: 'w1', queueKey: qa, position: 1, ...info('acme', 'a') },
+        { waiterId: 'w2', queueKey: qa, position: 2, ...info('globex', 'a') },
+        { waiterId: 'w3', queueKey: qb, position: 1, ...info('acme', 'b') },
+      ]);
+      expect((await store.listWaiters({ tenant: 'globex' })).map((w) => [w.waiterId, w.position])).toEqual([
+        ['w2', 2],
+      ]);
+      // A re-enqueue keeps the first description; w1's deadline passes: w2 moves to the head.
+      await store.enqueue(qa, 'w2', 30, { ...info('globex', 'a'), node: 'elsewhere' });
+      clock.advance(15_000);
+      expect((await store.listWaiters()).map((w) => [w.waiterId, w.position, w.node])).toEqual([
+        ['w2', 1, 'node-1'],
+        ['w3', 1, 'node-1'],
+      ]);
+      // Acquired (leaves the queue) and dequeued waiters are no longer listed.
+      expect(
+        (await store.acquire({ ...base, candidates: ['d1'], queueKey: qb, waiterId: 'w3' }))?.deviceId,
+      ).toBe('d1');
+      await store.dequeue(qa, 'w2');
+      expect(await store.listWaiters()).toEqual([]);
+      await store.close();
+    });
+
     it('wake-ups: a recorded teardown while someone is queued, a waiter that acquires and a waiter that leaves wake listeners; nothing else does', async () => {
       const { store, clock } = await setup();
       let wakes = 0;

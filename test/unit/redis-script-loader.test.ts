@@ -161,8 +161,8 @@ describe('loadScripts', () => {
     const using = (fn: string): string[] =>
       [...scripts].filter(([, s]) => s.lua.includes(`local function ${fn}(`)).map(([n]) => n);
     expect(using('endLease').sort()).toEqual(['claim-expired', 'release']);
-    expect(using('removeWaiter').sort()).toEqual(['acquire', 'dequeue', 'waiting']);
-    expect(using('dropEmptyQueue').sort()).toEqual(['dequeue', 'waiting']);
+    expect(using('removeWaiter').sort()).toEqual(['acquire', 'dequeue', 'list-waiters', 'waiting']);
+    expect(using('dropEmptyQueue').sort()).toEqual(['dequeue', 'list-waiters', 'waiting']);
     // The fragments own these steps: no script spells them out any more.
     for (const [name, script] of scripts) {
       const own = script.lua.replace(/-- >>> [^\n]*\n[\s\S]*?-- <<< [^\n]*\n/g, '');

@@ -18,7 +18,10 @@
   ARGV[9]   waiterId ('' = none)
   ARGV[10]  teardown grace ms (an ended lease whose teardown was never recorded stops blocking after it)
   ARGV[11]  '1' when the lease keeps the apps installed during it (field keepApps), else '0'
-  ARGV[12..] candidate device ids, aligned with KEYS[5..]
+  ARGV[12..11+n]   candidate device ids, aligned with KEYS[5..] (n candidates)
+  ARGV[12+n..11+2n] each candidate's fence floor: the highest token the calling node has seen for
+                   it ('0' = none). The counter never goes back below it: after Redis lost its data
+                   (the counter reads 0 again) tokens stay monotonic per device.
 
   A device is free when its hash has no `lease`, or `pending` (ended, teardown not yet recorded) is
   older than the grace. An active lease past expiresAt still blocks until claim-expired ends it.
@@ -40,6 +43,7 @@ if ARGV[8] == '1' then
 end
 
 local grace = tonumber(ARGV[10])
+local n = #KEYS - 4
 for i = 5, #KEYS do
   local dev = KEYS[i]
   local held = redis.call('HMGET', dev, 'lease', 'pending')
@@ -47,6 +51,11 @@ for i = 5, #KEYS do
   local free = not current or (pending and (tonumber(pending) + grace <= now))
   if free then
     local fence = redis.call('HINCRBY', dev, 'fence', 1)
+    local floor = tonumber(ARGV[i + 7 + n]) or 0
+    if fence <= floor then
+      fence = floor + 1
+      redis.call('HSET', dev, 'fence', fence)
+    end
     redis.call('HSET', dev, 'lease', ARGV[3])
     if current then redis.call('HDEL', dev, 'pending') end
     redis.call('HSET', KEYS[4],

@@ -35,9 +35,10 @@ export interface RoutePolicy {
   /**
    * A lease-scoped operation: forwarded to the node that drives the lease's device. `or-here`
    * (release: no body): when the owner cannot be reached, the call runs here instead (the lease ends
-   * in the store and its teardown waits there for the owner).
+   * in the store and its teardown waits there for the owner). `stream` (logcat): an answer that may
+   * be idle by nature, relayed without the owner proxy's idle limit.
    */
-  forward?: boolean | 'or-here';
+  forward?: boolean | 'or-here' | 'stream';
   /** A capability the token must hold besides its role (`shell`); refused before anything else runs. */
   capability?: Capability;
 }
@@ -128,7 +129,12 @@ export function guard(policy: RoutePolicy): MiddlewareHandler<AppEnv> {
       const owner = settled?.owner;
       if (settled && owner?.kind === 'remote' && owner.url !== null) {
         const to = { lease: settled.lease, owner: { node: owner.node, url: owner.url } };
-        const forwarded = forwardToOwner(c, to, policy.body ? maxBytesOf(c, policy.body) : 0);
+        const forwarded = forwardToOwner(
+          c,
+          to,
+          policy.body ? maxBytesOf(c, policy.body) : 0,
+          policy.forward === 'stream' ? { idleMs: null } : {},
+        );
         if (policy.forward !== 'or-here') return forwarded;
         const answer = await forwarded.catch((err: unknown) => {
           if (isBridgeError(err) && err.code === 'UNAVAILABLE') return null;

@@ -10,6 +10,12 @@
  * under the route's byte limit, never buffered. A request that was already forwarded once is never
  * forwarded again (no loops): when the owner is unknown or stale, the local route answers
  * UNAVAILABLE naming the owner.
+ *
+ * Time limits: the owner must answer (headers) within the forward timeout, else a retryable
+ * UNAVAILABLE; after the headers, the relayed body must keep moving: a gap longer than the same
+ * timeout between two chunks (a hung owner) aborts the forwarded call and ends the relayed body with
+ * an error (the client sees a truncated answer, never a hang). Streams that may be idle by nature
+ * (logcat) are relayed without the idle limit (`idleMs: null`); they end with the owner's socket.
  */
 import type { Context } from 'hono';
 import { getCookie } from 'hono/cookie';
@@ -37,8 +43,12 @@ const FORWARDED_HEADERS = [
  */
 export async function forwardToOwner(
   c: Context<AppEnv>,
-  scope: { lease: Lease; owner: { node: string; url: string } },
+  scope: {
+    lease: Pick<Lease, 'id' | 'deviceId'> | { id?: undefined; deviceId: string };
+    owner: { node: string; url: string };
+  },
   maxBodyBytes: number,
+  options: { idleMs?: number | null } = {},
 ): Promise<Response> {
   const { lease } = scope;
   const { node: ownerNode, url: ownerUrl } = scope.owner;
@@ -101,11 +111,63 @@ export async function forwardToOwner(
   } finally {
     clearTimeout(timer);
   }
+  const idleMs = options.idleMs === undefined ? timeoutMs : options.idleMs;
   const relayed = new Headers();
   for (const name of ['content-type', 'x-request-id', 'retry-after']) {
     const value = answer.headers.get(name);
     if (value !== null) relayed.set(name, value);
   }
   relayed.set(PROXIED_HEADER, ownerNode);
-  return new Response(answer.body, { status: answer.status, headers: relayed });
+  const relayedBody =
+    answer.body === null || idleMs === null
+      ? answer.body
+      : relayWithIdleLimit(answer.body, idleMs, (why) => {
+          c.var.logger.warn(
+            { leaseId: lease.id, deviceId: lease.deviceId, ownerNode, why },
+            'owner node stalled mid-answer',
+          );
+          timeout.abort(why);
+        });
+  return new Response(relayedBody, { status: answer.status, headers: relayed });
+}
+
+/**
+ * Relay `body` chunk by chunk; when no chunk (nor its end) arrives within `idleMs`, call `onIdle`
+ * (which aborts the upstream call) and end the relayed stream with a TIMEOUT error.
+ */
+export function relayWithIdleLimit(
+  body: ReadableStream<Uint8Array>,
+  idleMs: number,
+  onIdle: (why: BridgeError) => void,
+): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const stalled = new Promise<'stalled'>((resolve) => {
+        timer = setTimeout(() => resolve('stalled'), idleMs);
+      });
+      try {
+        const next = await Promise.race([reader.read(), stalled]);
+        if (next === 'stalled') {
+          const why = new BridgeError('TIMEOUT', `the owner node sent nothing for ${idleMs} ms`, {
+            retryable: true,
+          });
+          onIdle(why);
+          reader.cancel(why).catch(() => undefined);
+          controller.error(why);
+          return;
+        }
+        if (next.done) controller.close();
+        else controller.enqueue(next.value);
+      } catch (err) {
+        controller.error(err);
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+    cancel(reason) {
+      return reader.cancel(reason);
+    },
+  });
 }

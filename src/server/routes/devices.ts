@@ -14,6 +14,7 @@ import { BridgeError } from '../../errors.ts';
 import type { AppEnv, Services } from '../env.ts';
 import { assertRole } from '../middleware/auth.ts';
 import { guard, jsonBody } from '../middleware/guard.ts';
+import { forwardToOwner, PROXIED_HEADER } from '../middleware/owner-proxy.ts';
 
 /** The device id rule (defined in the contract, src/api/devices.ts). */
 export { DeviceIdParam };
@@ -108,7 +109,14 @@ export function registerDevices(app: OpenAPIHono<AppEnv>): void {
     async (c) => {
       assertRole(c.get('principal'), 'admin');
       const { id } = c.req.valid('param');
-      await requireDevices(c.var.services).devices.remove(id, {
+      const side = requireDevices(c.var.services);
+      // The owner drives the device (and re-publishes what it drives): the removal runs there,
+      // forwarded once like a lease-scoped call; a dead owner's device is removed here.
+      if (c.req.header(PROXIED_HEADER) === undefined) {
+        const owner = await side.devices.ownerElsewhere(id);
+        if (owner !== null) return forwardToOwner(c, { lease: { deviceId: id }, owner }, 0) as never;
+      }
+      await side.devices.remove(id, {
         force: c.req.valid('query').force === 'true',
       });
       return c.body(null, 204);

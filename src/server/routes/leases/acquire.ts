@@ -38,9 +38,9 @@ export function registerAcquireLease(app: OpenAPIHono<AppEnv>): void {
       ...(body.ttlSeconds === undefined ? {} : { ttlSeconds: body.ttlSeconds }),
       ...(body.waitSeconds === undefined ? {} : { waitSeconds: body.waitSeconds }),
       ...(body.keepApps ? { keepApps: true } : {}),
+      ...(body.waiterId === undefined ? {} : { waiterId: body.waiterId }),
       signal: c.req.raw.signal,
     });
-    c.var.logger.info({ leaseId: lease.id, deviceId: lease.deviceId }, 'lease acquired');
     return c.json(view(lease), 201);
   });
 }

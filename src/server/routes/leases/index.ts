@@ -25,6 +25,7 @@ import { registerSnapshot } from './snapshot.ts';
 import { registerListTeardowns } from './teardowns.ts';
 import { registerTypeText } from './text.ts';
 import { registerViewport } from './viewport.ts';
+import { registerListWaiters } from './waiters.ts';
 
 export function registerLeases(app: OpenAPIHono<AppEnv>): void {
   registerAcquireLease(app);
@@ -51,4 +52,5 @@ export function registerLeases(app: OpenAPIHono<AppEnv>): void {
   registerAppActions(app);
   registerLogcat(app);
   registerListTeardowns(app);
+  registerListWaiters(app);
 }

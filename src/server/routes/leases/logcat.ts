@@ -23,7 +23,7 @@ export const logcatRoute = createRoute({
     'The whole log buffer, then new entries as they come, filtered by level, tag, pid and since. ' +
     "Pulled at the reader's pace: a slow reader holds the device back; the bridge buffers one entry.",
   security: [{ bearer: [] }],
-  middleware: guard({ access: 'client', forward: true }),
+  middleware: guard({ access: 'client', forward: 'stream' }),
   request: { params: z.object({ id: LeaseIdParam }), query: LogcatQuerySchema },
   responses: {
     200: {

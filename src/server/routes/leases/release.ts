@@ -36,7 +36,6 @@ export function registerReleaseLease(app: OpenAPIHono<AppEnv>): void {
       afterLostAnswer: c.var.ownerUnreachable === true,
     });
     logLease(c, result.lease);
-    c.var.logger.info({ failures: result.teardown.failures.length }, 'lease released');
     return c.json({ lease: view(result.lease), teardown: result.teardown }, 200);
   });
 }
