@@ -75,6 +75,39 @@ for (const [name, make] of stores) {
       expect(SESSION_TOUCH_MS).toBeLessThan(SESSION_IDLE_MS);
     });
 
+    it('sign-out is not undone by a get that read the session just before it and then touches it', async () => {
+      let now = 1_000_000;
+      const inner = make(() => now);
+      // A store whose reads can be held after they have read: get → delete → the get finishes.
+      let hold: Promise<void> | undefined;
+      const store: SessionStore = {
+        get: async (key) => {
+          const value = await inner.get(key);
+          await hold;
+          return value;
+        },
+        set: (key, value, ttlMs) => inner.set(key, value, ttlMs),
+        touch: (key, value, ttlMs) => inner.touch(key, value, ttlMs),
+        delete: (key) => inner.delete(key),
+        close: () => inner.close(),
+      };
+      const sessions = new ConsoleSessions({ store, now: () => now });
+      const s = await sessions.create(who);
+      now += SESSION_TOUCH_MS; // the next get re-writes the session (moves its expiry)
+      let release = () => {};
+      hold = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      const reading = sessions.get(s.id);
+      await new Promise((resolve) => setTimeout(resolve, 50)); // the read has happened, the touch not
+      await sessions.delete(s.id);
+      release();
+      hold = undefined;
+      await reading;
+      expect(await inner.get(sessionKey(s.id))).toBeNull();
+      expect(await sessions.get(s.id)).toBeUndefined();
+    });
+
     it('sign-out deletes the session; the principal keeps its capabilities', async () => {
       const sessions = new ConsoleSessions({ store: make(Date.now) });
       const s = await sessions.create({ ...who, capabilities: ['shell'] });
