@@ -1,7 +1,8 @@
 /**
  * Console sessions in Redis (the lease store's Redis and key prefix): `<prefix>{console}:session:<digest>`
  * strings with a PX expiry, so a session opened on one node is honoured by every node of the fleet
- * and survives a restart. The key holds the sha256 of the session id, never the id.
+ * and survives a restart. The key holds the sha256 of the session id, never the id. A touch is
+ * `SET … PX … XX`: it never re-creates a session deleted meanwhile.
  */
 import type { Redis } from 'ioredis';
 import type { Logger } from '../observability/logger.ts';
@@ -32,6 +33,12 @@ export class RedisSessionStore implements SessionStore {
 
   async set(key: string, value: string, ttlMs: number): Promise<void> {
     await this.#client.set(this.#key(key), value, 'PX', Math.max(1, Math.round(ttlMs)));
+  }
+
+  async touch(key: string, value: string, ttlMs: number): Promise<boolean> {
+    // XX: only if it still exists, so a DEL (sign-out) between a read and this write is not undone.
+    const done = await this.#client.set(this.#key(key), value, 'PX', Math.max(1, Math.round(ttlMs)), 'XX');
+    return done === 'OK';
   }
 
   async delete(key: string): Promise<void> {

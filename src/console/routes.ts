@@ -11,7 +11,7 @@ import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { html } from 'hono/html';
 import type { HtmlEscapedString } from 'hono/utils/html';
 import { BridgeError, isBridgeError } from '../errors.ts';
-import type { Principal } from '../server/auth.ts';
+import { hashToken, type Principal, sessionTokenRef } from '../server/auth.ts';
 import { readForm } from '../server/body.ts';
 import type { AppEnv } from '../server/env.ts';
 import { authenticateLimited } from '../server/middleware/auth.ts';
@@ -230,7 +230,7 @@ const signInPage = (error: string | null) => html`<!doctype html>
 async function viewerOf(c: Context<AppEnv>, sessions: ConsoleSessions): Promise<Viewer | null> {
   const principal = c.get('principal');
   if (principal === null || principal === undefined) return null;
-  return { principal, session: await sessions.get(getCookie(c, SESSION_COOKIE)) };
+  return { principal, session: await sessions.get(getCookie(c, SESSION_COOKIE), c.var.services.auth) };
 }
 
 export function registerConsole(app: OpenAPIHono<AppEnv>, sessions: ConsoleSessions): void {
@@ -267,7 +267,7 @@ export function registerConsole(app: OpenAPIHono<AppEnv>, sessions: ConsoleSessi
       if (!isBridgeError(err) || err.code !== 'UNAUTHENTICATED') throw err;
     }
     if (principal === null) return c.html(signInPage('That token is not valid.'), 401, PAGE_HEADERS);
-    const session = await sessions.create(principal);
+    const session = await sessions.create(principal, sessionTokenRef(hashToken(token)));
     setCookie(c, SESSION_COOKIE, session.id, {
       httpOnly: true,
       sameSite: 'Strict',
@@ -279,7 +279,7 @@ export function registerConsole(app: OpenAPIHono<AppEnv>, sessions: ConsoleSessi
   });
 
   app.post('/console/sign-out', async (c) => {
-    const session = await sessions.get(getCookie(c, SESSION_COOKIE));
+    const session = await sessions.get(getCookie(c, SESSION_COOKIE), c.var.services.auth);
     const form = await readForm(c, CONSOLE_FORM_MAX_BYTES);
     if (session !== undefined) {
       if (!csrfMatches(session, form['csrf'])) {

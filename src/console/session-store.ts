@@ -10,6 +10,11 @@ export interface SessionStore {
   get(key: string): Promise<string | null>;
   /** Store `value` under `key` for `ttlMs`. */
   set(key: string, value: string, ttlMs: number): Promise<void>;
+  /**
+   * Replace the value under `key` and its TTL only if `key` exists (atomically: a delete is never
+   * undone); whether it did.
+   */
+  touch(key: string, value: string, ttlMs: number): Promise<boolean>;
   delete(key: string): Promise<void>;
   close(): Promise<void>;
 }
@@ -47,6 +52,13 @@ export class MemorySessionStore implements SessionStore {
       const oldest = this.#entries.keys().next().value as string;
       this.#entries.delete(oldest);
     }
+  }
+
+  async touch(key: string, value: string, ttlMs: number): Promise<boolean> {
+    const entry = this.#entries.get(key);
+    if (entry === undefined || entry.until <= this.#now()) return false;
+    await this.set(key, value, ttlMs);
+    return true;
   }
 
   async delete(key: string): Promise<void> {

@@ -2,13 +2,17 @@
  * Console sessions: signing in exchanges a bearer token for a random session id, sent back as an
  * HttpOnly, SameSite=Strict cookie, and a CSRF token the pages put on every state-changing request
  * (`X-CSRF-Token` header, or the `csrf` field of a form). A session lives in a SessionStore under the
- * sha256 of its id (memory on one node; Redis in a fleet, so any node honours it), with the CSRF token
- * and who the token named; the token itself is never stored. Idle sessions expire.
+ * sha256 of its id (memory on one node; Redis in a fleet, so any node honours it), with the CSRF token,
+ * who the token named and a reference to the token (`sessionTokenRef`: neither the token nor the
+ * tokens file's hash). Every read resolves that reference against the tokens as configured now: a
+ * session whose token is gone, or names another principal (role, tenant, capabilities, name), is
+ * dropped. Idle sessions expire; a read re-writes the session only while it still exists, so a
+ * sign-out racing a read stays signed out.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import type { Logger } from '../observability/logger.ts';
-import { CAPABILITIES, type Principal } from '../server/auth.ts';
+import { type Authenticator, CAPABILITIES, type Principal, samePrincipal } from '../server/auth.ts';
 import { MemorySessionStore, type SessionStore } from './session-store.ts';
 
 export const SESSION_COOKIE = 'devicebridge_session';
@@ -24,10 +28,17 @@ export interface ConsoleSession {
   id: string;
   csrf: string;
   principal: Principal;
+  /** `sessionTokenRef` of the token the session was opened with. */
+  tokenRef: string;
   lastUsed: number;
 }
 
+/** The tokens as configured now: who the token a session was opened with names (null: revoked). */
+export type SessionTokens = Pick<Authenticator, 'principalOfSession'>;
+
 const SESSION_ID = /^[A-Za-z0-9_-]{43}$/;
+/** A sessionTokenRef: a base64url sha256. */
+const TOKEN_REF = /^[A-Za-z0-9_-]{43}$/;
 
 /** Whether a cookie value has the shape of a session id (checked before any lookup or forward). */
 export const isSessionId = (value: string | undefined): value is string =>
@@ -45,6 +56,7 @@ const StoredSession = z
         capabilities: z.array(z.enum(CAPABILITIES)).max(CAPABILITIES.length).optional(),
       })
       .strict(),
+    tokenRef: z.string().regex(TOKEN_REF),
     lastUsed: z.number().finite(),
   })
   .strict();
@@ -62,7 +74,9 @@ export class ConsoleSessions {
     this.#store = o.store ?? new MemorySessionStore({ now: this.#now });
   }
 
-  async create(principal: Principal): Promise<ConsoleSession> {
+  /** A new session for `principal`, opened with the token whose `sessionTokenRef` is `tokenRef`. */
+  async create(principal: Principal, tokenRef: string): Promise<ConsoleSession> {
+    if (!TOKEN_REF.test(tokenRef)) throw new TypeError('tokenRef must be a sessionTokenRef');
     const session: ConsoleSession = {
       id: randomBytes(32).toString('base64url'),
       csrf: randomBytes(32).toString('base64url'),
@@ -72,14 +86,18 @@ export class ConsoleSessions {
         role: principal.role,
         ...(principal.capabilities === undefined ? {} : { capabilities: [...principal.capabilities] }),
       },
+      tokenRef,
       lastUsed: this.#now(),
     };
-    await this.#write(session);
+    await this.#store.set(sessionKey(session.id), record(session), SESSION_IDLE_MS);
     return session;
   }
 
-  /** The live session of a cookie value, refreshed; undefined when unknown, malformed or idle too long. */
-  async get(id: string | undefined): Promise<ConsoleSession | undefined> {
+  /**
+   * The live session of a cookie value, refreshed; undefined when unknown, malformed, idle too long,
+   * or when `tokens` no longer name the session's principal by its token (then it is dropped too).
+   */
+  async get(id: string | undefined, tokens: SessionTokens): Promise<ConsoleSession | undefined> {
     if (id === undefined || !SESSION_ID.test(id)) return undefined;
     const key = sessionKey(id);
     const raw = await this.#store.get(key);
@@ -97,10 +115,17 @@ export class ConsoleSessions {
       await this.#store.delete(key);
       return undefined;
     }
+    // The token as configured now (a restart or another node may have another tokens file).
+    const current = tokens.principalOfSession(stored.tokenRef);
+    if (current === null || !samePrincipal(current, stored.principal)) {
+      await this.#store.delete(key);
+      return undefined;
+    }
     const session: ConsoleSession = { id, ...stored };
     if (now - stored.lastUsed >= SESSION_TOUCH_MS) {
       session.lastUsed = now;
-      await this.#write(session);
+      // Only while it still exists: a sign-out between the read above and this write stays.
+      if (!(await this.#store.touch(key, record(session), SESSION_IDLE_MS))) return undefined;
     }
     return session;
   }
@@ -112,15 +137,12 @@ export class ConsoleSessions {
   close(): Promise<void> {
     return this.#store.close();
   }
+}
 
-  #write(session: ConsoleSession): Promise<void> {
-    const { csrf, principal, lastUsed } = session;
-    return this.#store.set(
-      sessionKey(session.id),
-      JSON.stringify({ csrf, principal, lastUsed }),
-      SESSION_IDLE_MS,
-    );
-  }
+/** The stored form of a session (its id is the key's preimage, never stored). */
+function record(session: ConsoleSession): string {
+  const { csrf, principal, tokenRef, lastUsed } = session;
+  return JSON.stringify({ csrf, principal, tokenRef, lastUsed });
 }
 
 /** Whether `given` is the session's CSRF token (constant time). */

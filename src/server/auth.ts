@@ -51,8 +51,25 @@ export function hashToken(token: string): string {
   return createHash('sha256').update(token, 'utf8').digest('hex');
 }
 
+/**
+ * What a console session keeps to name the token it was opened with: a digest of the token's sha256
+ * (the tokens file's `sha256`) under a label of its own, so the session store holds neither the
+ * token nor the hash the tokens file holds. Takes that sha256 as hex.
+ */
+export function sessionTokenRef(tokenSha256Hex: string): string {
+  return createHash('sha256')
+    .update(`devicebridge console session token\n${tokenSha256Hex.toLowerCase()}`, 'utf8')
+    .digest('base64url');
+}
+
+/** Whether two principals are the same: name, tenant, role and capabilities (in any order). */
+export function samePrincipal(a: Principal, b: Principal): boolean {
+  const caps = (p: Principal) => [...new Set(p.capabilities ?? [])].sort().join(',');
+  return a.name === b.name && a.tenant === b.tenant && a.role === b.role && caps(a) === caps(b);
+}
+
 export class Authenticator {
-  readonly #entries: Array<Principal & { digest: Buffer }>;
+  readonly #entries: Array<Principal & { digest: Buffer; sessionRef: Buffer }>;
 
   constructor(entries: Array<Principal & { sha256: string }>) {
     this.#entries = entries.map((e) => ({
@@ -61,6 +78,7 @@ export class Authenticator {
       role: e.role,
       ...(e.capabilities === undefined ? {} : { capabilities: [...new Set(e.capabilities)] }),
       digest: Buffer.from(e.sha256, 'hex'),
+      sessionRef: Buffer.from(sessionTokenRef(e.sha256), 'base64url'),
     }));
   }
 
@@ -130,16 +148,32 @@ export class Authenticator {
     let found: Principal | null = null;
     // Compare against every entry in constant time per entry; do not stop early.
     for (const e of this.#entries) {
-      if (timingSafeEqual(digest, e.digest)) {
-        found = {
-          name: e.name,
-          tenant: e.tenant,
-          role: e.role,
-          ...(e.capabilities === undefined ? {} : { capabilities: e.capabilities }),
-        };
-      }
+      if (timingSafeEqual(digest, e.digest)) found = principalOf(e);
     }
     if (found === null) throw new BridgeError('UNAUTHENTICATED', 'unknown token');
     return found;
   }
+
+  /**
+   * The principal the token a console session was opened with names now (by the session's
+   * `sessionTokenRef`), or null when no configured token has that reference (revoked, or no tokens).
+   */
+  principalOfSession(ref: string): Principal | null {
+    const given = Buffer.from(ref, 'base64url');
+    let found: Principal | null = null;
+    for (const e of this.#entries) {
+      if (given.length === e.sessionRef.length && timingSafeEqual(given, e.sessionRef))
+        found = principalOf(e);
+    }
+    return found;
+  }
+}
+
+function principalOf(e: Principal): Principal {
+  return {
+    name: e.name,
+    tenant: e.tenant,
+    role: e.role,
+    ...(e.capabilities === undefined ? {} : { capabilities: e.capabilities }),
+  };
 }

@@ -3,6 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { type Config, loadConfig } from '../../src/config.ts';
+import type { ConsoleSessions } from '../../src/console/sessions.ts';
 import { silentLogger } from '../../src/observability/logger.ts';
 import { createMetrics } from '../../src/observability/metrics.ts';
 import { createApp } from '../../src/server/app.ts';
@@ -104,7 +105,7 @@ export async function timedRequest(
 
 /** An app over a fresh data dir; `auth` defaults to no tokens (loopback admin). */
 export async function testBridge(
-  options: { auth?: Authenticator; env?: Record<string, string> } = {},
+  options: { auth?: Authenticator; env?: Record<string, string>; consoleSessions?: ConsoleSessions } = {},
 ): Promise<TestBridge> {
   const { dir, cleanup } = await tempDir();
   const config = loadConfig({ DEVICEBRIDGE_DATA_DIR: dir, LOG_LEVEL: 'silent', ...options.env }, {});
@@ -113,6 +114,7 @@ export async function testBridge(
     metrics: createMetrics(),
     ...(options.auth ? { auth: options.auth } : { auth: new Authenticator([]) }),
   });
+  if (options.consoleSessions !== undefined) services.consoleSessions = options.consoleSessions;
   const app = createApp(services);
   return {
     config,

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { BridgeError } from '../../src/errors.ts';
-import { Authenticator, hashToken } from '../../src/server/auth.ts';
-import { ADMIN_TOKEN, CLIENT_TOKEN, testTokens } from '../support/bridge.ts';
+import { Authenticator, hashToken, samePrincipal, sessionTokenRef } from '../../src/server/auth.ts';
+import { ADMIN_TOKEN, CLIENT_TOKEN, SHELL_TOKEN, testTokens } from '../support/bridge.ts';
 
 describe('Authenticator', () => {
   it('resolves tokens by hash to their principal', () => {
@@ -16,6 +16,46 @@ describe('Authenticator', () => {
     expect(auth.authenticate(undefined, '10.0.0.5')).toBeNull();
     expect(() => auth.authenticate('Bearer nope', undefined)).toThrow(/unknown token/);
     expect(() => auth.authenticate(`Basic ${ADMIN_TOKEN}`, undefined)).toThrow(/Bearer/);
+  });
+
+  it('a console session token reference resolves to whom the token names now, and is neither token nor hash', () => {
+    const auth = testTokens({ withShell: true });
+    for (const token of [ADMIN_TOKEN, CLIENT_TOKEN, SHELL_TOKEN]) {
+      const ref = sessionTokenRef(hashToken(token));
+      expect(ref).toMatch(/^[A-Za-z0-9_-]{43}$/);
+      expect(ref).not.toContain(token);
+      expect(Buffer.from(ref, 'base64url').toString('hex')).not.toBe(hashToken(token));
+      expect(sessionTokenRef(hashToken(token).toUpperCase())).toBe(ref);
+      expect(auth.principalOfSession(ref)).toEqual(auth.authenticate(`Bearer ${token}`, undefined));
+    }
+    expect(auth.principalOfSession(sessionTokenRef(hashToken('revoked')))).toBeNull();
+    expect(new Authenticator([]).principalOfSession(sessionTokenRef(hashToken(ADMIN_TOKEN)))).toBeNull();
+  });
+
+  it('property: arbitrary session token references resolve to nobody and never throw', () => {
+    const auth = testTokens({ withShell: true });
+    fc.assert(
+      fc.property(
+        fc.oneof(fc.string({ maxLength: 100 }), fc.stringMatching(/^[A-Za-z0-9_-]{43}$/)),
+        (ref) => {
+          expect(auth.principalOfSession(ref)).toBeNull();
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  it('samePrincipal compares name, tenant, role and the set of capabilities', () => {
+    const p = { name: 'ci', tenant: 'acme', role: 'client' as const };
+    expect(samePrincipal(p, { ...p })).toBe(true);
+    expect(samePrincipal(p, { ...p, capabilities: [] })).toBe(true);
+    expect(samePrincipal({ ...p, capabilities: ['shell'] }, { ...p, capabilities: ['shell', 'shell'] })).toBe(
+      true,
+    );
+    expect(samePrincipal(p, { ...p, capabilities: ['shell'] })).toBe(false);
+    expect(samePrincipal(p, { ...p, role: 'admin' })).toBe(false);
+    expect(samePrincipal(p, { ...p, tenant: 'globex' })).toBe(false);
+    expect(samePrincipal(p, { ...p, name: 'other' })).toBe(false);
   });
 
   it('without tokens treats loopback callers as admin and refuses others', () => {

@@ -24,9 +24,12 @@ export function authenticate(sessions?: ConsoleSessions): MiddlewareHandler<AppE
     const { auth } = c.var.services;
     const header = c.req.header('authorization');
     const session =
-      header === undefined && auth.enabled ? await sessions?.get(getCookie(c, SESSION_COOKIE)) : undefined;
+      header === undefined && auth.enabled
+        ? await sessions?.get(getCookie(c, SESSION_COOKIE), auth)
+        : undefined;
     if (session !== undefined) {
-      // A console session stands for the token it was opened with. State-changing API calls carry its
+      // A console session stands for the token it was opened with, as the tokens file names it now
+      // (get() drops a session whose token is gone or changed). State-changing API calls carry its
       // CSRF token (the console's own form posts under /console/ check their `csrf` field themselves).
       if (
         isUnsafeMethod(c.req.method) &&
