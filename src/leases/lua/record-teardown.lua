@@ -23,11 +23,12 @@
 ]]
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[3])
 local now = tonumber(ARGV[5])
+local retentionMs = tonumber(ARGV[3])
 local function index(key)
   redis.call('ZADD', key, now, ARGV[2])
-  redis.call('ZREMRANGEBYSCORE', key, '-inf', '(' .. (now - tonumber(ARGV[3])))
+  redis.call('ZREMRANGEBYSCORE', key, '-inf', '(' .. (now - retentionMs))
   redis.call('ZREMRANGEBYRANK', key, 0, -(tonumber(ARGV[7]) + 1))
-  redis.call('PEXPIRE', key, ARGV[3])
+  redis.call('PEXPIRE', key, retentionMs)
 end
 index(KEYS[5])
 local tenant = redis.call('HGET', KEYS[3], 'tenant')
