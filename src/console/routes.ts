@@ -119,7 +119,7 @@ ${
     : ''
 }`;
 
-const leasesPage = () => html`
+const leasesPage = (admin: boolean) => html`
 <section aria-labelledby="acquire-title">
 <h2 id="acquire-title">Acquire a lease</h2>
 <form id="acquire" class="row" novalidate>
@@ -136,6 +136,14 @@ const leasesPage = () => html`
 <thead><tr><th scope="col">Lease</th><th scope="col">Device</th><th scope="col">Tenant</th><th scope="col">Fencing token</th><th scope="col">Expires in</th><th scope="col">Actions</th></tr></thead>
 <tbody></tbody>
 </table>
+<section aria-labelledby="waiters-title">
+<h2 id="waiters-title">Waiting</h2>
+<table id="waiters" class="grid">
+<caption>Lease requests queued for a device you can see, one group per selector, first in line first, refreshed every 2 seconds</caption>
+<thead><tr><th scope="col">Position</th><th scope="col">Waiting for</th><th scope="col">Node</th>${admin ? html`<th scope="col">Tenant</th>` : ''}<th scope="col">Waiter</th></tr></thead>
+<tbody class="empty"><tr><td colspan="${admin ? 5 : 4}">Nobody is waiting for a device.</td></tr></tbody>
+</table>
+</section>
 <section aria-labelledby="teardown-title">
 <h2 id="teardown-title">Teardown of the last released lease</h2>
 <pre id="teardown" class="record">none yet</pre>

@@ -69,20 +69,8 @@ function ownLabels(labels: Record<string, string>): Record<string, string> {
   return out;
 }
 
-/**
- * The canonical queue key of a selector: identical for selectors that select the same devices by
- * the same terms, whatever the order their labels were written in, in any process. Missing labels
- * and `labels: {}` are the same. A JSON array, so distinct selectors never share a key.
- */
-export function queueKeyFor(selector: LeaseSelector): string {
-  const labels = Object.entries(selector.labels ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return JSON.stringify([
-    selector.deviceId ?? null,
-    labels.flat(),
-    selector.sdkMin ?? null,
-    selector.sdkMax ?? null,
-  ]);
-}
+/** The canonical queue key (its own pure module: the console's browser script uses it too). */
+export { queueKeyFor } from './queue-key.ts';
 
 /** What a client-chosen waiter id looks like (`waiter_` and 16..64 URL-safe characters). */
 export const WAITER_ID_PATTERN = /^waiter_[A-Za-z0-9_-]{16,64}$/;

@@ -11,6 +11,7 @@ import { createInterface } from 'node:readline';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FsArtifactStore } from '../../src/artifacts/fs-store.ts';
+import { BridgeClientError, DeviceBridgeClient } from '../../src/client/index.ts';
 import {
   ADMIN_TOKEN,
   CLIENT_TOKEN,
@@ -379,5 +380,88 @@ describe('console in chromium (e2e)', () => {
     await other.waitForLoadState('networkidle');
     // (Admins see every tenant's history: test/integration/http-leases.test.ts.)
     expect(await other.locator(`#teardowns tbody tr[data-lease="${leaseId}"]`).count()).toBe(0);
+  }, 90_000);
+  it('waiting: a queued request shows under its selector with its place and a running clock, to its tenant and admins only, until it gets the device or gives up', async () => {
+    const ci = new DeviceBridgeClient({ baseUrl: url, token: CLIENT_TOKEN });
+    const globex = new DeviceBridgeClient({ baseUrl: url, token: OTHER_TENANT_TOKEN });
+    const free = (await ci.listDevices()).devices.find((d) => !d.leased && d.state === 'online');
+    expect(free).toBeDefined();
+    const selector = { deviceId: free!.id };
+    const held = await ci.acquireLease({ selector, ttlSeconds: 120 });
+    const leasesOf = async (token: string) => {
+      const page = await signIn(token);
+      await page.getByRole('link', { name: 'Leases', exact: true }).click();
+      await page.waitForURL(`${url}/console/leases`);
+      return page;
+    };
+    const [client, admin, other] = await Promise.all([
+      leasesOf(CLIENT_TOKEN),
+      leasesOf(ADMIN_TOKEN),
+      leasesOf(OTHER_TENANT_TOKEN),
+    ]);
+    const rows = (page: Page) => page.locator('#waiters tbody tr[data-waiter]');
+    const LIVE = { timeout: 10_000, interval: 200 };
+    // Nobody waits yet: the empty state.
+    await expect
+      .poll(() => client.locator('#waiters tbody.empty').textContent(), LIVE)
+      .toBe('Nobody is waiting for a device.');
+    expect(await rows(client).count()).toBe(0);
+
+    // A request of tenant acme waits for the leased device (not awaited: it is queued).
+    const settle = <T>(p: Promise<T>) =>
+      p.then(
+        (value) => ({ value, error: null }),
+        (error: unknown) => ({ value: null, error }),
+      );
+    const mine = settle(ci.acquireLease({ selector, waitSeconds: 60, ttlSeconds: 60 }));
+    await expect.poll(() => rows(client).count(), LIVE).toBe(1);
+    const [waiterId] = (await ci.listWaiters()).waiters.map((w) => w.waiterId);
+    expect(await rows(client).getAttribute('data-waiter')).toBe(waiterId);
+    expect(await rows(client).locator('td.position').textContent()).toBe('1');
+    expect(await rows(client).locator('td.node').textContent()).toMatch(/\S/);
+    expect(await client.locator('#waiters tr.group th').textContent()).toBe(`device ${free!.id} — 1 waiting`);
+    // No tenant column for a client; the time waited counts up between refreshes.
+    expect(await client.locator('#waiters thead th').allTextContents()).not.toContain('Tenant');
+    expect(await rows(client).locator('td.tenant').count()).toBe(0);
+    const seconds = async () =>
+      Number.parseInt((await rows(client).locator('td.waiting').textContent()) ?? '', 10);
+    const first = await seconds();
+    await expect.poll(seconds, { timeout: 5_000, interval: 250 }).toBeGreaterThanOrEqual(first + 2);
+
+    // A request of tenant globex joins the same queue behind it and gives up after a few seconds.
+    const theirs = settle(globex.acquireLease({ selector, waitSeconds: 12 }));
+    // Each client sees its own tenant's waiter only (globex's with its place: behind acme's).
+    await expect.poll(() => rows(other).count(), LIVE).toBe(1);
+    expect(await rows(other).locator('td.position').textContent()).toBe('2');
+    expect(await rows(other).getAttribute('data-waiter')).not.toBe(waiterId);
+    await expect.poll(() => rows(admin).count(), LIVE).toBe(2);
+    expect(await rows(client).count()).toBe(1);
+    expect(await rows(client).getAttribute('data-waiter')).toBe(waiterId);
+    // Admins see both, in one group, in queue order, with the tenant.
+    expect(await admin.locator('#waiters tbody[data-queue]').count()).toBe(1);
+    expect(await admin.locator('#waiters tr.group th').textContent()).toBe(`device ${free!.id} — 2 waiting`);
+    expect(await rows(admin).locator('td.position').allTextContents()).toEqual(['1', '2']);
+    expect(await rows(admin).locator('td.tenant').allTextContents()).toEqual(['acme', 'globex']);
+    expect(await admin.locator('#waiters thead th').allTextContents()).toContain('Tenant');
+    await shot(client, 'leases-waiting-client');
+    await shot(admin, 'leases-waiting-admin');
+    expect(await axeViolations(admin)).toEqual([]);
+
+    // globex's request gives up: its row goes, the empty state comes back on its page.
+    const gaveUp = await theirs;
+    expect(gaveUp.error).toBeInstanceOf(BridgeClientError);
+    expect((gaveUp.error as BridgeClientError).code).toBe('CONFLICT');
+    await expect.poll(() => rows(other).count(), LIVE).toBe(0);
+    expect(await other.locator('#waiters tbody.empty').count()).toBe(1);
+    await expect.poll(() => rows(admin).count(), LIVE).toBe(1);
+
+    // The holder releases: acme's waiter gets the device and leaves the table.
+    await ci.releaseLease(held.id);
+    const granted = await mine;
+    expect(granted.error).toBeNull();
+    expect(granted.value!.deviceId).toBe(free!.id);
+    await expect.poll(() => rows(client).count(), LIVE).toBe(0);
+    expect(await client.locator('#waiters tbody.empty').count()).toBe(1);
+    await ci.releaseLease(granted.value!.id);
   }, 90_000);
 });

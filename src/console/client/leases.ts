@@ -1,5 +1,9 @@
-/** Leases: acquire (selector form), the active leases with TTL countdown, renew, release, teardown. */
+/**
+ * Leases: acquire (selector form), the active leases with TTL countdown, renew, release, teardown;
+ * the waiters queued per selector (./waiters.ts).
+ */
 import { api, el, status } from './api.ts';
+import { type Waiter, waitersTable } from './waiters.ts';
 
 export interface Lease {
   id: string;
@@ -31,6 +35,7 @@ export function leasesPage(): void {
   const form = document.getElementById('acquire') as HTMLFormElement;
   const error = document.getElementById('acquire-error')!;
   const teardown = document.getElementById('teardown')!;
+  const waiters = waitersTable(document.getElementById('waiters') as HTMLTableElement);
   let leases: Lease[] = [];
 
   const left = (l: Lease) => Math.max(0, Math.round((l.expiresAt - Date.now()) / 1000));
@@ -78,6 +83,9 @@ export function leasesPage(): void {
       }),
     );
   };
+  // The queues move faster than leases end: polled on their own, every 2 s.
+  const refreshWaiters = async () =>
+    waiters.show((await api<{ waiters: Waiter[] }>('GET', '/v1/waiters')).waiters);
   const refresh = async () => {
     const [active, ended] = await Promise.all([
       api<{ leases: Lease[] }>('GET', '/v1/leases'),
@@ -138,7 +146,10 @@ export function leasesPage(): void {
     for (const td of tbody.querySelectorAll<HTMLElement>('td.ttl')) {
       td.textContent = `${Math.max(0, Math.round((Number(td.dataset['expires']) - Date.now()) / 1000))} s`;
     }
+    waiters.tick();
   }, 1000);
   setInterval(() => void refresh().catch(() => undefined), 5000);
+  setInterval(() => void refreshWaiters().catch(() => undefined), 2000);
   void refresh().catch((e: Error) => status(e.message));
+  void refreshWaiters().catch(() => undefined);
 }
