@@ -10,13 +10,18 @@
  * Flow control, per stream: device bytes go out as `WRTE` of at most the negotiated payload, one
  * at a time, the next only after the client's `OKAY` (the device socket is paused meanwhile); a
  * client `WRTE` is answered `OKAY` once its bytes were written to the device socket.
+ *
+ * `adb reverse` (relay-reverse.ts): each connection owns its reverses, as adbd's transport does;
+ * a device-side connection to a reverse becomes a stream this endpoint OPENs towards the client.
+ * They are removed when the connection or the endpoint closes.
  */
 import { randomBytes } from 'node:crypto';
 import net from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Logger } from '../observability/logger.ts';
 import { type AdbPublicKey, verifyAdbAuthSignature } from './adb-public-key.ts';
-import { isRelayedService, isReverseService, type PortRange, REVERSE_REFUSED } from './relay-policy.ts';
+import { isRelayedService, isReverseService, type PortRange } from './relay-policy.ts';
+import { RelayReverses } from './relay-reverse.ts';
 import {
   A_AUTH,
   A_CLSE,
@@ -70,6 +75,8 @@ export interface RelayEndpointOptions {
 export interface RelayCloseReport {
   connections: number;
   streams: number;
+  /** Reverses removed (device side and bridge-local listener). */
+  reverses: number;
 }
 
 /** Bind a listener on the first free port of the range (any free port for `{0, 0}`). */
@@ -113,6 +120,8 @@ export class AdbRelayEndpoint {
   readonly #connections = new Set<RelayConnection>();
   #port = 0;
   #closed = false;
+  /** Reverse removals under way (a connection closed), awaited by `close()`. */
+  readonly #removals = new Set<Promise<number>>();
   #onClosed: Array<() => void> = [];
 
   private constructor(options: RelayEndpointOptions) {
@@ -157,6 +166,10 @@ export class AdbRelayEndpoint {
     const connection = new RelayConnection(socket, this.#o, {
       beforeOpen: () => this.#isAlive(),
       leaseEnded: () => void this.close(),
+      reversesRemoved: (removal) => {
+        this.#removals.add(removal);
+        void removal.finally(() => this.#removals.delete(removal));
+      },
     });
     this.#connections.add(connection);
     socket.once('close', () => this.#connections.delete(connection));
@@ -175,12 +188,14 @@ export class AdbRelayEndpoint {
 
   /** Stop listening, drop every connection and every stream it relays. */
   async close(): Promise<RelayCloseReport> {
-    const report = { connections: this.#connections.size, streams: this.openStreams };
-    if (this.#closed) return { connections: 0, streams: 0 };
+    const report = { connections: this.#connections.size, streams: this.openStreams, reverses: 0 };
+    if (this.#closed) return { connections: 0, streams: 0, reverses: 0 };
     this.#closed = true;
     const stopped = new Promise<void>((resolve) => this.#server.close(() => resolve()));
     for (const connection of this.#connections) connection.destroy();
     this.#connections.clear();
+    for (const removed of await Promise.all([...this.#removals].map((r) => r.catch(() => 0))))
+      report.reverses += removed;
     await stopped;
     const handlers = this.#onClosed;
     this.#onClosed = [];
@@ -192,6 +207,8 @@ export class AdbRelayEndpoint {
 interface ConnectionHooks {
   beforeOpen(): Promise<boolean>;
   leaseEnded(): void;
+  /** The connection closed: its reverses are being removed (resolves with how many). */
+  reversesRemoved(removal: Promise<number>): void;
 }
 
 const EMPTY = Buffer.alloc(0);
@@ -211,11 +228,17 @@ class RelayConnection {
   #maxData = MAX_PAYLOAD;
   #nextLocalId = 1;
   readonly #handshake: NodeJS.Timeout;
+  readonly #reverses: RelayReverses;
 
   constructor(socket: net.Socket, options: RelayEndpointOptions, hooks: ConnectionHooks) {
     this.#socket = socket;
     this.#o = options;
     this.#hooks = hooks;
+    this.#reverses = new RelayReverses({
+      openDevice: (service) => options.open(service),
+      openToClient: (destination, s) => this.#openToClient(destination, s),
+      ...(options.logger ? { logger: options.logger } : {}),
+    });
     socket.setNoDelay(true);
     socket.on('data', (chunk: Buffer) => this.#onData(chunk));
     socket.on('error', () => socket.destroy());
@@ -262,6 +285,47 @@ class RelayConnection {
     clearTimeout(this.#handshake);
     for (const stream of [...this.#streams.values()]) stream.destroy(false);
     this.#streams.clear();
+    // adbd drops a transport's reverses with it; here the device's and the bridge-local listeners.
+    this.#hooks.reversesRemoved(this.#reverses.removeAll());
+  }
+
+  #nextId(): number {
+    const localId = this.#nextLocalId++;
+    if (this.#nextLocalId > 0x7fffffff) this.#nextLocalId = 1;
+    return localId;
+  }
+
+  /** A device-side connection to a reverse: OPEN `destination` towards the client's adb server. */
+  #openToClient(destination: string, socket: net.Socket): void {
+    if (this.#state !== 'online' || this.#streams.size >= MAX_STREAMS) {
+      socket.destroy();
+      return;
+    }
+    const localId = this.#nextId();
+    const stream = new RelayStream(this, localId, 0);
+    stream.awaitOpen(socket);
+    this.#streams.set(localId, stream);
+    this.send(A_OPEN, localId, 0, Buffer.from(`${destination}\0`, 'utf8'));
+  }
+
+  /** OKAY/WRTE/CLSE back on a stream answered at once (reverse requests): not tracked. */
+  async #answerReverse(service: string, remoteId: number): Promise<void> {
+    const localId = this.#nextId();
+    this.send(A_OKAY, localId, remoteId);
+    let answer: Buffer;
+    if (!(await this.#hooks.beforeOpen())) {
+      this.#hooks.leaseEnded();
+      return;
+    }
+    try {
+      answer = await this.#reverses.answer(service);
+    } catch (err) {
+      answer = Buffer.from(`FAIL0000`);
+      this.#o.logger?.info({ err: (err as Error).message }, 'adb endpoint: reverse failed');
+    }
+    for (let at = 0; at < answer.length; at += this.#maxData)
+      this.send(A_WRTE, localId, remoteId, answer.subarray(at, at + this.#maxData));
+    this.send(A_CLSE, localId, remoteId);
   }
 
   #onData(chunk: Buffer): void {
@@ -296,7 +360,10 @@ class RelayConnection {
         return;
       case A_OKAY: {
         const stream = this.#streams.get(message.arg1);
-        if (stream !== undefined && stream.remoteId === message.arg0) stream.handleOkay();
+        if (stream === undefined) return;
+        // The client accepted a stream the endpoint opened (a reverse connection).
+        if (stream.remoteId === 0 && message.arg0 !== 0) stream.opened(message.arg0);
+        else if (stream.remoteId === message.arg0) stream.handleOkay();
         return;
       }
       case A_WRTE: {
@@ -370,16 +437,8 @@ class RelayConnection {
       return;
     }
     if (isReverseService(service)) {
-      // Answered as adbd answers a failed reverse (OKAY, then `FAIL` + hex length + message on the
-      // stream, then CLSE), so the client's `adb reverse` prints why instead of a bare "closed".
-      this.#o.logger?.info({ service: service.slice(0, 64) }, 'adb endpoint: adb reverse refused');
-      const localId = this.#nextLocalId++;
-      if (this.#nextLocalId > 0x7fffffff) this.#nextLocalId = 1;
-      const text = Buffer.from(REVERSE_REFUSED, 'utf8');
-      const fail = Buffer.concat([Buffer.from(`FAIL${text.length.toString(16).padStart(4, '0')}`), text]);
-      this.send(A_OKAY, localId, remoteId);
-      this.send(A_WRTE, localId, remoteId, fail);
-      this.send(A_CLSE, localId, remoteId);
+      // Answered by the endpoint as adbd answers it (OKAY, the answer, CLSE): relay-reverse.ts.
+      void this.#answerReverse(service, remoteId);
       return;
     }
     if (!isRelayedService(service) || this.#streams.size >= MAX_STREAMS) {
@@ -387,8 +446,7 @@ class RelayConnection {
       this.send(A_CLSE, 0, remoteId);
       return;
     }
-    const localId = this.#nextLocalId++;
-    if (this.#nextLocalId > 0x7fffffff) this.#nextLocalId = 1;
+    const localId = this.#nextId();
     const stream = new RelayStream(this, localId, remoteId);
     this.#streams.set(localId, stream);
     let socket: Duplex;
@@ -420,8 +478,11 @@ class RelayConnection {
 class RelayStream {
   readonly #connection: RelayConnection;
   readonly localId: number;
-  readonly remoteId: number;
+  /** The client's id; 0 while a stream the endpoint opened awaits the client's OKAY. */
+  remoteId: number;
   #socket: Duplex | undefined;
+  /** The socket of a stream the endpoint opened, until the client accepts it. */
+  #opening: Duplex | undefined;
   #pending: Buffer[] = [];
   #awaitingOkay = false;
   #ended = false;
@@ -436,6 +497,20 @@ class RelayStream {
   /** Whether the device side is open (the client was answered OKAY). */
   get attached(): boolean {
     return this.#socket !== undefined;
+  }
+
+  /** The endpoint OPENed this stream for `socket` (paused until the client accepts). */
+  awaitOpen(socket: Duplex): void {
+    this.#opening = socket;
+  }
+
+  /** The client accepted the stream the endpoint opened. */
+  opened(remoteId: number): void {
+    const socket = this.#opening;
+    if (socket === undefined || this.#done) return;
+    this.#opening = undefined;
+    this.remoteId = remoteId;
+    this.attach(socket);
   }
 
   attach(socket: Duplex): void {
@@ -498,6 +573,7 @@ class RelayStream {
     this.#done = true;
     this.#pending = [];
     this.#socket?.destroy();
+    this.#opening?.destroy();
     this.#connection.forget(this.localId);
     if (notify) this.#connection.send(A_CLSE, this.localId, this.remoteId);
   }

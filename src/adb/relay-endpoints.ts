@@ -155,8 +155,9 @@ export class AdbRelayEndpoints {
     const lines: string[] = [];
     for (const { relay, view } of entries) {
       const report = await relay.close();
+      const reverses = report.reverses > 0 ? `, ${report.reverses} reverse(s) removed` : '';
       lines.push(
-        `closed adb endpoint ${view.endpoint} (${report.connections} connection(s), ${report.streams} stream(s))`,
+        `closed adb endpoint ${view.endpoint} (${report.connections} connection(s), ${report.streams} stream(s)${reverses})`,
       );
     }
     return lines;

@@ -2,9 +2,9 @@
  * Which device services the lease's adb endpoint relays, and the endpoint's port range. Pure.
  *
  * Relayed: what `adb shell`, `exec-out`, `push`/`pull`/`sync`, `install` (abb_exec, cmd, or sync +
- * pm), `forward` (device-side sockets) and jdwp use. Refused (CLSE): services that change the
- * device's adb transport or reach beyond the lease — `reverse:` (the device would open connections
- * on the bridge's host), `tcpip:`/`usb:` (the bridge would lose the device), `reboot:`, `root:`,
+ * pm), `forward` (device-side sockets) and jdwp use. `reverse:` is answered by the endpoint itself
+ * (relay-reverse.ts). Refused (CLSE): services that change the device's adb transport or reach
+ * beyond the lease — `tcpip:`/`usb:` (the bridge would lose the device), `reboot:`, `root:`,
  * `unroot:`, `remount:`, `*-verity`, `backup:`/`restore:` — and anything unknown.
  */
 import { BridgeError } from '../errors.ts';
@@ -28,14 +28,9 @@ const RELAYED_PREFIXES = [
 ] as const;
 
 /**
- * What a client's `adb reverse …` is told (as adbd's `FAIL` answer, so `adb` prints it): the
- * endpoint does not relay `reverse:` — a reverse makes the device open connections, which would
- * need the bridge to open streams back to the client's adb server over the endpoint connection.
+ * Whether the service is one of `adb reverse`'s (`reverse:forward:…`, `reverse:list-forward`, …):
+ * the endpoint answers those itself (relay-reverse.ts), never relays them as they are.
  */
-export const REVERSE_REFUSED =
-  'devicebridge: adb reverse is not available through a lease endpoint (the device would connect into the bridge host, not to your machine); use adb forward, or reach your service from the device another way';
-
-/** Whether the service is one of `adb reverse`'s (`reverse:forward:…`, `reverse:list-forward`, …). */
 export function isReverseService(service: string): boolean {
   return service.startsWith('reverse:');
 }

@@ -13,6 +13,7 @@ import { AdbRelayEndpoints } from '../../src/adb/relay-endpoints.ts';
 import { fixture } from '../support/bridge.ts';
 import { type ClientAdb, startClientAdb } from '../support/client-adb.ts';
 import { type DeviceBed, startDeviceBed } from '../support/device-bed.ts';
+import { roundTrip, startEchoServer } from '../support/echo-server.ts';
 
 let bed: DeviceBed;
 let client: ClientAdb;
@@ -46,6 +47,18 @@ async function connected(who: ClientAdb, endpoint: string): Promise<string> {
     await new Promise((r) => setTimeout(r, 100));
   }
   return `not online: ${result.stdout} ${result.stderr}`;
+}
+
+/** Whether something accepts TCP connections on host:port. */
+function listensOn(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = net.connect({ host, port });
+    s.once('connect', () => {
+      s.destroy();
+      resolve(true);
+    });
+    s.once('error', () => resolve(false));
+  });
 }
 
 describe('adb endpoint relay (real adb client)', () => {
@@ -156,22 +169,111 @@ describe('adb endpoint relay (real adb client)', () => {
     }
   }, 60_000);
 
-  it('adb reverse through the endpoint is refused with a message the adb client prints', async () => {
+  it('adb reverse through the endpoint: a device-side connection to X reaches the client on Y; list, remove, teardown', async () => {
+    const device = bed.sim.devices[0]!;
+    const android = device.android;
+    const echo = await startEchoServer();
+    try {
+      const opened = await endpoints.open({
+        owner: 'lease-5',
+        serial: device.serial,
+        deviceId: 'sim-1',
+        key: parseAdbPublicKey(client.publicKey),
+      });
+      expect(await connected(client, opened.endpoint)).toBe('device');
+      const set = await client.adb(['-s', opened.endpoint, 'reverse', 'tcp:9125', `tcp:${echo.port}`]);
+      expect(set.code, set.stderr).toBe(0);
+      // On the device, the reverse points at a bridge-local listener on loopback, not at Y.
+      const onDevice = await bed.client.openService(device.serial, 'reverse:list-forward');
+      const deviceList = await new Promise<string>((resolve) => {
+        const chunks: Buffer[] = [];
+        onDevice.on('data', (b: Buffer) => chunks.push(b));
+        onDevice.once('close', () => resolve(Buffer.concat(chunks).toString()));
+        onDevice.resume();
+      });
+      const bridgePort = Number(/tcp:9125 tcp:(\d+)/.exec(deviceList)?.[1]);
+      expect(bridgePort).toBeGreaterThan(0);
+      expect(bridgePort).not.toBe(echo.port);
+      expect(await listensOn('127.0.0.1', bridgePort)).toBe(true);
+
+      // An app on the device connects to its port 9125: the bytes reach the client's localhost:Y.
+      // (The probe above reached it too: any connection to the bridge-local listener is relayed.)
+      for (let i = 0; i < 50 && echo.accepted() < 1; i++) await new Promise((r) => setTimeout(r, 50));
+      const acceptedBefore = echo.accepted();
+      const app = android.connect({ tcp: 9125 });
+      expect(app).toBeDefined();
+      expect(await roundTrip(app!, 'ping')).toBe('echo:ping');
+      const big = 'x'.repeat(300_000);
+      const collected = await new Promise<number>((resolve) => {
+        let n = 0;
+        app!.on('data', (b: Buffer) => {
+          n += b.length;
+          if (n >= big.length + 5) resolve(n);
+        });
+        app!.write(big);
+        setTimeout(() => resolve(n), 10_000);
+      });
+      expect(collected).toBeGreaterThanOrEqual(big.length + 5);
+      expect(echo.accepted()).toBe(acceptedBefore + 1);
+
+      const list = await client.adb(['-s', opened.endpoint, 'reverse', '--list']);
+      expect(list.code, list.stderr).toBe(0);
+      expect(list.stdout).toContain(`tcp:9125 tcp:${echo.port}`);
+      expect(list.stdout).not.toContain(`tcp:${bridgePort}`);
+
+      const bad = await client.adb(['-s', opened.endpoint, 'reverse', 'tcp:9127', 'localabstract:x']);
+      expect(bad.code).not.toBe(0);
+      expect(bad.stderr).toContain('tcp: specs only');
+
+      const second = await client.adb(['-s', opened.endpoint, 'reverse', 'tcp:9126', `tcp:${echo.port}`]);
+      expect(second.code, second.stderr).toBe(0);
+      const remove = await client.adb(['-s', opened.endpoint, 'reverse', '--remove', 'tcp:9126']);
+      expect(remove.code, remove.stderr).toBe(0);
+      expect(android.listening()).not.toContain('tcp:9126');
+      const missing = await client.adb(['-s', opened.endpoint, 'reverse', '--remove', 'tcp:9126']);
+      expect(missing.code).not.toBe(0);
+      expect(missing.stderr).toMatch(/not found/);
+      const third = await client.adb(['-s', opened.endpoint, 'reverse', 'tcp:9128', `tcp:${echo.port}`]);
+      expect(third.code, third.stderr).toBe(0);
+      const all = await client.adb(['-s', opened.endpoint, 'reverse', '--remove-all']);
+      expect(all.code, all.stderr).toBe(0);
+      expect(android.listening()).not.toContain('tcp:9128');
+      expect(android.listening()).not.toContain('tcp:9125');
+      expect(await listensOn('127.0.0.1', bridgePort)).toBe(false);
+      for (const port of [9125, 9129]) {
+        const again = await client.adb(['-s', opened.endpoint, 'reverse', `tcp:${port}`, `tcp:${echo.port}`]);
+        expect(again.code, again.stderr).toBe(0);
+      }
+
+      // Teardown: the reverses on the device and the bridge-local listeners are gone.
+      const lines = await endpoints.close('lease-5');
+      expect(lines).toEqual([expect.stringMatching(/ 2 reverse\(s\) removed\)$/)]);
+      expect(android.listening()).not.toContain('tcp:9125');
+      expect(android.listening()).not.toContain('tcp:9129');
+      expect(android.connect({ tcp: 9125 })).toBeUndefined();
+      await client.adb(['disconnect', opened.endpoint]);
+    } finally {
+      await echo.close();
+    }
+  }, 90_000);
+
+  it('a client that disconnects takes its reverses with it', async () => {
+    const device = bed.sim.devices[0]!;
     const opened = await endpoints.open({
-      owner: 'lease-5',
-      serial: bed.sim.devices[0]!.serial,
+      owner: 'lease-6',
+      serial: device.serial,
       deviceId: 'sim-1',
       key: parseAdbPublicKey(client.publicKey),
     });
     expect(await connected(client, opened.endpoint)).toBe('device');
-    const reverse = await client.adb(['-s', opened.endpoint, 'reverse', 'tcp:9125', 'tcp:9126']);
-    expect(reverse.code).not.toBe(0);
-    expect(reverse.stderr).toContain('adb reverse is not available through a lease endpoint');
-    // The connection stays usable.
-    const shell = await client.adb(['-s', opened.endpoint, 'shell', 'echo', 'still']);
-    expect(shell.stdout.trim()).toBe('still');
-    await endpoints.close('lease-5');
+    const set = await client.adb(['-s', opened.endpoint, 'reverse', 'tcp:9131', 'tcp:9132']);
+    expect(set.code, set.stderr).toBe(0);
+    expect(device.android.listening()).toContain('tcp:9131');
     await client.adb(['disconnect', opened.endpoint]);
+    for (let i = 0; i < 50 && device.android.listening().includes('tcp:9131'); i++)
+      await new Promise((r) => setTimeout(r, 100));
+    expect(device.android.listening()).not.toContain('tcp:9131');
+    await endpoints.close('lease-6');
   }, 60_000);
 
   it('closing the owner closes the endpoint: connections refused, streams gone', async () => {

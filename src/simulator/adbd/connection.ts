@@ -29,6 +29,7 @@ import type { Faults, SimAndroid } from '../types.ts';
 export { deviceBanner };
 
 import { resolveService } from './services/index.ts';
+import { ReverseRegistry } from './services/reverse.ts';
 import { AdbStream, type StreamTransport } from './stream.ts';
 
 /** Features a modern adbd (Android 12-13) advertises, limited to what the simulator serves. */
@@ -84,10 +85,14 @@ export class AdbdConnection implements StreamTransport {
   #nextSendAt = 0;
   #closeHandlers: Array<() => void> = [];
   #version = A_VERSION;
+  /** Streams this device opened towards the host (reverse connections) awaiting its `OKAY`. */
+  #opening = new Map<number, (stream: AdbStream | undefined) => void>();
+  readonly #reverses: ReverseRegistry;
 
   constructor(socket: Socket, options: AdbdConnectionOptions) {
     this.#socket = socket;
     this.#options = options;
+    this.#reverses = new ReverseRegistry(options.android, this, 'host');
     socket.setNoDelay(true);
     socket.on('data', (chunk: Buffer) => this.#onData(chunk));
     socket.on('error', () => socket.destroy());
@@ -159,6 +164,22 @@ export class AdbdConnection implements StreamTransport {
 
   release(localId: number): void {
     this.#streams.delete(localId);
+    const opening = this.#opening.get(localId);
+    this.#opening.delete(localId);
+    opening?.(undefined);
+  }
+
+  /** OPEN a stream towards the host (what adbd does for each connection to a reverse). */
+  openToHost(destination: string): Promise<AdbStream | undefined> {
+    if (this.#state !== 'online') return Promise.resolve(undefined);
+    const localId = this.#nextLocalId++;
+    if (this.#nextLocalId > 0x7fffffff) this.#nextLocalId = 1;
+    const stream = new AdbStream(this, localId, 0);
+    this.#streams.set(localId, stream);
+    return new Promise((resolve) => {
+      this.#opening.set(localId, resolve);
+      this.send(A_OPEN, localId, 0, Buffer.from(`${destination}\0`, 'utf8'));
+    });
   }
 
   // --- faults on the way out ---
@@ -260,6 +281,14 @@ export class AdbdConnection implements StreamTransport {
         return;
       case A_OKAY: {
         const stream = this.#streams.get(message.arg1);
+        const opening = this.#opening.get(message.arg1);
+        if (stream !== undefined && opening !== undefined && message.arg0 !== 0) {
+          // The host accepted a stream this device opened.
+          this.#opening.delete(message.arg1);
+          stream.remoteId = message.arg0;
+          opening(stream);
+          return;
+        }
         if (stream !== undefined && stream.remoteId === message.arg0) stream.handleOkay();
         return;
       }
@@ -282,7 +311,8 @@ export class AdbdConnection implements StreamTransport {
   }
 
   #onConnect(message: AdbMessage): void {
-    // A new CNXN resets the transport: every stream of the previous session is gone.
+    // A new CNXN resets the transport: every stream (and reverse) of the previous session is gone.
+    this.#reverses.removeAll();
     for (const stream of [...this.#streams.values()]) stream.destroy(false);
     const version = Math.max(A_VERSION_MIN, Math.min(message.arg0 >>> 0, A_VERSION));
     const hostMax = message.arg1 >>> 0;
@@ -315,7 +345,11 @@ export class AdbdConnection implements StreamTransport {
     const name = serviceName(message.data);
     let start: ReturnType<typeof resolveService>;
     try {
-      start = resolveService(name, { android: this.#options.android, maxData: this.#maxData });
+      start = resolveService(name, {
+        android: this.#options.android,
+        maxData: this.#maxData,
+        reverses: this.#reverses,
+      });
     } catch {
       start = undefined;
     }
@@ -342,6 +376,8 @@ export class AdbdConnection implements StreamTransport {
   #markClosed(): void {
     if (this.#state === 'closed') return;
     this.#state = 'closed';
+    // The transport's reverses go with it, as on adbd.
+    this.#reverses.removeAll();
     for (const stream of [...this.#streams.values()]) stream.destroy(false);
     this.#streams.clear();
     const handlers = this.#closeHandlers;

@@ -21,7 +21,8 @@ const EMPTY = Buffer.alloc(0);
 
 export class AdbStream {
   readonly localId: number;
-  readonly remoteId: number;
+  /** The host's id for the stream; 0 while a stream the device opened awaits the host's `OKAY`. */
+  remoteId: number;
   #transport: StreamTransport;
   #queue: Uint8Array[] = [];
   #queuedBytes = 0;

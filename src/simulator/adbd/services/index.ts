@@ -4,6 +4,7 @@
  */
 import type { SimAndroid } from '../../types.ts';
 import type { AdbStream } from '../stream.ts';
+import type { ReverseRegistry } from './reverse.ts';
 import { parseShellArgs, refuseProcess, startProcess } from './shell.ts';
 import { connectSocket, parseSocketService, pipeSocket } from './socket.ts';
 import { startSync } from './sync.ts';
@@ -12,6 +13,8 @@ export interface ServiceContext {
   android: SimAndroid;
   /** Negotiated maximum payload of the connection. */
   maxData: number;
+  /** The connection's reverses (`reverse:` services); absent: refused. */
+  reverses?: ReverseRegistry;
 }
 
 /** Serves an opened stream (the connection has already answered `OKAY`). */
@@ -41,6 +44,13 @@ export function resolveService(name: string, ctx: ServiceContext): ServiceStarte
     const argv = ['cmd', ...rest.split('\0')];
     const protocol = head === 'abb' ? 'shell-v2' : 'raw';
     return (stream) => startProcess(android, stream, { argv }, protocol, maxData);
+  }
+  if (head === 'reverse' && ctx.reverses !== undefined) {
+    const reverses = ctx.reverses;
+    return (stream) => {
+      stream.write(reverses.answer(rest));
+      stream.close();
+    };
   }
   if (head === 'sync' && rest === '') {
     return (stream) => startSync(android.fs, stream);
