@@ -26,7 +26,7 @@
  * owned elsewhere is dropped.
  *
  * Events: `state` {id, state, previous, reason?} on every state change; `removed` {id}; `claimed`
- * {id, from} when this node took a device over.
+ * {id, from, serial} when this node took a device over (before its tunnel connects).
  */
 import { EventEmitter } from 'node:events';
 import type { AdbClient } from '../adb/client.ts';
@@ -650,7 +650,7 @@ export class DeviceRegistry extends EventEmitter {
       if (claimed?.ownerNode !== this.#node) continue; // another survivor won, or it is gone
       records[i] = claimed;
       this.#logger?.warn({ deviceId: r.id, from }, 'device taken over from a dead node');
-      this.emit('claimed', { id: r.id, from });
+      this.emit('claimed', { id: r.id, from, serial: claimed.serial });
       const endpoint = r.endpoint!;
       try {
         if (this.#tunnels.status(endpoint) === undefined) await this.#tunnels.add(endpoint);

@@ -46,12 +46,14 @@ import {
   GlassA11y,
   parseA11ySettingsRecord,
 } from './glass/a11y-driver.ts';
-import { LeaseCompanions } from './glass/companions.ts';
+import { stopGlassAgentProcesses } from './glass/agent-driver.ts';
+import { companionRelease, GLASS_AGENT, LeaseCompanions } from './glass/companions.ts';
 import { type PngHeader, readPngHeader } from './protocol/png-header.ts';
 import type { TouchPlan } from './protocol/touch-plan.ts';
 import { adbHelperDevice } from './snapshot/device.ts';
 import { type DriverRequest, defaultDeadlineMs, SnapshotDriver, withAttempts } from './snapshot/driver.ts';
 import { type EnsurePolicy, EnsureVerdicts, installedSha256 } from './snapshot/ensure-helper.ts';
+import { forceStop } from './snapshot/one-shot.ts';
 
 export const SNAPSHOT_HELPER = 'android-snapshot-helper';
 
@@ -152,6 +154,8 @@ export class LeaseOperations {
   readonly #leases = new Map<string, LeaseState>();
   /** Apps installed during each lease through this node (the list; the journal drives teardown). */
   readonly #apps = new Map<string, Map<string, LeaseApp>>();
+  /** Devices (by serial) whose cleanup after a takeover runs: their operations wait for it. */
+  readonly #takeovers = new Map<string, Promise<unknown>>();
 
   constructor(options: LeaseOperationsOptions) {
     this.#o = options;
@@ -186,6 +190,10 @@ export class LeaseOperations {
     }
     const own = state;
     const work = (async () => {
+      // A device just taken over: what the dead node left running is stopped before anything starts.
+      const takeover = this.#takeovers.get(lease.serial);
+      if (takeover !== undefined) await takeover;
+      if (own.ending) throw leaseEnded(lease.id);
       const value = await fn(own, own.controller.signal);
       if (own.ending) throw leaseEnded(lease.id);
       // The lease may have been released (by any node) while the operation ran.
@@ -677,6 +685,82 @@ export class LeaseOperations {
       failures.push(`uninstalling app ${record.packageName} on ${record.serial}: ${message}`);
       await this.#o.journal?.saveDeviceState(leaseId, key, value).catch(() => undefined);
     }
+  }
+
+  /**
+   * This node took the device over from a dead node (`from`), which may have left its leases'
+   * device-side processes running (they outlive the dead node's adb connection on a real device):
+   * the glass agent (`pkill -f` its release's main class, the agent driver's one stop) and the
+   * snapshot helper's session instrumentation (`am force-stop` its package, as a session's close
+   * does). A lease that moved with the device starts what it needs again, lazily, on its next call
+   * here; the device's operations wait for this cleanup. The device may still be connecting: each
+   * step is retried until it answers, for up to `waitMs`. Never throws; resolves what it did.
+   * Not done here: forwards live in the dead node's adb server (see the README's takeover notes).
+   */
+  cleanAfterTakeover(
+    serial: string,
+    from: string,
+    waitMs = 30_000,
+  ): Promise<{ actions: string[]; failures: string[] }> {
+    const run = this.#cleanAfterTakeover(serial, from, waitMs);
+    const barrier = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.#takeovers.set(serial, barrier);
+    void barrier.then(() => {
+      if (this.#takeovers.get(serial) === barrier) this.#takeovers.delete(serial);
+    });
+    return run;
+  }
+
+  async #cleanAfterTakeover(
+    serial: string,
+    from: string,
+    waitMs: number,
+  ): Promise<{ actions: string[]; failures: string[] }> {
+    const actions: string[] = [];
+    const failures: string[] = [];
+    const device = this.#device(serial);
+    const until = Date.now() + waitMs;
+    /** Retry `step` while the device does not answer (still connecting), until the deadline. */
+    const answered = async <T>(step: () => Promise<T>): Promise<T> => {
+      for (;;) {
+        try {
+          return await step();
+        } catch (err) {
+          if (Date.now() + 500 >= until) throw err;
+          await new Promise((r) => setTimeout(r, 500));
+        }
+      }
+    };
+    const agent = await companionRelease(this.#o.releases, GLASS_AGENT).catch(() => null);
+    if (agent !== null) {
+      try {
+        const killed = await answered(() => stopGlassAgentProcesses(device, agent.mainClass, 5000));
+        actions.push(
+          killed
+            ? `stopped a glass agent ${from} left running on ${serial}`
+            : `no glass agent ${from} left was running on ${serial}`,
+        );
+      } catch (err) {
+        failures.push(`stopping a glass agent ${from} left on ${serial}: ${(err as Error).message}`);
+      }
+    }
+    const helper = await this.#o.releases.getLatestManifest(SNAPSHOT_HELPER).catch(() => null);
+    if (helper !== null) {
+      try {
+        // forceStop swallows errors: ask the device once first, so a device that never answers is reported.
+        await answered(() => device.shell('true', { timeoutMs: 5000 }));
+        await forceStop(device, helper.packageName);
+        actions.push(
+          `force-stopped ${helper.packageName} (a helper session ${from} may have left) on ${serial}`,
+        );
+      } catch (err) {
+        failures.push(`stopping the helper ${from} may have left on ${serial}: ${(err as Error).message}`);
+      }
+    }
+    return { actions, failures };
   }
 
   /** The leases with sessions or operations on this node. */

@@ -225,6 +225,18 @@ async function startSteps(options: DeviceNodeOptions, teardown: Teardown): Promi
     logger,
   });
   teardown.add('lease operations', () => operations.close());
+  // A device taken over from a dead node: stop what that node's leases left running on it (its
+  // leases' operations here wait for this, and start what they need again on their next call).
+  const onClaimed = (event: { id: string; from: string; serial: string }) => {
+    void operations.cleanAfterTakeover(event.serial, event.from).then((result) => {
+      const fields = { deviceId: event.id, from: event.from, ...result };
+      const what = 'device taken over: what the dead node left on it cleaned';
+      if (result.failures.length > 0) logger.warn(fields, what);
+      else logger.info(fields, what);
+    });
+  };
+  devices.on('claimed', onClaimed);
+  teardown.add('takeover cleanup', () => void devices.off('claimed', onClaimed));
   const leases = new LeaseManager({
     store: built.leaseStore,
     devices,

@@ -11,7 +11,7 @@
  *   POST   /devices/{i}/unplug | plug | disconnect
  *
  * Status: {index, address, serial, faults: [spec...], plugged, offline, connections, listeners:
- * ["tcp:PORT", ...], runningHelpers}. Errors: {"error": {"code", "message"}} with 400/404/405.
+ * ["tcp:PORT", ...], runningHelpers, processes: ["PID CMDLINE", ...]}. Errors: {"error": {"code", "message"}} with 400/404/405.
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { parseStrictJson } from '../strict-json.ts';
@@ -35,6 +35,7 @@ export type ControlledDevice = Pick<
   | 'disconnectAll'
   | 'listeners'
   | 'runningHelpers'
+  | 'processes'
 >;
 
 export interface ControlResponse {
@@ -56,6 +57,7 @@ export function deviceStatus(device: ControlledDevice, index: number) {
     connections: device.connectionCount,
     listeners: device.listeners(),
     runningHelpers: device.runningHelpers(),
+    processes: device.processes().map((p) => `${p.pid} ${p.cmdline}`),
   };
 }
 

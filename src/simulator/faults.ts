@@ -14,6 +14,8 @@
  *   glass-agent-death         the glass agent dies on its next request (no reply; one shot)
  *   glass-a11y-unbind         the glass a11y service unbinds until the secure settings change again
  *   glass-malformed           the next glass reply line (agent or a11y) is garbage (one shot)
+ *   survive-hangup            processes started from a shell (the glass agent, an instrumentation)
+ *                             outlive their shell, as on a real device: only a kill stops them
  */
 import type { Faults } from './types.ts';
 
@@ -37,6 +39,7 @@ const FLAGS = [
   'glass-agent-death',
   'glass-a11y-unbind',
   'glass-malformed',
+  'survive-hangup',
 ] as const;
 /** Flag spec name → its `Faults` key. */
 const FLAG_KEYS = {
@@ -47,6 +50,7 @@ const FLAG_KEYS = {
   'glass-agent-death': 'glassAgentDeath',
   'glass-a11y-unbind': 'glassA11yUnbind',
   'glass-malformed': 'glassMalformed',
+  'survive-hangup': 'surviveHangup',
 } as const satisfies Record<(typeof FLAGS)[number], keyof Faults>;
 const VALUED = [
   'drop-after-bytes',
@@ -162,7 +166,12 @@ export function formatFaultSpecs(faults: Faults): string[] {
   if (faults.offlineAfterMs !== undefined) out.push(`offline-after-ms=${faults.offlineAfterMs}`);
   if (faults.unauthorized === true) out.push('unauthorized');
   if (faults.stall === true) out.push('stall');
-  for (const name of ['glass-agent-death', 'glass-a11y-unbind', 'glass-malformed'] as const) {
+  for (const name of [
+    'glass-agent-death',
+    'glass-a11y-unbind',
+    'glass-malformed',
+    'survive-hangup',
+  ] as const) {
     if (faults[FLAG_KEYS[name]] === true) out.push(name);
   }
   return out;

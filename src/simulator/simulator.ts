@@ -70,6 +70,8 @@ export interface SimulatedDevice {
   listeners(): string[];
   /** Helper instrumentations running on the device. */
   runningHelpers(): number;
+  /** Long-running processes started from a shell on the device (the glass agent), as `pid cmdline`. */
+  processes(): Array<{ pid: number; cmdline: string }>;
   /**
    * Accept the host's key from now on (`--require-auth` devices): the next handshake is answered
    * with CNXN. A connection already waiting in AUTH stays unauthorized (its prompt is gone), so the
@@ -158,6 +160,10 @@ class Device implements SimulatedDevice {
 
   runningHelpers(): number {
     return runningHelperCount(this.android.device);
+  }
+
+  processes(): Array<{ pid: number; cmdline: string }> {
+    return this.android.processes?.() ?? [];
   }
 
   setFaults(faults: Faults): void {

@@ -68,6 +68,13 @@ export interface Faults {
   glassA11yUnbind?: boolean;
   /** One shot: the next reply line of a glass component (agent or a11y) is torn garbage. Cleared as it fires. */
   glassMalformed?: boolean;
+  /**
+   * Processes started from a shell (the glass agent's `app_process`, an `am instrument`'s
+   * instrumentation) keep running when their shell closes or the host goes away, as on a real
+   * device (adbd's hang-up does not reach an instrumentation; an agent may outlive it): only a kill
+   * (`pkill`, `am force-stop`) or the device's shutdown stops them.
+   */
+  surviveHangup?: boolean;
 }
 
 export interface DeviceListener {
@@ -151,6 +158,8 @@ export interface SimAndroid {
   shutdown(): void;
   /** Addresses listened on inside the device (`tcp:PORT`, `localabstract:NAME`). */
   listening(): string[];
+  /** Long-running processes started from a shell (`pkill` targets), as `pid cmdline`. */
+  processes?(): Array<{ pid: number; cmdline: string }>;
   /** The faults changed at run time (the a11y service unbinds or rebinds). */
   faultsChanged?(): void;
 }

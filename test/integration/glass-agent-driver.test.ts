@@ -107,6 +107,32 @@ describe('glass agent driver', () => {
     await expect.poll(agentListening, { timeout: 10_000 }).toBe(false);
   });
 
+  it('a device whose processes outlive their shell (survive-hangup): close kills the agent, none left', async () => {
+    bed.sim.devices[0]!.setFault({ surviveHangup: true });
+    try {
+      // The fault itself: a hang-up alone leaves the agent running, as on a real device.
+      const serial = bed.sim.devices[0]!.serial;
+      const orphan = await bed.client.shellStream(
+        serial,
+        `CLASSPATH=${manifest.devicePath} app_process / ${MAIN}`,
+      );
+      await expect.poll(agentListening, { timeout: 10_000 }).toBe(true);
+      orphan.close();
+      await new Promise((r) => setTimeout(r, 300));
+      expect(android().device.processes()).toHaveLength(1);
+      expect(agentListening()).toBe(true);
+      expect(android().device.killMatching(MAIN)).toBe(1);
+
+      const { agent } = await start('lease-g');
+      expect(android().device.processes()).toHaveLength(1);
+      await agent.close();
+      expect(android().device.processes()).toEqual([]);
+      await expect.poll(agentListening, { timeout: 10_000 }).toBe(false);
+    } finally {
+      bed.sim.devices[0]!.clearFault('surviveHangup');
+    }
+  });
+
   it('close() while a request relaunches the agent leaves no agent, forward or connection behind', async () => {
     const { agent } = await start('lease-f');
     expect(android().device.killMatching(MAIN)).toBe(1);

@@ -43,6 +43,7 @@ function fakeDevice(port: number): ControlledDevice & { calls: string[] } {
     },
     listeners: () => ['tcp:27042'],
     runningHelpers: () => 1,
+    processes: () => [{ pid: 4200, cmdline: 'app_process / dev.devicebridge.glassagent.Main' }],
   };
   return d;
 }
@@ -61,6 +62,7 @@ describe('handleControl', () => {
           plugged: true,
           listeners: ['tcp:27042'],
           runningHelpers: 1,
+          processes: ['4200 app_process / dev.devicebridge.glassagent.Main'],
         }),
         expect.objectContaining({ index: 1, address: '127.0.0.1:5556', faults: ['latency-ms=5'] }),
       ],

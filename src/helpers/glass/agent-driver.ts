@@ -42,6 +42,21 @@ export interface AgentStart {
 }
 
 const ADDRESS_IN_USE = /Address already in use/;
+
+/**
+ * Stop every glass agent process of `mainClass` on the device (`pkill -f <mainClass>`): the one
+ * way the bridge kills an agent — a stale one holding the socket, the lease's own at close (closing
+ * its shell is a hang-up a real device's agent may outlive), one a dead node left. Resolves whether
+ * a process was killed (pkill's exit 0; 1 means none ran).
+ */
+export async function stopGlassAgentProcesses(
+  device: Pick<HelperDevice, 'shell'>,
+  mainClass: string,
+  timeoutMs = 10_000,
+): Promise<boolean> {
+  const result = await device.shell(shellCommand('pkill', '-f', mainClass), { timeoutMs });
+  return result.exitCode === 0;
+}
 /** An agent still running this long after its start, silent or not, counts as started. */
 const STARTUP_QUIET_MS = 2000;
 
@@ -54,6 +69,10 @@ export class GlassAgent {
   #closed = false;
   /** The reconnect in progress: concurrent requests wait for one, never start a second agent. */
   #reconnecting: Promise<void> | null = null;
+  /** A process was started (it may have exited since): close kills what may still run. */
+  #launched = false;
+  /** Close has killed the agent's processes. */
+  #killed = false;
 
   private constructor(options: GlassAgentOptions) {
     this.#o = options;
@@ -99,15 +118,28 @@ export class GlassAgent {
 
   /**
    * Disconnect, stop the agent and remove the forward. Idempotent. A start or relaunch in progress
-   * notices the close after its next step and stops what that step created.
+   * notices the close after its next step and stops what that step created. Closing the agent's
+   * shell is only a hang-up, which a device's agent may outlive: a process this driver started is
+   * killed too (`stopGlassAgentProcesses`). A device that does not answer then is only logged: an
+   * agent it still runs is killed by the next start, which finds the socket taken.
    */
   async close(): Promise<void> {
+    const started = this.#shell !== null || this.#launched;
     this.#closed = true;
     this.#client?.close();
     this.#client = null;
     this.#shell?.close();
     this.#shell = null;
     await this.#endpoint.close();
+    if (started && !this.#killed) {
+      this.#killed = true;
+      await stopGlassAgentProcesses(this.#o.device, this.#o.manifest.mainClass, 5000).catch((err: Error) =>
+        this.#o.logger?.warn(
+          { serial: this.#o.device.serial, err: err.message },
+          'glass agent: could not kill its process on the device',
+        ),
+      );
+    }
   }
 
   /** The jar on the device, by sha256: pushed only when missing or different, verified after. */
@@ -142,7 +174,7 @@ export class GlassAgent {
       { serial: device.serial },
       'glass agent: a stale agent holds the socket; killing it',
     );
-    await device.shell(shellCommand('pkill', '-f', manifest.mainClass), { timeoutMs: 10_000 });
+    await stopGlassAgentProcesses(device, manifest.mainClass);
     const second = await this.#startProcess();
     if (second !== 'started') throw this.#launchFailed(second);
     return true;
@@ -165,6 +197,7 @@ export class GlassAgent {
     const { device, manifest } = this.#o;
     const command = `CLASSPATH=${quoteShellArg(manifest.devicePath)} ${shellCommand('app_process', '/', manifest.mainClass)}`;
     const shell = await device.shellStream(command, { timeoutMs: 10_000 });
+    this.#launched = true;
     if (this.#closed) {
       shell.close();
       this.#refuseClosed();

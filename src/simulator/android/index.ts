@@ -102,6 +102,7 @@ export function createSimAndroid(options: SimAndroidOptions): SimAndroidHandle {
       device.shutdown();
     },
     listening: () => device.listening(),
+    processes: () => device.processes(),
     faultsChanged: () => a11y.reconcile(),
     inputEvents: () => device.inputEvents(),
   };

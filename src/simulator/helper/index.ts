@@ -24,7 +24,7 @@ const INSTRUMENTATION_FAILED_TRACE =
 /**
  * `am instrument ARGS...` (argv after `instrument`). Prints `am`'s framing; resolves to the exit code.
  * With `-w` it resolves when the instrumentation finishes (or is force-stopped, or `io.signal`
- * aborts); without `-w` it starts the instrumentation in the background and returns 0 at once.
+ * aborts, unless the survive-hangup fault keeps it running); without `-w` it starts the instrumentation in the background and returns 0 at once.
  * Starting an instrumentation first kills any running one of the same package, as Android does.
  */
 export const amInstrument: ShellCommand = async (argv, io, device) => {
@@ -53,14 +53,26 @@ export const amInstrument: ShellCommand = async (argv, io, device) => {
   if (found.instrumentation.targetPackage !== packageName)
     forceStop(device, found.instrumentation.targetPackage);
 
-  const run = new InstrumentationRun(packageName, args.wait ? (text) => io.stdout(text) : () => {});
+  // Output goes to `am`'s shell while it is open (an instrumentation that survived its hang-up writes nowhere).
+  const run = new InstrumentationRun(
+    packageName,
+    args.wait
+      ? (text) => {
+          if (!io.signal.aborted) io.stdout(text);
+        }
+      : () => {},
+  );
   const unregister = registerRun(device, run);
   const work = runSnapshotHelper(run, device, args.extras).finally(unregister);
   if (!args.wait) {
     work.catch(() => {});
     return 0;
   }
-  const onAbort = (): void => run.stop('abort');
+  // The host closing `am`'s shell ends the instrumentation, unless the device lets it outlive the
+  // hang-up (the survive-hangup fault: a real device's instrumentation runs on after `adb shell` ends).
+  const onAbort = (): void => {
+    if (device.faults.surviveHangup !== true) run.stop('abort');
+  };
   if (io.signal.aborted) onAbort();
   else io.signal.addEventListener('abort', onAbort, { once: true });
   try {

@@ -80,8 +80,8 @@ export const appProcess: CommandFn = async (argv, ctx) => {
     },
     { unknownKey: mainClass === UPSTREAM_MAIN_CLASS ? 'ignore' : 'refuse' },
   );
-  // Runs until the host closes the shell (the bridge's held stream), the device goes away,
-  // `pkill -f` kills it (then its shell sees the exit status of a SIGTERM: 143), or it dies.
+  // Runs until the host closes the shell (the bridge's held stream) or the device goes away (both
+  // unless survive-hangup), `pkill -f` kills it (then its shell sees the exit status of a SIGTERM: 143), or it dies.
   let status = 0;
   let stop: () => void = () => undefined;
   const stopped = new Promise<void>((resolve) => {
@@ -119,8 +119,13 @@ export const appProcess: CommandFn = async (argv, ctx) => {
     status = 143;
     stop();
   });
-  if (ctx.io.signal.aborted) stop();
-  else ctx.io.signal.addEventListener('abort', stop, { once: true });
+  // The host closing the shell is a hang-up: it ends the agent unless the device lets processes
+  // outlive their shell (the survive-hangup fault, a real device's way); then only a kill does.
+  const hangUp = (): void => {
+    if (device.faults.surviveHangup !== true) stop();
+  };
+  if (ctx.io.signal.aborted) hangUp();
+  else ctx.io.signal.addEventListener('abort', hangUp, { once: true });
   await stopped;
   proc.exited();
   server.close();
