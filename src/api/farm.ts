@@ -75,12 +75,9 @@ export const ShellEventSchema = z
     z
       .object({
         stream: z.enum(['stdout', 'stderr']),
-        data: z
-          .string()
-          .regex(SHELL_EVENT_DATA_PATTERN, 'must be padded base64')
-          .openapi({
-            description: 'the chunk, base64 (byte-exact)',
-          }),
+        data: z.string().regex(SHELL_EVENT_DATA_PATTERN, 'must be padded base64').openapi({
+          description: 'the chunk, base64 (byte-exact)',
+        }),
       })
       .strict(),
     z

@@ -13,7 +13,6 @@ export type ShellStreamEvent =
   | { exit: number; durationMs: number }
   | { error: { code: string; message: string } };
 
-
 function keysAre(o: object, keys: string[]): boolean {
   const own = Object.keys(o);
   return own.length === keys.length && keys.every((k) => own.includes(k));

@@ -278,7 +278,10 @@ describe('ArtifactCache.importStream releases its source (review fix 2)', () => 
 
   it('imports a stream that ends normally (its bytes verified)', async () => {
     const cache = new ArtifactCache(dir);
-    const got = await cache.importStream(bodySha, async () => ({ stream: Readable.from([body]), size: body.length }));
+    const got = await cache.importStream(bodySha, async () => ({
+      stream: Readable.from([body]),
+      size: body.length,
+    }));
     expect(got?.size).toBe(body.length);
     expect((await readFile(got!.path)).equals(body)).toBe(true);
   });

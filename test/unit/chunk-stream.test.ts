@@ -280,7 +280,10 @@ describe('SnapshotOutputDecoder costs (review fix 4)', () => {
     }
     // ~8200 pushes of a line held in parts; re-concatenating it on every push made this ~100× slower.
     const ratio = median(pieces) / Math.max(median(whole), 1);
-    expect(ratio, `pieces ${median(pieces).toFixed(1)} ms, one push ${median(whole).toFixed(1)} ms`).toBeLessThan(15);
+    expect(
+      ratio,
+      `pieces ${median(pieces).toFixed(1)} ms, one push ${median(whole).toFixed(1)} ms`,
+    ).toBeLessThan(15);
   });
 
   it("a payload line whose '\\n' comes early in the next piece still takes the fast (decoded) path", () => {

@@ -245,7 +245,9 @@ describe('one shell-event rule for the client and the API schema (review fix 3)'
       fc
         .uint8Array({ maxLength: 20 })
         .map((b) => JSON.stringify({ stream: 'stdout', data: Buffer.from(b).toString('base64') })),
-      fc.record({ exit: fc.integer({ min: -2, max: 258 }), durationMs: fc.double() }).map((e) => JSON.stringify(e)),
+      fc
+        .record({ exit: fc.integer({ min: -2, max: 258 }), durationMs: fc.double() })
+        .map((e) => JSON.stringify(e)),
       fc.json(),
     );
     fc.assert(
