@@ -437,9 +437,10 @@ export class LeaseManager {
     this.#stopping = false;
     this.#expiry.start();
     this.#unsubscribe ??= this.#store
-      .onWakeup(() => {
-        this.#wakeWaiters();
-        this.#kickDeferred();
+      .onWakeup((kind) => {
+        // Only a deferral can leave a teardown for this node: other wake-ups cost no store reads.
+        if (kind === 'deferred') this.#kickDeferred();
+        else this.#wakeWaiters();
       })
       .catch((err: unknown) => {
         this.#log.warn({ err }, 'lease: no wake-ups, waiters poll');

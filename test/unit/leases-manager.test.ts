@@ -786,3 +786,43 @@ describe('stop() waits for deferred teardowns a wake-up started (review fix 1)',
     expect((await store.deferredTeardowns()).items.map((i) => i.lease.id)).toEqual(['lease_two']);
   });
 });
+
+describe('only a deferred teardown starts a deferred-teardown pass (review fix 6)', () => {
+  it('waiter wake-ups (acquired, left) run no pass; a deferral runs one', async () => {
+    const store = new MemoryLeaseStore();
+    let passes = 0;
+    const read = store.deferredTeardowns.bind(store);
+    store.deferredTeardowns = async () => {
+      passes++;
+      return read();
+    };
+    const manager = new LeaseManager({
+      store,
+      node: 'node-a',
+      expiryIntervalMs: 60_000,
+      devices: {
+        match: async () => ({ matching: ['d1'], available: ['d1'] }),
+        ownerOf: async () => 'node-a',
+      },
+      teardown: { closeLease: async () => ({ actions: [], failures: [] }) },
+    });
+    managers.push(manager);
+    manager.start();
+    await waitFor(() => passes === 1); // the start-up pass
+    await new Promise((r) => setTimeout(r, 20));
+    for (let i = 0; i < 20; i++) {
+      await store.enqueue('["q"]', `w${i}`, 30);
+      await store.dequeue('["q"]', `w${i}`); // a queue's head moved: a wake-up
+    }
+    await new Promise((r) => setTimeout(r, 50));
+    expect(passes, '20 waiter wake-ups').toBe(1);
+    await store.deferTeardown({
+      lease: { id: 'lease_d', deviceId: 'd1', fencingToken: 1, state: 'released' } as Lease,
+      reason: 'released',
+      from: 'node-b',
+      owner: 'node-a',
+      deferredAt: Date.now(),
+    });
+    await waitFor(() => passes === 2, 1_000);
+  });
+});
