@@ -4,6 +4,7 @@
  * for a user who wants a shell, one command string.
  */
 import { z } from '@hono/zod-openapi';
+import { SHELL_EVENT_DATA_PATTERN } from './shell-event-data.ts';
 
 /** Bounds of one shell call. */
 export const SHELL_LIMITS = {
@@ -74,12 +75,9 @@ export const ShellEventSchema = z
     z
       .object({
         stream: z.enum(['stdout', 'stderr']),
-        data: z
-          .string()
-          .regex(/^[A-Za-z0-9+/]*={0,2}$/, 'must be base64')
-          .openapi({
-            description: 'the chunk, base64 (byte-exact)',
-          }),
+        data: z.string().regex(SHELL_EVENT_DATA_PATTERN, 'must be padded base64').openapi({
+          description: 'the chunk, base64 (byte-exact)',
+        }),
       })
       .strict(),
     z

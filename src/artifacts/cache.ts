@@ -147,6 +147,20 @@ async function writeChunk(fh: FileHandle, chunk: Uint8Array): Promise<void> {
   }
 }
 
+/**
+ * Release a stream source: destroy it when it can be (a Node stream, an HTTP/S3 body), else end its
+ * iterator. A pending read of a destroyed Node stream settles, so a copy waiting on it ends.
+ */
+function destroySource(stream: AsyncIterable<Uint8Array>): void {
+  const destroyable = stream as { destroy?: (error?: Error) => void };
+  if (typeof destroyable.destroy === 'function') {
+    destroyable.destroy();
+    return;
+  }
+  const iterator = stream as Partial<AsyncIterator<Uint8Array>>;
+  void iterator.return?.()?.catch?.(() => undefined);
+}
+
 /** `importStream`'s source has no such object (never leaves the class). */
 class MissingSource extends Error {}
 
@@ -252,7 +266,7 @@ export class ArtifactCache {
    */
   async importStream(
     sha256: string,
-    open: () => Promise<{ stream: AsyncIterable<Uint8Array>; size?: number } | null>,
+    open: (signal: AbortSignal) => Promise<{ stream: AsyncIterable<Uint8Array>; size?: number } | null>,
     options: CacheFetchOptions = {},
   ): Promise<CachedArtifact | null> {
     const sha = normalizeSha(sha256);
@@ -260,13 +274,28 @@ export class ArtifactCache {
     checkMaxBytes(maxBytes);
     let result: CachedArtifact;
     try {
-      result = await this.#ensure(sha, options, async (_signal, progress) => {
-        const source = await open();
+      result = await this.#ensure(sha, options, async (signal, progress) => {
+        const source = await open(signal);
         if (source === null) throw new MissingSource();
+        // The source (e.g. an S3 body) is released on every way out: an abort, a refusal up front.
+        const release = (): void => destroySource(source.stream);
         if (source.size !== undefined && source.size > maxBytes) {
+          release();
           throw tooLarge(maxBytes, source.size, 'content-length');
         }
-        return this.#store(sha, source.stream, maxBytes, source.size, progress);
+        if (signal.aborted) {
+          release();
+          throw abortError(signal.reason);
+        }
+        signal.addEventListener('abort', release, { once: true });
+        try {
+          return await this.#store(sha, source.stream, maxBytes, source.size, progress);
+        } catch (err) {
+          if (signal.aborted) throw abortError(signal.reason);
+          throw err;
+        } finally {
+          signal.removeEventListener('abort', release);
+        }
       });
     } catch (err) {
       if (err instanceof MissingSource) return null;

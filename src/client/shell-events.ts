@@ -5,13 +5,13 @@
  * it does not know: a reader treats a null as a broken stream.
  */
 
+import { isShellEventData } from '../api/shell-event-data.ts';
+
 /** One event as the client hands it out: output bytes decoded, terminal events as sent. */
 export type ShellStreamEvent =
   | { stream: 'stdout' | 'stderr'; data: Uint8Array }
   | { exit: number; durationMs: number }
   | { error: { code: string; message: string } };
-
-const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
 function keysAre(o: object, keys: string[]): boolean {
   const own = Object.keys(o);
@@ -30,7 +30,7 @@ export function parseShellEventLine(line: string): ShellStreamEvent | null {
   if (keysAre(o, ['stream', 'data'])) {
     const { stream, data } = o;
     if ((stream !== 'stdout' && stream !== 'stderr') || typeof data !== 'string') return null;
-    if (data.length % 4 !== 0 || !BASE64.test(data)) return null;
+    if (!isShellEventData(data)) return null;
     return { stream, data: new Uint8Array(Buffer.from(data, 'base64')) };
   }
   if (keysAre(o, ['exit', 'durationMs'])) {

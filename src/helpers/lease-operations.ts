@@ -51,11 +51,33 @@ import { companionRelease, GLASS_AGENT, LeaseCompanions } from './glass/companio
 import { type PngHeader, readPngHeader } from './protocol/png-header.ts';
 import type { TouchPlan } from './protocol/touch-plan.ts';
 import { adbHelperDevice } from './snapshot/device.ts';
-import { type DriverRequest, defaultDeadlineMs, SnapshotDriver, withAttempts } from './snapshot/driver.ts';
+import {
+  type Attempt,
+  type DriverRequest,
+  defaultDeadlineMs,
+  isHelperAnswer,
+  SnapshotDriver,
+  withAttempts,
+} from './snapshot/driver.ts';
 import { type EnsurePolicy, EnsureVerdicts, installedSha256 } from './snapshot/ensure-helper.ts';
 import { forceStop } from './snapshot/one-shot.ts';
 
 export const SNAPSHOT_HELPER = 'android-snapshot-helper';
+
+/** The attempts a driver error lists (none when it lists none). */
+function attemptsOf(err: unknown): Attempt[] {
+  const attempts = err instanceof BridgeError ? err.details?.['attempts'] : undefined;
+  return Array.isArray(attempts) ? (attempts as Attempt[]) : [];
+}
+
+/**
+ * Does `auto` fall back to one-shot after this session failure? As the driver decides: not for a
+ * helper's own answer (ok=false), not once the request was cancelled or its deadline passed.
+ */
+function sessionFailureFallsBack(err: unknown, signal: AbortSignal, deadlineAt: number): boolean {
+  if (signal.aborted || performance.now() >= deadlineAt) return false;
+  return !isHelperAnswer(err);
+}
 
 /** The lease facts an operation needs. */
 export interface LeaseRef {
@@ -270,7 +292,7 @@ export class LeaseOperations {
    * while the driver's live session vouches for the helper (`helperVerified`): per snapshot that saves
    * an adb connection, a `cmd package` run on the device and the device's write lock.
    */
-  #withReady<T>(
+  #withReady<T extends { attempts: Attempt[]; fallback?: string }>(
     lease: LeaseTarget,
     request: DriverRequest,
     extraMs: number,
@@ -281,29 +303,51 @@ export class LeaseOperations {
     return this.#operate(lease, async (state, leaseSignal) => {
       const signal = request.signal ? AbortSignal.any([request.signal, leaseSignal]) : leaseSignal;
       const driver = await this.#driver(lease, state, SNAPSHOT_HELPER);
-      if (request.transport !== 'one-shot' && driver.helperVerified) {
-        return fn(driver, { ...request, signal, startedAt, deadlineMs });
-      }
-      const left = Math.max(1, Math.ceil(startedAt + deadlineMs - performance.now()));
-      const ensureSignal = AbortSignal.any([signal, AbortSignal.timeout(left)]);
-      try {
-        const ensured = await driver.ensure('missing-or-outdated', ensureSignal);
-        // Installed or updated on the way: the device view names the release (a warm ensure writes nothing).
-        if (ensured.action !== 'none') await this.#recordStatus(lease, SNAPSHOT_HELPER, driver);
-      } catch (err) {
-        if (signal.aborted) throw signal.reason;
-        if (ensureSignal.aborted) {
-          throw new BridgeError(
-            'TIMEOUT',
-            `ensuring the helper took the whole request deadline of ${deadlineMs} ms`,
-            {
-              details: { deadlineMs, attempts: [] },
-            },
-          );
+      const ready = { ...request, signal, startedAt, deadlineMs };
+      const ensure = async (): Promise<void> => {
+        const left = Math.max(1, Math.ceil(startedAt + deadlineMs - performance.now()));
+        const ensureSignal = AbortSignal.any([signal, AbortSignal.timeout(left)]);
+        try {
+          const ensured = await driver.ensure('missing-or-outdated', ensureSignal);
+          // Installed or updated on the way: the device view names the release (a warm ensure writes nothing).
+          if (ensured.action !== 'none') await this.#recordStatus(lease, SNAPSHOT_HELPER, driver);
+        } catch (err) {
+          if (signal.aborted) throw signal.reason;
+          if (ensureSignal.aborted) {
+            throw new BridgeError(
+              'TIMEOUT',
+              `ensuring the helper took the whole request deadline of ${deadlineMs} ms`,
+              {
+                details: { deadlineMs, attempts: [] },
+              },
+            );
+          }
+          throw err;
         }
-        throw err;
+      };
+      if (request.transport !== 'one-shot' && driver.helperVerified) {
+        if (request.transport === 'session') return fn(driver, ready);
+        // auto, warm: the session vouched for the helper, so nothing ensured it. If the session fails
+        // (the helper may be gone: uninstalled, replaced), ensure it before the one-shot fallback.
+        let failure: unknown;
+        try {
+          return await fn(driver, { ...ready, transport: 'session' });
+        } catch (err) {
+          if (!sessionFailureFallsBack(err, signal, startedAt + deadlineMs)) throw err;
+          failure = err;
+        }
+        const tried = attemptsOf(failure);
+        const reason = failure instanceof Error ? failure.message : String(failure);
+        try {
+          await ensure();
+          const served = await fn(driver, { ...ready, transport: 'one-shot' });
+          return { ...served, fallback: reason, attempts: [...tried, ...served.attempts] };
+        } catch (err) {
+          throw withAttempts(err, [...tried, ...attemptsOf(err)], deadlineMs);
+        }
       }
-      return fn(driver, { ...request, signal, startedAt, deadlineMs });
+      await ensure();
+      return fn(driver, ready);
     });
   }
 

@@ -164,6 +164,8 @@ export class LeaseManager {
   /** The deferred-teardown pass a wake-up started, while it runs; `#deferredAgain`: run it once more. */
   #deferredKick: Promise<void> | undefined;
   #deferredAgain = false;
+  /** Set by `stop()` (cleared by `start()`): no new deferred-teardown pass starts. */
+  #stopping = false;
 
   constructor(options: LeaseManagerOptions) {
     this.#store = options.store;
@@ -432,11 +434,13 @@ export class LeaseManager {
 
   /** Start the expiry loop and listen for wake-ups (idempotent). */
   start(): void {
+    this.#stopping = false;
     this.#expiry.start();
     this.#unsubscribe ??= this.#store
-      .onWakeup(() => {
-        this.#wakeWaiters();
-        this.#kickDeferred();
+      .onWakeup((kind) => {
+        // Only a deferral can leave a teardown for this node: other wake-ups cost no store reads.
+        if (kind === 'deferred') this.#kickDeferred();
+        else this.#wakeWaiters();
       })
       .catch((err: unknown) => {
         this.#log.warn({ err }, 'lease: no wake-ups, waiters poll');
@@ -451,6 +455,7 @@ export class LeaseManager {
    * once more after it.
    */
   #kickDeferred(): void {
+    if (this.#stopping) return;
     if (this.#deferredKick !== undefined) {
       this.#deferredAgain = true;
       return;
@@ -464,20 +469,24 @@ export class LeaseManager {
           } catch (err) {
             this.#log.warn({ err }, 'lease: deferred teardown pass on wake-up failed');
           }
-        } while (this.#deferredAgain && this.#unsubscribe !== undefined);
+        } while (this.#deferredAgain && !this.#stopping);
       })(),
     ).finally(() => {
       this.#deferredKick = undefined;
     });
   }
 
-  /** Stop the expiry loop and the wake-ups, and wait for running teardowns. */
+  /**
+   * Stop the expiry loop and the wake-ups, and wait for running teardowns — also those a pass still
+   * running starts while this waits (it claimed them: they must finish before the node goes away).
+   */
   async stop(): Promise<void> {
+    this.#stopping = true;
     await this.#expiry.stop();
     const unsubscribe = this.#unsubscribe;
     this.#unsubscribe = undefined;
     await (await unsubscribe)?.();
-    await Promise.allSettled([...this.#inflight]);
+    while (this.#inflight.size > 0) await Promise.allSettled([...this.#inflight]);
   }
 
   /** One expiry pass: claim expired leases (up to 100) and tear each down. Resolves how many. */
@@ -502,7 +511,7 @@ export class LeaseManager {
    */
   async runDeferredOnce(): Promise<number> {
     const owner = this.#devices.ownerOf;
-    if (owner === undefined) return 0;
+    if (owner === undefined || this.#stopping) return 0;
     const { items, invalid } = await this.#store.deferredTeardowns();
     for (const { leaseId, problem } of invalid) {
       if (await this.#store.takeDeferredTeardown(leaseId)) {

@@ -35,6 +35,7 @@ import type {
   TeardownRecord,
   Waiter,
   WaiterInfo,
+  WakeupKind,
 } from './types.ts';
 import { MAX_TEARDOWN_LIST } from './types.ts';
 
@@ -58,7 +59,7 @@ export class MemoryLeaseStore implements LeaseStore {
   readonly #queues = new Map<string, Map<string, number>>();
   /** waiterId -> who waits (for `listWaiters`); dropped once the waiter left its queue. */
   readonly #waiterInfo = new Map<string, WaiterInfo>();
-  readonly #wakeups = new Set<() => void>();
+  readonly #wakeups = new Set<(kind: WakeupKind) => void>();
   readonly #teardowns = new Map<string, { record: TeardownRecord; until: number }>();
   readonly #deviceState = new Map<string, { records: Map<string, string>; until: number }>();
   /** leaseId -> the deferred teardown as JSON (as the Redis store keeps it). */
@@ -272,12 +273,12 @@ export class MemoryLeaseStore implements LeaseStore {
     return removed;
   }
 
-  #wake(): void {
-    for (const listener of [...this.#wakeups]) listener();
+  #wake(kind: WakeupKind = 'waiters'): void {
+    for (const listener of [...this.#wakeups]) listener(kind);
   }
 
-  async onWakeup(listener: () => void): Promise<() => Promise<void>> {
-    const own = (): void => listener();
+  async onWakeup(listener: (kind: WakeupKind) => void): Promise<() => Promise<void>> {
+    const own = (kind: WakeupKind): void => listener(kind);
     this.#wakeups.add(own);
     return async () => {
       this.#wakeups.delete(own);
@@ -356,7 +357,7 @@ export class MemoryLeaseStore implements LeaseStore {
 
   async deferTeardown(item: DeferredTeardown): Promise<void> {
     this.#deferred.set(item.lease.id, JSON.stringify(item));
-    this.#wake();
+    this.#wake('deferred');
   }
 
   async deferredTeardowns(): Promise<DeferredTeardowns> {

@@ -68,11 +68,15 @@ import type {
   TeardownRecord,
   Waiter,
   WaiterInfo,
+  WakeupKind,
 } from './types.ts';
 import { MAX_TEARDOWN_LIST } from './types.ts';
 
 export const DEFAULT_PREFIX = 'devicebridge:';
 export const HASH_TAG = '{leases}';
+/** The wake-up message of a deferred teardown (every other wake-up publishes '1'). */
+const DEFERRED_WAKEUP = 'd';
+
 /** Most entries a teardown history index keeps (older ones are trimmed as new ones are recorded). */
 export const TEARDOWN_INDEX_MAX = 10_000;
 
@@ -245,7 +249,7 @@ export class RedisLeaseStore implements LeaseStore {
   readonly #logger: Logger | undefined;
   /** The subscriber connection of `onWakeup`, opened on first use. */
   #subscriber: Redis | undefined;
-  readonly #wakeups = new Set<() => void>();
+  readonly #wakeups = new Set<(kind: WakeupKind) => void>();
   /** The highest fencing token seen per device (the floor of the next acquire). */
   readonly #fences = new Map<string, number>();
 
@@ -481,14 +485,16 @@ export class RedisLeaseStore implements LeaseStore {
   }
 
   /** Publish a wake-up; a failed publish only costs the waiters a poll interval. */
-  async #wake(): Promise<void> {
-    await this.#client.publish(this.#keys.wakeups, '1').catch((err: Error) => {
-      this.#logger?.warn({ err: err.message }, 'lease: wake-up publish failed');
-    });
+  async #wake(kind: WakeupKind = 'waiters'): Promise<void> {
+    await this.#client
+      .publish(this.#keys.wakeups, kind === 'deferred' ? DEFERRED_WAKEUP : '1')
+      .catch((err: Error) => {
+        this.#logger?.warn({ err: err.message }, 'lease: wake-up publish failed');
+      });
   }
 
-  async onWakeup(listener: () => void): Promise<() => Promise<void>> {
-    const own = (): void => listener();
+  async onWakeup(listener: (kind: WakeupKind) => void): Promise<() => Promise<void>> {
+    const own = (kind: WakeupKind): void => listener(kind);
     this.#wakeups.add(own);
     if (this.#subscriber === undefined) {
       // A connection in subscriber mode takes no other commands: one of its own, shared by listeners.
@@ -496,9 +502,11 @@ export class RedisLeaseStore implements LeaseStore {
         ? openRedis({ url: this.#url, role: 'lease-wakeups', logger: this.#logger })
         : this.#client.duplicate({ lazyConnect: true });
       this.#subscriber = subscriber;
-      subscriber.on('message', (channel: string) => {
+      subscriber.on('message', (channel: string, message: string) => {
         if (channel !== this.#keys.wakeups) return;
-        for (const wake of [...this.#wakeups]) wake();
+        // '1' (the Lua scripts' and waiters' wake-up) or 'd' (a deferred teardown).
+        const kind: WakeupKind = message === DEFERRED_WAKEUP ? 'deferred' : 'waiters';
+        for (const wake of [...this.#wakeups]) wake(kind);
       });
       // ioredis subscribes again after a reconnect, but not when the first SUBSCRIBE failed (Redis
       // down at start): subscribe on every `ready` too (SUBSCRIBE is idempotent).
@@ -556,7 +564,7 @@ export class RedisLeaseStore implements LeaseStore {
     const failed = replies?.find(([err]) => err !== null)?.[0];
     if (failed) throw failed;
     // The device's owner runs it at once (its wake-up listener), not at its next periodic pass.
-    await this.#wake();
+    await this.#wake('deferred');
   }
 
   async deferredTeardowns(): Promise<DeferredTeardowns> {

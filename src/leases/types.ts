@@ -161,11 +161,15 @@ export interface LeaseStore {
    * may have freed (a teardown recorded while some selector queue has waiters: a device nobody waits
    * for wakes nobody) or a queue's head moved (a waiter acquired or left), so
    * waiters retry at once instead of at their next poll (Redis: one pub/sub channel per prefix).
-   * Resolves a function that stops listening.
+   * Resolves a function that stops listening. `kind` is `deferred` for a teardown deferred to a
+   * device's owner (`deferTeardown`): only that one makes nodes look for deferred teardowns.
    */
-  onWakeup(listener: () => void): Promise<() => Promise<void>>;
+  onWakeup(listener: (kind: WakeupKind) => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
+
+/** What a wake-up is about: a device or queue place for waiters, or a teardown deferred to its owner. */
+export type WakeupKind = 'waiters' | 'deferred';
 
 /** Who waits in a queue (recorded when a waiter joins it). */
 export interface WaiterInfo {

@@ -4,7 +4,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Readable } from 'node:stream';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ArtifactCache } from '../../src/artifacts/index.ts';
 import { BridgeError } from '../../src/errors.ts';
 
@@ -249,5 +250,39 @@ describe('ArtifactCache.importFile', () => {
     expect((await rejection(cache.importFile(path.join(dir, 'missing'), 'ef'.repeat(32)))).code).toBe(
       'INVALID_ARGUMENT',
     );
+  });
+});
+
+describe('ArtifactCache.importStream releases its source (review fix 2)', () => {
+  it('an abort rejects at once and destroys a stream that never yields; no temp file is left', async () => {
+    const cache = new ArtifactCache(dir);
+    const stream = new Readable({ read() {} }); // never yields
+    const controller = new AbortController();
+    const importing = cache.importStream(bodySha, async () => ({ stream }), { signal: controller.signal });
+    await new Promise((r) => setTimeout(r, 30)); // the copy waits on the stream
+    controller.abort();
+    await expect(importing).rejects.toThrow();
+    await vi.waitFor(() => expect(stream.destroyed).toBe(true), { timeout: 2_000 });
+    await vi.waitFor(async () => expect(await cacheFiles(cache)).toEqual([]), { timeout: 2_000 });
+  });
+
+  it('a source whose size is over maxBytes is destroyed, not left open', async () => {
+    const cache = new ArtifactCache(dir);
+    const stream = new Readable({ read() {} });
+    const err = await rejection(
+      cache.importStream(bodySha, async () => ({ stream, size: 2048 }), { maxBytes: 1024 }),
+    );
+    expect(err.message).toMatch(/1024/);
+    expect(stream.destroyed).toBe(true);
+  });
+
+  it('imports a stream that ends normally (its bytes verified)', async () => {
+    const cache = new ArtifactCache(dir);
+    const got = await cache.importStream(bodySha, async () => ({
+      stream: Readable.from([body]),
+      size: body.length,
+    }));
+    expect(got?.size).toBe(body.length);
+    expect((await readFile(got!.path)).equals(body)).toBe(true);
   });
 });

@@ -262,6 +262,30 @@ export function leaseStoreContract(name: string, make: StoreFactory, options: { 
       await store.close();
     });
 
+    it('wake-up kinds: a deferred teardown wakes listeners as `deferred`, a waiter leaving as `waiters`', async () => {
+      const { store, clock } = await setup();
+      const kinds: string[] = [];
+      const stop = await store.onWakeup((kind) => {
+        kinds.push(kind);
+      });
+      const lease = await store.acquire({ ...base, candidates: ['dev-a'] });
+      const ended = (await store.release(lease!.id))!;
+      await store.enqueue('["kinds"]', 'w1', 30);
+      await store.dequeue('["kinds"]', 'w1');
+      for (let i = 0; i < 200 && kinds.length < 1; i++) await new Promise((r) => setTimeout(r, 5));
+      await store.deferTeardown({
+        lease: ended,
+        reason: 'released',
+        from: 'b',
+        owner: 'a',
+        deferredAt: clock.now(),
+      });
+      for (let i = 0; i < 200 && kinds.length < 2; i++) await new Promise((r) => setTimeout(r, 5));
+      await stop();
+      expect(kinds).toEqual(['waiters', 'deferred']);
+      await store.close();
+    });
+
     it('deferred teardowns: kept for the owner until taken, each taken by exactly one caller', async () => {
       const { store, clock } = await setup();
       const lease = await store.acquire({ ...base, candidates: ['dev-a'] });

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { decodeCleanBase64, SnapshotOutputDecoder } from '../../src/helpers/protocol/chunk-stream.ts';
 import {
   interpretSnapshotResult,
@@ -246,5 +246,80 @@ describe('SnapshotOutputDecoder', () => {
       ),
       { numRuns: 1500 },
     );
+  });
+});
+
+describe('SnapshotOutputDecoder costs (review fix 4)', () => {
+  /** A one-chunk snapshot output whose payload line is about `payloadBytes` of base64. */
+  function bigOutput(payloadBytes: number): { bytes: Buffer; xml: string } {
+    const filler = 'x'.repeat(Math.floor((payloadBytes * 3) / 4) - 200);
+    const xml = `<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation="0"><node text="${filler}" /></hierarchy>`;
+    return { bytes: Buffer.from(snapshotOutput(xml, { chunkSize: 1 << 30 })), xml };
+  }
+
+  function decodeInPieces(bytes: Buffer, piece: number) {
+    const decoder = new SnapshotOutputDecoder();
+    for (let at = 0; at < bytes.length; at += piece) decoder.push(bytes.subarray(at, at + piece));
+    return interpretStreamedSnapshot(decoder.end(), { mode: 'snapshot' });
+  }
+
+  it('a 2 MiB payload line pushed in 256-byte pieces costs about what one push does (no re-concatenation per piece)', () => {
+    const { bytes, xml } = bigOutput(2 * 1024 * 1024);
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
+    const whole: number[] = [];
+    const pieces: number[] = [];
+    for (let round = 0; round < 3; round++) {
+      let t = performance.now();
+      const one = decodeInPieces(bytes, bytes.length);
+      whole.push(performance.now() - t);
+      t = performance.now();
+      const many = decodeInPieces(bytes, 256);
+      pieces.push(performance.now() - t);
+      expect(one).toMatchObject({ ok: true, xml });
+      expect(many).toMatchObject({ ok: true, xml });
+    }
+    // ~8200 pushes of a line held in parts; re-concatenating it on every push made this ~100× slower.
+    const ratio = median(pieces) / Math.max(median(whole), 1);
+    expect(
+      ratio,
+      `pieces ${median(pieces).toFixed(1)} ms, one push ${median(whole).toFixed(1)} ms`,
+    ).toBeLessThan(15);
+  });
+
+  it("a payload line whose '\\n' comes early in the next piece still takes the fast (decoded) path", () => {
+    const { bytes } = bigOutput(4096);
+    const payloadAt = bytes.indexOf('INSTRUMENTATION_STATUS: payloadBase64=');
+    const nl = bytes.indexOf(10, payloadAt);
+    for (const cut of [nl, nl - 1, nl - 5]) {
+      const decoder = new SnapshotOutputDecoder();
+      const tentative = vi.spyOn(decoder.assembler, 'tentative');
+      decoder.push(bytes.subarray(0, payloadAt + 10)); // the line starts, is held
+      decoder.push(bytes.subarray(payloadAt + 10, cut)); // more of it, no newline yet
+      decoder.push(bytes.subarray(cut)); // its '\n' early in this piece
+      expect(tentative, `cut ${cut - nl}`).toHaveBeenCalledTimes(1);
+      expect(interpretStreamedSnapshot(decoder.end(), { mode: 'snapshot' })).toMatchObject({ ok: true });
+    }
+  });
+
+  it('a record claiming a huge chunkCount does not make the decoder reserve a buffer for it', () => {
+    const record = statusLines({
+      agentDeviceProtocol: 'android-snapshot-helper-v1',
+      outputFormat: 'uiautomator-xml',
+      chunkIndex: '0',
+      chunkCount: '1000000',
+      payloadBase64: Buffer.alloc(64, 65).toString('base64'),
+    });
+    const bytes = Buffer.from(`${record.join('\n')}\n`);
+    const decoders: SnapshotOutputDecoder[] = [];
+    const before = process.memoryUsage().arrayBuffers;
+    for (let i = 0; i < 4; i++) {
+      const decoder = new SnapshotOutputDecoder();
+      decoder.push(bytes);
+      decoders.push(decoder); // kept alive: what each reserved stays counted
+    }
+    const grown = process.memoryUsage().arrayBuffers - before;
+    expect(grown, `${(grown / 2 ** 20).toFixed(1)} MiB for 4 decoders`).toBeLessThan(8 * 1024 * 1024);
+    const result = interpretStreamedSnapshot(decoders[0]!.end(), { mode: 'snapshot' });
+    expect(result.ok).toBe(false); // and the claim is still refused: 999,999 chunks are missing
   });
 });

@@ -224,6 +224,54 @@ describe('parseShellEventLine', () => {
   });
 });
 
+describe('one shell-event rule for the client and the API schema (review fix 3)', () => {
+  /** Does the API schema take the line? (A line that is not JSON: no.) */
+  const schemaTakes = (line: string): boolean => {
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      return false;
+    }
+    return ShellEventSchema.safeParse(value).success;
+  };
+  const base64ish = fc.string({ unit: fc.constantFrom(...'AQZaz09+/=-_ '.split('')), maxLength: 12 });
+
+  it('property: the client parser and the API schema agree on every line (data of every length and padding)', () => {
+    const line = fc.oneof(
+      fc
+        .record({ stream: fc.constantFrom('stdout', 'stderr', 'stdin'), data: base64ish })
+        .map((e) => JSON.stringify(e)),
+      fc
+        .uint8Array({ maxLength: 20 })
+        .map((b) => JSON.stringify({ stream: 'stdout', data: Buffer.from(b).toString('base64') })),
+      fc
+        .record({ exit: fc.integer({ min: -2, max: 258 }), durationMs: fc.double() })
+        .map((e) => JSON.stringify(e)),
+      fc.json(),
+    );
+    fc.assert(
+      fc.property(line, (l) => {
+        expect(parseShellEventLine(l) !== null, l).toBe(schemaTakes(l));
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+
+  it('unpadded or mis-padded data is refused by both; padded base64 is taken by both', () => {
+    for (const data of ['QQ', 'QUI', 'Q', 'QQ=', 'QUJD=', '====', 'QQ==QQ==', 'Q===']) {
+      const l = JSON.stringify({ stream: 'stdout', data });
+      expect(parseShellEventLine(l), data).toBeNull();
+      expect(schemaTakes(l), data).toBe(false);
+    }
+    for (const data of ['', 'QQ==', 'QUI=', 'QUJD', 'QUJDRA==']) {
+      const l = JSON.stringify({ stream: 'stderr', data });
+      expect(parseShellEventLine(l), data).not.toBeNull();
+      expect(schemaTakes(l), data).toBe(true);
+    }
+  });
+});
+
 describe('startSyntheticLog', () => {
   it('writes about N lines per second into a bounded ring, tag LoadGen, levels in turn', async () => {
     const log = new SimLogBuffer(1000);

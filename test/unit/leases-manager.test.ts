@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import {
   type Candidates,
   type LeaseDevices,
@@ -713,5 +713,116 @@ describe('a deferred teardown is never lost (finding 2)', () => {
     const released = await manager.release(lease.id);
     expect(released.teardown.failures).toEqual([]);
     expect((await store.deferredTeardowns()).items.map((i) => i.lease.id)).toEqual([lease.id]);
+  });
+});
+
+describe('stop() waits for deferred teardowns a wake-up started (review fix 1)', () => {
+  function gate(): { wait: Promise<void>; open: () => void } {
+    let open!: () => void;
+    const wait = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    return { wait, open };
+  }
+
+  it('does not resolve while a teardown the wake-up pass claimed still runs; no pass starts after it', async () => {
+    const store = new MemoryLeaseStore();
+    const lookup = gate();
+    const teardown = gate();
+    let lookups = 0;
+    let closed = 0;
+    const manager = new LeaseManager({
+      store,
+      node: 'node-a',
+      expiryIntervalMs: 60_000,
+      devices: {
+        match: async () => ({ matching: ['d1'], available: ['d1'] }),
+        ownerOf: async () => {
+          lookups++;
+          await lookup.wait;
+          return 'node-a';
+        },
+      },
+      teardown: {
+        closeLease: async () => {
+          await teardown.wait;
+          closed++;
+          return { actions: ['closed'], failures: [] };
+        },
+      },
+    });
+    managers.push(manager);
+    manager.start();
+    await new Promise((r) => setTimeout(r, 30)); // the start-up pass found nothing
+    onTestFinished(() => {
+      lookup.open();
+      teardown.open();
+    });
+    const item = (id: string): DeferredTeardown => ({
+      lease: { id, deviceId: 'd1', fencingToken: 1, state: 'released' } as Lease,
+      reason: 'released',
+      from: 'node-b',
+      owner: 'node-a',
+      deferredAt: Date.now(),
+    });
+    await store.deferTeardown(item('lease_one')); // the wake-up starts a pass: it waits in the owner lookup
+    await waitFor(() => lookups === 1);
+    let stopped = false;
+    const stopping = manager.stop().then(() => {
+      stopped = true;
+    });
+    await new Promise((r) => setTimeout(r, 20)); // stop() is past unsubscribing
+    lookup.open(); // the pass claims the teardown and starts it
+    await new Promise((r) => setTimeout(r, 50));
+    expect(stopped).toBe(false);
+    expect(closed).toBe(0);
+    teardown.open();
+    await stopping;
+    expect(closed).toBe(1);
+    expect(await store.getTeardown('lease_one')).not.toBeNull();
+    // Stopped: a later pass (a message that raced the unsubscribe) starts nothing; nothing is lost.
+    await store.deferTeardown(item('lease_two'));
+    expect(await manager.runDeferredOnce()).toBe(0);
+    expect((await store.deferredTeardowns()).items.map((i) => i.lease.id)).toEqual(['lease_two']);
+  });
+});
+
+describe('only a deferred teardown starts a deferred-teardown pass (review fix 6)', () => {
+  it('waiter wake-ups (acquired, left) run no pass; a deferral runs one', async () => {
+    const store = new MemoryLeaseStore();
+    let passes = 0;
+    const read = store.deferredTeardowns.bind(store);
+    store.deferredTeardowns = async () => {
+      passes++;
+      return read();
+    };
+    const manager = new LeaseManager({
+      store,
+      node: 'node-a',
+      expiryIntervalMs: 60_000,
+      devices: {
+        match: async () => ({ matching: ['d1'], available: ['d1'] }),
+        ownerOf: async () => 'node-a',
+      },
+      teardown: { closeLease: async () => ({ actions: [], failures: [] }) },
+    });
+    managers.push(manager);
+    manager.start();
+    await waitFor(() => passes === 1); // the start-up pass
+    await new Promise((r) => setTimeout(r, 20));
+    for (let i = 0; i < 20; i++) {
+      await store.enqueue('["q"]', `w${i}`, 30);
+      await store.dequeue('["q"]', `w${i}`); // a queue's head moved: a wake-up
+    }
+    await new Promise((r) => setTimeout(r, 50));
+    expect(passes, '20 waiter wake-ups').toBe(1);
+    await store.deferTeardown({
+      lease: { id: 'lease_d', deviceId: 'd1', fencingToken: 1, state: 'released' } as Lease,
+      reason: 'released',
+      from: 'node-b',
+      owner: 'node-a',
+      deferredAt: Date.now(),
+    });
+    await waitFor(() => passes === 2, 1_000);
   });
 });

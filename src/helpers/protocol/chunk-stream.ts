@@ -105,6 +105,12 @@ interface Tentative {
 
 /** Largest up-front reservation from a chunk record's `chunkCount` (beyond it the buffer doubles). */
 const MAX_RESERVE = 64 * 1024 * 1024;
+/**
+ * The reservation is also capped at this many times the bytes received so far (at least 64 KiB): a
+ * device-reported `chunkCount` alone never costs more memory than the data that came with it.
+ */
+const RESERVE_AHEAD = 16;
+const MIN_RESERVE = 64 * 1024;
 
 /**
  * `assembleSnapshotChunks` fed one record at a time: the same checks, the same error for the same
@@ -246,7 +252,11 @@ export class SnapshotChunkAssembler {
       // The first chunk tells the size: reserve count × its length once (the helper's chunks are
       // equal but the last), so the buffer is not regrown and copied as it fills.
       this.#reserved = true;
-      const want = Math.min(count * Math.max(length, 1), MAX_RESERVE);
+      const want = Math.min(
+        count * Math.max(length, 1),
+        MAX_RESERVE,
+        Math.max(this.#length * RESERVE_AHEAD, MIN_RESERVE),
+      );
       if (want > this.#out.length) {
         const grown = Buffer.allocUnsafe(want);
         this.#out.copy(grown, 0, 0, this.#length);
@@ -367,8 +377,11 @@ export class SnapshotOutputDecoder {
   readonly #parser: InstrumentationOutputParser;
   readonly #nonce = `\u0000${randomBytes(6).toString('hex')}:`;
   #seq = 0;
-  /** Bytes of a partial line that may be a payload line, held until its end arrives. */
+  /** Bytes of a partial line that may be a payload line, held (as parts) until its end arrives. */
   #held: Uint8Array[] | null = null;
+  /** Bytes held, and whether they already start with the whole payload prefix. */
+  #heldLength = 0;
+  #heldWhole = false;
   /** The parser holds a partial (non-payload) line: the next bytes up to '\n' continue it. */
   #midLine = false;
 
@@ -399,21 +412,28 @@ export class SnapshotOutputDecoder {
     } else if (this.#held !== null) {
       const nl = chunk.indexOf(10);
       const held = this.#held;
-      if (nl === -1) {
-        held.push(chunk);
-        const joined = Buffer.concat(held);
-        this.#held = [joined];
-        if (prefixMatch(joined, 0, joined.length) === 'no') {
-          this.#held = null;
-          this.#parser.push(joined);
+      const piece = nl === -1 ? chunk : chunk.subarray(0, nl + 1);
+      // The parts stay a list until the line ends (joined once): a long line costs O(its length).
+      if (piece.length > 0) held.push(piece);
+      this.#heldLength += piece.length;
+      if (!this.#heldWhole) {
+        // Until the whole prefix is in, held is shorter than it: check the line's first bytes.
+        const head = Buffer.concat(held, Math.min(this.#heldLength, PREFIX_LENGTH));
+        const lineLength = nl === -1 ? this.#heldLength : this.#heldLength - 1;
+        const match = prefixMatch(head, 0, Math.min(lineLength, head.length));
+        if (match === 'whole') this.#heldWhole = true;
+        else if (match === 'no' && nl === -1) {
+          this.#dropHeld();
+          for (const part of held) this.#parser.push(part);
           this.#midLine = true;
+          return;
         }
-        return;
       }
-      held.push(chunk.subarray(0, nl + 1));
-      this.#held = null;
+      if (nl === -1) return;
+      const whole = this.#heldWhole;
+      this.#dropHeld();
       const line = Buffer.concat(held);
-      if (prefixMatch(line, 0, nl) === 'whole') this.#line(line, 0, line.length - 1, line.length);
+      if (whole) this.#line(line, 0, line.length - 1, line.length);
       else this.#parser.push(line);
       pos = nl + 1;
       runStart = pos;
@@ -423,7 +443,7 @@ export class SnapshotOutputDecoder {
       if (nl === -1) {
         if (prefixMatch(chunk, pos, length) !== 'no') {
           this.#flush(chunk, runStart, pos);
-          this.#held = [chunk.subarray(pos)];
+          this.#hold(chunk.subarray(pos));
         } else {
           this.#flush(chunk, runStart, length);
           this.#midLine = true;
@@ -438,6 +458,19 @@ export class SnapshotOutputDecoder {
       pos = nl + 1;
     }
     this.#flush(chunk, runStart, length);
+  }
+
+  /** Start holding a partial line that starts with (a start of) the payload prefix. */
+  #hold(part: Uint8Array): void {
+    this.#held = [part];
+    this.#heldLength = part.length;
+    this.#heldWhole = prefixMatch(part, 0, part.length) === 'whole';
+  }
+
+  #dropHeld(): void {
+    this.#held = null;
+    this.#heldLength = 0;
+    this.#heldWhole = false;
   }
 
   /** A payload line `b[start, nl)` (and its '\n' up to `next`): decoded, or handed over as text. */
@@ -461,7 +494,7 @@ export class SnapshotOutputDecoder {
   end() {
     if (this.#held !== null) {
       const line = Buffer.concat(this.#held);
-      this.#held = null;
+      this.#dropHeld();
       if (prefixMatch(line, 0, line.length) === 'whole') this.#line(line, 0, line.length, line.length);
       else this.#parser.push(line);
     }

@@ -71,6 +71,13 @@ export function withAttempts(err: unknown, attempts: Attempt[], deadlineMs: numb
   });
 }
 
+/** A helper-reported failure (ok=false) is an answer, not a transport problem: `auto` never falls back. */
+export function isHelperAnswer(err: unknown): boolean {
+  return (
+    err instanceof BridgeError && err.code === 'HELPER_FAILED' && err.details?.['errorType'] !== undefined
+  );
+}
+
 /** The request's own cancellation (lease ended) wins over its deadline. */
 function abortedError(signal: AbortSignal | undefined, what: string, deadlineMs: number): BridgeError {
   if (signal?.aborted && signal.reason instanceof BridgeError) return signal.reason;
@@ -299,12 +306,7 @@ export class SnapshotDriver {
       });
       return { value, transport: 'session' };
     } catch (err) {
-      // A helper-reported failure (ok=false) is an answer, not a transport problem.
-      const helperAnswer =
-        err instanceof BridgeError &&
-        err.code === 'HELPER_FAILED' &&
-        err.details?.['errorType'] !== undefined;
-      if (transport === 'session' || helperAnswer || step.signal.aborted) throw err;
+      if (transport === 'session' || isHelperAnswer(err) || step.signal.aborted) throw err;
       const reason = err instanceof Error ? err.message : String(err);
       await this.#closeSession();
       if (this.#closed) throw err;
