@@ -18,10 +18,21 @@ const LEVELS: Record<number, string> = {
 /** Fields every line has, shown in the line's head (or dropped: service, pid, hostname). */
 const HEAD = new Set(['level', 'time', 'msg', 'service', 'pid', 'hostname']);
 
+/** C0, DEL and C1 controls (and the JS line separators): never written raw to a terminal. */
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
+
+/** Text as it may reach a terminal: every control character as a `\\uXXXX` escape. */
+function inert(text: string): string {
+  return text.replace(CONTROL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
 function show(value: unknown): string {
-  if (typeof value === 'string') return /^[^\s"=]+$/.test(value) ? value : JSON.stringify(value);
+  if (typeof value === 'string')
+    return /^[^\s"=\u0000-\u001f\u007f-\u009f\u2028\u2029]+$/.test(value)
+      ? value
+      : inert(JSON.stringify(value));
   const json = JSON.stringify(value);
-  return json === undefined ? String(value) : json;
+  return inert(json === undefined ? String(value) : json);
 }
 
 function clock(time: unknown): string {
@@ -40,10 +51,10 @@ export function formatLogLine(line: string): string {
   if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) return line;
   const e = entry as Record<string, unknown>;
   const level = typeof e['level'] === 'number' ? (LEVELS[e['level']] ?? `L${e['level']}`) : 'INFO ';
-  const msg = typeof e['msg'] === 'string' ? e['msg'] : '';
+  const msg = typeof e['msg'] === 'string' ? inert(e['msg']) : '';
   const rest = Object.entries(e)
     .filter(([key]) => !HEAD.has(key))
-    .map(([key, value]) => `${key}=${show(value)}`);
+    .map(([key, value]) => `${inert(key)}=${show(value)}`);
   return [clock(e['time']), level, msg, ...rest].filter((part) => part !== '').join(' ');
 }
 

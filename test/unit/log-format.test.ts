@@ -27,6 +27,30 @@ describe('formatLogLine', () => {
     );
   });
 
+  it('prints no control character raw: device-controlled text cannot drive the terminal (message, keys, values)', () => {
+    const line = JSON.stringify({
+      level: 50,
+      time: 0,
+      msg: 'pm said \u001b[2J\u009b31m',
+      'k\u001b]0;x\u0007': 'a\u001bb',
+      nested: { text: '\u0085\u007f' },
+    });
+    const out = formatLogLine(line);
+    expect(out).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/);
+    expect(out).toContain('\\u001b[2J');
+    fc.assert(
+      fc.property(
+        fc.dictionary(fc.string({ unit: 'binary' }), fc.string({ unit: 'binary' })),
+        fc.string({ unit: 'binary' }),
+        (fields, msg) => {
+          expect(formatLogLine(JSON.stringify({ ...fields, level: 30, msg }))).not.toMatch(
+            /[\u0000-\u001f\u007f-\u009f]/,
+          );
+        },
+      ),
+    );
+  });
+
   it('never throws and keeps every field: any JSON object, any non-JSON line unchanged', () => {
     fc.assert(
       fc.property(
