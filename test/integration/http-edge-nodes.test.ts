@@ -210,7 +210,14 @@ describe('owner proxy: an owner that hangs after its headers', () => {
   beforeAll(async () => {
     // A real HTTP server in the owner's directory entry: it sends 200, its headers and a first
     // chunk, then stalls (a hung node whose socket stays open).
-    hung = createHttpServer((_req, res) => {
+    hung = createHttpServer((req, res) => {
+      if (req.url?.endsWith('/shell/stream')) {
+        // A streamed shell command that is quiet for longer than the forward timeout, then exits.
+        res.writeHead(200, { 'content-type': 'application/x-ndjson' });
+        res.write('{"stream":"stdout","data":"YQ=="}\n');
+        setTimeout(() => res.end('{"exit":0,"durationMs":1200}\n'), 1200);
+        return;
+      }
       res.writeHead(200, { 'content-type': 'application/json' });
       res.write('{"width":');
     });
@@ -241,6 +248,18 @@ describe('owner proxy: an owner that hangs after its headers', () => {
     if (keys.length > 0) await redis.del(...keys);
     await redis.quit();
   });
+
+  it('a streamed shell command quiet for longer than the forward timeout is relayed to its exit event (review finding)', async () => {
+    const res = await b.app.request(`/v1/leases/${leaseId}/shell/stream`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ argv: ['sleep', '1'] }),
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get(FORWARDED)).toBe('node-a');
+    const text = await res.text();
+    expect(text).toContain('{"exit":0');
+  }, 15_000);
 
   it('the relayed body ends with an error once the owner sends nothing for the forward timeout (not a hang)', async () => {
     const started = performance.now();

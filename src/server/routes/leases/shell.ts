@@ -64,7 +64,7 @@ export const shellStreamRoute = createRoute({
     access: 'client',
     capability: 'shell',
     body: jsonBody(SHELL_BODY_BYTES),
-    forward: true,
+    forward: 'stream', // quiet for up to timeoutMs: no idle limit on the relayed body
   }),
   request: {
     params: z.object({ id: LeaseIdParam }),
