@@ -21,7 +21,7 @@ import type { Duplex } from 'node:stream';
 import type { Logger } from '../observability/logger.ts';
 import { type AdbPublicKey, verifyAdbAuthSignature } from './adb-public-key.ts';
 import { isRelayedService, isReverseService, type PortRange } from './relay-policy.ts';
-import { RelayReverses } from './relay-reverse.ts';
+import { failAnswer, RelayReverses } from './relay-reverse.ts';
 import {
   A_AUTH,
   A_CLSE,
@@ -69,6 +69,11 @@ export interface RelayEndpointOptions {
   alive?: () => Promise<boolean>;
   bindHost: string;
   ports: PortRange;
+  /**
+   * Set when `adb reverse` cannot work here (the adb server runs on another host: it would connect
+   * to its own loopback, not the bridge's listener): every reverse request fails with this message.
+   */
+  reverseRefusal?: string;
   logger?: Logger;
 }
 
@@ -318,7 +323,10 @@ class RelayConnection {
       return;
     }
     try {
-      answer = await this.#reverses.answer(service);
+      answer =
+        this.#o.reverseRefusal === undefined
+          ? await this.#reverses.answer(service)
+          : failAnswer(this.#o.reverseRefusal);
     } catch (err) {
       answer = Buffer.from(`FAIL0000`);
       this.#o.logger?.info({ err: (err as Error).message }, 'adb endpoint: reverse failed');

@@ -34,6 +34,8 @@ export interface RelayEndpointsOptions {
   client: Pick<AdbClient, 'openService' | 'features'>;
   /** Where endpoints listen. */
   bindHost: string;
+  /** Every `adb reverse` fails with this message (the adb server is not on this host). */
+  reverseRefusal?: string;
   /** The host clients are told to `adb connect` to (behind NAT: the public name). */
   advertisedHost: string;
   /** `0` or `FROM-TO`. */
@@ -108,6 +110,7 @@ export class AdbRelayEndpoints {
         ...(target.alive ? { alive: target.alive } : {}),
         bindHost: this.#o.bindHost,
         ports: this.#ports,
+        ...(this.#o.reverseRefusal === undefined ? {} : { reverseRefusal: this.#o.reverseRefusal }),
         ...(this.#o.logger ? { logger: this.#o.logger.child({ leaseId: owner }) } : {}),
       });
     } catch (err) {

@@ -11,6 +11,7 @@
  * leaves it on close, removing its simulated devices' records, so no ghost stays behind.
  */
 import path from 'node:path';
+import { parseEndpoint } from '../adb/endpoint.ts';
 import { AdbRelayEndpoints } from '../adb/relay-endpoints.ts';
 import { AdbRuntime } from '../adb/runtime.ts';
 import { pingAdbServer } from '../adb/server.ts';
@@ -25,7 +26,7 @@ import {
   LeaseService,
 } from '../app/index.ts';
 import { ArtifactCache } from '../artifacts/cache.ts';
-import type { Config } from '../config.ts';
+import { type Config, isLoopbackHost } from '../config.ts';
 import { endpointPolicyFromEnv } from '../devices/endpoint-policy.ts';
 import { MemoryNodeDirectory, NODE_STALE_BEATS, type NodeDirectory } from '../devices/nodes.ts';
 import { openDeviceStores } from '../devices/open-store.ts';
@@ -210,6 +211,12 @@ async function startSteps(options: DeviceNodeOptions, teardown: Teardown): Promi
     bindHost: config.adbEndpointHost,
     advertisedHost: config.adbEndpointAdvertisedHost ?? config.adbEndpointHost,
     ports: config.adbEndpointPorts,
+    // A reverse makes the adb server connect to a bridge-local listener: only on this host.
+    ...(config.adbServer !== undefined && !isLoopbackHost(parseEndpoint(config.adbServer).host)
+      ? {
+          reverseRefusal: `devicebridge: adb reverse needs the bridge's adb server on its own host (ADB_SERVER ${config.adbServer} is remote)`,
+        }
+      : {}),
     logger,
   });
   teardown.add('adb endpoints', () => endpoints.closeAll());

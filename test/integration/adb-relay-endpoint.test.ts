@@ -276,6 +276,33 @@ describe('adb endpoint relay (real adb client)', () => {
     await endpoints.close('lease-6');
   }, 60_000);
 
+  it('with the adb server on another host, adb reverse fails with the configured reason and nothing listens (review finding)', async () => {
+    const remote = new AdbRelayEndpoints({
+      client: bed.client,
+      bindHost: '127.0.0.1',
+      advertisedHost: '127.0.0.1',
+      ports: '0',
+      reverseRefusal: 'devicebridge: adb reverse needs the bridge adb server on its own host',
+    });
+    const device = bed.sim.devices[0]!;
+    const opened = await remote.open({
+      owner: 'lease-7',
+      serial: device.serial,
+      deviceId: 'sim-1',
+      key: parseAdbPublicKey(client.publicKey),
+    });
+    try {
+      expect(await connected(client, opened.endpoint)).toBe('device');
+      const set = await client.adb(['-s', opened.endpoint, 'reverse', 'tcp:9141', 'tcp:9142']);
+      expect(set.code).not.toBe(0);
+      expect(set.stderr).toContain('adb reverse needs the bridge adb server on its own host');
+      expect(device.android.listening()).not.toContain('tcp:9141');
+    } finally {
+      await client.adb(['disconnect', opened.endpoint]);
+      await remote.closeAll();
+    }
+  }, 60_000);
+
   it('closing the owner closes the endpoint: connections refused, streams gone', async () => {
     const opened = await endpoints.open({
       owner: 'lease-3',
