@@ -1,14 +1,24 @@
 /** parseWaiters: the parser of the list-waiters reply (stored waiter descriptions: outside input). */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { LABEL_PATTERN } from '../../src/devices/labels.ts';
 import { parseWaiter, parseWaiters } from '../../src/leases/store-common.ts';
 import type { Waiter } from '../../src/leases/types.ts';
+import { PROTOTYPE_KEYS } from '../../src/strict-json.ts';
 
 const waiter: fc.Arbitrary<Waiter> = fc.record({
   waiterId: fc.string({ minLength: 1 }),
   queueKey: fc.string(),
   selector: fc.record(
-    { deviceId: fc.string(), labels: fc.dictionary(fc.string(), fc.string()) },
+    {
+      deviceId: fc.string(),
+      // What a selector can hold: label keys by the device rule, never a prototype key (strict JSON
+      // refuses those at every boundary, so no stored description has one).
+      labels: fc.dictionary(
+        fc.stringMatching(LABEL_PATTERN).filter((k) => !PROTOTYPE_KEYS.has(k)),
+        fc.stringMatching(LABEL_PATTERN),
+      ),
+    },
     { requiredKeys: [] },
   ),
   tenant: fc.string(),
