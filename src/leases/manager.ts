@@ -19,7 +19,7 @@
  * every expiry pass also takes the deferred teardowns of the devices this node owns now (its own, or
  * taken over from a dead node) and runs each exactly once.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { BridgeError, invalidArgument } from '../errors.ts';
 import { type Logger, silentLogger } from '../observability/logger.ts';
 import type { Metrics } from '../observability/metrics.ts';
@@ -34,6 +34,21 @@ import type {
   TeardownRecord,
   Waiter,
 } from './types.ts';
+
+/**
+ * The queue member of a client-chosen waiter id: namespaced by tenant, so one tenant cannot take
+ * (or dequeue) another's place by sending its id.
+ */
+export function internalWaiterId(tenant: string, clientId: string): string {
+  return `waiter_${createHash('sha256').update(`${tenant}\0${clientId}`).digest('base64url').slice(0, 32)}`;
+}
+
+/** A second live request for one (tenant, waiter id) on this node. */
+function waiterBusy(selector: LeaseSelector, waiterId: string | undefined): BridgeError {
+  return new BridgeError('CONFLICT', `waiter ${waiterId} already has a live request on this node`, {
+    details: { selector, waiterId, reason: 'waiter busy' },
+  });
+}
 
 /** Leases claimed per expiry pass; a full pass is followed by another at once. */
 const EXPIRY_BATCH = 100;
@@ -249,23 +264,44 @@ export class LeaseManager {
         { path: 'waiterId', message: 'must match waiter_[A-Za-z0-9_-]{16,64}' },
       ]);
     }
+    // A client's id is its tenant's: the queue member is derived from (tenant, id), so another tenant
+    // sending the same id (it shows in 409 details and GET /v1/waiters) is a different waiter.
+    const internal = resumed === undefined ? undefined : internalWaiterId(options.tenant, resumed);
+    if (internal !== undefined && this.#waiters.has(internal)) {
+      throw waiterBusy(selector, resumed);
+    }
     const now = await this.#store.acquire({
       ...base,
       candidates: first.available,
-      ...(resumed === undefined ? {} : { waiterId: resumed }),
+      ...(internal === undefined ? {} : { waiterId: internal }),
     });
     if (now) return this.#handOver(now, signal);
     if (waitSeconds === 0 && resumed === undefined) throw this.#conflict(selector, 0);
+    if (internal !== undefined && this.#waiters.has(internal)) {
+      throw waiterBusy(selector, resumed);
+    }
 
-    const waiterId = resumed ?? `waiter_${randomBytes(12).toString('base64url')}`;
+    const waiterId = internal ?? `waiter_${randomBytes(12).toString('base64url')}`;
     const deadline = performance.now() + waitSeconds * 1000;
     const waiterTtl = Math.max(this.#waiterTtl, (this.#pollMs * 3) / 1000);
-    const info = { selector, tenant: options.tenant, node: this.#node, since: Date.now() };
-    await this.#store.enqueue(queueKey, waiterId, waiterTtl, info);
+    const info = {
+      selector,
+      tenant: options.tenant,
+      node: this.#node,
+      since: Date.now(),
+      ...(resumed === undefined ? {} : { clientWaiterId: resumed }),
+    };
     // Pending from the start: a device freed between the first attempt and joining the queue woke
     // nobody (a teardown publishes only while someone is queued), so the first retry comes at once.
+    // Registered before the enqueue so a second request with the same (tenant, id) sees it at once.
     const self = { queueKey, pending: true } as { queueKey: string; wake?: () => void; pending: boolean };
     this.#waiters.set(waiterId, self);
+    try {
+      await this.#store.enqueue(queueKey, waiterId, waiterTtl, info);
+    } catch (err) {
+      this.#waiters.delete(waiterId);
+      throw err;
+    }
     let refreshedAt = performance.now();
     let keepPlace = false;
     try {
@@ -274,7 +310,7 @@ export class LeaseManager {
         if (left <= 0) {
           // A client waiter keeps its place for its next request (unless this node is draining).
           keepPlace = resumed !== undefined;
-          throw this.#conflict(selector, waitSeconds, keepPlace ? waiterId : undefined);
+          throw this.#conflict(selector, waitSeconds, keepPlace ? resumed : undefined);
         }
         await this.#sleep(self, Math.min(this.#pollMs, left), signal);
         if (signal?.aborted) throw abortError(signal);
@@ -424,8 +460,11 @@ export class LeaseManager {
   }
 
   /** Live waiters (of one tenant, or all) with their place in their selector's queue. */
-  listWaiters(filter: { tenant?: string } = {}): Promise<Waiter[]> {
-    return this.#store.listWaiters(filter);
+  async listWaiters(filter: { tenant?: string } = {}): Promise<Waiter[]> {
+    // Each waiter is shown with the id its client resumes with (not the tenant-derived queue member).
+    return (await this.#store.listWaiters(filter)).map(({ clientWaiterId, ...waiter }) =>
+      clientWaiterId === undefined ? waiter : { ...waiter, waiterId: clientWaiterId },
+    );
   }
 
   waitingCount(): Promise<number> {

@@ -57,7 +57,7 @@ export class MemoryLeaseStore implements LeaseStore {
   #ended: Array<{ at: number; id: string }> = [];
   /** queueKey -> waiterId -> deadline (Map order = arrival order). */
   readonly #queues = new Map<string, Map<string, number>>();
-  /** waiterId -> who waits (for `listWaiters`); dropped once the waiter left its queue. */
+  /** waiterId -> who waits (for `listWaiters`); deleted wherever the waiter leaves its queue. */
   readonly #waiterInfo = new Map<string, WaiterInfo>();
   readonly #wakeups = new Set<(kind: WakeupKind) => void>();
   readonly #teardowns = new Map<string, { record: TeardownRecord; until: number }>();
@@ -92,7 +92,11 @@ export class MemoryLeaseStore implements LeaseStore {
   #liveQueue(queueKey: string, now: number): Map<string, number> | undefined {
     const queue = this.#queues.get(queueKey);
     if (!queue) return undefined;
-    for (const [waiter, deadline] of queue) if (deadline <= now) queue.delete(waiter);
+    for (const [waiter, deadline] of queue) {
+      if (deadline > now) continue;
+      queue.delete(waiter);
+      this.#waiterInfo.delete(waiter);
+    }
     if (queue.size === 0) {
       this.#queues.delete(queueKey);
       return undefined;
@@ -260,6 +264,11 @@ export class MemoryLeaseStore implements LeaseStore {
     return waiters.sort(byQueuePlace);
   }
 
+  /** Number of stored waiter descriptions (tests: they must leave with their waiter). */
+  async waiterDescriptionCount(): Promise<number> {
+    return this.#waiterInfo.size;
+  }
+
   async dequeue(queueKey: string, waiterId: string): Promise<void> {
     if (this.#removeWaiter(queueKey, waiterId)) this.#wake();
   }
@@ -269,6 +278,7 @@ export class MemoryLeaseStore implements LeaseStore {
     const queue = this.#queues.get(queueKey);
     if (!queue) return false;
     const removed = queue.delete(waiterId);
+    this.#waiterInfo.delete(waiterId);
     if (queue.size === 0) this.#queues.delete(queueKey);
     return removed;
   }

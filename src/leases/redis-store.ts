@@ -20,8 +20,9 @@
  *   active            zset  active lease ids by expiresAt
  *   q:<queueKey>      zset  waiters by arrival sequence;  qd:<queueKey> hash waiter -> deadline
  *   queues            set   queue keys that have waiters;  qseq  arrival counter
- *   waiters           hash  waiterId -> {queueKey, selector, tenant, node, since} JSON (listing;
- *                           entries of waiters that left are dropped by list-waiters)
+ *   waiters           hash  waiterId -> {queueKey, selector, tenant, node, since, clientWaiterId?}
+ *                           JSON (listing; deleted wherever the waiter leaves: acquired, dequeued,
+ *                           pruned)
  *   td:<leaseId>      string teardown record JSON, expires after the retention
  *   tdi               zset  lease ids of recorded teardowns by time recorded (history, newest last;
  *                           trimmed to the retention and TEARDOWN_INDEX_MAX entries); tdi:<tenant> the same per tenant
@@ -294,6 +295,7 @@ export class RedisLeaseStore implements LeaseStore {
         this.#keys.queue(queueKey),
         this.#keys.queueDeadlines(queueKey),
         this.#keys.lease(id),
+        this.#keys.waiterInfo,
         ...request.candidates.map((d) => this.#keys.dev(d)),
       ],
       [
@@ -443,10 +445,20 @@ export class RedisLeaseStore implements LeaseStore {
     return parseWaiters(reply);
   }
 
+  /** Number of stored waiter descriptions (tests: they must leave with their waiter). */
+  async waiterDescriptionCount(): Promise<number> {
+    return Number(await this.#client.hlen(this.#keys.waiterInfo));
+  }
+
   async dequeue(queueKey: string, waiterId: string): Promise<void> {
     const removed = await this.#scripts.run(
       'dequeue',
-      [this.#keys.queue(queueKey), this.#keys.queueDeadlines(queueKey), this.#keys.queues],
+      [
+        this.#keys.queue(queueKey),
+        this.#keys.queueDeadlines(queueKey),
+        this.#keys.queues,
+        this.#keys.waiterInfo,
+      ],
       [waiterId, queueKey],
     );
     if (Number(removed) === 1) await this.#wake();
@@ -455,7 +467,7 @@ export class RedisLeaseStore implements LeaseStore {
   async waiting(queueKey?: string): Promise<number> {
     const reply = await this.#scripts.run(
       'waiting',
-      [this.#keys.queues],
+      [this.#keys.queues, this.#keys.waiterInfo],
       [this.#now(), this.#keys.base, queueKey ?? ''],
     );
     return Number(reply);

@@ -156,6 +156,7 @@ export function parseWaiter(waiterId: string, position: number, json: string): W
     tenant: v['tenant'],
     node: v['node'],
     since: v['since'] as number,
+    ...(typeof v['clientWaiterId'] === 'string' ? { clientWaiterId: v['clientWaiterId'] } : {}),
     position,
   };
 }

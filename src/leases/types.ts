@@ -179,6 +179,8 @@ export interface WaiterInfo {
   node: string;
   /** When it joined (ms). */
   since: number;
+  /** The id the client chose and resumes with (its queue member is derived from tenant and id). */
+  clientWaiterId?: string;
 }
 
 /** A live waiter: its description and place (1 = head of its selector's queue). */

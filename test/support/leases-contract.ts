@@ -347,6 +347,40 @@ export function leaseStoreContract(name: string, make: StoreFactory, options: { 
       await store.close();
     });
 
+    it('waiter descriptions leave with their waiter (acquired, dequeued, pruned) without listWaiters (review fix 2)', async () => {
+      const { store, clock } = await setup();
+      const q = '["q"]';
+      const info = { selector: {}, tenant: 't1', node: 'n1', since: clock.t };
+      const count = (): Promise<number> =>
+        (store as unknown as { waiterDescriptionCount(): Promise<number> }).waiterDescriptionCount();
+      for (let i = 0; i < 200; i++) {
+        await store.enqueue(q, `a${i}`, 30, info);
+        const lease = (await store.acquire({
+          ...base,
+          candidates: ['d1'],
+          queueKey: q,
+          waiterId: `a${i}`,
+        })) as Lease;
+        expect(lease.deviceId).toBe('d1');
+        await store.release(lease.id);
+        await store.recordTeardown(teardownOf(lease, clock));
+        await store.enqueue(q, `b${i}`, 30, info);
+        await store.dequeue(q, `b${i}`);
+        await store.enqueue(q, `c${i}`, 1, info);
+        clock.advance(1_001);
+        // Pruned by the head check of an acquire, or by a count of the waiting.
+        if (i % 2 === 0) await store.waiting(q);
+        else {
+          const next = (await store.acquire({ ...base, candidates: ['d1'], queueKey: q })) as Lease;
+          expect(next.deviceId).toBe('d1'); // the expired waiter no longer holds the queue
+          await store.release(next.id);
+          await store.recordTeardown(teardownOf(next, clock));
+        }
+      }
+      expect(await count()).toBe(0);
+      await store.close();
+    });
+
     it('FIFO queue: only the head waiter may acquire; stale waiters drop out; re-enqueue keeps the place', async () => {
       const { store, clock } = await setup();
       const q = '["q"]';

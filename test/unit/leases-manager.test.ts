@@ -246,6 +246,76 @@ describe('LeaseManager.acquire', () => {
     expect(performance.now() - started).toBeLessThan(1_000);
   });
 
+  it("a client waiterId is its tenant's: another tenant sending it does not take the place (review fix 1)", async () => {
+    const { manager } = harness({ devices: ['d1'] });
+    const held = await manager.acquire({ tenant: 't0', holder: 'owner', selector: {} });
+    const id = 'waiter_AAAAAAAAAAAAAAAAAAAA';
+    // Tenant A's wait runs out: its place stays; the 409 names the id it resumes with.
+    const errA = await expectCode(
+      manager.acquire({ tenant: 'ta', holder: 'alice', selector: {}, waitSeconds: 1, waiterId: id }),
+      'CONFLICT',
+    );
+    expect(errA.details).toMatchObject({ waiterId: id });
+    expect((await manager.listWaiters({ tenant: 'ta' })).map((w) => [w.waiterId, w.position])).toEqual([
+      [id, 1],
+    ]);
+    await manager.release(held.id, held.fencingToken);
+    // Tenant B sends A's id (seen in A's 409): it queues behind A instead of taking A's place.
+    const errB = await expectCode(
+      manager.acquire({ tenant: 'tb', holder: 'bob', selector: {}, waitSeconds: 1, waiterId: id }),
+      'CONFLICT',
+    );
+    expect(errB.details).toMatchObject({ waiterId: id });
+    const all = await manager.listWaiters();
+    expect(all.map((w) => [w.tenant, w.waiterId, w.position])).toEqual([
+      ['ta', id, 1],
+      ['tb', id, 2],
+    ]);
+    expect((await manager.listWaiters({ tenant: 'tb' })).map((w) => w.position)).toEqual([2]);
+    // A resumes and gets the device; B's place is still B's (behind nobody now).
+    const leaseA = await manager.acquire({ tenant: 'ta', holder: 'alice', selector: {}, waiterId: id });
+    expect(leaseA).toMatchObject({ deviceId: 'd1', tenant: 'ta' });
+    expect((await manager.listWaiters()).map((w) => [w.tenant, w.position])).toEqual([['tb', 1]]);
+  });
+
+  it('a second live request with the same (tenant, waiterId) on this node gets CONFLICT naming the id', {
+    timeout: 15_000,
+  }, async () => {
+    const { manager } = harness({ devices: ['d1'] });
+    await manager.acquire({ tenant: 't0', holder: 'owner', selector: {} });
+    const id = 'waiter_BBBBBBBBBBBBBBBBBBBB';
+    const first = manager.acquire({
+      tenant: 'ta',
+      holder: 'alice',
+      selector: {},
+      waitSeconds: 30,
+      waiterId: id,
+    });
+    first.catch(() => undefined);
+    await waitFor(async () => (await manager.waitingCount()) === 1);
+    const started = performance.now();
+    const err = await expectCode(
+      manager.acquire({ tenant: 'ta', holder: 'alice', selector: {}, waitSeconds: 5, waiterId: id }),
+      'CONFLICT',
+    );
+    expect(performance.now() - started).toBeLessThan(2_000);
+    expect(err.message).toContain(id);
+    expect(err.details).toMatchObject({ waiterId: id });
+    // Another tenant may use the same id: it is a different waiter.
+    const other = manager.acquire({
+      tenant: 'tb',
+      holder: 'bob',
+      selector: {},
+      waitSeconds: 30,
+      waiterId: id,
+    });
+    other.catch(() => undefined);
+    await waitFor(async () => (await manager.waitingCount()) === 2);
+    manager.drain();
+    await expectCode(first, 'UNAVAILABLE');
+    await expectCode(other, 'UNAVAILABLE');
+  });
+
   it('an aborted waiter (client gone) leaves the queue and rejects with the abort reason', async () => {
     const { manager } = harness({ devices: ['d1'] });
     const held = await manager.acquire({ ...who, selector: {} });

@@ -1,31 +1,29 @@
 /** parseWaiters: the parser of the list-waiters reply (stored waiter descriptions: outside input). */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { LABEL_PATTERN } from '../../src/devices/labels.ts';
 import { parseWaiter, parseWaiters } from '../../src/leases/store-common.ts';
 import type { Waiter } from '../../src/leases/types.ts';
 import { PROTOTYPE_KEYS } from '../../src/strict-json.ts';
 
-const waiter: fc.Arbitrary<Waiter> = fc.record({
-  waiterId: fc.string({ minLength: 1 }),
-  queueKey: fc.string(),
-  selector: fc.record(
-    {
-      deviceId: fc.string(),
-      // What a selector can hold: label keys by the device rule, never a prototype key (strict JSON
-      // refuses those at every boundary, so no stored description has one).
-      labels: fc.dictionary(
-        fc.stringMatching(LABEL_PATTERN).filter((k) => !PROTOTYPE_KEYS.has(k)),
-        fc.stringMatching(LABEL_PATTERN),
-      ),
-    },
-    { requiredKeys: [] },
-  ),
-  tenant: fc.string(),
-  node: fc.string(),
-  since: fc.nat(),
-  position: fc.integer({ min: 1, max: 1_000_000 }),
-});
+// Label keys a stored description may hold (strict JSON refuses prototype keys: a different test).
+const labelKey = fc.string().filter((k) => !PROTOTYPE_KEYS.has(k));
+
+const waiter: fc.Arbitrary<Waiter> = fc.record(
+  {
+    waiterId: fc.string({ minLength: 1 }),
+    queueKey: fc.string(),
+    selector: fc.record(
+      { deviceId: fc.string(), labels: fc.dictionary(labelKey, fc.string()) },
+      { requiredKeys: [] },
+    ),
+    tenant: fc.string(),
+    node: fc.string(),
+    since: fc.nat(),
+    position: fc.integer({ min: 1, max: 1_000_000 }),
+    clientWaiterId: fc.string(),
+  },
+  { requiredKeys: ['waiterId', 'queueKey', 'selector', 'tenant', 'node', 'since', 'position'] },
+);
 
 const stored = (w: Waiter) =>
   JSON.stringify({
@@ -34,6 +32,7 @@ const stored = (w: Waiter) =>
     tenant: w.tenant,
     node: w.node,
     since: w.since,
+    ...(w.clientWaiterId === undefined ? {} : { clientWaiterId: w.clientWaiterId }),
   });
 
 describe('parseWaiters', () => {

@@ -5,7 +5,8 @@
   KEYS[2]   queue zset of queueKey (member waiterId, score arrival sequence)
   KEYS[3]   queue deadline hash    (waiterId -> deadline ms)
   KEYS[4]   the new lease's hash   (lease:<ARGV[3]>)
-  KEYS[5..] device hashes of the candidates, in preference order (fields: lease, pending, fence)
+  KEYS[5]   waiter description hash (waiterId -> JSON): a waiter leaving the queue loses its entry
+  KEYS[6..] device hashes of the candidates, in preference order (fields: lease, pending, fence)
 
   ARGV[1]   now (ms, the client's clock)
   ARGV[2]   expiresAt (ms)
@@ -18,7 +19,7 @@
   ARGV[9]   waiterId ('' = none)
   ARGV[10]  teardown grace ms (an ended lease whose teardown was never recorded stops blocking after it)
   ARGV[11]  '1' when the lease keeps the apps installed during it (field keepApps), else '0'
-  ARGV[12..11+n]   candidate device ids, aligned with KEYS[5..] (n candidates)
+  ARGV[12..11+n]   candidate device ids, aligned with KEYS[6..] (n candidates)
   ARGV[12+n..11+2n] each candidate's fence floor: the highest token the calling node has seen for
                    it ('0' = none). The counter never goes back below it: after Redis lost its data
                    (the counter reads 0 again) tokens stay monotonic per device.
@@ -38,20 +39,20 @@ local now = tonumber(ARGV[1])
 local waiter = ARGV[9]
 
 if ARGV[8] == '1' then
-  local head = liveHead(KEYS[2], KEYS[3], now)
+  local head = liveHead(KEYS[2], KEYS[3], KEYS[5], now)
   if head and head ~= waiter then return 0 end
 end
 
 local grace = tonumber(ARGV[10])
-local n = #KEYS - 4
-for i = 5, #KEYS do
+local n = #KEYS - 5
+for i = 6, #KEYS do
   local dev = KEYS[i]
   local held = redis.call('HMGET', dev, 'lease', 'pending')
   local current, pending = held[1], held[2]
   local free = not current or (pending and (tonumber(pending) + grace <= now))
   if free then
     local fence = redis.call('HINCRBY', dev, 'fence', 1)
-    local floor = tonumber(ARGV[i + 7 + n]) or 0
+    local floor = tonumber(ARGV[i + 6 + n]) or 0
     if fence <= floor then
       fence = floor + 1
       redis.call('HSET', dev, 'fence', fence)
@@ -59,13 +60,13 @@ for i = 5, #KEYS do
     redis.call('HSET', dev, 'lease', ARGV[3])
     if current then redis.call('HDEL', dev, 'pending') end
     redis.call('HSET', KEYS[4],
-      'id', ARGV[3], 'deviceId', ARGV[i + 7], 'tenant', ARGV[4], 'holder', ARGV[5],
+      'id', ARGV[3], 'deviceId', ARGV[i + 6], 'tenant', ARGV[4], 'holder', ARGV[5],
       'fencingToken', fence, 'acquiredAt', ARGV[1], 'expiresAt', ARGV[2], 'ttlSeconds', ARGV[6],
       'selector', ARGV[7], 'state', 'active')
     if ARGV[11] == '1' then redis.call('HSET', KEYS[4], 'keepApps', '1') end
     redis.call('ZADD', KEYS[1], ARGV[2], ARGV[3])
-    if ARGV[8] == '1' and waiter ~= '' then removeWaiter(KEYS[2], KEYS[3], waiter) end
-    return { i - 4, fence }
+    if ARGV[8] == '1' and waiter ~= '' then removeWaiter(KEYS[2], KEYS[3], KEYS[5], waiter) end
+    return { i - 5, fence }
   end
 end
 return 0

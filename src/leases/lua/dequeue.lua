@@ -4,6 +4,7 @@
   KEYS[1]  queue zset
   KEYS[2]  queue deadline hash
   KEYS[3]  set of queue keys that have waiters
+  KEYS[4]  waiter description hash (waiterId -> JSON): the waiter's entry goes with it
 
   ARGV[1]  waiterId
   ARGV[2]  queueKey (member of KEYS[3])
@@ -13,6 +14,6 @@
 --- @include "includes/remove-waiter"
 --- @include "includes/drop-empty-queue"
 
-local removed = removeWaiter(KEYS[1], KEYS[2], ARGV[1])
+local removed = removeWaiter(KEYS[1], KEYS[2], KEYS[4], ARGV[1])
 dropEmptyQueue(KEYS[1], KEYS[2], KEYS[3], ARGV[2])
 return removed

@@ -27,7 +27,7 @@ for i = 1, #entries, 2 do
   else
     local queue = ARGV[2] .. 'q:' .. qk
     if not pruned[qk] then
-      pruneQueue(queue, ARGV[2] .. 'qd:' .. qk, KEYS[2], qk, now)
+      pruneQueue(queue, ARGV[2] .. 'qd:' .. qk, KEYS[1], KEYS[2], qk, now)
       pruned[qk] = true
     end
     local rank = redis.call('ZRANK', queue, id)
