@@ -126,6 +126,18 @@ export interface ClientOptions {
   timeoutMs?: number;
 }
 
+/** The non-empty lines of an NDJSON body as they arrive (a last line without its newline is dropped). */
+async function* ndjsonLines(body: ReadableStream<Uint8Array>): AsyncGenerator<string> {
+  const decoder = new TextDecoder();
+  let rest = '';
+  for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
+    rest += decoder.decode(chunk, { stream: true });
+    const lines = rest.split('\n');
+    rest = lines.pop() ?? '';
+    for (const line of lines) if (line !== '') yield line;
+  }
+}
+
 export class BridgeClientError extends Error {
   constructor(
     readonly status: number,
@@ -470,24 +482,16 @@ export class DeviceBridgeClient {
     }
     const requestId = res.headers.get('x-request-id') ?? undefined;
     const broken = (why: string) => new BridgeClientError(res.status, 'UNAVAILABLE', why, true, requestId);
-    const decoder = new TextDecoder();
-    let rest = '';
-    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-      rest += decoder.decode(chunk, { stream: true });
-      const lines = rest.split('\n');
-      rest = lines.pop() ?? '';
-      for (const line of lines) {
-        if (line === '') continue;
-        const event = parseShellEventLine(line);
-        if (event === null)
-          throw broken(`the shell stream sent a line that is not an event: ${line.slice(0, 80)}`);
-        if ('error' in event) {
-          const { code, message } = event.error;
-          throw new BridgeClientError(res.status, code, message, code !== 'LEASE_EXPIRED', requestId);
-        }
-        yield event;
-        if ('exit' in event) return;
+    for await (const line of ndjsonLines(res.body)) {
+      const event = parseShellEventLine(line);
+      if (event === null)
+        throw broken(`the shell stream sent a line that is not an event: ${line.slice(0, 80)}`);
+      if ('error' in event) {
+        const { code, message } = event.error;
+        throw new BridgeClientError(res.status, code, message, code !== 'LEASE_EXPIRED', requestId);
       }
+      yield event;
+      if ('exit' in event) return;
     }
     throw broken('the shell stream ended before the exit status');
   }
@@ -541,14 +545,7 @@ export class DeviceBridgeClient {
       await this.#answer(res);
       return;
     }
-    const decoder = new TextDecoder();
-    let rest = '';
-    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-      rest += decoder.decode(chunk, { stream: true });
-      const lines = rest.split('\n');
-      rest = lines.pop() ?? '';
-      for (const line of lines) if (line !== '') yield JSON.parse(line) as LogEntryBody;
-    }
+    for await (const line of ndjsonLines(res.body)) yield JSON.parse(line) as LogEntryBody;
   }
   uninstallApp(leaseId: string, packageName: string) {
     return this.#request<AppActionResult>(
