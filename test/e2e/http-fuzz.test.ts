@@ -47,6 +47,7 @@ interface FuzzRequest {
 }
 
 const enc = (s: string) => new TextEncoder().encode(s);
+const NDJSON = 'application/x-ndjson';
 
 /** Hostile JSON texts every JSON route gets besides schema-shaped values. */
 const HOSTILE_JSON: Array<string | Uint8Array> = [
@@ -296,7 +297,39 @@ describe('HTTP fuzz against a running serve (OpenAPI-driven)', () => {
       redirect: 'manual',
       signal: AbortSignal.timeout(20_000),
     });
-    return { res, text: op.method === 'HEAD' ? '' : await res.text(), target };
+    if (op.method === 'HEAD') return { res, text: '', target };
+    // A streamed answer (logcat, streamed shell) lasts as long as the lease or the command: read
+    // what arrives within a moment, then hang up (complete lines are checked against the schema).
+    if (res.status === 200 && res.headers.get('content-type')?.startsWith(NDJSON)) {
+      return { res, text: await readFor(res, 1_000, 64 * 1024), target };
+    }
+    return { res, text: await res.text(), target };
+  }
+
+  async function readFor(res: Response, ms: number, maxBytes: number): Promise<string> {
+    const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
+    let text = '';
+    const deadline = Date.now() + ms;
+    try {
+      while (text.length < maxBytes) {
+        const left = deadline - Date.now();
+        if (left <= 0) break;
+        let timer: NodeJS.Timeout | undefined;
+        const next = await Promise.race([
+          reader.read(),
+          new Promise<'late'>((resolve) => {
+            timer = setTimeout(() => resolve('late'), left);
+          }),
+        ]);
+        clearTimeout(timer);
+        if (next === 'late' || next.done) break;
+        text += decoder.decode(next.value, { stream: true });
+      }
+    } finally {
+      await reader.cancel().catch(() => {});
+    }
+    return text;
   }
 
   function checkAnswer(op: Operation, req: FuzzRequest, res: Response, text: string, target: string): void {
@@ -327,6 +360,12 @@ describe('HTTP fuzz against a running serve (OpenAPI-driven)', () => {
       const named = op.responses[String(res.status)]?.['x-error-codes'];
       if (named !== undefined) expect(named, where).toContain(code);
     }
+    const streamed = op.responses[String(res.status)]?.content?.[NDJSON]?.schema;
+    if (streamed !== undefined && (res.headers.get('content-type') ?? '').startsWith(NDJSON)) {
+      const lines = text.split('\n').slice(0, -1);
+      for (const line of lines)
+        expect(schemas.check(JSON.parse(line), streamed), `${where}\n${line}`).toEqual([]);
+    }
     const documented = op.responses[String(res.status)]?.content?.['application/json']?.schema;
     if (documented !== undefined && body !== undefined)
       expect(schemas.check(body, documented), where).toEqual([]);
@@ -342,7 +381,9 @@ describe('HTTP fuzz against a running serve (OpenAPI-driven)', () => {
     for (const op of ops) {
       await fc.assert(
         fc.asyncProperty(requestArbitrary(op), async (req) => {
-          const { res, text, target } = await send(op, req);
+          const { res, text, target } = await send(op, req).catch((e: unknown) => {
+            throw new Error(`${op.method} ${op.path}: ${String(e)}`, { cause: e });
+          });
           checkAnswer(op, req, res, text, target);
         }),
         { numRuns: RUNS, seed: Number(process.env['FUZZ_SEED'] ?? Date.now() % 2 ** 31) },
