@@ -4,7 +4,7 @@
  * `adb connect`s to the endpoint and runs shell, push/pull and install through it.
  */
 import { randomBytes } from 'node:crypto';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -49,15 +49,26 @@ async function connected(who: ClientAdb, endpoint: string): Promise<string> {
   return `not online: ${result.stdout} ${result.stderr}`;
 }
 
-/** Whether something accepts TCP connections on host:port. */
-function listensOn(host: string, port: number): Promise<boolean> {
+/** Whether something accepts connections on the unix socket at `file`. */
+function listensOnPath(file: string): Promise<boolean> {
   return new Promise((resolve) => {
-    const s = net.connect({ host, port });
+    const s = net.connect({ path: file });
     s.once('connect', () => {
       s.destroy();
       resolve(true);
     });
     s.once('error', () => resolve(false));
+  });
+}
+
+/** The device's own reverse list (`reverse:list-forward` through the bridge's adb server). */
+async function deviceReverses(serial: string): Promise<string> {
+  const onDevice = await bed.client.openService(serial, 'reverse:list-forward');
+  return new Promise<string>((resolve) => {
+    const chunks: Buffer[] = [];
+    onDevice.on('data', (b: Buffer) => chunks.push(b));
+    onDevice.once('close', () => resolve(Buffer.concat(chunks).toString()));
+    onDevice.resume();
   });
 }
 
@@ -184,17 +195,17 @@ describe('adb endpoint relay (real adb client)', () => {
       const set = await client.adb(['-s', opened.endpoint, 'reverse', 'tcp:9125', `tcp:${echo.port}`]);
       expect(set.code, set.stderr).toBe(0);
       // On the device, the reverse points at a bridge-local listener on loopback, not at Y.
-      const onDevice = await bed.client.openService(device.serial, 'reverse:list-forward');
-      const deviceList = await new Promise<string>((resolve) => {
-        const chunks: Buffer[] = [];
-        onDevice.on('data', (b: Buffer) => chunks.push(b));
-        onDevice.once('close', () => resolve(Buffer.concat(chunks).toString()));
-        onDevice.resume();
-      });
-      const bridgePort = Number(/tcp:9125 tcp:(\d+)/.exec(deviceList)?.[1]);
-      expect(bridgePort).toBeGreaterThan(0);
-      expect(bridgePort).not.toBe(echo.port);
-      expect(await listensOn('127.0.0.1', bridgePort)).toBe(true);
+      const deviceList = await deviceReverses(device.serial);
+      // Not a loopback TCP port (any local process could connect to it) but a unix socket in a
+      // directory only the bridge's user can enter (review finding).
+      expect(deviceList).not.toMatch(/tcp:9125 tcp:/);
+      const bridgeSocket = /tcp:9125 localfilesystem:(\S+)/.exec(deviceList)?.[1] ?? '';
+      expect(path.isAbsolute(bridgeSocket), deviceList).toBe(true);
+      expect((await stat(bridgeSocket)).isSocket()).toBe(true);
+      const dir = await stat(path.dirname(bridgeSocket));
+      expect(dir.mode & 0o777).toBe(0o700);
+      expect(dir.uid).toBe(process.getuid?.());
+      expect(await listensOnPath(bridgeSocket)).toBe(true);
 
       // An app on the device connects to its port 9125: the bytes reach the client's localhost:Y.
       // (The probe above reached it too: any connection to the bridge-local listener is relayed.)
@@ -219,7 +230,7 @@ describe('adb endpoint relay (real adb client)', () => {
       const list = await client.adb(['-s', opened.endpoint, 'reverse', '--list']);
       expect(list.code, list.stderr).toBe(0);
       expect(list.stdout).toContain(`tcp:9125 tcp:${echo.port}`);
-      expect(list.stdout).not.toContain(`tcp:${bridgePort}`);
+      expect(list.stdout).not.toContain('localfilesystem');
 
       const bad = await client.adb(['-s', opened.endpoint, 'reverse', 'tcp:9127', 'localabstract:x']);
       expect(bad.code).not.toBe(0);
@@ -239,7 +250,7 @@ describe('adb endpoint relay (real adb client)', () => {
       expect(all.code, all.stderr).toBe(0);
       expect(android.listening()).not.toContain('tcp:9128');
       expect(android.listening()).not.toContain('tcp:9125');
-      expect(await listensOn('127.0.0.1', bridgePort)).toBe(false);
+      expect(await listensOnPath(bridgeSocket)).toBe(false);
       for (const port of [9125, 9129]) {
         const again = await client.adb(['-s', opened.endpoint, 'reverse', `tcp:${port}`, `tcp:${echo.port}`]);
         expect(again.code, again.stderr).toBe(0);
@@ -275,6 +286,50 @@ describe('adb endpoint relay (real adb client)', () => {
     expect(device.android.listening()).not.toContain('tcp:9131');
     await endpoints.close('lease-6');
   }, 60_000);
+
+  it('two client connections reversing the same device port: the later one holds it, the earlier one leaving does not remove it (review finding)', async () => {
+    const device = bed.sim.devices[0]!;
+    const second = await startClientAdb({ sameKeyAs: client });
+    const echoA = await startEchoServer();
+    const echoB = await startEchoServer();
+    try {
+      const opened = await endpoints.open({
+        owner: 'lease-8',
+        serial: device.serial,
+        deviceId: 'sim-1',
+        key: parseAdbPublicKey(client.publicKey),
+      });
+      expect(await connected(client, opened.endpoint)).toBe('device');
+      expect(await connected(second, opened.endpoint)).toBe('device');
+      const a = await client.adb(['-s', opened.endpoint, 'reverse', 'tcp:9151', `tcp:${echoA.port}`]);
+      expect(a.code, a.stderr).toBe(0);
+      const b = await second.adb(['-s', opened.endpoint, 'reverse', 'tcp:9151', `tcp:${echoB.port}`]);
+      expect(b.code, b.stderr).toBe(0);
+      // The device reaches the later client, as adbd's rebind would.
+      const first = device.android.connect({ tcp: 9151 });
+      expect(await roundTrip(first!, 'one')).toBe('echo:one');
+      for (let i = 0; i < 50 && echoB.accepted() < 1; i++) await new Promise((r) => setTimeout(r, 50));
+      expect(echoB.accepted()).toBe(1);
+      expect(echoA.accepted()).toBe(0);
+      // The earlier client's list no longer shows what it lost.
+      expect((await client.adb(['-s', opened.endpoint, 'reverse', '--list'])).stdout).not.toContain('tcp:9151');
+      // The earlier client disconnects: the device's reverse (now the later client's) stays.
+      await client.adb(['disconnect', opened.endpoint]);
+      await new Promise((r) => setTimeout(r, 1000));
+      expect(device.android.listening()).toContain('tcp:9151');
+      const again = device.android.connect({ tcp: 9151 });
+      expect(again).toBeDefined();
+      expect(await roundTrip(again!, 'two')).toBe('echo:two');
+      expect(echoB.accepted()).toBe(2);
+      expect(await deviceReverses(device.serial)).toMatch(/tcp:9151 localfilesystem:/);
+      const lines = await endpoints.close('lease-8');
+      expect(lines).toEqual([expect.stringMatching(/ 1 reverse\(s\) removed\)$/)]);
+      expect(device.android.listening()).not.toContain('tcp:9151');
+      await second.adb(['disconnect', opened.endpoint]);
+    } finally {
+      await Promise.all([echoA.close(), echoB.close(), second.close()]);
+    }
+  }, 90_000);
 
   it('with the adb server on another host, adb reverse fails with the configured reason and nothing listens (review finding)', async () => {
     const remote = new AdbRelayEndpoints({

@@ -1,9 +1,10 @@
 /**
  * A client's own `adb`: a second, real adb server on its own port, with a freshly generated key
  * (`adb keygen` into a temp HOME, also named by ADB_VENDOR_KEYS), as a farm user's machine has.
- * `close()` kills that server and removes the temp dir.
+ * `close()` kills that server and removes the temp dir. `sameKeyAs`: a second machine of the same
+ * user (a copy of that client's key pair instead of a fresh one).
  */
-import { mkdir, readFile } from 'node:fs/promises';
+import { copyFile, mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { tempDir } from './bridge.ts';
 import { type CliResult, runProcess } from './cli.ts';
@@ -20,7 +21,7 @@ export interface ClientAdb {
   close(): Promise<void>;
 }
 
-export async function startClientAdb(): Promise<ClientAdb> {
+export async function startClientAdb(options: { sameKeyAs?: ClientAdb } = {}): Promise<ClientAdb> {
   const tmp = await tempDir('devicebridge-client-adb-');
   const home = tmp.dir;
   const keyFile = path.join(home, '.android', 'adbkey');
@@ -33,8 +34,14 @@ export async function startClientAdb(): Promise<ClientAdb> {
     ADB_LOCAL_TRANSPORT_MAX_PORT: '5555',
   };
   await mkdir(path.dirname(keyFile), { recursive: true });
-  const gen = await runProcess('adb', ['keygen', keyFile], { env, timeoutMs: 30_000 });
-  if (gen.code !== 0) throw new Error(`adb keygen failed: ${gen.stderr}`);
+  if (options.sameKeyAs !== undefined) {
+    const from = options.sameKeyAs.publicKeyFile.replace(/\.pub$/, '');
+    await copyFile(from, keyFile);
+    await copyFile(`${from}.pub`, `${keyFile}.pub`);
+  } else {
+    const gen = await runProcess('adb', ['keygen', keyFile], { env, timeoutMs: 30_000 });
+    if (gen.code !== 0) throw new Error(`adb keygen failed: ${gen.stderr}`);
+  }
   const port = freePortCandidate();
   const adb = (args: string[], timeoutMs = 20_000) =>
     runProcess('adb', ['-P', String(port), ...args], { env, timeoutMs });
