@@ -21,7 +21,7 @@ import type { Duplex } from 'node:stream';
 import type { Logger } from '../observability/logger.ts';
 import { type AdbPublicKey, verifyAdbAuthSignature } from './adb-public-key.ts';
 import { isRelayedService, isReverseService, type PortRange } from './relay-policy.ts';
-import { failAnswer, RelayReverses } from './relay-reverse.ts';
+import { failAnswer, RelayReverses, ReverseClaims } from './relay-reverse.ts';
 import {
   A_AUTH,
   A_CLSE,
@@ -123,6 +123,7 @@ export class AdbRelayEndpoint {
   readonly #o: RelayEndpointOptions;
   readonly #server: net.Server;
   readonly #connections = new Set<RelayConnection>();
+  readonly #reverseClaims = new ReverseClaims();
   #port = 0;
   #closed = false;
   /** Reverse removals under way (a connection closed), awaited by `close()`. */
@@ -175,6 +176,7 @@ export class AdbRelayEndpoint {
         this.#removals.add(removal);
         void removal.finally(() => this.#removals.delete(removal));
       },
+      reverseClaims: this.#reverseClaims,
     });
     this.#connections.add(connection);
     socket.once('close', () => this.#connections.delete(connection));
@@ -214,6 +216,8 @@ interface ConnectionHooks {
   leaseEnded(): void;
   /** The connection closed: its reverses are being removed (resolves with how many). */
   reversesRemoved(removal: Promise<number>): void;
+  /** The endpoint's claims on device ports, shared by its connections. */
+  reverseClaims: ReverseClaims;
 }
 
 const EMPTY = Buffer.alloc(0);
@@ -242,6 +246,7 @@ class RelayConnection {
     this.#reverses = new RelayReverses({
       openDevice: (service) => options.open(service),
       openToClient: (destination, s) => this.#openToClient(destination, s),
+      claims: hooks.reverseClaims,
       ...(options.logger ? { logger: options.logger } : {}),
     });
     socket.setNoDelay(true);

@@ -1,24 +1,34 @@
 /**
  * `adb reverse` through a lease's adb endpoint. The client's `reverse:forward:tcp:X;tcp:Y` becomes
- * `reverse:forward:tcp:X;tcp:P` on the leased device (through the bridge's adb server), where P is
- * a listener this module owns on 127.0.0.1 only; each connection the bridge's adb server makes to P
- * (an app on the device connected to X) is handed to `openToClient('tcp:Y', socket)`, which OPENs a
- * stream towards the client's adb server over the endpoint connection (its server then connects to
- * its own localhost:Y). `list-forward` shows the client's specs (X → Y), `killforward` and
- * `killforward-all` remove them on the device and close their listeners; `removeAll()` (the
- * connection or the endpoint closed) does the same for every reverse.
+ * `reverse:forward:tcp:X;localfilesystem:S` on the leased device (through the bridge's adb server),
+ * where S is a unix socket this module listens on inside a directory only the bridge's user may
+ * enter (mode 0700, made by mkdtemp): a loopback TCP port would let any local process on the bridge
+ * host reach the client's machine. Each connection the bridge's adb server makes to S (an app on the
+ * device connected to X) is handed to `openToClient('tcp:Y', socket)`, which OPENs a stream towards
+ * the client's adb server over the endpoint connection (its server then connects to its own
+ * localhost:Y). `list-forward` shows the client's specs (X → Y), `killforward` and `killforward-all`
+ * remove them on the device and close their listeners; `removeAll()` (the connection or the endpoint
+ * closed) does the same for every reverse.
+ *
+ * A device port belongs to the device, not to one endpoint connection: when a second connection of
+ * the same endpoint reverses a port another holds, the device now reaches the later one (adbd's
+ * rebind), the earlier one forgets it, and the earlier one leaving does not remove it
+ * (`ReverseClaims`, one per endpoint).
  *
  * Answers are what adbd writes on the stream: `OKAY` (plus the port for `tcp:0`), `FAIL` + 4 hex
  * digits + message, or for the list the length-prefixed text. Only `tcp:` specs are relayed.
  */
+import { mkdtemp, rm } from 'node:fs/promises';
 import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import type { Duplex } from 'node:stream';
 import type { Logger } from '../observability/logger.ts';
 
 /** Reverses one endpoint connection may hold at once. */
 export const MAX_REVERSES_PER_CONNECTION = 16;
-/** The bridge-local listeners bind here, never another address. */
-export const REVERSE_BIND_HOST = '127.0.0.1';
+/** Longest unix socket path Linux accepts (sun_path is 108 bytes with its NUL). */
+const MAX_SOCKET_PATH = 107;
 /** The serial `adb reverse --list` shows (adbd shows its transport's). */
 const LIST_SERIAL = 'devicebridge';
 const DEVICE_ANSWER_MS = 15_000;
@@ -134,38 +144,69 @@ function readAnswer(socket: Duplex): Promise<Buffer> {
   });
 }
 
+/** Which connection of one endpoint holds each device port now (one per endpoint). */
+export class ReverseClaims {
+  readonly #holders = new Map<number, RelayReverses>();
+
+  holder(port: number): RelayReverses | undefined {
+    return this.#holders.get(port);
+  }
+
+  /** `by` holds `port` now; answers the connection that held it before, if another. */
+  take(port: number, by: RelayReverses): RelayReverses | undefined {
+    const before = this.#holders.get(port);
+    this.#holders.set(port, by);
+    return before === by ? undefined : before;
+  }
+
+  /** `by` gives `port` up; false when another connection holds it (then nothing changes). */
+  release(port: number, by: RelayReverses): boolean {
+    if (this.#holders.get(port) !== by) return false;
+    this.#holders.delete(port);
+    return true;
+  }
+}
+
 export interface RelayReversesOptions {
   /** Open a service on the leased device (past the adb server's OKAY). */
   openDevice(service: string): Promise<Duplex>;
   /** A connection reached the bridge-local listener: relay it to the client's `destination`. */
   openToClient(destination: string, socket: net.Socket): void;
+  /** The endpoint's claims on device ports (shared by its connections); a private one when absent. */
+  claims?: ReverseClaims;
   logger?: Logger;
 }
 
 interface Reverse {
   remote: number;
   server: net.Server;
+  socketPath: string;
   sockets: Set<net.Socket>;
 }
 
 /** The reverses of one endpoint connection. */
 export class RelayReverses {
   readonly #o: RelayReversesOptions;
+  readonly #claims: ReverseClaims;
   readonly #byLocal = new Map<number, Reverse>();
   #chain: Promise<unknown> = Promise.resolve();
   #closed = false;
+  /** The private directory of this connection's sockets (made at the first reverse). */
+  #dir: string | undefined;
+  #nextSocket = 1;
 
   constructor(options: RelayReversesOptions) {
     this.#o = options;
+    this.#claims = options.claims ?? new ReverseClaims();
   }
 
   get count(): number {
     return this.#byLocal.size;
   }
 
-  /** The bridge-local ports listened on now. */
-  bridgePorts(): number[] {
-    return [...this.#byLocal.values()].map((r) => (r.server.address() as net.AddressInfo).port);
+  /** The bridge-local unix sockets listened on now. */
+  bridgeSockets(): string[] {
+    return [...this.#byLocal.values()].map((r) => r.socketPath);
   }
 
   /** Answer one `reverse:…` service as adbd would (one at a time per connection). */
@@ -179,8 +220,29 @@ export class RelayReverses {
     return this.#serial(async () => {
       const locals = [...this.#byLocal.keys()];
       for (const local of locals) await this.#remove(local, true);
+      if (this.#dir !== undefined) await rm(this.#dir, { recursive: true, force: true });
+      this.#dir = undefined;
       return locals.length;
     });
+  }
+
+  /** Another connection of the endpoint took `local` on the device: stop listening for it. */
+  #lost(local: number): void {
+    const entry = this.#byLocal.get(local);
+    if (entry === undefined) return;
+    this.#byLocal.delete(local);
+    // Connections already relayed keep going; no new one can reach this listener.
+    entry.server.close();
+  }
+
+  /** A fresh socket path in this connection's private directory (mode 0700, made by mkdtemp). */
+  async #socketPath(): Promise<string> {
+    this.#dir ??= await mkdtemp(path.join(os.tmpdir(), 'devicebridge-reverse-'));
+    const file = path.join(this.#dir, `${this.#nextSocket++}.sock`);
+    if (Buffer.byteLength(file) > MAX_SOCKET_PATH) {
+      throw new Error(`the socket path ${file} is longer than ${MAX_SOCKET_PATH} bytes (set TMPDIR shorter)`);
+    }
+    return file;
   }
 
   #serial<T>(fn: () => Promise<T>): Promise<T> {
@@ -223,20 +285,21 @@ export class RelayReverses {
         `devicebridge: at most ${MAX_REVERSES_PER_CONNECTION} reverses per endpoint connection`,
       );
     }
-    const entry: Reverse = { remote, server: net.createServer({ pauseOnConnect: true }), sockets: new Set() };
-    entry.server.on('connection', (socket) => {
+    const server = net.createServer({ pauseOnConnect: true });
+    const entry: Reverse = { remote, server, socketPath: '', sockets: new Set() };
+    server.on('connection', (socket) => {
       entry.sockets.add(socket);
       socket.once('close', () => entry.sockets.delete(socket));
       socket.on('error', () => socket.destroy());
       this.#o.openToClient(`tcp:${entry.remote}`, socket);
     });
-    let bridgePort: number;
     try {
-      bridgePort = await new Promise<number>((resolve, reject) => {
-        entry.server.once('error', reject);
-        entry.server.listen({ host: REVERSE_BIND_HOST, port: 0, exclusive: true }, () => {
-          entry.server.off('error', reject);
-          resolve((entry.server.address() as net.AddressInfo).port);
+      entry.socketPath = await this.#socketPath();
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen({ path: entry.socketPath, exclusive: true }, () => {
+          server.off('error', reject);
+          resolve();
         });
       });
     } catch (err) {
@@ -244,7 +307,8 @@ export class RelayReverses {
     }
     let answer: Buffer;
     try {
-      const service = `reverse:forward:${norebind ? 'norebind:' : ''}tcp:${local};tcp:${bridgePort}`;
+      const target = `localfilesystem:${entry.socketPath}`;
+      const service = `reverse:forward:${norebind ? 'norebind:' : ''}tcp:${local};${target}`;
       answer = await readAnswer(await this.#o.openDevice(service));
     } catch (err) {
       entry.server.close();
@@ -260,6 +324,8 @@ export class RelayReverses {
       return failAnswer('devicebridge: the device answered tcp:0 without a port');
     }
     this.#byLocal.set(port, entry);
+    const before = this.#claims.take(port, this);
+    if (before !== undefined) before.#lost(port);
     this.#o.logger?.info({ device: `tcp:${port}`, client: `tcp:${remote}` }, 'adb endpoint: reverse set');
     if (this.#closed) await this.#remove(port, true);
     return answer;
@@ -272,6 +338,8 @@ export class RelayReverses {
     this.#byLocal.delete(local);
     entry.server.close();
     if (drop) for (const socket of entry.sockets) socket.destroy();
+    // Another connection of the endpoint holds the device port now: its reverse stays.
+    if (!this.#claims.release(local, this)) return;
     try {
       await readAnswer(await this.#o.openDevice(`reverse:killforward:tcp:${local}`));
     } catch (err) {

@@ -312,7 +312,9 @@ describe('adb endpoint relay (real adb client)', () => {
       expect(echoB.accepted()).toBe(1);
       expect(echoA.accepted()).toBe(0);
       // The earlier client's list no longer shows what it lost.
-      expect((await client.adb(['-s', opened.endpoint, 'reverse', '--list'])).stdout).not.toContain('tcp:9151');
+      expect((await client.adb(['-s', opened.endpoint, 'reverse', '--list'])).stdout).not.toContain(
+        'tcp:9151',
+      );
       // The earlier client disconnects: the device's reverse (now the later client's) stays.
       await client.adb(['disconnect', opened.endpoint]);
       await new Promise((r) => setTimeout(r, 1000));
