@@ -45,6 +45,8 @@ import {
 const MAX_AUTH_FAILURES = 10;
 /** A connection must be online within this. */
 const HANDSHAKE_MS = 30_000;
+/** Default of `openAnswerMs`: a client's adb server answers an OPEN at once. */
+export const OPEN_ANSWER_MS = 10_000;
 /** Concurrent client connections per endpoint. */
 const MAX_CONNECTIONS = 8;
 /** Concurrent streams per connection. */
@@ -74,6 +76,11 @@ export interface RelayEndpointOptions {
    * to its own loopback, not the bridge's listener): every reverse request fails with this message.
    */
   reverseRefusal?: string;
+  /**
+   * How long a stream the endpoint opens towards the client (an `adb reverse` connection) waits for
+   * the client's OKAY or CLSE before it is closed (default OPEN_ANSWER_MS).
+   */
+  openAnswerMs?: number;
   logger?: Logger;
 }
 
@@ -313,7 +320,7 @@ class RelayConnection {
     }
     const localId = this.#nextId();
     const stream = new RelayStream(this, localId, 0);
-    stream.awaitOpen(socket);
+    stream.awaitOpen(socket, this.#o.openAnswerMs ?? OPEN_ANSWER_MS);
     this.#streams.set(localId, stream);
     this.send(A_OPEN, localId, 0, Buffer.from(`${destination}\0`, 'utf8'));
   }
@@ -496,6 +503,7 @@ class RelayStream {
   #socket: Duplex | undefined;
   /** The socket of a stream the endpoint opened, until the client accepts it. */
   #opening: Duplex | undefined;
+  #openTimer: NodeJS.Timeout | undefined;
   #pending: Buffer[] = [];
   #awaitingOkay = false;
   #ended = false;
@@ -512,15 +520,21 @@ class RelayStream {
     return this.#socket !== undefined;
   }
 
-  /** The endpoint OPENed this stream for `socket` (paused until the client accepts). */
-  awaitOpen(socket: Duplex): void {
+  /**
+   * The endpoint OPENed this stream for `socket` (paused until the client accepts); without the
+   * client's OKAY or CLSE within `answerMs` the stream is closed (CLSE) and `socket` destroyed.
+   */
+  awaitOpen(socket: Duplex, answerMs: number): void {
     this.#opening = socket;
+    this.#openTimer = setTimeout(() => this.destroy(true), answerMs);
+    this.#openTimer.unref();
   }
 
   /** The client accepted the stream the endpoint opened. */
   opened(remoteId: number): void {
     const socket = this.#opening;
     if (socket === undefined || this.#done) return;
+    clearTimeout(this.#openTimer);
     this.#opening = undefined;
     this.remoteId = remoteId;
     this.attach(socket);
@@ -584,6 +598,7 @@ class RelayStream {
   destroy(notify: boolean): void {
     if (this.#done) return;
     this.#done = true;
+    clearTimeout(this.#openTimer);
     this.#pending = [];
     this.#socket?.destroy();
     this.#opening?.destroy();
