@@ -20,6 +20,25 @@ export const FAIL = 'FAIL';
 /** The largest payload a 4-hex-digit length can announce. */
 export const MAX_HOST_PAYLOAD = 0xffff;
 
+/**
+ * adb's failure answer: `FAIL` + the message length-prefixed (the adb server on a host request, adbd
+ * on a service stream such as `reverse:`). Never throws: a message longer than a 4-hex-digit length
+ * allows is cut at that many bytes.
+ */
+export function encodeFailure(message: string): Buffer {
+  let bytes = Buffer.from(message, 'utf8');
+  if (bytes.length > MAX_HOST_PAYLOAD) bytes = bytes.subarray(0, MAX_HOST_PAYLOAD);
+  return Buffer.concat([Buffer.from(FAIL, 'latin1'), encodeLengthPrefixed(bytes)]);
+}
+
+/** The port of a `tcp:N` socket spec when min ≤ N ≤ 65535; undefined for anything else. */
+export function tcpSpecPort(spec: string, min = 0): number | undefined {
+  const m = /^tcp:(\d{1,5})$/.exec(spec);
+  if (m === null) return undefined;
+  const port = Number(m[1]);
+  return port >= min && port <= 65535 ? port : undefined;
+}
+
 /** `n` as the 4 lower-case hex digits adb uses for lengths (0 ≤ n ≤ 0xffff). */
 export function encodeHex4(n: number): string {
   if (!Number.isInteger(n) || n < 0 || n > MAX_HOST_PAYLOAD) {

@@ -20,8 +20,9 @@ import net from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Logger } from '../observability/logger.ts';
 import { type AdbPublicKey, verifyAdbAuthSignature } from './adb-public-key.ts';
+import { encodeFailure } from './host-protocol.ts';
 import { isRelayedService, isReverseService, type PortRange } from './relay-policy.ts';
-import { failAnswer, RelayReverses, ReverseClaims } from './relay-reverse.ts';
+import { RelayReverses, ReverseClaims } from './relay-reverse.ts';
 import {
   A_AUTH,
   A_CLSE,
@@ -338,7 +339,7 @@ class RelayConnection {
       answer =
         this.#o.reverseRefusal === undefined
           ? await this.#reverses.answer(service)
-          : failAnswer(this.#o.reverseRefusal);
+          : encodeFailure(this.#o.reverseRefusal);
     } catch (err) {
       answer = Buffer.from(`FAIL0000`);
       this.#o.logger?.info({ err: (err as Error).message }, 'adb endpoint: reverse failed');

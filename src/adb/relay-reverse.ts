@@ -24,6 +24,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Duplex } from 'node:stream';
 import type { Logger } from '../observability/logger.ts';
+import { encodeFailure, encodeLengthPrefixed, tcpSpecPort } from './host-protocol.ts';
 
 /** Reverses one endpoint connection may hold at once. */
 export const MAX_REVERSES_PER_CONNECTION = 16;
@@ -45,14 +46,6 @@ function quoteSpec(spec: string): string {
   return JSON.stringify(spec.length > 64 ? `${spec.slice(0, 64)}…` : spec);
 }
 
-/** `tcp:N` → N within [min, 65535]; undefined otherwise. */
-function tcpSpec(spec: string, min: number): number | undefined {
-  const m = /^tcp:(\d{1,5})$/.exec(spec);
-  if (m === null) return undefined;
-  const port = Number(m[1]);
-  return port >= min && port <= 65535 ? port : undefined;
-}
-
 const TCP_ONLY = 'devicebridge: adb reverse through a lease endpoint relays tcp: specs only';
 
 /** What a `reverse:…` service asks for (pure; never throws). */
@@ -63,7 +56,7 @@ export function parseReverseService(service: string): ReverseRequest {
   if (request === 'killforward-all') return { kind: 'kill-all' };
   if (request.startsWith('killforward:')) {
     const spec = request.slice('killforward:'.length);
-    const local = tcpSpec(spec, 0);
+    const local = tcpSpecPort(spec, 0);
     if (local === undefined) return { kind: 'refused', message: `${TCP_ONLY} (got ${quoteSpec(spec)})` };
     return { kind: 'kill', local };
   }
@@ -75,25 +68,15 @@ export function parseReverseService(service: string): ReverseRequest {
     if (semi < 0) return { kind: 'refused', message: `malformed reverse spec ${quoteSpec(rest)}` };
     const localSpec = rest.slice(0, semi);
     const remoteSpec = rest.slice(semi + 1);
-    const local = tcpSpec(localSpec, 0);
+    const local = tcpSpecPort(localSpec, 0);
     if (local === undefined)
       return { kind: 'refused', message: `${TCP_ONLY} (device side ${quoteSpec(localSpec)})` };
-    const remote = tcpSpec(remoteSpec, 1);
+    const remote = tcpSpecPort(remoteSpec, 1);
     if (remote === undefined)
       return { kind: 'refused', message: `${TCP_ONLY} (your side ${quoteSpec(remoteSpec)})` };
     return { kind: 'forward', norebind, local, remote };
   }
   return { kind: 'refused', message: `unknown reverse request ${quoteSpec(request)}` };
-}
-
-/** adbd's length-prefixed string (4 hex digits of byte length, then the bytes). */
-export function protocolString(text: string): Buffer {
-  const body = Buffer.from(text, 'utf8');
-  return Buffer.concat([Buffer.from(body.length.toString(16).padStart(4, '0'), 'ascii'), body]);
-}
-
-export function failAnswer(message: string): Buffer {
-  return Buffer.concat([Buffer.from('FAIL', 'ascii'), protocolString(message)]);
 }
 
 const OKAY = Buffer.from('OKAY', 'ascii');
@@ -254,13 +237,14 @@ export class RelayReverses {
   async #answer(request: ReverseRequest): Promise<Buffer> {
     switch (request.kind) {
       case 'refused':
-        return failAnswer(request.message);
+        return encodeFailure(request.message);
       case 'list':
-        return protocolString(
+        return encodeLengthPrefixed(
           [...this.#byLocal].map(([local, r]) => `${LIST_SERIAL} tcp:${local} tcp:${r.remote}\n`).join(''),
         );
       case 'kill':
-        if (!this.#byLocal.has(request.local)) return failAnswer(`listener 'tcp:${request.local}' not found`);
+        if (!this.#byLocal.has(request.local))
+          return encodeFailure(`listener 'tcp:${request.local}' not found`);
         await this.#remove(request.local, false);
         return OKAY;
       case 'kill-all':
@@ -272,16 +256,16 @@ export class RelayReverses {
   }
 
   async #forward(local: number, remote: number, norebind: boolean): Promise<Buffer> {
-    if (this.#closed) return failAnswer('devicebridge: the endpoint connection is closing');
+    if (this.#closed) return encodeFailure('devicebridge: the endpoint connection is closing');
     const existing = local === 0 ? undefined : this.#byLocal.get(local);
     if (existing !== undefined) {
-      if (norebind) return failAnswer('cannot rebind existing socket');
+      if (norebind) return encodeFailure('cannot rebind existing socket');
       // The device already reaches our listener: only the client's destination changes.
       existing.remote = remote;
       return OKAY;
     }
     if (this.#byLocal.size >= MAX_REVERSES_PER_CONNECTION) {
-      return failAnswer(
+      return encodeFailure(
         `devicebridge: at most ${MAX_REVERSES_PER_CONNECTION} reverses per endpoint connection`,
       );
     }
@@ -303,7 +287,7 @@ export class RelayReverses {
         });
       });
     } catch (err) {
-      return failAnswer(`devicebridge: cannot listen for the reverse: ${(err as Error).message}`);
+      return encodeFailure(`devicebridge: cannot listen for the reverse: ${(err as Error).message}`);
     }
     let answer: Buffer;
     try {
@@ -312,16 +296,18 @@ export class RelayReverses {
       answer = await readAnswer(await this.#o.openDevice(service));
     } catch (err) {
       entry.server.close();
-      return failAnswer(`devicebridge: the device did not take the reverse: ${(err as Error).message}`);
+      return encodeFailure(`devicebridge: the device did not take the reverse: ${(err as Error).message}`);
     }
     if (answer.subarray(0, 4).toString('latin1') !== 'OKAY') {
       entry.server.close();
-      return answer.length >= 4 ? answer : failAnswer('devicebridge: the device closed the reverse request');
+      return answer.length >= 4
+        ? answer
+        : encodeFailure('devicebridge: the device closed the reverse request');
     }
     const port = local === 0 ? resolvedPort(answer) : local;
     if (port === undefined) {
       entry.server.close();
-      return failAnswer('devicebridge: the device answered tcp:0 without a port');
+      return encodeFailure('devicebridge: the device answered tcp:0 without a port');
     }
     this.#byLocal.set(port, entry);
     const before = this.#claims.take(port, this);

@@ -1,12 +1,8 @@
 /** The reverse request parser and the tcp:0 answer reader (outside input: the client's service name). */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  failAnswer,
-  parseReverseService,
-  protocolString,
-  resolvedPort,
-} from '../../src/adb/relay-reverse.ts';
+import { encodeFailure, encodeLengthPrefixed, tcpSpecPort } from '../../src/adb/host-protocol.ts';
+import { parseReverseService, resolvedPort } from '../../src/adb/relay-reverse.ts';
 
 describe('parseReverseService', () => {
   it('reads what adb reverse sends', () => {
@@ -77,12 +73,14 @@ describe('resolvedPort', () => {
   it('reads adbd’s OKAY + port answer and nothing else', () => {
     fc.assert(
       fc.property(fc.integer({ min: 1, max: 65535 }), (port) => {
-        expect(resolvedPort(Buffer.concat([Buffer.from('OKAY'), protocolString(String(port))]))).toBe(port);
+        expect(resolvedPort(Buffer.concat([Buffer.from('OKAY'), encodeLengthPrefixed(String(port))]))).toBe(
+          port,
+        );
       }),
     );
     expect(resolvedPort(Buffer.from('OKAY'))).toBeUndefined();
-    expect(resolvedPort(failAnswer('12'))).toBeUndefined();
-    expect(resolvedPort(Buffer.concat([Buffer.from('OKAY'), protocolString('0')]))).toBeUndefined();
+    expect(resolvedPort(encodeFailure('12'))).toBeUndefined();
+    expect(resolvedPort(Buffer.concat([Buffer.from('OKAY'), encodeLengthPrefixed('0')]))).toBeUndefined();
     fc.assert(
       fc.property(fc.uint8Array({ maxLength: 32 }), (bytes) => {
         const port = resolvedPort(Buffer.from(bytes));
@@ -91,7 +89,26 @@ describe('resolvedPort', () => {
     );
   });
 
-  it('protocolString and failAnswer frame by byte length', () => {
-    expect(failAnswer('é').toString('utf8')).toBe('FAIL0002é');
+  it('encodeLengthPrefixed and encodeFailure frame by byte length; a failure never throws', () => {
+    expect(encodeFailure('é').toString('utf8')).toBe('FAIL0002é');
+    const long = encodeFailure('x'.repeat(70_000));
+    expect(long.subarray(0, 8).toString()).toBe('FAILffff');
+    expect(long.length).toBe(8 + 0xffff);
+  });
+
+  it('tcpSpecPort reads tcp:N within [min, 65535] and nothing else', () => {
+    expect(tcpSpecPort('tcp:0')).toBe(0);
+    expect(tcpSpecPort('tcp:0', 1)).toBeUndefined();
+    expect(tcpSpecPort('tcp:65535')).toBe(65535);
+    expect(tcpSpecPort('tcp:65536')).toBeUndefined();
+    expect(tcpSpecPort('tcp:123456')).toBeUndefined();
+    expect(tcpSpecPort('localabstract:x')).toBeUndefined();
+    fc.assert(
+      fc.property(fc.string(), fc.integer({ min: 0, max: 70_000 }), (junk, n) => {
+        const port = tcpSpecPort(junk);
+        if (port !== undefined) expect(junk).toBe(`tcp:${junk.slice(4)}`);
+        expect(tcpSpecPort(`tcp:${n}`)).toBe(n <= 65535 ? n : undefined);
+      }),
+    );
   });
 });

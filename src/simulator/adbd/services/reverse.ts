@@ -10,6 +10,7 @@
  * for the list only the length-prefixed text (`SERIAL LOCAL REMOTE\n` per reverse).
  */
 import type { Duplex } from 'node:stream';
+import { encodeFailure, encodeLengthPrefixed, tcpSpecPort } from '../../../adb/host-protocol.ts';
 import type { DeviceListener, SimAndroid } from '../../types.ts';
 import type { AdbStream } from '../stream.ts';
 import { pipeSocket } from './socket.ts';
@@ -18,24 +19,6 @@ import { pipeSocket } from './socket.ts';
 export interface ReverseTransport {
   /** OPEN `destination` towards the host; undefined when the host refused (CLSE). */
   openToHost(destination: string): Promise<AdbStream | undefined>;
-}
-
-export function protocolString(text: string): Buffer {
-  const body = Buffer.from(text, 'utf8');
-  return Buffer.concat([Buffer.from(body.length.toString(16).padStart(4, '0'), 'ascii'), body]);
-}
-
-export function failAnswer(message: string): Buffer {
-  return Buffer.concat([Buffer.from('FAIL', 'ascii'), protocolString(message)]);
-}
-
-const TCP_SPEC = /^tcp:(\d{1,5})$/;
-
-function tcpPort(spec: string): number | undefined {
-  const m = TCP_SPEC.exec(spec);
-  if (m === null) return undefined;
-  const port = Number(m[1]);
-  return port <= 65535 ? port : undefined;
 }
 
 interface Reverse {
@@ -60,7 +43,7 @@ export class ReverseRegistry {
   answer(request: string): Buffer {
     if (request === 'list-forward') {
       const lines = [...this.#byLocal].map(([local, r]) => `${this.#serial} ${local} ${r.remote}\n`);
-      return protocolString(lines.join(''));
+      return encodeLengthPrefixed(lines.join(''));
     }
     if (request === 'killforward-all') {
       this.removeAll();
@@ -69,7 +52,7 @@ export class ReverseRegistry {
     if (request.startsWith('killforward:')) {
       const local = request.slice('killforward:'.length);
       const entry = this.#byLocal.get(local);
-      if (entry === undefined) return failAnswer(`listener '${local}' not found`);
+      if (entry === undefined) return encodeFailure(`listener '${local}' not found`);
       entry.listener.close();
       this.#byLocal.delete(local);
       return Buffer.from('OKAY', 'ascii');
@@ -79,16 +62,16 @@ export class ReverseRegistry {
       const norebind = rest.startsWith('norebind:');
       if (norebind) rest = rest.slice('norebind:'.length);
       const semi = rest.indexOf(';');
-      if (semi < 0) return failAnswer(`malformed forward spec '${rest}'`);
+      if (semi < 0) return encodeFailure(`malformed forward spec '${rest}'`);
       const localSpec = rest.slice(0, semi);
       const remote = rest.slice(semi + 1);
-      const localPort = tcpPort(localSpec);
-      if (localPort === undefined) return failAnswer(`unsupported local spec '${localSpec}'`);
+      const localPort = tcpSpecPort(localSpec);
+      if (localPort === undefined) return encodeFailure(`unsupported local spec '${localSpec}'`);
       if (remote.length === 0 || remote.includes('\0'))
-        return failAnswer(`malformed remote spec '${remote}'`);
+        return encodeFailure(`malformed remote spec '${remote}'`);
       const existing = localPort === 0 ? undefined : this.#byLocal.get(localSpec);
       if (existing !== undefined) {
-        if (norebind) return failAnswer('cannot rebind existing socket');
+        if (norebind) return encodeFailure('cannot rebind existing socket');
         existing.remote = remote;
         return Buffer.from('OKAY', 'ascii');
       }
@@ -99,13 +82,13 @@ export class ReverseRegistry {
           this.#connected(`tcp:${port}`, socket),
         );
       } catch (err) {
-        return failAnswer(`cannot bind listener: ${(err as Error).message}`);
+        return encodeFailure(`cannot bind listener: ${(err as Error).message}`);
       }
       this.#byLocal.set(`tcp:${port}`, { remote, listener });
       const okay = Buffer.from('OKAY', 'ascii');
-      return localPort === 0 ? Buffer.concat([okay, protocolString(String(port))]) : okay;
+      return localPort === 0 ? Buffer.concat([okay, encodeLengthPrefixed(String(port))]) : okay;
     }
-    return failAnswer('not a reverse forwarding command');
+    return encodeFailure('not a reverse forwarding command');
   }
 
   /** Every reverse goes (the transport closed). */
