@@ -47,7 +47,7 @@ import {
   parseA11ySettingsRecord,
 } from './glass/a11y-driver.ts';
 import { stopGlassAgentProcesses } from './glass/agent-driver.ts';
-import { companionRelease, GLASS_AGENT, LeaseCompanions } from './glass/companions.ts';
+import { glassAgentMainClasses, LeaseCompanions } from './glass/companions.ts';
 import { type PngHeader, readPngHeader } from './protocol/png-header.ts';
 import type { TouchPlan } from './protocol/touch-plan.ts';
 import { adbHelperDevice } from './snapshot/device.ts';
@@ -734,7 +734,7 @@ export class LeaseOperations {
   /**
    * This node took the device over from a dead node (`from`), which may have left its leases'
    * device-side processes running (they outlive the dead node's adb connection on a real device):
-   * the glass agent (`pkill -f` its release's main class, the agent driver's one stop) and the
+   * the glass agent (`pkill -f` the main classes of all its releases, literally: the agent driver's one stop) and the
    * snapshot helper's session instrumentation (`am force-stop` its package, as a session's close
    * does). A lease that moved with the device starts what it needs again, lazily, on its next call
    * here; the device's operations wait for this cleanup. The device may still be connecting: each
@@ -778,10 +778,10 @@ export class LeaseOperations {
         }
       }
     };
-    const agent = await companionRelease(this.#o.releases, GLASS_AGENT).catch(() => null);
-    if (agent !== null) {
+    const agentClasses = await glassAgentMainClasses(this.#o.releases).catch(() => []);
+    if (agentClasses.length > 0) {
       try {
-        const killed = await answered(() => stopGlassAgentProcesses(device, agent.mainClass, 5000));
+        const killed = await answered(() => stopGlassAgentProcesses(device, agentClasses, 5000));
         actions.push(
           killed
             ? `stopped a glass agent ${from} left running on ${serial}`

@@ -4,9 +4,14 @@
  * ledger, readiness by banner + ping, a stale agent killed, a dead agent started again, and close
  * leaving no forward and no agent.
  */
+
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GlassAgent } from '../../src/helpers/glass/agent-driver.ts';
+import { FsArtifactStore } from '../../src/artifacts/fs-store.ts';
+import { GlassAgent, stopGlassAgentProcesses } from '../../src/helpers/glass/agent-driver.ts';
+import { glassAgentMainClasses } from '../../src/helpers/glass/companions.ts';
 import type { AppProcessJarManifest } from '../../src/manifest/index.ts';
+import { ReleaseRepository } from '../../src/releases/repository.ts';
 import type { SimAndroidHandle } from '../../src/simulator/android/index.ts';
 import { tempDir } from '../support/bridge.ts';
 import {
@@ -15,6 +20,7 @@ import {
   GLASS_AGENT_MAIN as MAIN,
   startDeviceBed,
 } from '../support/device-bed.ts';
+import { publishGlassAgent } from '../support/glass.ts';
 
 let bed: DeviceBed;
 let tmp: { dir: string; cleanup(): Promise<void> };
@@ -39,6 +45,52 @@ const start = (owner = 'lease-a') =>
   GlassAgent.start({ device: bed.device(), manifest, jarPath, owner, intervalMs: 50 });
 
 describe('glass agent driver', () => {
+  it('pkill takes an extended regex as toybox does; the bridge kills main classes literally, every one it names (review finding)', async () => {
+    const device = android().device;
+    const killed: string[] = [];
+    const lookalike = MAIN.replaceAll('.', 'x');
+    const older = 'com.fixedwidth.glassagent.Main';
+    const started = [MAIN, lookalike, older].map((main) =>
+      device.startProcess(`app_process / ${main}`, () => killed.push(main)),
+    );
+    try {
+      // The device's pkill: `.` matches any character (toybox compiles the pattern as an ERE).
+      const byRegex = await bed.device().shell(`pkill -f 'dev.devicebridge.glassagent.Mai[n]'`);
+      expect(byRegex.exitCode).toBe(0);
+      expect(killed.sort()).toEqual([MAIN, lookalike].sort());
+      killed.length = 0;
+      for (const main of [MAIN, lookalike])
+        started.push(device.startProcess(`app_process / ${main}`, () => killed.push(main)));
+      // The bridge's stop names the class itself: the lookalike lives.
+      expect(await stopGlassAgentProcesses(bed.device(), [MAIN])).toBe(true);
+      expect(killed).toEqual([MAIN]);
+      // Several classes (the agent's releases over time) in one call.
+      killed.length = 0;
+      started.push(device.startProcess(`app_process / ${MAIN}`, () => killed.push(MAIN)));
+      expect(await stopGlassAgentProcesses(bed.device(), [MAIN, older])).toBe(true);
+      expect(killed.sort()).toEqual([MAIN, older].sort());
+      expect(await stopGlassAgentProcesses(bed.device(), [MAIN, older])).toBe(false);
+      expect(device.processes().map((p) => p.cmdline)).toEqual([`app_process / ${lookalike}`]);
+    } finally {
+      device.killMatching('.');
+    }
+  });
+
+  it('the main classes of every published glass agent release, each once', async () => {
+    const store = new FsArtifactStore(path.join(tmp.dir, 'releases'));
+    const releases = new ReleaseRepository(store);
+    expect(await glassAgentMainClasses(releases)).toEqual([]);
+    await publishGlassAgent(store, tmp.dir, {
+      version: '1.0.0',
+      mainClass: 'com.fixedwidth.glassagent.Main',
+    });
+    await publishGlassAgent(store, tmp.dir, { version: '1.1.0', extra: ['a.B'] });
+    await publishGlassAgent(store, tmp.dir, { version: '1.2.0', extra: ['a.C'] });
+    expect((await glassAgentMainClasses(releases)).sort()).toEqual(
+      ['com.fixedwidth.glassagent.Main', MAIN].sort(),
+    );
+  });
+
   it('pushes the jar once, starts, answers, and closes without leaving a forward or an agent', async () => {
     const first = await start();
     expect(first.start).toEqual({ pushed: true, killedStale: false });

@@ -6,7 +6,7 @@
  * only once the banner and a `ping` answered (a forward accepts connections with nothing listening).
  *
  * A stale agent (left by a bridge that crashed) holds the socket: the new one exits with "Address
- * already in use"; it is killed (`pkill -f <mainClass>`) and the agent started again, once. A
+ * already in use"; it is killed (`pkill -f` its main class, literally) and the agent started again, once. A
  * request whose connection broke (protocol error, drop, deadline) rejects with a retryable error;
  * the next request reconnects, and starts the agent again when its process has exited.
  */
@@ -43,18 +43,26 @@ export interface AgentStart {
 
 const ADDRESS_IN_USE = /Address already in use/;
 
+/** `text` as an extended regular expression matching exactly `text` (toybox compiles pkill's pattern as an ERE). */
+export function ereLiteral(text: string): string {
+  return text.replace(/[\\.[\]{}()*+?^$|]/g, '\\$&');
+}
+
 /**
- * Stop every glass agent process of `mainClass` on the device (`pkill -f <mainClass>`): the one
- * way the bridge kills an agent — a stale one holding the socket, the lease's own at close (closing
- * its shell is a hang-up a real device's agent may outlive), one a dead node left. Resolves whether
- * a process was killed (pkill's exit 0; 1 means none ran).
+ * Stop every glass agent process of the given main classes on the device (`pkill -f` with each
+ * class matched literally, `|` between them): the one way the bridge kills an agent — a stale one
+ * holding the socket, the lease's own at close (closing its shell is a hang-up a real device's agent
+ * may outlive), those a dead node left. Resolves whether a process was killed (pkill's exit 0; 1
+ * means none ran); false without asking the device when no class is named.
  */
 export async function stopGlassAgentProcesses(
   device: Pick<HelperDevice, 'shell'>,
-  mainClass: string,
+  mainClasses: readonly string[],
   timeoutMs = 10_000,
 ): Promise<boolean> {
-  const result = await device.shell(shellCommand('pkill', '-f', mainClass), { timeoutMs });
+  if (mainClasses.length === 0) return false;
+  const pattern = mainClasses.map(ereLiteral).join('|');
+  const result = await device.shell(shellCommand('pkill', '-f', pattern), { timeoutMs });
   return result.exitCode === 0;
 }
 /** An agent still running this long after its start, silent or not, counts as started. */
@@ -133,7 +141,7 @@ export class GlassAgent {
     await this.#endpoint.close();
     if (started && !this.#killed) {
       this.#killed = true;
-      await stopGlassAgentProcesses(this.#o.device, this.#o.manifest.mainClass, 5000).catch((err: Error) =>
+      await stopGlassAgentProcesses(this.#o.device, [this.#o.manifest.mainClass], 5000).catch((err: Error) =>
         this.#o.logger?.warn(
           { serial: this.#o.device.serial, err: err.message },
           'glass agent: could not kill its process on the device',
@@ -174,7 +182,7 @@ export class GlassAgent {
       { serial: device.serial },
       'glass agent: a stale agent holds the socket; killing it',
     );
-    await stopGlassAgentProcesses(device, manifest.mainClass);
+    await stopGlassAgentProcesses(device, [manifest.mainClass]);
     const second = await this.#startProcess();
     if (second !== 'started') throw this.#launchFailed(second);
     return true;

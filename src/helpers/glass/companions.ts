@@ -50,6 +50,22 @@ const KIND: Record<string, string> = {
   [GLASS_A11Y]: 'accessibility-service-apk',
 };
 
+/**
+ * The main classes of every published glass agent release, each once (a device may still run an
+ * agent an older release started, e.g. one a dead node left). Versions that cannot be read are
+ * skipped.
+ */
+export async function glassAgentMainClasses(
+  releases: Pick<ReleaseRepository, 'listVersions' | 'getRelease'>,
+): Promise<string[]> {
+  const classes = new Set<string>();
+  for (const version of await releases.listVersions(GLASS_AGENT)) {
+    const release = await releases.getRelease(GLASS_AGENT, version).catch(() => null);
+    if (release?.kind === 'app-process-jar') classes.add(release.mainClass);
+  }
+  return [...classes];
+}
+
 /** The latest release of a companion, of its kind; NOT_FOUND (how to publish it) when there is none. */
 export async function companionRelease(
   releases: Pick<ReleaseRepository, 'getLatestRelease'>,

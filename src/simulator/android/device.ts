@@ -56,11 +56,16 @@ export class SimDeviceImpl implements SimDevice {
     return { pid, exited: () => this.#processes.delete(pid) };
   }
 
-  /** `pkill -f PATTERN`: kill every process whose command line contains PATTERN; returns how many. */
+  /**
+   * `pkill -f PATTERN` as toybox runs it: PATTERN is an extended regular expression matched anywhere
+   * in the command line (`.` matches any character). Kills every match; returns how many. Throws a
+   * SyntaxError for a pattern that is not a regular expression.
+   */
   killMatching(pattern: string): number {
+    const re = new RegExp(pattern);
     let killed = 0;
     for (const [pid, p] of [...this.#processes]) {
-      if (!p.cmdline.includes(pattern)) continue;
+      if (!re.test(p.cmdline)) continue;
       this.#processes.delete(pid);
       p.kill();
       killed++;

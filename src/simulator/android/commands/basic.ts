@@ -132,7 +132,10 @@ export const sleep: CommandFn = async (argv, ctx) => {
   return 0;
 };
 
-/** toybox `pkill [-f] PATTERN`: exit 0 when a process was killed, 1 when none matched. */
+/**
+ * toybox `pkill [-f] PATTERN` (PATTERN an extended regex): exit 0 when a process was killed, 1 when
+ * none matched or the pattern is not a regex.
+ */
 export const pkill: CommandFn = async (argv, ctx) => {
   const args = argv.filter((a) => a !== '-f');
   const [pattern] = args;
@@ -140,5 +143,10 @@ export const pkill: CommandFn = async (argv, ctx) => {
     ctx.io.stderr('pkill: Needs 1 argument\n');
     return 1;
   }
-  return ctx.android.device.killMatching(pattern) > 0 ? 0 : 1;
+  try {
+    return ctx.android.device.killMatching(pattern) > 0 ? 0 : 1;
+  } catch {
+    ctx.io.stderr(`pkill: bad regex '${pattern}'\n`);
+    return 1;
+  }
 };
