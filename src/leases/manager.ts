@@ -17,7 +17,9 @@
  * Teardown runs on the node that drives the device. A lease ended here (released, or claimed by this
  * node's expiry pass) whose device another node owns is deferred to that owner through the store;
  * every expiry pass also takes the deferred teardowns of the devices this node owns now (its own, or
- * taken over from a dead node) and runs each exactly once.
+ * taken over from a dead node) and runs each exactly once. A release on the node that drives the
+ * device of a lease that left nothing there (`LeaseTeardown.holdEmpty`) ends the lease and records
+ * its empty teardown in one store step (`LeaseStore.releaseEmpty`: one Redis round trip).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { BridgeError, invalidArgument } from '../errors.ts';
