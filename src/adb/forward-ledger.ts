@@ -71,6 +71,12 @@ export class ForwardLedger {
     }
   }
 
+  /** Whether `owner` has a forward in the ledger (no list built). */
+  holds(owner: string): boolean {
+    for (const entry of this.#entries.values()) if (entry.owner === owner) return true;
+    return false;
+  }
+
   entries(owner?: string): ForwardEntry[] {
     return [...this.#entries.values()].filter((e) => owner === undefined || e.owner === owner);
   }

@@ -121,7 +121,8 @@ export class LeaseService {
   ): Promise<ReleaseResult> {
     try {
       const lease = await this.#scopes.lease(caller, id, { fencingToken });
-      return await this.#manager.release(lease.id, lease.fencingToken);
+      // The lease read names its device: the manager may end it in one step (nothing to undo here).
+      return await this.#manager.release(lease.id, lease.fencingToken, lease);
     } catch (err) {
       if (!options.afterLostAnswer || !(err instanceof BridgeError) || err.code !== 'LEASE_EXPIRED')
         throw err;

@@ -132,7 +132,7 @@ export interface LeaseOperationsOptions {
   /** Readiness bounds of the glass companions (defaults: the drivers' 5 s and 6 s). */
   glass?: { agentReadyTimeoutMs?: number; a11yReadyTimeoutMs?: number };
   /** The node's lease-scoped adb endpoints (remote adb); teardown closes the lease's. */
-  endpoints?: Pick<AdbRelayEndpoints, 'open' | 'close'>;
+  endpoints?: Pick<AdbRelayEndpoints, 'open' | 'close' | 'list'>;
 }
 
 /** A lease's operations on this node. */
@@ -176,6 +176,11 @@ export class LeaseOperations {
   readonly #leases = new Map<string, LeaseState>();
   /** Apps installed during each lease through this node (the list; the journal drives teardown). */
   readonly #apps = new Map<string, Map<string, LeaseApp>>();
+  /**
+   * Leases held closing by `holdEmpty` (a one-step release in flight): their new operations wait for
+   * the outcome, true when the lease ended.
+   */
+  readonly #closing = new Map<string, Promise<boolean>>();
   /** Devices (by serial) whose cleanup after a takeover runs: their operations wait for it. */
   readonly #takeovers = new Map<string, Promise<unknown>>();
 
@@ -198,6 +203,9 @@ export class LeaseOperations {
     lease: LeaseTarget,
     fn: (state: LeaseState, signal: AbortSignal) => Promise<T>,
   ): Promise<T> {
+    // A one-step release of this lease is in flight: wait for it (refused when it ended the lease).
+    const closing = this.#closing.get(lease.id);
+    if (closing !== undefined && (await closing)) throw leaseEnded(lease.id);
     let state = this.#leases.get(lease.id);
     if (state?.ending) throw leaseEnded(lease.id);
     if (!state) {
@@ -591,6 +599,36 @@ export class LeaseOperations {
       }
       return done;
     });
+  }
+
+  /**
+   * Whether nothing of the lease is on this node: no operation state (running operations, helper
+   * sessions, glass companions), no app list, no adb endpoint, no forward in the ledger — so that
+   * `closeLease` would only read the device-state journal (which the store checks itself). When so,
+   * the lease is held closing until the returned function is called: its new operations wait, and
+   * are refused when `ended` is true. null (no hold) when something of the lease is here.
+   */
+  holdEmpty(leaseId: string): ((ended: boolean) => void) | null {
+    if (
+      this.#closing.has(leaseId) ||
+      this.#leases.has(leaseId) ||
+      this.#apps.has(leaseId) ||
+      (this.#o.endpoints?.list(leaseId).length ?? 0) > 0 ||
+      this.#o.adb.ledger.holds(leaseId)
+    ) {
+      return null;
+    }
+    let settle!: (ended: boolean) => void;
+    this.#closing.set(
+      leaseId,
+      new Promise<boolean>((resolve) => {
+        settle = resolve;
+      }),
+    );
+    return (ended) => {
+      this.#closing.delete(leaseId);
+      settle(ended);
+    };
   }
 
   /**

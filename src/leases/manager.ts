@@ -17,7 +17,9 @@
  * Teardown runs on the node that drives the device. A lease ended here (released, or claimed by this
  * node's expiry pass) whose device another node owns is deferred to that owner through the store;
  * every expiry pass also takes the deferred teardowns of the devices this node owns now (its own, or
- * taken over from a dead node) and runs each exactly once.
+ * taken over from a dead node) and runs each exactly once. A release on the node that drives the
+ * device of a lease that left nothing there (`LeaseTeardown.holdEmpty`) ends the lease and records
+ * its empty teardown in one store step (`LeaseStore.releaseEmpty`: one Redis round trip).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { BridgeError, invalidArgument } from '../errors.ts';
@@ -84,6 +86,13 @@ export interface LeaseDevices {
 export interface LeaseTeardown {
   /** Undo what the lease did on the device; report each action and each failure. */
   closeLease(lease: Lease, reason: TeardownReason): Promise<{ actions: string[]; failures: string[] }>;
+  /**
+   * For the one-step release (optional): when nothing of the lease is on this node, so that its
+   * teardown here would undo nothing, hold the lease as closing — its new operations wait — and
+   * return the function that ends the hold: `ended` true refuses them (LEASE_EXPIRED), false lets
+   * them run. null when something of the lease is here (its teardown runs as usual).
+   */
+  holdEmpty?(leaseId: string): ((ended: boolean) => void) | null;
 }
 
 export interface LeaseManagerOptions {
@@ -339,7 +348,7 @@ export class LeaseManager {
   /** Nobody will receive a lease acquired after the client left: end it (with teardown). */
   async #handOver(lease: Lease, signal: AbortSignal | undefined): Promise<Lease> {
     if (signal?.aborted) {
-      await this.release(lease.id, lease.fencingToken).catch(() => undefined);
+      await this.release(lease.id, lease.fencingToken, lease).catch(() => undefined);
       throw abortError(signal);
     }
     this.#log.info({ leaseId: lease.id, deviceId: lease.deviceId, tenant: lease.tenant }, 'lease: acquired');
@@ -425,19 +434,85 @@ export class LeaseManager {
 
   /**
    * End a lease and tear it down. NOT_FOUND for an unknown id, LEASE_EXPIRED when it already ended,
-   * CONFLICT when the fencing token is given and does not match.
+   * CONFLICT when the fencing token is given and does not match. `known`: the device the caller read
+   * the lease on (the application layer has it), which allows the one-step release (#releaseEmpty).
    */
-  async release(leaseId: string, fencingToken?: number): Promise<ReleaseResult> {
+  async release(
+    leaseId: string,
+    fencingToken?: number,
+    known?: { deviceId: string },
+  ): Promise<ReleaseResult> {
+    const fused = known === undefined ? undefined : await this.#releaseEmpty(leaseId, fencingToken, known);
+    if (fused !== undefined) return fused;
     const lease = await this.#store.release(leaseId, fencingToken);
-    if (!lease) {
-      const known = await this.#store.get(leaseId);
-      if (!known) throw new BridgeError('NOT_FOUND', 'lease not found', { details: { leaseId } });
-      throw new BridgeError('LEASE_EXPIRED', `lease already ${known.state}`, {
-        details: { leaseId, state: known.state },
-      });
-    }
+    if (!lease) throw await this.#notActive(leaseId);
     this.#log.info({ leaseId, deviceId: lease.deviceId }, 'lease: released');
     const teardown = await this.#track(this.#tearDown(lease, 'released'));
+    return { lease, teardown };
+  }
+
+  /** Why a lease could not be released: NOT_FOUND, or LEASE_EXPIRED naming its state. */
+  async #notActive(leaseId: string): Promise<BridgeError> {
+    const known = await this.#store.get(leaseId);
+    if (!known) return new BridgeError('NOT_FOUND', 'lease not found', { details: { leaseId } });
+    return new BridgeError('LEASE_EXPIRED', `lease already ${known.state}`, {
+      details: { leaseId, state: known.state },
+    });
+  }
+
+  /**
+   * The one-step release: on the node that drives the device (or when nobody does), while nothing of
+   * the lease is here (`LeaseTeardown.holdEmpty`), the store ends the lease and records its empty
+   * teardown at once (`releaseEmpty`: one Redis round trip instead of release + record-teardown).
+   * The store checks the device and the device-state journal; when they say otherwise, the lease
+   * ended pending and its teardown runs as usual. Resolves undefined when the path does not apply
+   * (nothing done: the caller releases as usual). `known` is the device the caller read the lease on.
+   */
+  async #releaseEmpty(
+    leaseId: string,
+    fencingToken: number | undefined,
+    known: { deviceId: string },
+  ): Promise<ReleaseResult | undefined> {
+    if (this.#teardown.holdEmpty === undefined) return undefined;
+    const { deviceId } = known;
+    try {
+      const owner = (await this.#devices.ownerOf?.(deviceId)) ?? null;
+      if (owner !== null && owner !== this.#node) return undefined;
+    } catch {
+      return undefined; // the usual path looks it up again, and defers when it still fails
+    }
+    const settle = this.#teardown.holdEmpty(leaseId);
+    if (settle === null) return undefined;
+    let ended = false;
+    let result: Awaited<ReturnType<LeaseStore['releaseEmpty']>>;
+    try {
+      const at = this.#now();
+      const record: TeardownRecord = {
+        leaseId,
+        deviceId,
+        reason: 'released',
+        startedAt: at,
+        finishedAt: at,
+        actions: [],
+        failures: [],
+        node: this.#node,
+      };
+      result = await this.#store.releaseEmpty(leaseId, fencingToken, record);
+      // Not active (unknown or ended): its operations here are refused either way.
+      ended = true;
+    } finally {
+      settle(ended);
+    }
+    if (result === null) throw await this.#notActive(leaseId);
+    const { lease, teardown } = result;
+    this.#log.info({ leaseId, deviceId: lease.deviceId }, 'lease: released');
+    if (teardown === null) return { lease, teardown: await this.#track(this.#tearDown(lease, 'released')) };
+    this.#metrics?.leaseTeardowns.inc({ outcome: 'ok' });
+    this.#log.info(
+      { leaseId, deviceId: lease.deviceId, reason: 'released', failures: 0, empty: true },
+      'lease: teardown done',
+    );
+    this.#wakeWaiters();
     return { lease, teardown };
   }
 

@@ -20,6 +20,7 @@ import {
   DEFAULT_RETENTION_MS,
   DEFAULT_TEARDOWN_GRACE_MS,
   expiresAfter,
+  foreignTeardown,
   newLeaseId,
   parseDeferredTeardowns,
   parseJournalRecord,
@@ -38,6 +39,10 @@ import type {
   WakeupKind,
 } from './types.ts';
 import { MAX_TEARDOWN_LIST } from './types.ts';
+
+function copyTeardown(record: TeardownRecord): TeardownRecord {
+  return { ...record, actions: [...record.actions], failures: [...record.failures] };
+}
 
 interface DeviceSlot {
   fence: number;
@@ -202,6 +207,30 @@ export class MemoryLeaseStore implements LeaseStore {
     return copyLease(lease);
   }
 
+  async releaseEmpty(
+    leaseId: string,
+    fencingToken: number | undefined,
+    teardown: TeardownRecord,
+  ): Promise<{ lease: Lease; teardown: TeardownRecord | null } | null> {
+    if (teardown.leaseId !== leaseId) throw foreignTeardown(leaseId, teardown.leaseId);
+    const lease = this.#leases.get(leaseId);
+    if (lease?.state !== 'active') return null;
+    if (fencingToken !== undefined && lease.fencingToken !== fencingToken) {
+      throw leaseError(LeaseFailure.FenceMismatch, { leaseId });
+    }
+    const now = this.#now();
+    // As the Redis script: the teardown is empty only for the device the caller named and while
+    // no helper journaled device state for the lease; otherwise the pending path of `release`.
+    const journal = this.#deviceState.get(leaseId);
+    const journaled = journal !== undefined && journal.until > now && journal.records.size > 0;
+    this.#end(lease, 'released', now);
+    if (lease.deviceId !== teardown.deviceId || journaled) {
+      return { lease: copyLease(lease), teardown: null };
+    }
+    this.#record(teardown, now);
+    return { lease: copyLease(lease), teardown: copyTeardown(teardown) };
+  }
+
   async checkFence(deviceId: string, leaseId: string, fencingToken: number): Promise<Lease> {
     const now = this.#now();
     const lease = this.#leases.get(leaseId);
@@ -304,7 +333,10 @@ export class MemoryLeaseStore implements LeaseStore {
   }
 
   async recordTeardown(record: TeardownRecord): Promise<void> {
-    const now = this.#now();
+    this.#record(record, this.#now());
+  }
+
+  #record(record: TeardownRecord, now: number): void {
     // Map order is the order recorded (newest last): a re-recorded teardown moves to the end.
     this.#teardowns.delete(record.leaseId);
     this.#teardowns.set(record.leaseId, {

@@ -11,6 +11,7 @@ export const SCRIPT_NAMES = [
   'acquire',
   'renew',
   'release',
+  'release-empty',
   'claim-expired',
   'check-fence',
   'lease-of-device',

@@ -25,7 +25,9 @@
  *                           pruned)
  *   td:<leaseId>      string teardown record JSON, expires after the retention
  *   tdi               zset  lease ids of recorded teardowns by time recorded (history, newest last;
- *                           trimmed to the retention and TEARDOWN_INDEX_MAX entries); tdi:<tenant> the same per tenant
+ *                           trimmed to the retention and TEARDOWN_INDEX_MAX entries in batches, once
+ *                           it holds 1/64 more); tdi:<tenant> the same per tenant
+ *   ds:<leaseId>      hash  the lease's device-state journal (key -> JSON), taken by its teardown
  *   deferred-claims   hash  leaseId -> "<claimedAt ms>:<node>" (who runs a deferred teardown; a stale
  *                           claim is re-taken: the record stays until its teardown is recorded)
  *   deferred          hash  leaseId -> deferred teardown JSON (for the device's owner; the hash
@@ -50,6 +52,7 @@ import {
   DEFAULT_RETENTION_MS,
   DEFAULT_TEARDOWN_GRACE_MS,
   expiresAfter,
+  foreignTeardown,
   newLeaseId,
   parseDeferredTeardowns,
   parseJournalRecord,
@@ -78,7 +81,10 @@ export const HASH_TAG = '{leases}';
 /** The wake-up message of a deferred teardown (every other wake-up publishes '1'). */
 const DEFERRED_WAKEUP = 'd';
 
-/** Most entries a teardown history index keeps (older ones are trimmed as new ones are recorded). */
+/**
+ * Most entries a teardown history index keeps after a trim. Trims are batched (includes/
+ * index-teardown.lua): an index holds at most this plus 1/64 of it between trims.
+ */
 export const TEARDOWN_INDEX_MAX = 10_000;
 
 /** Every key of the lease store, built in one place (see the table at the top of this file). */
@@ -150,6 +156,8 @@ export interface RedisLeaseStoreOptions extends StoreClockOptions {
   prefix?: string;
   /** Where connection errors of an owned connection are logged. */
   logger?: Logger;
+  /** Most entries a teardown history index keeps after a trim (default TEARDOWN_INDEX_MAX; tests). */
+  teardownIndexMax?: number;
 }
 
 /** Parse a flat HGETALL reply into a Lease (a later duplicate field wins; unknown fields are ignored). */
@@ -246,6 +254,7 @@ export class RedisLeaseStore implements LeaseStore {
   readonly #now: () => number;
   readonly #graceMs: number;
   readonly #retentionMs: number;
+  readonly #indexMax: number;
   readonly #url: string | undefined;
   readonly #logger: Logger | undefined;
   /** The subscriber connection of `onWakeup`, opened on first use. */
@@ -272,6 +281,7 @@ export class RedisLeaseStore implements LeaseStore {
     this.#now = options.now ?? Date.now;
     this.#graceMs = options.teardownGraceMs ?? DEFAULT_TEARDOWN_GRACE_MS;
     this.#retentionMs = options.retentionMs ?? DEFAULT_RETENTION_MS;
+    this.#indexMax = options.teardownIndexMax ?? TEARDOWN_INDEX_MAX;
   }
 
   /** The common start of every key (`<prefix>{leases}:`), e.g. for SCAN in tests and tooling. */
@@ -395,6 +405,44 @@ export class RedisLeaseStore implements LeaseStore {
     return reply === 0 ? null : this.#seen(leaseFromReply(reply));
   }
 
+  async releaseEmpty(
+    leaseId: string,
+    fencingToken: number | undefined,
+    teardown: TeardownRecord,
+  ): Promise<{ lease: Lease; teardown: TeardownRecord | null } | null> {
+    if (teardown.leaseId !== leaseId) throw foreignTeardown(leaseId, teardown.leaseId);
+    const now = this.#now();
+    // release + record-teardown in one script (see its header): one round trip instead of two.
+    const reply = await this.#scripts.run(
+      'release-empty',
+      [
+        this.#keys.lease(leaseId),
+        this.#keys.active,
+        this.#keys.teardown(leaseId),
+        this.#keys.deviceState(leaseId),
+        this.#keys.queues,
+        this.#keys.teardownIndex(),
+      ],
+      [
+        now,
+        fencingToken === undefined ? '' : String(fencingToken),
+        this.#retentionMs,
+        this.#keys.base,
+        teardown.deviceId,
+        JSON.stringify(teardown),
+        this.#keys.wakeups,
+        this.#indexMax,
+      ],
+      { leaseId },
+    );
+    if (reply === 0) return null;
+    if (!Array.isArray(reply) || reply.length !== 2) {
+      throw new BridgeError('INTERNAL', 'malformed release-empty reply from Redis');
+    }
+    const lease = this.#seen(leaseFromReply(reply[1]));
+    return { lease, teardown: Number(reply[0]) === 1 ? teardown : null };
+  }
+
   async checkFence(deviceId: string, leaseId: string, fencingToken: number): Promise<Lease> {
     const reply = await this.#scripts.run(
       'check-fence',
@@ -491,7 +539,7 @@ export class RedisLeaseStore implements LeaseStore {
         this.#keys.wakeups,
         this.#now(),
         this.#keys.base,
-        TEARDOWN_INDEX_MAX,
+        this.#indexMax,
       ],
     );
   }

@@ -31,6 +31,14 @@ export function copyLease(lease: Lease): Lease {
   return { ...lease, selector: structuredClone(lease.selector) };
 }
 
+/** A teardown record passed to `releaseEmpty` for another lease than the one released (a caller bug). */
+export function foreignTeardown(leaseId: string, recordLeaseId: string): BridgeError {
+  return new BridgeError(
+    'INTERNAL',
+    `teardown record of lease ${recordLeaseId} passed to release ${leaseId}`,
+  );
+}
+
 export function checkTtl(ttlSeconds: number): void {
   if (!Number.isFinite(ttlSeconds) || ttlSeconds <= 0) {
     throw invalidArgument('ttlSeconds must be a positive number', [

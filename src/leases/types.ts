@@ -112,6 +112,20 @@ export interface LeaseStore {
   renew(leaseId: string, fencingToken: number, ttlSeconds: number): Promise<Lease>;
   /** End an active lease; resolves the ended lease, or null when it was not active. */
   release(leaseId: string, fencingToken?: number): Promise<Lease | null>;
+  /**
+   * End an active lease whose teardown is known to have nothing to undo (the caller, on the node
+   * that drives the device, holds nothing of it) and record `teardown` in the same step, freeing the
+   * device as `recordTeardown` does (with its wake-up rule) — only when the lease's device is
+   * `teardown.deviceId` and no device-state journal exists for the lease. Otherwise it ends the
+   * lease as `release` does (device pending until a teardown is recorded) and answers
+   * `teardown: null`: the caller runs the teardown. Resolves null when the lease was not active;
+   * throws CONFLICT when the fencing token is given and does not match.
+   */
+  releaseEmpty(
+    leaseId: string,
+    fencingToken: number | undefined,
+    teardown: TeardownRecord,
+  ): Promise<{ lease: Lease; teardown: TeardownRecord | null } | null>;
   /** Throws unless `leaseId` is the device's active lease with exactly this fencing token. */
   checkFence(deviceId: string, leaseId: string, fencingToken: number): Promise<Lease>;
   /**

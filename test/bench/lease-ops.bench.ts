@@ -1,8 +1,11 @@
 /**
  * lease-ops: full lease cycles per second on Redis from one process — LeaseManager.acquire +
- * LeaseManager.release (store release, no-op teardown, teardown record that frees the device), i.e.
- * three Lua scripts per cycle and nothing else (record-teardown publishes the wake-up itself, and
- * only while a queue has waiters: here none) — with CONCURRENCY cycles in flight on the store's own
+ * LeaseManager.release as the application layer calls it (with the lease's device, which it has
+ * read): nothing of the lease is on this node (`holdEmpty` holds), so the release ends the lease and
+ * records its empty teardown in one script (release-empty), i.e. two Lua scripts per cycle and
+ * nothing else (the wake-up is published only while a queue has waiters: here none). Set
+ * LEASE_OPS_PATH=pending for the three-script path (release, teardown, record-teardown) of a node
+ * that holds something of the lease — with CONCURRENCY cycles in flight on the store's own
  * (auto-pipelining) connection, each loop over its own few devices. Baseline, measured in the same run on its own connection with the same
  * concurrency: PING round trips per second (ratio = lease cycles / PINGs, so 0.33 would mean the
  * scripts cost no more than a PING each). lease-ops-memory: the same cycle on the memory store.
@@ -24,6 +27,8 @@ const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const CONCURRENCY = 16;
 const WINDOW_MS = 500;
 const ROUNDS = 5;
+/** LEASE_OPS_PATH=pending: the release path of a node that holds something of the lease. */
+const PENDING_PATH = process.env.LEASE_OPS_PATH === 'pending';
 
 /** CPU time (user + system, µs) this process spent per op in the last `rate` window. */
 let lastCpuPerOp = 0;
@@ -104,7 +109,11 @@ function cycle(store: LeaseStore): (loop: number) => Promise<void> {
         return { matching: devices, available: devices };
       },
     },
-    teardown: { closeLease: async () => ({ actions: [], failures: [] }) },
+    teardown: {
+      closeLease: async () => ({ actions: [], failures: [] }),
+      // A node that holds nothing of these leases (LeaseOperations answers the same for them).
+      ...(PENDING_PATH ? {} : { holdEmpty: () => () => undefined }),
+    },
   });
   return async (loop) => {
     const lease = await manager.acquire({
@@ -113,7 +122,7 @@ function cycle(store: LeaseStore): (loop: number) => Promise<void> {
       tenant: 'bench',
       holder: 'bench',
     });
-    await manager.release(lease.id, lease.fencingToken);
+    await manager.release(lease.id, lease.fencingToken, lease);
   };
 }
 

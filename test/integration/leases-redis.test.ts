@@ -342,3 +342,40 @@ describe('openLeaseStore', () => {
     await redis.close();
   });
 });
+
+describe('teardown history index (batched trims)', () => {
+  it('stays bounded at max + max/64 entries (every tenant and per tenant), keeps the newest, and lists as before', async () => {
+    const clock = new FakeClock();
+    const store = new RedisLeaseStore({ client, prefix, now: clock.now, teardownIndexMax: 128 });
+    const sizes: number[] = [];
+    const ended: string[] = [];
+    for (let i = 0; i < 300; i++) {
+      clock.advance(10);
+      const lease = (await store.acquire({
+        tenant: 't1',
+        holder: 'h',
+        ttlSeconds: 60,
+        selector: {},
+        candidates: ['d1'],
+      })) as Lease;
+      // Both recording paths index alike: the one-step release and record-teardown.
+      if (i % 2 === 0) {
+        await store.releaseEmpty(lease.id, lease.fencingToken, teardownOf(lease, clock, { actions: [] }));
+      } else {
+        await store.release(lease.id, lease.fencingToken);
+        await store.recordTeardown(teardownOf(lease, clock));
+      }
+      ended.push(lease.id);
+      sizes.push(await client.zcard(`${store.keyBase}tdi`), await client.zcard(`${store.keyBase}tdi:t1`));
+    }
+    expect(Math.max(...sizes)).toBe(128 + 2); // trimmed once it passes 128 + 128/64, back to 128
+    expect(Math.min(...sizes.slice(260))).toBe(128);
+    const newest = [...ended].reverse().slice(0, 100);
+    expect((await store.listTeardowns({ limit: 100 })).map((e) => e.lease.id)).toEqual(newest);
+    expect((await store.listTeardowns({ tenant: 't1', limit: 100 })).map((e) => e.lease.id)).toEqual(newest);
+    // Entries past the retention are skipped by the reader whether or not a trim removed them yet.
+    clock.advance(7 * 24 * 3600 * 1000 - 45); // the last 5 records are within the retention
+    expect((await store.listTeardowns({ limit: 100 })).map((e) => e.lease.id)).toEqual(newest.slice(0, 5));
+    await store.close();
+  });
+});

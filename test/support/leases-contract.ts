@@ -179,6 +179,74 @@ export function leaseStoreContract(name: string, make: StoreFactory, options: { 
       await store.close();
     });
 
+    it('releaseEmpty: ends the lease and records its empty teardown at once (device freed); token checked; null when not active', async () => {
+      const { store, clock } = await setup();
+      const lease = await store.acquire({ ...base, candidates: ['d1'] });
+      if (!lease) throw new Error('expected a lease');
+      const record = teardownOf(lease, clock, { actions: [] });
+      await expectCode(store.releaseEmpty(lease.id, lease.fencingToken + 1, record), 'CONFLICT');
+      expect((await store.get(lease.id))?.state).toBe('active');
+      expect(await store.getTeardown(lease.id)).toBeNull();
+      // A record of another lease is a caller bug: refused before anything changes.
+      await expectCode(
+        store.releaseEmpty(lease.id, lease.fencingToken, { ...record, leaseId: 'lease_x' }),
+        'INTERNAL',
+      );
+      expect((await store.get(lease.id))?.state).toBe('active');
+      clock.advance(1_000);
+      const done = await store.releaseEmpty(lease.id, lease.fencingToken, record);
+      const ended = { ...lease, state: 'released', endedAt: clock.t };
+      expect(done).toEqual({ lease: ended, teardown: record });
+      expect(await store.get(lease.id)).toEqual(ended);
+      expect(await store.getTeardown(lease.id)).toEqual(record);
+      expect(await store.listTeardowns({ limit: 10 })).toEqual([{ lease: ended, teardown: record }]);
+      expect(await store.listTeardowns({ tenant: 't1', limit: 10 })).toEqual([
+        { lease: ended, teardown: record },
+      ]);
+      expect(await store.list()).toEqual([]);
+      // Freed in the same step: the next lease of the device comes at once, with the next token.
+      const next = await store.acquire({ ...base, candidates: ['d1'] });
+      expect(next?.fencingToken).toBe(lease.fencingToken + 1);
+      expect(await store.releaseEmpty(lease.id, undefined, record)).toBeNull();
+      expect(
+        await store.releaseEmpty('lease_nope', undefined, { ...record, leaseId: 'lease_nope' }),
+      ).toBeNull();
+      // Without a token it releases too.
+      const r2 = teardownOf(next as Lease, clock, { actions: [] });
+      expect((await store.releaseEmpty((next as Lease).id, undefined, r2))?.teardown).toEqual(r2);
+      await store.close();
+    });
+
+    it('releaseEmpty falls back to the pending release: another device named, or a device-state journal of the lease', async () => {
+      const { store, clock } = await setup();
+      const a = await store.acquire({ ...base, candidates: ['d1'] });
+      const b = await store.acquire({ ...base, candidates: ['d2'] });
+      if (!a || !b) throw new Error('expected leases');
+      await store.saveDeviceState(b.id, 'glass-a11y', { serial: 's2' });
+      clock.advance(1_000);
+      // The caller named d9: not the lease's device, so its teardown is not known to be empty.
+      const wrong = await store.releaseEmpty(a.id, a.fencingToken, teardownOf(a, clock, { deviceId: 'd9' }));
+      const journaled = await store.releaseEmpty(b.id, b.fencingToken, teardownOf(b, clock, { actions: [] }));
+      for (const [got, lease] of [
+        [wrong, a],
+        [journaled, b],
+      ] as const) {
+        expect(got).toEqual({ lease: { ...lease, state: 'released', endedAt: clock.t }, teardown: null });
+        expect((await store.get(lease.id))?.state).toBe('released');
+        expect(await store.getTeardown(lease.id)).toBeNull();
+        expect(await store.list()).not.toContainEqual(expect.objectContaining({ id: lease.id }));
+        // Ended, teardown pending: the device is not handed out until a teardown is recorded.
+        expect(await store.acquire({ ...base, candidates: [lease.deviceId] })).toBeNull();
+        expect(await store.releaseEmpty(lease.id, undefined, teardownOf(lease, clock))).toBeNull();
+      }
+      expect(await store.listTeardowns({ limit: 10 })).toEqual([]);
+      // The journal is left for the teardown to take.
+      expect(await store.takeDeviceState(b.id)).toEqual({ 'glass-a11y': { serial: 's2' } });
+      await store.recordTeardown(teardownOf(b, clock));
+      expect((await store.acquire({ ...base, candidates: ['d2'] }))?.fencingToken).toBe(b.fencingToken + 1);
+      await store.close();
+    });
+
     it('listTeardowns: ended leases with their records, newest first, per tenant, bounded, within the retention', async () => {
       const { store, clock } = await setup();
       expect(await store.listTeardowns({ limit: 10 })).toEqual([]);
@@ -494,6 +562,34 @@ export function leaseStoreContract(name: string, make: StoreFactory, options: { 
       await store.close();
     });
 
+    it('wake-ups of releaseEmpty: a device freed in one step wakes listeners only while someone is queued', async () => {
+      const { store, clock } = await setup();
+      let wakes = 0;
+      const arrived = async (n: number): Promise<void> => {
+        for (let i = 0; i < 200 && wakes < n; i++) await new Promise((r) => setTimeout(r, 5));
+        expect(wakes).toBe(n);
+      };
+      const stop = await store.onWakeup(() => {
+        wakes += 1;
+      });
+      const first = (await store.acquire({ ...base, candidates: ['d1'] })) as Lease;
+      await store.releaseEmpty(first.id, first.fencingToken, teardownOf(first, clock, { actions: [] }));
+      const second = (await store.acquire({ ...base, candidates: ['d1'] })) as Lease;
+      expect(second.deviceId).toBe('d1');
+      await store.enqueue('["other"]', 'w0', 30);
+      await store.releaseEmpty(second.id, second.fencingToken, teardownOf(second, clock, { actions: [] }));
+      await arrived(1);
+      // The pending path frees nothing: no wake-up until its teardown is recorded.
+      const third = (await store.acquire({ ...base, candidates: ['d1'] })) as Lease;
+      await store.releaseEmpty(third.id, third.fencingToken, teardownOf(third, clock, { deviceId: 'd9' }));
+      await new Promise((r) => setTimeout(r, 50));
+      expect(wakes).toBe(1);
+      await store.recordTeardown(teardownOf(third, clock));
+      await arrived(2);
+      await stop();
+      await store.close();
+    });
+
     it('model: random interleavings never give two active leases on one device; tokens strictly increase', async () => {
       const devices = ['d0', 'd1', 'd2'];
       const GRACE = 10_000;
@@ -504,6 +600,12 @@ export function leaseStoreContract(name: string, make: StoreFactory, options: { 
           ttl: fc.integer({ min: 1, max: 5 }),
         }),
         fc.record({ kind: fc.constant('release' as const), pick: fc.nat(), wrongToken: fc.boolean() }),
+        fc.record({
+          kind: fc.constant('releaseEmpty' as const),
+          pick: fc.nat(),
+          wrongToken: fc.boolean(),
+          otherDevice: fc.boolean(),
+        }),
         fc.record({
           kind: fc.constant('renew' as const),
           pick: fc.nat(),
@@ -555,6 +657,28 @@ export function leaseStoreContract(name: string, make: StoreFactory, options: { 
                 const got = await store.release(lease.id, lease.fencingToken);
                 expect(got?.id).toBe(lease.state === 'active' ? lease.id : undefined);
                 if (got) end(lease, 'released');
+              } else if (o.kind === 'releaseEmpty') {
+                const list = all();
+                const lease = list[o.pick % Math.max(1, list.length)];
+                if (!lease) continue;
+                const record = teardownOf(lease, clock, {
+                  actions: [],
+                  ...(o.otherDevice ? { deviceId: `${lease.deviceId}x` } : {}),
+                });
+                if (o.wrongToken && lease.state === 'active') {
+                  await expectCode(store.releaseEmpty(lease.id, lease.fencingToken + 1, record), 'CONFLICT');
+                  continue;
+                }
+                const got = await store.releaseEmpty(lease.id, lease.fencingToken, record);
+                expect(got?.lease.id).toBe(lease.state === 'active' ? lease.id : undefined);
+                if (!got) continue;
+                end(lease, 'released');
+                expect(got.teardown).toEqual(o.otherDevice ? null : record);
+                if (!o.otherDevice) {
+                  recorded.add(lease.id);
+                  const p = pointer.get(lease.deviceId);
+                  if (p?.leaseId === lease.id) pointer.delete(lease.deviceId);
+                }
               } else if (o.kind === 'renew') {
                 const list = all();
                 const lease = list[o.pick % Math.max(1, list.length)];

@@ -160,7 +160,8 @@ describe('loadScripts', () => {
     const scripts = loadScripts(LEASE_SCRIPT_DIR, SCRIPT_NAMES);
     const using = (fn: string): string[] =>
       [...scripts].filter(([, s]) => s.lua.includes(`local function ${fn}(`)).map(([n]) => n);
-    expect(using('endLease').sort()).toEqual(['claim-expired', 'release']);
+    expect(using('endLease').sort()).toEqual(['claim-expired', 'release', 'release-empty']);
+    expect(using('indexTeardown').sort()).toEqual(['record-teardown', 'release-empty']);
     expect(using('removeWaiter').sort()).toEqual(['acquire', 'dequeue', 'list-waiters', 'waiting']);
     expect(using('dropEmptyQueue').sort()).toEqual(['dequeue', 'list-waiters', 'waiting']);
     // The fragments own these steps: no script spells them out any more.

@@ -1,9 +1,10 @@
 --[[
   record-teardown: store what a lease's teardown did, index it in the history of ended leases
-  (globally and per tenant: newest first, trimmed by age and count), and free its device (unless the
-  lease is somehow still active, or the device already moved on to another lease); when it freed the
-  device and some selector queue has waiters, publish the wake-up (in the same round trip — a
-  release nobody waits for publishes nothing).
+  (globally and per tenant: newest first, trimmed by age and count in batches, see
+  includes/index-teardown), and free its device (unless the lease is somehow still active, or the
+  device already moved on to another lease); when it freed the device and some selector queue has
+  waiters, publish the wake-up (in the same round trip — a release nobody waits for publishes
+  nothing).
 
   KEYS[1]  teardown record key (string, JSON)
   KEYS[2]  device hash (fields: lease, pending, fence)
@@ -17,23 +18,20 @@
   ARGV[4]  wake-up pub/sub channel
   ARGV[5]  now (ms)
   ARGV[6]  key base (`<prefix>{leases}:`): the tenant's index is <base>tdi:<tenant> — same hash tag
-  ARGV[7]  most entries an index keeps
+  ARGV[7]  most entries an index keeps after a trim
 
   Returns: 1 when the device was freed, else 0.
 ]]
+--- @include "includes/index-teardown"
+
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[3])
 local now = tonumber(ARGV[5])
 local retentionMs = tonumber(ARGV[3])
-local function index(key)
-  redis.call('ZADD', key, now, ARGV[2])
-  redis.call('ZREMRANGEBYSCORE', key, '-inf', '(' .. (now - retentionMs))
-  redis.call('ZREMRANGEBYRANK', key, 0, -(tonumber(ARGV[7]) + 1))
-  redis.call('PEXPIRE', key, retentionMs)
-end
-index(KEYS[5])
-local tenant = redis.call('HGET', KEYS[3], 'tenant')
-if tenant then index(ARGV[6] .. 'tdi:' .. tenant) end
-if redis.call('HGET', KEYS[3], 'state') == 'active' then return 0 end
+local max = tonumber(ARGV[7])
+indexTeardown(KEYS[5], ARGV[2], now, retentionMs, max)
+local lease = redis.call('HMGET', KEYS[3], 'tenant', 'state')
+if lease[1] then indexTeardown(ARGV[6] .. 'tdi:' .. lease[1], ARGV[2], now, retentionMs, max) end
+if lease[2] == 'active' then return 0 end
 if redis.call('HGET', KEYS[2], 'lease') ~= ARGV[2] then return 0 end
 redis.call('HDEL', KEYS[2], 'lease', 'pending')
 if redis.call('SCARD', KEYS[4]) > 0 then redis.call('PUBLISH', ARGV[4], '1') end

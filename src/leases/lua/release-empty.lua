@@ -1,0 +1,68 @@
+--[[
+  release-empty: end an active lease and record its (empty) teardown in one step — release and
+  record-teardown fused — when the caller knows the teardown has nothing to undo: the node that
+  drives the device holds nothing of the lease. Checked here: the lease is on the device the caller
+  named, and no device-state journal exists for it (a helper journaled something teardown must
+  restore). When either check fails, the lease ends exactly as `release` ends it (the device stays
+  pending until record-teardown) and the caller runs the teardown.
+
+  KEYS[1]  lease hash
+  KEYS[2]  active zset
+  KEYS[3]  teardown record key (string, JSON)
+  KEYS[4]  the lease's device-state journal hash (ds:<leaseId>)
+  KEYS[5]  set of queue keys that have waiters
+  KEYS[6]  teardown index zset (every tenant)
+
+  ARGV[1]  now (ms)
+  ARGV[2]  fencing token ('' = do not check)
+  ARGV[3]  retention ms of the ended lease record and of the teardown record
+  ARGV[4]  key base (`<prefix>{leases}:`): device hash <base>dev:<deviceId>, the tenant's index
+           <base>tdi:<tenant> — same hash tag, so the same Cluster slot as KEYS
+  ARGV[5]  the device id the caller expects the lease on
+  ARGV[6]  teardown record JSON (written only on the fused path)
+  ARGV[7]  wake-up pub/sub channel
+  ARGV[8]  most entries a teardown index keeps after a trim
+
+  Returns: {1, lease} when the teardown was recorded (the device freed unless it moved on to
+  another lease, the wake-up published when it freed it while a queue has waiters), {0, lease} when
+  the lease ended pending its teardown; lease is the ended lease as a flat field/value array (as in
+  release.lua). 0 when unknown or not active; -3 fencing token mismatch.
+]]
+--- @include "includes/end-lease"
+--- @include "includes/index-teardown"
+
+local all = redis.call('HGETALL', KEYS[1])
+if #all == 0 then return 0 end
+local f = {}
+for i = 1, #all, 2 do f[all[i]] = i end
+if all[f.state + 1] ~= 'active' then return 0 end
+if ARGV[2] ~= '' and all[f.fencingToken + 1] ~= ARGV[2] then return -3 end
+local id = all[f.id + 1]
+local deviceId = all[f.deviceId + 1]
+redis.call('ZREM', KEYS[2], id)
+all[f.state + 1] = 'released'
+if f.endedAt then
+  all[f.endedAt + 1] = ARGV[1]
+else
+  all[#all + 1] = 'endedAt'
+  all[#all + 1] = ARGV[1]
+end
+
+if deviceId ~= ARGV[5] or redis.call('EXISTS', KEYS[4]) == 1 then
+  endLease(KEYS[1], id, deviceId, 'released', ARGV[1], ARGV[3], ARGV[4])
+  return { 0, all }
+end
+
+local now = tonumber(ARGV[1])
+local retentionMs = tonumber(ARGV[3])
+local max = tonumber(ARGV[8])
+markEnded(KEYS[1], 'released', ARGV[1], ARGV[3])
+redis.call('SET', KEYS[3], ARGV[6], 'PX', retentionMs)
+indexTeardown(KEYS[6], id, now, retentionMs, max)
+if f.tenant then indexTeardown(ARGV[4] .. 'tdi:' .. all[f.tenant + 1], id, now, retentionMs, max) end
+local dev = ARGV[4] .. 'dev:' .. deviceId
+if redis.call('HGET', dev, 'lease') == id then
+  redis.call('HDEL', dev, 'lease', 'pending')
+  if redis.call('SCARD', KEYS[5]) > 0 then redis.call('PUBLISH', ARGV[7], '1') end
+end
+return { 1, all }
