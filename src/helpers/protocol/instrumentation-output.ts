@@ -125,6 +125,20 @@ export class InstrumentationOutputParser {
     return this.#done || this.#ended;
   }
 
+  /**
+   * Between records: no status record or field open, no partial line carried, not finished. A
+   * complete status record fed now only adds that record (the parser's other state is untouched).
+   */
+  get idle(): boolean {
+    return (
+      this.#target === Target.None &&
+      this.#status === null &&
+      this.#carry.length === 0 &&
+      !this.#done &&
+      !this.#ended
+    );
+  }
+
   /** Feed the next piece of output. Returns the status records it completed (often none). */
   push(chunk: string | Uint8Array): readonly InstrumentationStatus[] {
     if (this.#ended) return NO_STATUSES;
