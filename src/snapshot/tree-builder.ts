@@ -46,8 +46,10 @@ export class TreeBuilder implements ScanSink {
   #nodes: SnapshotNode[] = [];
   // Per node ordinal: drawing order and the visible-content box [l, t, r, b] (l >= r: none);
   // private evidence for occlusion.
-  #order = new Int32Array(1024);
-  #extent = new Int32Array(4096);
+  // Sized from the document (`sizeHint`) so that they are rarely regrown: each regrowth leaves the
+  // old arrays as garbage.
+  #order: Int32Array;
+  #extent: Int32Array;
   // Open elements: the node (null for <hierarchy> / unknown elements) and where its children start
   // in #childStack (the ordinals of the node children of every open element).
   #stackNode: Array<SnapshotNode | null> = [];
@@ -58,9 +60,16 @@ export class TreeBuilder implements ScanSink {
   // Short type per class name (the scanner shares equal class names: one entry per class).
   #types = new Map<string, string>();
 
-  /** `threshold`: share of a node's area a covering sibling must hide. */
-  constructor(threshold: number) {
+  /**
+   * `threshold`: share of a node's area a covering sibling must hide. `sizeHint`: the document's
+   * length, for the first size of the per-node scratch (about one node per 256 characters: a dump's
+   * `<node>` tag with its ~20 attributes is longer than that).
+   */
+  constructor(threshold: number, sizeHint = 0) {
     this.#threshold = threshold;
+    const capacity = Math.min(Math.max(1024, Math.ceil(sizeHint / 256)), 1 << 20);
+    this.#order = new Int32Array(capacity);
+    this.#extent = new Int32Array(capacity * 4);
   }
 
   /** The snapshot of everything reported so far (call after the scan). */
