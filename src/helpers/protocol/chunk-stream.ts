@@ -128,7 +128,6 @@ export class SnapshotChunkAssembler {
   #chunkCount = -1;
   #received = 0;
   #indices: number[] = [];
-  #seen = new Set<number>();
   #structural: Failure | null = null;
   #slotError: Failure | null = null;
   #contentError = -1;
@@ -253,12 +252,12 @@ export class SnapshotChunkAssembler {
     }
     this.#received++;
     this.#indices.push(index);
-    if (this.#seen.has(index)) {
-      this.#slotError ??= duplicate(index, count);
+    if (this.#slotError !== null) return;
+    // Until a slot error every chunk seen is placed: committed (below #next) or pending.
+    if (index < this.#next || this.#pending.has(index)) {
+      this.#slotError = duplicate(index, count);
       return;
     }
-    this.#seen.add(index);
-    if (this.#slotError !== null) return;
     this.#place(index, count, payload);
   }
 
@@ -532,6 +531,7 @@ export class SnapshotOutputDecoder {
   #heldWhole = false;
   /** The parser holds a partial (non-payload) line: the next bytes up to '\n' continue it. */
   #midLine = false;
+  #scratch: Buffer = Buffer.allocUnsafeSlow(0);
   readonly #scan: ChunkRecordScan = { index: 0, count: 0, payloadStart: 0, payloadEnd: 0, next: 0 };
 
   constructor() {
@@ -581,10 +581,12 @@ export class SnapshotOutputDecoder {
       }
       if (nl === -1) return;
       const whole = this.#heldWhole;
+      const heldLength = this.#heldLength;
       this.#dropHeld();
-      const line = Buffer.concat(held);
-      if (whole) this.#line(line, 0, line.length - 1, line.length);
-      else this.#parser.push(line);
+      if (whole) {
+        const line = this.#join(held, heldLength);
+        this.#line(line, 0, line.length - 1, line.length);
+      } else this.#parser.push(Buffer.concat(held));
       pos = nl + 1;
       runStart = pos;
     }
@@ -624,6 +626,25 @@ export class SnapshotOutputDecoder {
       pos = nl + 1;
     }
     this.#flush(chunk, runStart, length);
+  }
+
+  /**
+   * A held payload line's parts joined into the decoder's one reused scratch buffer (a payload line
+   * cut by a piece boundary is one per piece: joining each into a new buffer was ~0.06× the XML).
+   * Safe to reuse: `#line` either decodes it at once or hands the parser a copy, and the assembler's
+   * reference to it (a tentative payload's source) is replaced or cleared by the next payload line
+   * before this buffer is written again.
+   */
+  #join(parts: Uint8Array[], length: number): Buffer {
+    if (this.#scratch.length < length) {
+      this.#scratch = Buffer.allocUnsafeSlow(Math.max(length, this.#scratch.length * 2, 4096));
+    }
+    let at = 0;
+    for (const part of parts) {
+      this.#scratch.set(part, at);
+      at += part.length;
+    }
+    return this.#scratch.subarray(0, length);
   }
 
   /** Start holding a partial line that starts with (a start of) the payload prefix. */
