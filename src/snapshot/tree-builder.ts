@@ -43,7 +43,10 @@ const NO_CHILDREN: SnapshotNode[] = Object.freeze([]) as unknown as SnapshotNode
 
 export class TreeBuilder implements ScanSink {
   readonly #threshold: number;
-  #nodes: SnapshotNode[] = [];
+  // Every node in document order; made at the estimated size (sizeHint) and cut to #count at the
+  // end, so that it is not regrown (and copied) as it fills.
+  #nodes: SnapshotNode[];
+  #count = 0;
   // Per node ordinal: drawing order and the visible-content box [l, t, r, b] (l >= r: none);
   // private evidence for occlusion.
   // Sized from the document (`sizeHint`) so that they are rarely regrown: each regrowth leaves the
@@ -70,11 +73,14 @@ export class TreeBuilder implements ScanSink {
     const capacity = Math.min(Math.max(1024, Math.ceil(sizeHint / 256)), 1 << 20);
     this.#order = new Int32Array(capacity);
     this.#extent = new Int32Array(capacity * 4);
+    // Beyond ~100,000 slots `new Array(n)` makes a dictionary-mode array: cap the estimate there.
+    this.#nodes = new Array<SnapshotNode>(Math.min(capacity, 65_536));
   }
 
   /** The snapshot of everything reported so far (call after the scan). */
   result(xml: string): NormalizedSnapshot {
     const nodes = this.#nodes;
+    if (nodes.length > this.#count) nodes.length = this.#count;
     const snapshot = {
       rotation: this.#rotation,
       windowCount: this.#windowRoots.length,
@@ -97,7 +103,7 @@ export class TreeBuilder implements ScanSink {
 
   openNode(a: ScannedAttributes, selfClosing: boolean): void {
     const node = this.#makeNode(a);
-    const ordinal = this.#nodes.length - 1;
+    const ordinal = this.#count - 1;
     this.#childStack.push(ordinal);
     const depth = this.#stackNode.length;
     if (depth === 1 && this.#stackNode[0] === null) {
@@ -308,7 +314,7 @@ export class TreeBuilder implements ScanSink {
 
   #makeNode(a: ScannedAttributes): SnapshotNode {
     const nodes = this.#nodes;
-    const ordinal = nodes.length;
+    const ordinal = this.#count;
     if (ordinal === this.#order.length) {
       const order = new Int32Array(ordinal * 2);
       order.set(this.#order);
@@ -348,7 +354,9 @@ export class TreeBuilder implements ScanSink {
       window: null,
       children: NO_CHILDREN,
     };
-    nodes.push(node);
+    if (ordinal < nodes.length) nodes[ordinal] = node;
+    else nodes.push(node);
+    this.#count = ordinal + 1;
     return node;
   }
 }
