@@ -422,6 +422,7 @@ const KEYS = [
   'payloadBase64',
 ].map((k) => Buffer.from(k, 'latin1'));
 const [PROTOCOL_KEY, COUNT_KEY, INDEX_KEY, VERSION_KEY, FORMAT_KEY, PAYLOAD_KEY] = [0, 1, 2, 3, 4, 5];
+const MAX_KEY_LENGTH = Math.max(...KEYS.map((k) => k.length));
 /** Keys a record must have for the record lane (`helperApiVersion` may be missing). */
 const REQUIRED = (1 << 6) - 1 - (1 << VERSION_KEY);
 
@@ -476,8 +477,12 @@ function scanChunkRecord(b: Uint8Array, pos: number, end: number, out: ChunkReco
     }
     if (!bytesAt(b, at, nl, STATUS_PREFIX) || b[nl - 1] === 13) return false;
     const keyStart = at + STATUS_PREFIX.length;
-    const eq = b.indexOf(61, keyStart);
-    if (eq === -1 || eq >= nl) return false;
+    // The '=' within the longest key's reach only: a search to the piece's end per line start
+    // would make a piece of '='-less lines cost quadratic time.
+    let eq = keyStart;
+    const keyEnd = Math.min(nl, keyStart + MAX_KEY_LENGTH + 1);
+    while (eq < keyEnd && b[eq] !== 61) eq++;
+    if (eq === keyEnd) return false;
     let key = -1;
     for (let k = 0; k < KEYS.length; k++) {
       const name = KEYS[k] as Buffer;
