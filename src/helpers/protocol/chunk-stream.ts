@@ -412,7 +412,7 @@ const STATUS_PREFIX = Buffer.from('INSTRUMENTATION_STATUS: ', 'latin1');
 const STATUS_CODE_PREFIX = Buffer.from('INSTRUMENTATION_STATUS_CODE: ', 'latin1');
 const PROTOCOL_VALUE = Buffer.from(SNAPSHOT_HELPER_PROTOCOL, 'latin1');
 const FORMAT_VALUE = Buffer.from(SNAPSHOT_OUTPUT_FORMAT, 'latin1');
-/** The keys of a chunk record, as bytes; their order here is their bit in `ChunkRecordScan.seen`. */
+/** The keys of a chunk record, as bytes; their order here is their bit in `scanChunkRecord`'s `seen`. */
 const KEYS = [
   'agentDeviceProtocol',
   'chunkCount',
