@@ -26,7 +26,7 @@ export function normalizeSnapshot(xml: string, options: NormalizeOptions = {}): 
     });
   }
   try {
-    const tree = new TreeBuilder(options.coverageThreshold ?? 0.9);
+    const tree = new TreeBuilder(options.coverageThreshold ?? 0.9, xml.length);
     scanUiXml(xml, tree);
     return tree.result(xml);
   } catch (err) {

@@ -43,11 +43,16 @@ const NO_CHILDREN: SnapshotNode[] = Object.freeze([]) as unknown as SnapshotNode
 
 export class TreeBuilder implements ScanSink {
   readonly #threshold: number;
-  #nodes: SnapshotNode[] = [];
+  // Every node in document order; made at the estimated size (sizeHint) and cut to #count at the
+  // end, so that it is not regrown (and copied) as it fills.
+  #nodes: SnapshotNode[];
+  #count = 0;
   // Per node ordinal: drawing order and the visible-content box [l, t, r, b] (l >= r: none);
   // private evidence for occlusion.
-  #order = new Int32Array(1024);
-  #extent = new Int32Array(4096);
+  // Sized from the document (`sizeHint`) so that they are rarely regrown: each regrowth leaves the
+  // old arrays as garbage.
+  #order: Int32Array;
+  #extent: Int32Array;
   // Open elements: the node (null for <hierarchy> / unknown elements) and where its children start
   // in #childStack (the ordinals of the node children of every open element).
   #stackNode: Array<SnapshotNode | null> = [];
@@ -58,14 +63,24 @@ export class TreeBuilder implements ScanSink {
   // Short type per class name (the scanner shares equal class names: one entry per class).
   #types = new Map<string, string>();
 
-  /** `threshold`: share of a node's area a covering sibling must hide. */
-  constructor(threshold: number) {
+  /**
+   * `threshold`: share of a node's area a covering sibling must hide. `sizeHint`: the document's
+   * length, for the first size of the per-node scratch (about one node per 256 characters: a dump's
+   * `<node>` tag with its ~20 attributes is longer than that).
+   */
+  constructor(threshold: number, sizeHint = 0) {
     this.#threshold = threshold;
+    const capacity = Math.min(Math.max(1024, Math.ceil(sizeHint / 256)), 1 << 20);
+    this.#order = new Int32Array(capacity);
+    this.#extent = new Int32Array(capacity * 4);
+    // Beyond ~100,000 slots `new Array(n)` makes a dictionary-mode array: cap the estimate there.
+    this.#nodes = new Array<SnapshotNode>(Math.min(capacity, 65_536));
   }
 
   /** The snapshot of everything reported so far (call after the scan). */
   result(xml: string): NormalizedSnapshot {
     const nodes = this.#nodes;
+    if (nodes.length > this.#count) nodes.length = this.#count;
     const snapshot = {
       rotation: this.#rotation,
       windowCount: this.#windowRoots.length,
@@ -88,7 +103,7 @@ export class TreeBuilder implements ScanSink {
 
   openNode(a: ScannedAttributes, selfClosing: boolean): void {
     const node = this.#makeNode(a);
-    const ordinal = this.#nodes.length - 1;
+    const ordinal = this.#count - 1;
     this.#childStack.push(ordinal);
     const depth = this.#stackNode.length;
     if (depth === 1 && this.#stackNode[0] === null) {
@@ -299,7 +314,7 @@ export class TreeBuilder implements ScanSink {
 
   #makeNode(a: ScannedAttributes): SnapshotNode {
     const nodes = this.#nodes;
-    const ordinal = nodes.length;
+    const ordinal = this.#count;
     if (ordinal === this.#order.length) {
       const order = new Int32Array(ordinal * 2);
       order.set(this.#order);
@@ -339,7 +354,9 @@ export class TreeBuilder implements ScanSink {
       window: null,
       children: NO_CHILDREN,
     };
-    nodes.push(node);
+    if (ordinal < nodes.length) nodes[ordinal] = node;
+    else nodes.push(node);
+    this.#count = ordinal + 1;
     return node;
   }
 }

@@ -55,34 +55,20 @@ export function decodeEntities(xml: string, start: number, end: number): string 
 
 /** Parse `[l,t][r,b]` (integers, may be negative) in `xml[start, end)`; null when malformed. */
 export function parseBounds(xml: string, start: number, end: number): Bounds | null {
-  const v = [0, 0, 0, 0];
+  // The four numbers in locals (no scratch array: this runs once per node).
   let p = start;
-  for (let k = 0; k < 4; k++) {
-    const open = k % 2 === 0 ? 91 /* [ */ : 44; /* , */
-    if (xml.charCodeAt(p) !== open) return null;
-    p++;
-    let negative = false;
-    if (xml.charCodeAt(p) === 45) {
-      negative = true;
-      p++;
-    }
-    const digitsStart = p;
-    let n = 0;
-    for (;;) {
-      const d = xml.charCodeAt(p) - 48;
-      if (d < 0 || d > 9) break;
-      n = n * 10 + d;
-      p++;
-    }
-    if (p === digitsStart || p - digitsStart > 10) return null;
-    v[k] = negative ? -n : n;
-    if (k % 2 === 1) {
-      if (xml.charCodeAt(p) !== 93 /* ] */) return null;
-      p++;
-    }
-  }
-  if (p !== end) return null;
-  const [l, t, r, b] = v as [number, number, number, number];
+  const l = boundsNumber(xml, p, 91 /* [ */);
+  if (l === FAIL) return null;
+  p = boundsEnd;
+  const t = boundsNumber(xml, p, 44 /* , */);
+  if (t === FAIL || xml.charCodeAt(boundsEnd) !== 93 /* ] */) return null;
+  p = boundsEnd + 1;
+  const r = boundsNumber(xml, p, 91 /* [ */);
+  if (r === FAIL) return null;
+  p = boundsEnd;
+  const b = boundsNumber(xml, p, 44 /* , */);
+  if (b === FAIL || xml.charCodeAt(boundsEnd) !== 93 /* ] */) return null;
+  if (boundsEnd + 1 !== end) return null;
   const width = r > l ? r - l : 0;
   const height = b > t ? b - t : 0;
   // Small integers as such (`| 0` when it is exact): the fields then stay untagged small ints
@@ -93,6 +79,36 @@ export function parseBounds(xml: string, start: number, end: number): Bounds | n
     width: (width | 0) === width ? width | 0 : width,
     height: (height | 0) === height ? height | 0 : height,
   };
+}
+
+/** `boundsNumber`'s refusal (not a number it can return: those are integers). */
+const FAIL = 0.5;
+/** Where the last `boundsNumber` stopped (the first character after its digits). */
+let boundsEnd = 0;
+
+/**
+ * `open` then an optional `-` and 1–10 digits at `xml[p]`: the number (its end in `boundsEnd`), or
+ * `FAIL`.
+ */
+function boundsNumber(xml: string, p: number, open: number): number {
+  if (xml.charCodeAt(p) !== open) return FAIL;
+  p++;
+  let negative = false;
+  if (xml.charCodeAt(p) === 45) {
+    negative = true;
+    p++;
+  }
+  const digitsStart = p;
+  let n = 0;
+  for (;;) {
+    const d = xml.charCodeAt(p) - 48;
+    if (d < 0 || d > 9) break;
+    n = n * 10 + d;
+    p++;
+  }
+  if (p === digitsStart || p - digitsStart > 10) return FAIL;
+  boundsEnd = p;
+  return negative ? -n : n;
 }
 
 /** A decimal integer (optional '-', at most 10 digits) filling `xml[start, end)`; null otherwise. */

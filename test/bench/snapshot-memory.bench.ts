@@ -11,6 +11,9 @@
  * Baseline, in the same run on the same pieces: the path before the streaming decode (the generic
  * parser keeping every status record, `interpretSnapshotResult`, normalize).
  *
+ * snapshot-session-heap-*: the same for the session transport's path (the response's 64 KiB pieces
+ * joined as session-client does, `parseSessionResponse`, normalize), against the one-shot path.
+ *
  * snapshot-request-heap-total-*: the same with `external` instead of `arrayBuffers` (external ⊇
  * arrayBuffers): it also counts external strings — the XML string itself when V8 keeps it outside the
  * heap (> ~1 MB decoded by Node) and the UTF-16 scratch of the fast UTF-8 decode.
@@ -21,6 +24,7 @@ import { runInNewContext } from 'node:vm';
 import { SnapshotOutputDecoder } from '../../src/helpers/protocol/chunk-stream.ts';
 import { interpretSnapshotResult, interpretStreamedSnapshot } from '../../src/helpers/protocol/chunks.ts';
 import { InstrumentationOutputParser } from '../../src/helpers/protocol/instrumentation-output.ts';
+import { parseSessionResponse } from '../../src/helpers/protocol/session-frames.ts';
 import { generateUiXml } from '../../src/simulator/helper/index.ts';
 import { normalizeSnapshot } from '../../src/snapshot/normalize.ts';
 import { snapshotOutput } from '../fixtures/instrumentation/build.ts';
@@ -44,6 +48,28 @@ const wholeTextPath: Path = (pieces) => {
   if (!result.ok || result.mode !== 'snapshot') throw new Error('bench input did not parse');
   return normalizeSnapshot(result.xml);
 };
+
+/** The session transport's path: the socket's pieces joined (as session-client does), parsed, normalized. */
+const sessionPath: Path = (pieces) => {
+  const result = parseSessionResponse(Buffer.concat(pieces), { requestId: 'r1', command: 'snapshot' });
+  if (!result.ok || result.command !== 'snapshot') throw new Error('bench session input did not parse');
+  return normalizeSnapshot(result.xml);
+};
+
+/** A session `snapshot` response for `xml` (header block as the helper writes it, then the body). */
+function sessionResponse(xml: string): Buffer {
+  const body = Buffer.from(xml);
+  const header =
+    `agentDeviceProtocol=android-snapshot-helper-v1\nbyteLength=${body.length}\nhelperApiVersion=2\nok=true\n` +
+    'outputFormat=uiautomator-xml\nrequestId=r1\n\n';
+  return Buffer.concat([Buffer.from(header), body]);
+}
+
+function inPieces(raw: Buffer): Buffer[] {
+  const pieces: Buffer[] = [];
+  for (let at = 0; at < raw.length; at += 65536) pieces.push(Buffer.from(raw.subarray(at, at + 65536)));
+  return pieces;
+}
 
 interface Measured {
   heap: number;
@@ -85,14 +111,19 @@ export async function bench(): Promise<BenchFigure[]> {
     ['corpus', buildLargeDump(5000)],
   ] as const) {
     const raw = Buffer.from(snapshotOutput(xml));
-    const pieces: Buffer[] = [];
-    for (let at = 0; at < raw.length; at += 65536) pieces.push(Buffer.from(raw.subarray(at, at + 65536)));
+    const pieces = inPieces(raw);
+    const sessionPieces = inPieces(sessionResponse(xml));
     const xmlBytes = Buffer.byteLength(xml);
-    const runs: Record<'streamed' | 'whole', Measured[]> = { streamed: [], whole: [] };
+    const runs: Record<'streamed' | 'whole' | 'session', Measured[]> = {
+      streamed: [],
+      whole: [],
+      session: [],
+    };
     // Interleaved, 5 rounds; medians.
     for (let round = 0; round < 5; round++) {
       runs.streamed.push(await measure(streamedPath, pieces, xmlBytes, gc));
       runs.whole.push(await measure(wholeTextPath, pieces, xmlBytes, gc));
+      runs.session.push(await measure(sessionPath, sessionPieces, xmlBytes, gc));
     }
     const gcs = runs.streamed.reduce((n, m) => n + m.collections, 0);
     const note = `${xmlBytes} B XML, ${raw.length} B output in 64 KiB pieces${gcs > 0 ? `; GC ran in ${gcs} of 5 calls: lower bound` : ''}`;
@@ -104,6 +135,19 @@ export async function bench(): Promise<BenchFigure[]> {
         value: Number(value.toFixed(3)),
         unit: `x-xml-size (${kind === 'heap' ? 'heapUsed+arrayBuffers' : 'heapUsed+external'}; ${note}; whole-text path ${baseline.toFixed(2)}x)`,
         baseline: 'whole-text-path',
+        ratio: Number((value / baseline).toFixed(3)),
+      });
+    }
+    // The session transport (no chunks: the body is the XML's bytes), against the one-shot path.
+    for (const kind of ['heap', 'total'] as const) {
+      const value = median(runs.session.map((m) => m[kind]));
+      const baseline = median(runs.streamed.map((m) => m[kind]));
+      const sessionGcs = runs.session.reduce((n, m) => n + m.collections, 0);
+      figures.push({
+        bench: `snapshot-session-heap${kind === 'heap' ? '' : '-total'}-${name}`,
+        value: Number(value.toFixed(3)),
+        unit: `x-xml-size (${kind === 'heap' ? 'heapUsed+arrayBuffers' : 'heapUsed+external'}; session response in 64 KiB pieces, joined, parsed, normalized${sessionGcs > 0 ? `; GC ran in ${sessionGcs} of 5 calls: lower bound` : ''}; one-shot path ${baseline.toFixed(2)}x)`,
+        baseline: 'one-shot-streamed-path',
         ratio: Number((value / baseline).toFixed(3)),
       });
     }

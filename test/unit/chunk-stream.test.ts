@@ -323,3 +323,85 @@ describe('SnapshotOutputDecoder costs (review fix 4)', () => {
     expect(result.ok).toBe(false); // and the claim is still refused: 999,999 chunks are missing
   });
 });
+
+describe('SnapshotOutputDecoder memory (issue 16)', () => {
+  /** A 5,000-node-sized document (~1.9 MB, some non-ASCII text). */
+  function largeXml(): string {
+    const nodes: string[] = [];
+    for (let i = 0; i < 5000; i++) {
+      nodes.push(
+        `<node index="${i % 7}" text="item ${i} ü ${'x'.repeat(i % 40)}" resource-id="com.example:id/row_${i}" class="android.widget.TextView" package="com.example" content-desc="" checkable="false" checked="false" clickable="true" enabled="true" focusable="true" focused="false" scrollable="false" long-clickable="false" password="false" selected="false" visible-to-user="true" bounds="[0,${i}][1080,${i + 40}]" />`,
+      );
+    }
+    return `<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation="0"><node class="android.widget.FrameLayout" package="com.example" bounds="[0,0][1080,2400]">${nodes.join('')}</node></hierarchy>`;
+  }
+
+  function pieces(bytes: Buffer, size: number): Buffer[] {
+    const out: Buffer[] = [];
+    for (let at = 0; at < bytes.length; at += size) out.push(Buffer.from(bytes.subarray(at, at + size)));
+    return out;
+  }
+
+  /** The output with each record's keys in `am`'s order (sorted, as the real helper's output comes). */
+  function sortedOutput(xml: string): string {
+    const lines = [
+      ...chunkRecords(xml).flatMap((r) =>
+        statusLines(Object.fromEntries(Object.entries(r).sort(([a], [b]) => (a < b ? -1 : 1)))),
+      ),
+      ...resultLines(snapshotResultFields(xml, 5001)),
+    ];
+    return `${lines.join('\n')}\n`;
+  }
+
+  it("plain chunk records (am's sorted key order and the fixture's) are read from the bytes, not as record text", () => {
+    const xml = largeXml();
+    for (const text of [sortedOutput(xml), snapshotOutput(xml)]) {
+      const bytes = Buffer.from(text);
+      const parts = pieces(bytes, 65536);
+      const decoder = new SnapshotOutputDecoder();
+      const add = vi.spyOn(decoder.assembler, 'add');
+      const addDecoded = vi.spyOn(decoder.assembler, 'addDecoded');
+      for (const part of parts) decoder.push(part);
+      const chunkCount = Math.ceil(Buffer.byteLength(xml) / 2048);
+      // Only a record cut by a piece boundary goes through the text parser.
+      expect(add.mock.calls.length).toBeLessThanOrEqual(parts.length);
+      expect(addDecoded.mock.calls.length + add.mock.calls.length).toBe(chunkCount);
+      expect(summary(interpretStreamedSnapshot(decoder.end(), { mode: 'snapshot' }))).toEqual(
+        whole(bytes, 'snapshot'),
+      );
+    }
+  });
+
+  it('a large snapshot fed in 64 KiB pieces allocates its chunk buffer about once (not regrown by doubling)', () => {
+    const xml = largeXml();
+    const xmlBytes = Buffer.byteLength(xml);
+    const parts = pieces(Buffer.from(snapshotOutput(xml)), 65536);
+    const decoder = new SnapshotOutputDecoder();
+    const before = process.memoryUsage().arrayBuffers;
+    for (const part of parts) decoder.push(part);
+    const grown = process.memoryUsage().arrayBuffers - before;
+    // Doubling from 64 KiB allocated ~2.2× the XML (each outgrown buffer left as garbage).
+    expect(grown / xmlBytes, `${grown} B for ${xmlBytes} B of XML`).toBeLessThan(1.3);
+    expect(interpretStreamedSnapshot(decoder.end(), { mode: 'snapshot' })).toMatchObject({ ok: true, xml });
+  });
+});
+
+describe('SnapshotOutputDecoder record lane costs', () => {
+  it("a piece of many '='-less status lines costs linear time (the lane's key search stays in its line)", () => {
+    const time = (lines: number) => {
+      const bytes = Buffer.from('INSTRUMENTATION_STATUS: agentDeviceProtocol\n'.repeat(lines));
+      const t = performance.now();
+      const decoder = new SnapshotOutputDecoder();
+      decoder.push(bytes);
+      decoder.end();
+      return performance.now() - t;
+    };
+    time(2000);
+    const small = Math.min(time(4000), time(4000));
+    const large = Math.min(time(64_000), time(64_000));
+    // 16× the lines: linear is ~16×, the quadratic search was ~250×.
+    expect(large / Math.max(small, 0.05), `${small.toFixed(2)} ms vs ${large.toFixed(2)} ms`).toBeLessThan(
+      80,
+    );
+  });
+});

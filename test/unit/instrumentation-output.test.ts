@@ -245,3 +245,33 @@ describe('parser properties', () => {
     expect(parseInstrumentationOutput(text).statuses.map((s) => ({ ...s.fields }))).toEqual(records);
   });
 });
+
+describe('parser cost on hostile output', () => {
+  /** Best of two runs of a whole-text parse, in ms. */
+  function time(text: string): number {
+    let best = Number.POSITIVE_INFINITY;
+    for (let i = 0; i < 2; i++) {
+      const t = performance.now();
+      parseInstrumentationOutput(text);
+      best = Math.min(best, performance.now() - t);
+    }
+    return best;
+  }
+
+  for (const [name, line] of [
+    ["status lines without '='", 'INSTRUMENTATION_STATUS: agentDeviceProtocol\n'],
+    ['noise lines (no INSTRUMENTATION_FAILED anywhere)', 'some noise printed by the device\n'],
+    ["result lines without '='", 'INSTRUMENTATION_RESULT: shortMsg\n'],
+  ] as const) {
+    it(`${name} cost linear time`, () => {
+      time(line.repeat(2000));
+      const small = time(line.repeat(4000));
+      const large = time(line.repeat(64_000));
+      // 16× the lines: linear is ~16×; searching each line's '=' or FAILED to the end of the text
+      // was quadratic (~150×, 2.8 MB took seconds).
+      expect(large / Math.max(small, 0.05), `${small.toFixed(2)} ms vs ${large.toFixed(2)} ms`).toBeLessThan(
+        60,
+      );
+    });
+  }
+});

@@ -15,6 +15,12 @@ describe('node refs', () => {
     );
   });
 
+  it('is e + (i + 1) in decimal for every index up to 1,100,000 (the digit-by-digit path and past it)', () => {
+    for (let i = 0; i < 1_100_000; i++) {
+      if (formatNodeRef(i) !== `e${i + 1}`) expect(formatNodeRef(i)).toBe(`e${i + 1}`);
+    }
+  });
+
   it('anything not canonical is no ref (property)', () => {
     for (const bad of ['e0', 'e01', 'E1', '1', 'e', 'e-1', ' e1', 'e1 ', 'e1000000000']) {
       expect(parseNodeRef(bad), bad).toBeUndefined();

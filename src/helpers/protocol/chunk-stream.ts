@@ -106,8 +106,10 @@ interface Tentative {
 /** Largest up-front reservation from a chunk record's `chunkCount` (beyond it the buffer doubles). */
 const MAX_RESERVE = 64 * 1024 * 1024;
 /**
- * The reservation is also capped at this many times the bytes received so far (at least 64 KiB): a
- * device-reported `chunkCount` alone never costs more memory than the data that came with it.
+ * A reservation from `chunkCount` is made only once it is at most this many times the raw output
+ * bytes received so far (until then the buffer doubles from 64 KiB): a device-reported `chunkCount`
+ * alone never costs more memory than 16× the data that came with it. It is made whole, not in
+ * steps: a reservation that is outgrown is copied, and each copy is garbage of the buffer's size.
  */
 const RESERVE_AHEAD = 16;
 const MIN_RESERVE = 64 * 1024;
@@ -126,18 +128,42 @@ export class SnapshotChunkAssembler {
   #chunkCount = -1;
   #received = 0;
   #indices: number[] = [];
-  #seen = new Set<number>();
   #structural: Failure | null = null;
   #slotError: Failure | null = null;
   #contentError = -1;
   #tentative: Tentative | null = null;
-  #reserved = false;
+  readonly #lane: Tentative = { token: '', start: 0, length: 0, source: new Uint8Array(0) };
+  /** `chunkCount` × the first chunk's decoded length once it is known, else -1. */
+  #estimate = -1;
+  /** Raw output bytes received so far (`received`): what a reservation is capped by. */
+  #raw = 0;
+
+  /** Count `n` more raw output bytes as received (the decoder calls this for every push). */
+  received(n: number): void {
+    this.#raw += n;
+  }
 
   /** Room for `n` more bytes after the committed ones (the tentative bytes there are dropped). */
   #ensure(n: number): void {
     const need = this.#length + n;
     if (need <= this.#out.length) return;
-    const grown = Buffer.allocUnsafe(Math.max(need, this.#out.length * 2, 64 * 1024));
+    this.#grow(need);
+  }
+
+  /**
+   * Regrow to at least `need` bytes: to the whole estimate when it is within the reservation cap
+   * (16× the raw bytes received, at most 64 MiB), else by doubling.
+   */
+  #grow(need: number): void {
+    const estimate = Math.min(this.#estimate, MAX_RESERVE);
+    const doubled = Math.max(need, this.#out.length * 2, MIN_RESERVE);
+    const size =
+      estimate >= need &&
+      estimate > this.#out.length &&
+      estimate <= Math.max(this.#raw * RESERVE_AHEAD, MIN_RESERVE)
+        ? estimate
+        : doubled;
+    const grown = Buffer.allocUnsafe(size);
     this.#out.copy(grown, 0, 0, this.#length);
     this.#out = grown;
   }
@@ -176,6 +202,33 @@ export class SnapshotChunkAssembler {
       });
       return;
     }
+    this.#chunk(index, count, payload);
+  }
+
+  /**
+   * One closed chunk record read straight from the bytes (`SnapshotOutputDecoder`'s record lane):
+   * what `add` does for a record of this protocol and format with these integer fields (`count` ≥ 1)
+   * and the clean base64 payload `src[start, end)`, without building the record's fields. False, with
+   * nothing changed, when the payload is not clean base64 (the record then goes through `add`).
+   */
+  addDecoded(index: number, count: number, src: Uint8Array, start: number, end: number): boolean {
+    this.#ensure(((end - start) / 4) * 3);
+    const written = decodeCleanBase64(src, start, end, this.#out, this.#length);
+    if (written < 0) return false;
+    // One reused description of the decoded bytes (no per-record allocation); never matched by a
+    // text payload (`#place` gets null for it) and cleared below.
+    const lane = this.#lane;
+    lane.start = this.#length;
+    lane.length = written;
+    this.#tentative = lane;
+    this.#record++;
+    if (this.#structural === null) this.#chunk(index, count, null);
+    this.#tentative = null;
+    return true;
+  }
+
+  /** A well-formed chunk record: its place, or the error it makes. `payload` null: the tentative bytes. */
+  #chunk(index: number, count: number, payload: string | null): void {
     if (this.#chunkCount === -1) this.#chunkCount = count;
     else if (count !== this.#chunkCount) {
       this.#structural = protocolError(
@@ -199,22 +252,22 @@ export class SnapshotChunkAssembler {
     }
     this.#received++;
     this.#indices.push(index);
-    if (this.#seen.has(index)) {
-      this.#slotError ??= duplicate(index, count);
+    if (this.#slotError !== null) return;
+    // Until a slot error every chunk seen is placed: committed (below #next) or pending.
+    if (index < this.#next || this.#pending.has(index)) {
+      this.#slotError = duplicate(index, count);
       return;
     }
-    this.#seen.add(index);
-    if (this.#slotError !== null) return;
     this.#place(index, count, payload);
   }
 
   /** Decode (or commit the tentative decode of) chunk `index` into place. */
-  #place(index: number, count: number, payload: string): void {
+  #place(index: number, count: number, payload: string | null): void {
     const t = this.#tentative;
     this.#tentative = null;
     let bytes: Uint8Array | null = null;
     let length: number;
-    if (t !== null && payload === t.token) {
+    if (t !== null && (payload === null || payload === t.token)) {
       length = t.length;
       if (index === this.#next && t.start === this.#length) {
         this.#commit(length, count);
@@ -223,7 +276,8 @@ export class SnapshotChunkAssembler {
       bytes = Buffer.from(this.#out.subarray(t.start, t.start + length));
     } else {
       // The text path: a dirty or continued payload, exactly as `assembleSnapshotChunks` reads it.
-      const text = t !== null && payload.startsWith(`${t.token}\n`) ? rebuild(t, payload) : payload;
+      const p = payload as string;
+      const text = t !== null && p.startsWith(`${t.token}\n`) ? rebuild(t, p) : p;
       length = decodedLength(text);
       if (length < 0) {
         this.#slotError = invalidBase64(index);
@@ -248,19 +302,14 @@ export class SnapshotChunkAssembler {
   #commit(length: number, count: number): void {
     this.#length += length;
     this.#next++;
-    if (!this.#reserved) {
-      // The first chunk tells the size: reserve count × its length once (the helper's chunks are
-      // equal but the last), so the buffer is not regrown and copied as it fills.
-      this.#reserved = true;
-      const want = Math.min(
-        count * Math.max(length, 1),
-        MAX_RESERVE,
-        Math.max(this.#length * RESERVE_AHEAD, MIN_RESERVE),
-      );
-      if (want > this.#out.length) {
-        const grown = Buffer.allocUnsafe(want);
-        this.#out.copy(grown, 0, 0, this.#length);
-        this.#out = grown;
+    if (this.#estimate === -1) {
+      // The first chunk tells the size: count × its length (the helper's chunks are equal but the
+      // last). Reserved now if the cap allows it, else at a later growth: the buffer is then made
+      // once at its full size instead of being regrown and copied as it fills.
+      this.#estimate = count * Math.max(length, 1);
+      if (this.#estimate > this.#out.length) {
+        const cap = Math.max(this.#raw * RESERVE_AHEAD, MIN_RESERVE);
+        if (Math.min(this.#estimate, MAX_RESERVE) <= cap) this.#grow(this.#length);
       }
     }
     let piece = this.#pending.get(this.#next);
@@ -359,6 +408,109 @@ function prefixMatch(b: Uint8Array, start: number, end: number): 'whole' | 'part
   return n === PREFIX_LENGTH ? 'whole' : 'partial';
 }
 
+const STATUS_PREFIX = Buffer.from('INSTRUMENTATION_STATUS: ', 'latin1');
+const STATUS_CODE_PREFIX = Buffer.from('INSTRUMENTATION_STATUS_CODE: ', 'latin1');
+const PROTOCOL_VALUE = Buffer.from(SNAPSHOT_HELPER_PROTOCOL, 'latin1');
+const FORMAT_VALUE = Buffer.from(SNAPSHOT_OUTPUT_FORMAT, 'latin1');
+/** The keys of a chunk record, as bytes; their order here is their bit in `scanChunkRecord`'s `seen`. */
+const KEYS = [
+  'agentDeviceProtocol',
+  'chunkCount',
+  'chunkIndex',
+  'helperApiVersion',
+  'outputFormat',
+  'payloadBase64',
+].map((k) => Buffer.from(k, 'latin1'));
+const [PROTOCOL_KEY, COUNT_KEY, INDEX_KEY, VERSION_KEY, FORMAT_KEY, PAYLOAD_KEY] = [0, 1, 2, 3, 4, 5];
+const MAX_KEY_LENGTH = Math.max(...KEYS.map((k) => k.length));
+/** Keys a record must have for the record lane (`helperApiVersion` may be missing). */
+const REQUIRED = (1 << 6) - 1 - (1 << VERSION_KEY);
+
+function bytesAt(b: Uint8Array, at: number, end: number, bytes: Uint8Array): boolean {
+  const n = bytes.length;
+  if (end - at < n) return false;
+  for (let i = 0; i < n; i++) if (b[at + i] !== bytes[i]) return false;
+  return true;
+}
+
+/** A decimal integer of 1–15 digits (no sign) in `b[start, end)`, else -1. */
+function digitsAt(b: Uint8Array, start: number, end: number): number {
+  if (end <= start || end - start > 15) return -1;
+  let n = 0;
+  for (let i = start; i < end; i++) {
+    const c = (b[i] as number) - 48;
+    if (c < 0 || c > 9) return -1;
+    n = n * 10 + c;
+  }
+  return n;
+}
+
+/** What `scanChunkRecord` read. */
+interface ChunkRecordScan {
+  index: number;
+  count: number;
+  payloadStart: number;
+  payloadEnd: number;
+  /** First byte after the record's `INSTRUMENTATION_STATUS_CODE` line. */
+  next: number;
+}
+
+/**
+ * Does a whole plain chunk record start at `b[pos]` and end before `end`? Plain: `INSTRUMENTATION_STATUS:
+ * key=value` lines ending in a bare '\n', keys `agentDeviceProtocol` (= this protocol),
+ * `outputFormat` (= uiautomator-xml), `chunkIndex`, `chunkCount` (digits, count ≥ 1),
+ * `payloadBase64` and optionally `helperApiVersion`, each once, in any order, then an
+ * `INSTRUMENTATION_STATUS_CODE:` line. Such a record, fed to the text parser while it is idle, only
+ * makes a status record of exactly these fields (no `Error`, no continuation): `addDecoded` does the
+ * same from the bytes. Anything else is left to the text path.
+ */
+function scanChunkRecord(b: Uint8Array, pos: number, end: number, out: ChunkRecordScan): boolean {
+  let seen = 0;
+  let at = pos;
+  for (;;) {
+    const nl = b.indexOf(10, at);
+    if (nl === -1 || nl >= end) return false;
+    if (bytesAt(b, at, nl, STATUS_CODE_PREFIX)) {
+      if (seen !== REQUIRED && seen !== (REQUIRED | (1 << VERSION_KEY))) return false;
+      out.next = nl + 1;
+      return true;
+    }
+    if (!bytesAt(b, at, nl, STATUS_PREFIX) || b[nl - 1] === 13) return false;
+    const keyStart = at + STATUS_PREFIX.length;
+    // The '=' within the longest key's reach only: a search to the piece's end per line start
+    // would make a piece of '='-less lines cost quadratic time.
+    let eq = keyStart;
+    const keyEnd = Math.min(nl, keyStart + MAX_KEY_LENGTH + 1);
+    while (eq < keyEnd && b[eq] !== 61) eq++;
+    if (eq === keyEnd) return false;
+    let key = -1;
+    for (let k = 0; k < KEYS.length; k++) {
+      const name = KEYS[k] as Buffer;
+      if (name.length === eq - keyStart && bytesAt(b, keyStart, eq, name)) {
+        key = k;
+        break;
+      }
+    }
+    if (key === -1 || (seen & (1 << key)) !== 0) return false;
+    seen |= 1 << key;
+    const value = eq + 1;
+    if (key === PROTOCOL_KEY || key === FORMAT_KEY) {
+      const expected = key === PROTOCOL_KEY ? PROTOCOL_VALUE : FORMAT_VALUE;
+      if (nl - value !== expected.length || !bytesAt(b, value, nl, expected)) return false;
+    } else if (key === INDEX_KEY) {
+      out.index = digitsAt(b, value, nl);
+      if (out.index < 0) return false;
+    } else if (key === COUNT_KEY) {
+      out.count = digitsAt(b, value, nl);
+      if (out.count < 1) return false;
+    } else if (key === PAYLOAD_KEY) {
+      out.payloadStart = value;
+      out.payloadEnd = nl;
+    }
+    at = nl + 1;
+  }
+}
+
 /** What a streamed run's output holds besides the chunks, for `interpretSnapshotResult`. */
 export interface StreamedStatuses {
   /** Status records seen (closed). */
@@ -384,6 +536,8 @@ export class SnapshotOutputDecoder {
   #heldWhole = false;
   /** The parser holds a partial (non-payload) line: the next bytes up to '\n' continue it. */
   #midLine = false;
+  #scratch: Buffer = Buffer.allocUnsafeSlow(0);
+  readonly #scan: ChunkRecordScan = { index: 0, count: 0, payloadStart: 0, payloadEnd: 0, next: 0 };
 
   constructor() {
     this.#parser = new InstrumentationOutputParser({
@@ -399,6 +553,7 @@ export class SnapshotOutputDecoder {
 
   push(chunk: Uint8Array): void {
     const length = chunk.length;
+    this.assembler.received(length);
     let pos = 0;
     let runStart = 0;
     if (this.#midLine) {
@@ -431,14 +586,32 @@ export class SnapshotOutputDecoder {
       }
       if (nl === -1) return;
       const whole = this.#heldWhole;
+      const heldLength = this.#heldLength;
       this.#dropHeld();
-      const line = Buffer.concat(held);
-      if (whole) this.#line(line, 0, line.length - 1, line.length);
-      else this.#parser.push(line);
+      if (whole) {
+        const line = this.#join(held, heldLength);
+        this.#line(line, 0, line.length - 1, line.length);
+      } else this.#parser.push(Buffer.concat(held));
       pos = nl + 1;
       runStart = pos;
     }
+    const scan = this.#scan;
     while (pos < length) {
+      // The record lane: a whole plain chunk record in this piece is decoded from its bytes, its
+      // lines never made text, while the parser is between records (else the text path below).
+      if (chunk[pos] === 73 && scanChunkRecord(chunk, pos, length, scan)) {
+        this.#flush(chunk, runStart, pos);
+        runStart = pos;
+        if (
+          this.#parser.idle &&
+          this.assembler.addDecoded(scan.index, scan.count, chunk, scan.payloadStart, scan.payloadEnd)
+        ) {
+          this.statuses.count++;
+          pos = scan.next;
+          runStart = pos;
+          continue;
+        }
+      }
       const nl = chunk.indexOf(10, pos);
       if (nl === -1) {
         if (prefixMatch(chunk, pos, length) !== 'no') {
@@ -458,6 +631,25 @@ export class SnapshotOutputDecoder {
       pos = nl + 1;
     }
     this.#flush(chunk, runStart, length);
+  }
+
+  /**
+   * A held payload line's parts joined into the decoder's one reused scratch buffer (a payload line
+   * cut by a piece boundary is one per piece: joining each into a new buffer was ~0.06× the XML).
+   * Safe to reuse: `#line` either decodes it at once or hands the parser a copy, and the assembler's
+   * reference to it (a tentative payload's source) is replaced or cleared by the next payload line
+   * before this buffer is written again.
+   */
+  #join(parts: Uint8Array[], length: number): Buffer {
+    if (this.#scratch.length < length) {
+      this.#scratch = Buffer.allocUnsafeSlow(Math.max(length, this.#scratch.length * 2, 4096));
+    }
+    let at = 0;
+    for (const part of parts) {
+      this.#scratch.set(part, at);
+      at += part.length;
+    }
+    return this.#scratch.subarray(0, length);
   }
 
   /** Start holding a partial line that starts with (a start of) the payload prefix. */

@@ -112,6 +112,9 @@ export class InstrumentationOutputParser {
   #carry: string[] = [];
   #decoder: StringDecoder | null = null;
   #emitted: InstrumentationStatus[] | null = null;
+  // `#findFailed`'s last answer and the text it was for.
+  #failedText: string | null = null;
+  #failedAt = -1;
   readonly #onStatus: ((status: InstrumentationStatus) => void) | undefined;
   readonly #retain: boolean;
 
@@ -123,6 +126,20 @@ export class InstrumentationOutputParser {
   /** `INSTRUMENTATION_CODE` was read (later lines are noise) or `end()` was called. */
   get finished(): boolean {
     return this.#done || this.#ended;
+  }
+
+  /**
+   * Between records: no status record or field open, no partial line carried, not finished. A
+   * complete status record fed now only adds that record (the parser's other state is untouched).
+   */
+  get idle(): boolean {
+    return (
+      this.#target === Target.None &&
+      this.#status === null &&
+      this.#carry.length === 0 &&
+      !this.#done &&
+      !this.#ended
+    );
   }
 
   /** Feed the next piece of output. Returns the status records it completed (often none). */
@@ -153,6 +170,7 @@ export class InstrumentationOutputParser {
       if (this.#carry.length > 0) {
         const line = this.#carry.length === 1 ? (this.#carry[0] as string) : this.#carry.join('');
         this.#carry = [];
+        this.#failedText = null;
         this.#line(line, 0, line.length);
       }
       this.#commit();
@@ -169,6 +187,7 @@ export class InstrumentationOutputParser {
   }
 
   #feed(text: string): void {
+    this.#failedText = null;
     let start = 0;
     let nl = text.indexOf('\n');
     if (nl === -1) {
@@ -180,6 +199,7 @@ export class InstrumentationOutputParser {
       const line = this.#carry.join('');
       this.#carry = [];
       this.#line(line, 0, line.length);
+      this.#failedText = null;
       start = nl + 1;
       nl = text.indexOf('\n', start);
     }
@@ -251,7 +271,7 @@ export class InstrumentationOutputParser {
   #noiseLine(text: string, start: number, end: number): void {
     if (start === end) return;
     if (this.#failed === null) {
-      const at = text.indexOf(FAILED, start);
+      const at = this.#findFailed(text, start);
       if (at !== -1 && at < end) this.#failed = text.slice(at + FAILED.length, end).trim();
     }
     if (this.#aborted === null && text.startsWith(ON_ERROR, start)) {
@@ -262,10 +282,26 @@ export class InstrumentationOutputParser {
     }
   }
 
+  /**
+   * The first `INSTRUMENTATION_FAILED: ` in `text` at or after `start`, or -1. The last search is
+   * reused while it still answers (each text is searched about once, not once per noise line:
+   * that was quadratic on a run of noise lines). `#failedText` is reset before every new text.
+   */
+  #findFailed(text: string, start: number): number {
+    if (this.#failedText !== text || (this.#failedAt !== -1 && this.#failedAt < start)) {
+      this.#failedText = text;
+      this.#failedAt = text.indexOf(FAILED, start);
+    }
+    return this.#failedAt;
+  }
+
   #field(target: Target, text: string, start: number, end: number): void {
     this.#commit();
-    const eq = text.indexOf('=', start);
-    if (eq === -1 || eq >= end) {
+    // Within the line only: `indexOf` would search to the text's end for a line without '='
+    // (quadratic on a run of such lines).
+    let eq = start;
+    while (eq < end && text.charCodeAt(eq) !== 61) eq++;
+    if (eq === end) {
       // A key without '=': keep it with an empty value.
       this.#key = text.slice(start, end);
       this.#value = '';

@@ -129,11 +129,35 @@ export interface Capture {
   fields: Bundle;
 }
 
+/**
+ * The simulator's own cost, not the contract: the screen rarely changes between snapshots, so the
+ * last capture's UTF-8 bytes and its chunk records' text are kept and reused (the bytes are never
+ * written to: they are only sliced, copied or sent).
+ */
+let lastBytes: { xml: string; bytes: Buffer } | null = null;
+let lastChunkOutput: { bytes: Buffer; text: string } | null = null;
+
+function utf8Of(xml: string): Buffer {
+  if (lastBytes !== null && lastBytes.xml === xml) return lastBytes.bytes;
+  const bytes = Buffer.from(xml, 'utf8');
+  lastBytes = { xml, bytes };
+  return bytes;
+}
+
+/** `chunkRecords(device, bytes).join('')`; reused for the same bytes when the device has no chunk fault. */
+export function chunkOutput(device: SimDevice, bytes: Buffer): string {
+  if (device.faults.chunk !== undefined) return chunkRecords(device, bytes).join('');
+  if (lastChunkOutput !== null && lastChunkOutput.bytes === bytes) return lastChunkOutput.text;
+  const text = chunkRecords(device, bytes).join('');
+  lastChunkOutput = { bytes, text };
+  return text;
+}
+
 export async function capture(device: SimDevice, o: HelperOptions): Promise<Capture> {
   const started = clock(device);
   await waitForIdle(o);
   const result = captureUiXml(device.uiXml(), o.maxDepth, o.maxNodes);
-  const bytes = Buffer.from(result.xml, 'utf8');
+  const bytes = utf8Of(result.xml);
   const elapsedMs = Math.round(clock(device) - started);
   return {
     xml: result.xml,

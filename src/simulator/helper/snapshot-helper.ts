@@ -8,6 +8,7 @@ import type { SimDevice } from '../types.ts';
 import { formatResult, PROCESS_CRASHED } from './am-output.ts';
 import {
   capture,
+  chunkOutput,
   chunkRecords,
   errorBundle,
   HelperFailure,
@@ -73,14 +74,14 @@ export async function runSnapshotHelper(
     }
     const captured = await capture(device, options);
     const emitChunks = stringExtra(extras, 'emitChunks')?.toLowerCase() !== 'false';
-    const records = emitChunks ? chunkRecords(device, captured.bytes) : [];
     if (faults.helperCrash) {
       // The process dies half way through streaming its chunks.
+      const records = emitChunks ? chunkRecords(device, captured.bytes) : [];
       run.write(records.slice(0, Math.floor(records.length / 2)).join(''));
       run.finish(PROCESS_CRASHED);
       return;
     }
-    run.write(records.join(''));
+    run.write(emitChunks ? chunkOutput(device, captured.bytes) : '');
     run.finish(formatResult([...metadata, ['ok', 'true'], ...captured.fields], RESULT_CODE_OK, random));
   } catch (err) {
     run.finish(formatResult([...metadata, ...errorBundle(err)], RESULT_CODE_ERROR, random));
