@@ -22,7 +22,7 @@
  * its empty teardown in one store step (`LeaseStore.releaseEmpty`: one Redis round trip).
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { BridgeError, invalidArgument } from '../errors.ts';
+import { BridgeError, invalidArgument, isBridgeError } from '../errors.ts';
 import { type Logger, silentLogger } from '../observability/logger.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import { PeriodicTask } from '../periodic.ts';
@@ -475,14 +475,20 @@ export class LeaseManager {
   ): Promise<ReleaseResult | undefined> {
     if (this.#teardown.holdEmpty === undefined) return undefined;
     const { deviceId } = known;
-    try {
-      const owner = (await this.#devices.ownerOf?.(deviceId)) ?? null;
-      if (owner !== null && owner !== this.#node) return undefined;
-    } catch {
-      return undefined; // the usual path looks it up again, and defers when it still fails
-    }
+    // The hold first (something of the lease here: no owner read, the usual path), then the owner,
+    // read while no operation of the lease can start here.
     const settle = this.#teardown.holdEmpty(leaseId);
     if (settle === null) return undefined;
+    try {
+      const owner = (await this.#devices.ownerOf?.(deviceId)) ?? null;
+      if (owner !== null && owner !== this.#node) {
+        settle(false);
+        return undefined;
+      }
+    } catch {
+      settle(false);
+      return undefined; // the usual path looks it up again, and defers when it still fails
+    }
     let ended = false;
     let result: Awaited<ReturnType<LeaseStore['releaseEmpty']>>;
     try {
@@ -500,6 +506,15 @@ export class LeaseManager {
       result = await this.#store.releaseEmpty(leaseId, fencingToken, record);
       // Not active (unknown or ended): its operations here are refused either way.
       ended = true;
+    } catch (err) {
+      // A CONFLICT (wrong token) left the lease as it was; any other failure may have come after the
+      // script ran (a lost reply): ask the store, and when it cannot say, count the lease as ended
+      // (the waiting operations are refused; the client retries its release and its calls).
+      if (!isBridgeError(err) || err.code !== 'CONFLICT') {
+        const now = await this.#store.get(leaseId).catch(() => null);
+        ended = now === null || now.state !== 'active';
+      }
+      throw err;
     } finally {
       settle(ended);
     }

@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { parseAdbPublicKey } from '../../src/adb/adb-public-key.ts';
 import { ForwardLedger } from '../../src/adb/forward-ledger.ts';
 import type { EndpointTarget, OpenEndpoint } from '../../src/adb/relay-endpoints.ts';
+import { BridgeError } from '../../src/errors.ts';
 import {
   LeaseOperations,
   type LeaseOperationsOptions,
@@ -110,7 +111,7 @@ describe('LeaseManager.release in one step', () => {
     expect(unknown.holds).toEqual([]);
   });
 
-  it('another node drives the device, or the owner lookup fails: no hold, the teardown is deferred as usual', async () => {
+  it('another node drives the device, or the owner lookup fails: the hold is let go, the teardown is deferred as usual', async () => {
     for (const owner of [
       async () => 'node-b',
       async (): Promise<string | null> => Promise.reject(new Error('down')),
@@ -119,9 +120,40 @@ describe('LeaseManager.release in one step', () => {
       const lease = await manager.acquire(acquire);
       const { teardown } = await manager.release(lease.id, lease.fencingToken, lease);
       expect(teardown.actions[0]).toMatch(/^deferred to/);
-      expect(holds).toEqual([]);
+      // The owner is read inside the hold (nothing of the lease can start here meanwhile), then let go.
+      expect(holds).toEqual([{ leaseId: lease.id, ended: false }]);
       expect(closed).toEqual([]);
       expect((await store.deferredTeardowns()).items.map((i) => i.lease.id)).toEqual([lease.id]);
+    }
+  });
+
+  it('something of the lease here: the owner is not even read (no extra round trip on the usual path)', async () => {
+    let reads = 0;
+    const { manager, closed } = setup({
+      held: false,
+      owner: async () => {
+        reads++;
+        return 'node-a';
+      },
+    });
+    const lease = await manager.acquire(acquire);
+    await manager.release(lease.id, lease.fencingToken, lease);
+    expect(closed).toEqual([lease.id]);
+    // Only the usual teardown's own lookup.
+    expect(reads).toBe(1);
+  });
+
+  it('an unclear store failure (the script may have run): waiting operations are refused when the lease did end, let run when it did not (review finding)', async () => {
+    for (const ranFirst of [true, false]) {
+      const { store, manager, holds } = setup({ owner: async () => 'node-a' });
+      const lease = await manager.acquire(acquire);
+      const real = store.releaseEmpty.bind(store);
+      store.releaseEmpty = async (...args: Parameters<typeof real>) => {
+        if (ranFirst) await real(...args);
+        throw new BridgeError('UNAVAILABLE', 'connection reset');
+      };
+      await expectCode(manager.release(lease.id, lease.fencingToken, lease), 'UNAVAILABLE');
+      expect(holds).toEqual([{ leaseId: lease.id, ended: ranFirst }]);
     }
   });
 
