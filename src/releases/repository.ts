@@ -47,7 +47,8 @@ export function latestMoved(store: ArtifactStore): void {
 }
 
 interface CachedPointer {
-  version: string | null;
+  /** The read (in flight or done); a failed one is dropped from the cache. */
+  version: Promise<string | null>;
   /** When the read that produced it started (performance.now()). */
   readAt: number;
   /** The store's move count the read started under. */
@@ -99,20 +100,25 @@ export class ReleaseRepository {
    * up to LATEST_POINTER_TTL_MS after a read began, unless a publish in this process moved a pointer of
    * this store since (then read again at once).
    */
-  async getLatestVersion(name: string): Promise<string | null> {
+  getLatestVersion(name: string): Promise<string | null> {
     const moves = latestMoves.get(this.#store) ?? 0;
     const now = performance.now();
     const cached = this.#latest.get(name);
     if (cached !== undefined && cached.moves === moves && now - cached.readAt < this.#latestTtlMs) {
       return cached.version;
     }
-    const bytes = await this.#store.get(latestKey(name));
-    const version = bytes === null ? null : parseLatestPointer(bytes, name);
-    // Kept under the move count this read began with: a publish here that completed while it was in
-    // flight (its bytes may be older) has moved the count, so the next call reads again.
+    const version = this.#store
+      .get(latestKey(name))
+      .then((bytes) => (bytes === null ? null : parseLatestPointer(bytes, name)));
     if (this.#latestTtlMs > 0) {
+      // Calls arriving while the read is in flight share it. Kept under the move count it began with:
+      // a publish here that completes meanwhile moves the count, so later calls read again.
       if (this.#latest.size >= MANIFEST_CACHE_ENTRIES) this.#latest.clear();
-      this.#latest.set(name, { version, readAt: now, moves });
+      const entry: CachedPointer = { version, readAt: now, moves };
+      this.#latest.set(name, entry);
+      version.catch(() => {
+        if (this.#latest.get(name) === entry) this.#latest.delete(name);
+      });
     }
     return version;
   }

@@ -74,6 +74,14 @@ describe('latest pointer cache', () => {
     expect(c.reads()).toBe(1);
   });
 
+  it('concurrent calls while the pointer is read share that one read', async () => {
+    const c = counted(store);
+    const repo = new ReleaseRepository(c.store);
+    const answers = await Promise.all(Array.from({ length: 8 }, () => repo.getLatestVersion(NAME)));
+    expect(answers).toEqual(Array(8).fill('0.1.0'));
+    expect(c.reads()).toBe(1);
+  });
+
   it('a publish in this process is seen at once, whichever code published through the store', async () => {
     const repo = new ReleaseRepository(store, { latestTtlMs: 60_000 });
     expect(await repo.getLatestVersion(NAME)).toBe('0.1.0');
