@@ -11,7 +11,7 @@ export function requestId(): MiddlewareHandler<AppEnv> {
     const given = c.req.header('x-request-id');
     const id = given !== undefined && SAFE_ID.test(given) ? given : randomUUID();
     c.set('requestId', id);
-    c.set('logger', lazyChild(c.var.services.logger, { requestId: id }));
+    c.set('logger', lazyChild(c.get('services').logger, { requestId: id }));
     c.header('X-Request-Id', id);
     await next();
   };
