@@ -238,7 +238,7 @@ const signInPage = (error: string | null) => html`<!doctype html>
 async function viewerOf(c: Context<AppEnv>, sessions: ConsoleSessions): Promise<Viewer | null> {
   const principal = c.get('principal');
   if (principal === null || principal === undefined) return null;
-  return { principal, session: await sessions.get(getCookie(c, SESSION_COOKIE), c.var.services.auth) };
+  return { principal, session: await sessions.get(getCookie(c, SESSION_COOKIE), c.get('services').auth) };
 }
 
 export function registerConsole(app: OpenAPIHono<AppEnv>, sessions: ConsoleSessions): void {
@@ -264,7 +264,7 @@ export function registerConsole(app: OpenAPIHono<AppEnv>, sessions: ConsoleSessi
   app.get('/console/sign-in', (c) => c.html(signInPage(null), 200, PAGE_HEADERS));
 
   app.post('/console/sign-in', async (c) => {
-    if (!c.var.services.auth.enabled) return c.redirect('/console/devices', 303);
+    if (!c.get('services').auth.enabled) return c.redirect('/console/devices', 303);
     const form = await readForm(c, CONSOLE_FORM_MAX_BYTES);
     const token = (form['token'] ?? '').trim();
     let principal: Principal | null = null;
@@ -287,7 +287,7 @@ export function registerConsole(app: OpenAPIHono<AppEnv>, sessions: ConsoleSessi
   });
 
   app.post('/console/sign-out', async (c) => {
-    const session = await sessions.get(getCookie(c, SESSION_COOKIE), c.var.services.auth);
+    const session = await sessions.get(getCookie(c, SESSION_COOKIE), c.get('services').auth);
     const form = await readForm(c, CONSOLE_FORM_MAX_BYTES);
     if (session !== undefined) {
       if (!csrfMatches(session, form['csrf'])) {

@@ -2,31 +2,31 @@
  * In-process device store (the embedded default). Records are copied in and out, so callers never
  * share mutable state with the store; `update` is atomic because `change` runs synchronously.
  */
-import { checkUpdatedRecord, compareIds } from './store-common.ts';
+import { checkUpdatedRecord, compareIds, copyDeviceRecord } from './store-common.ts';
 import type { DeviceRecord, DeviceStore } from './types.ts';
 
 export class MemoryDeviceStore implements DeviceStore {
   readonly #records = new Map<string, DeviceRecord>();
 
   async list(): Promise<DeviceRecord[]> {
-    return [...this.#records.values()].sort((a, b) => compareIds(a.id, b.id)).map((r) => structuredClone(r));
+    return [...this.#records.values()].sort((a, b) => compareIds(a.id, b.id)).map(copyDeviceRecord);
   }
 
   async get(id: string): Promise<DeviceRecord | null> {
     const record = this.#records.get(id);
-    return record ? structuredClone(record) : null;
+    return record ? copyDeviceRecord(record) : null;
   }
 
   async put(record: DeviceRecord): Promise<void> {
-    this.#records.set(record.id, structuredClone(record));
+    this.#records.set(record.id, copyDeviceRecord(record));
   }
 
   async update(id: string, change: (record: DeviceRecord) => DeviceRecord): Promise<DeviceRecord | null> {
     const current = this.#records.get(id);
     if (!current) return null;
-    const next = checkUpdatedRecord(id, change(structuredClone(current)));
-    this.#records.set(id, structuredClone(next));
-    return structuredClone(next);
+    const next = checkUpdatedRecord(id, change(copyDeviceRecord(current)));
+    this.#records.set(id, copyDeviceRecord(next));
+    return copyDeviceRecord(next);
   }
 
   async delete(id: string): Promise<boolean> {

@@ -18,3 +18,19 @@ export function checkUpdatedRecord(id: string, next: DeviceRecord): DeviceRecord
   }
   return next;
 }
+
+/**
+ * A deep copy of a record (the memory store hands out copies). Field by field: a record is flat data
+ * whose only nested parts are `labels`, `properties` and the helper verdicts (structuredClone costs
+ * ~10x more and is paid on every lease-scoped call). Spread and fromEntries define own properties, so
+ * no key (not even `__proto__`) reaches a prototype. A new nested field must be copied here too (the
+ * contract's copy test mutates every nested part).
+ */
+export function copyDeviceRecord(record: DeviceRecord): DeviceRecord {
+  return {
+    ...record,
+    labels: { ...record.labels },
+    properties: { ...record.properties },
+    helpers: Object.fromEntries(Object.entries(record.helpers).map(([name, h]) => [name, { ...h }])),
+  };
+}

@@ -57,3 +57,40 @@ export function createLogger(
 export function silentLogger(): Logger {
   return pino({ level: 'silent' });
 }
+
+const LEVEL_METHODS = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace']);
+const ignore = () => undefined;
+
+/**
+ * `parent.child(bindings)`, made only when it is first needed: a log call at an enabled level, or any
+ * other use of the logger. A `child` of a logger not made yet is another lazy one with the bindings
+ * merged (the later ones win). The per-request loggers (request id, then lease and device) cost one
+ * pino child per request that logs, and none on a node whose level drops everything.
+ */
+export function lazyChild(parent: Logger, bindings: pino.Bindings): Logger {
+  let made: Logger | undefined;
+  const make = (): Logger => {
+    made ??= parent.child(bindings);
+    return made;
+  };
+  return new Proxy({} as Logger, {
+    get(_target, prop) {
+      if (made === undefined && typeof prop === 'string') {
+        if (prop === 'child') {
+          return (more: pino.Bindings, options?: pino.ChildLoggerOptions) =>
+            options === undefined ? lazyChild(parent, { ...bindings, ...more }) : make().child(more, options);
+        }
+        if (LEVEL_METHODS.has(prop) && !parent.isLevelEnabled(prop)) return ignore;
+      }
+      const logger = make();
+      const value: unknown = Reflect.get(logger, prop, logger);
+      return typeof value === 'function' ? value.bind(logger) : value;
+    },
+    set(_target, prop, value) {
+      return Reflect.set(make(), prop, value);
+    },
+    has(_target, prop) {
+      return prop in make();
+    },
+  });
+}

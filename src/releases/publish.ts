@@ -30,7 +30,7 @@ import {
   validateReleaseManifest,
 } from '../manifest/index.ts';
 import { artifactKey, checksumKey, latestKey, manifestKey } from './layout.ts';
-import { formatLatestPointer, parseLatestPointer, ReleaseRepository } from './repository.ts';
+import { formatLatestPointer, latestMoved, parseLatestPointer, ReleaseRepository } from './repository.ts';
 
 export const SNAPSHOT_HELPER_NAME = 'android-snapshot-helper';
 export const DEFAULT_INSTALL_ARGS = ['install', '-r', '-t'];
@@ -383,7 +383,10 @@ async function advanceLatest(store: ArtifactStore, name: string, version: string
     const swapped = await store.putIfMatch(key, formatLatestPointer(version), current?.etag ?? null, {
       contentType: 'application/json',
     });
-    if (swapped !== null) return true;
+    if (swapped !== null) {
+      latestMoved(store);
+      return true;
+    }
     await new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * (5 + attempt))));
   }
   throw new BridgeError(

@@ -27,6 +27,34 @@ export interface HelperSummary {
 /** How many validated version manifests a repository keeps (a version's manifest never changes). */
 const MANIFEST_CACHE_ENTRIES = 1024;
 
+/**
+ * How long a `latest` pointer read from the store is served from memory. A publish through any code of
+ * this process onto the same store object is seen at once (`latestMoved`); a publish by another node
+ * or process (shared S3 bucket, shared data dir) is seen within this time of its completion.
+ */
+export const LATEST_POINTER_TTL_MS = 1000;
+
+/**
+ * Per store object: a count of the `latest` moves made through it in this process. A repository
+ * compares it with the count its cached pointers were read under, so a publish here invalidates them
+ * at once whichever repository object (or none) published.
+ */
+const latestMoves = new WeakMap<ArtifactStore, number>();
+
+/** Record that the `latest` pointer of some helper on `store` moved (publish.ts, after its swap). */
+export function latestMoved(store: ArtifactStore): void {
+  latestMoves.set(store, (latestMoves.get(store) ?? 0) + 1);
+}
+
+interface CachedPointer {
+  /** The read (in flight or done); a failed one is dropped from the cache. */
+  version: Promise<string | null>;
+  /** When the read that produced it started (performance.now()). */
+  readAt: number;
+  /** The store's move count the read started under. */
+  moves: number;
+}
+
 export class ReleaseRepository {
   readonly #store: ArtifactStore;
   /**
@@ -35,9 +63,13 @@ export class ReleaseRepository {
    * reads only the small `latest` pointer. Never-published versions are not remembered.
    */
   readonly #manifests = new Map<string, ReleaseManifest>();
+  /** `latest` pointers by helper name (see LATEST_POINTER_TTL_MS); a corrupt pointer is never cached. */
+  readonly #latest = new Map<string, CachedPointer>();
+  readonly #latestTtlMs: number;
 
-  constructor(store: ArtifactStore) {
+  constructor(store: ArtifactStore, options: { latestTtlMs?: number } = {}) {
     this.#store = store;
+    this.#latestTtlMs = options.latestTtlMs ?? LATEST_POINTER_TTL_MS;
   }
 
   get store(): ArtifactStore {
@@ -63,11 +95,32 @@ export class ReleaseRepository {
     return manifest === null ? null : instrumentationApk(manifest);
   }
 
-  /** The version the `latest` pointer names, or null when nothing was published. */
-  async getLatestVersion(name: string): Promise<string | null> {
-    const bytes = await this.#store.get(latestKey(name));
-    if (bytes === null) return null;
-    return parseLatestPointer(bytes, name);
+  /**
+   * The version the `latest` pointer names, or null when nothing was published. Served from memory for
+   * up to LATEST_POINTER_TTL_MS after a read began, unless a publish in this process moved a pointer of
+   * this store since (then read again at once).
+   */
+  getLatestVersion(name: string): Promise<string | null> {
+    const moves = latestMoves.get(this.#store) ?? 0;
+    const now = performance.now();
+    const cached = this.#latest.get(name);
+    if (cached !== undefined && cached.moves === moves && now - cached.readAt < this.#latestTtlMs) {
+      return cached.version;
+    }
+    const version = this.#store
+      .get(latestKey(name))
+      .then((bytes) => (bytes === null ? null : parseLatestPointer(bytes, name)));
+    if (this.#latestTtlMs > 0) {
+      // Calls arriving while the read is in flight share it. Kept under the move count it began with:
+      // a publish here that completes meanwhile moves the count, so later calls read again.
+      if (this.#latest.size >= MANIFEST_CACHE_ENTRIES) this.#latest.clear();
+      const entry: CachedPointer = { version, readAt: now, moves };
+      this.#latest.set(name, entry);
+      version.catch(() => {
+        if (this.#latest.get(name) === entry) this.#latest.delete(name);
+      });
+    }
+    return version;
   }
 
   async getLatestRelease(name: string): Promise<ReleaseManifest | null> {

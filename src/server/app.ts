@@ -31,7 +31,7 @@ function countHandlerRuns(app: OpenAPIHono<AppEnv>): void {
       route,
       (c: Context<AppEnv>, next: Next) => {
         const caller = c.get('principal')?.role ?? 'anonymous';
-        c.var.services.metrics.handlerRuns.inc({ route: route.path, caller });
+        c.get('services').metrics.handlerRuns.inc({ route: route.path, caller });
         return handler(c, next);
       },
       ...rest,
@@ -90,7 +90,7 @@ export function createApp(services: Services): OpenAPIHono<AppEnv> {
     services.metrics.httpRequests.inc({ ...labels, status: String(c.res.status) });
     services.metrics.httpDuration.observe(labels, seconds);
     // The access log: never headers (tokens) or query strings (presigned URLs).
-    c.var.logger.info(
+    c.get('logger').info(
       { method: c.req.method, route, status: c.res.status, ms: Math.round(seconds * 100_000) / 100 },
       'request',
     );

@@ -2,6 +2,7 @@
  * Request bodies at the edge: framing judged from headers only, and byte limits enforced while the
  * body streams (chunked uploads included), never after buffering it.
  */
+import type { Readable } from 'node:stream';
 import type { Context } from 'hono';
 import { BridgeError } from '../errors.ts';
 import type { AppEnv } from './env.ts';
@@ -54,8 +55,17 @@ export function limitedStream(
   });
 }
 
-/** Read the whole (limited) body as bytes; errors name the limit. */
+/**
+ * Read the whole (limited) body as bytes; errors name the limit. On the Node server the body is read
+ * straight from the `IncomingMessage` (no web `Request` and `ReadableStream` materialised per call);
+ * an in-process request (`app.request`), or one whose body someone already started to read, goes
+ * through the web stream.
+ */
 export async function readLimited(c: Context<AppEnv>, limit: number): Promise<Uint8Array> {
+  const incoming = c.env?.incoming;
+  if (incoming !== undefined && incoming.readableFlowing === null && !incoming.readableDidRead) {
+    return readIncoming(incoming, limit);
+  }
   const body = c.req.raw.body;
   if (body === null) return new Uint8Array(0);
   const reader = body.getReader();
@@ -70,6 +80,56 @@ export async function readLimited(c: Context<AppEnv>, limit: number): Promise<Ui
     chunks.push(value);
   }
   return Buffer.concat(chunks, size);
+}
+
+/**
+ * The body of a Node request under `limit`: PAYLOAD_TOO_LARGE as soon as more went by, and the
+ * stream paused there (the rest is left to the server's bounded drain, as on the web path).
+ */
+export function readIncoming(incoming: Readable, limit: number): Promise<Buffer> {
+  return new Promise<Buffer>((resolve, reject) => {
+    if (incoming.destroyed) {
+      reject(
+        incoming.errored ?? new Error('the client closed the connection before sending the request body'),
+      );
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const cleanup = () => {
+      incoming.off('data', onData);
+      incoming.off('end', onEnd);
+      incoming.off('error', onError);
+      incoming.off('close', onClose);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.byteLength;
+      if (size > limit) {
+        cleanup();
+        incoming.pause();
+        reject(tooLarge(limit));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => {
+      cleanup();
+      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+    };
+    const onError = (err: Error) => {
+      cleanup();
+      reject(err);
+    };
+    const onClose = () => {
+      if (incoming.readableEnded) return onEnd();
+      cleanup();
+      reject(incoming.errored ?? new Error('the client closed the connection before the request body ended'));
+    };
+    incoming.on('data', onData);
+    incoming.on('end', onEnd);
+    incoming.on('error', onError);
+    incoming.on('close', onClose);
+  });
 }
 
 export const FORM_MEDIA_TYPE = 'application/x-www-form-urlencoded';

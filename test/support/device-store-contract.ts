@@ -94,6 +94,14 @@ export function deviceStoreContract(
       const updated = await store.update('a', (x) => x);
       if (updated) updated.helpers['x'] = { versionCode: 1, sha256: 'a'.repeat(64), checkedAt: 0 };
       expect(await store.get('a')).toEqual(deviceRecord('a'));
+      // Every nested part, down to one helper's verdict.
+      const helper = () => ({ h: { versionCode: 1, sha256: 'a'.repeat(64), checkedAt: 0 } });
+      await store.put(deviceRecord('b', { helpers: helper() }));
+      const b = await store.get('b');
+      if (b) b.helpers['h']!.versionCode = 2;
+      const bListed = (await store.list()).find((x) => x.id === 'b');
+      if (bListed) bListed.helpers['h']!.checkedAt = 5;
+      expect(await store.get('b')).toEqual(deviceRecord('b', { helpers: helper() }));
       await store.close();
     });
 

@@ -21,7 +21,7 @@ import { rateLimited } from '../rate-limit.ts';
  */
 export function authenticate(sessions?: ConsoleSessions): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const { auth } = c.var.services;
+    const { auth } = c.get('services');
     const header = c.req.header('authorization');
     const session =
       header === undefined && auth.enabled
@@ -57,7 +57,7 @@ export function authenticate(sessions?: ConsoleSessions): MiddlewareHandler<AppE
  * each. In-process requests (tests through app.request) have no address and are not limited.
  */
 export function authenticateLimited(c: Context<AppEnv>, authorization: string | undefined): Principal | null {
-  const { auth, limits, metrics } = c.var.services;
+  const { auth, limits, metrics } = c.get('services');
   const remote = c.env?.incoming?.socket?.remoteAddress;
   const keys =
     remote === undefined || authorization === undefined || !auth.enabled
@@ -80,7 +80,7 @@ export function authenticateLimited(c: Context<AppEnv>, authorization: string | 
 
 /** Count an expensive call against the caller's token and address; 429 past either limit. */
 export function takeExpensive(c: Context<AppEnv>, principal: Principal | null): void {
-  const { limits, metrics, auth } = c.var.services;
+  const { limits, metrics, auth } = c.get('services');
   if (!limits.expensive.enabled) return;
   const remote = c.env?.incoming?.socket?.remoteAddress;
   const keys = [

@@ -31,14 +31,14 @@ export function errorResponse(c: Context<AppEnv>, err: BridgeError): Response {
 export const onError: ErrorHandler<AppEnv> = (err, c) => {
   if (err instanceof BridgeError) {
     if (err.status >= 500)
-      c.var.logger?.error({ err: { code: err.code, message: err.message } }, 'request failed');
+      c.get('logger')?.error({ err: { code: err.code, message: err.message } }, 'request failed');
     return errorResponse(c, err);
   }
   if (err instanceof HTTPException) {
     const code = codeForStatus(err.status);
     return errorResponse(c, new BridgeError(code, err.message || code));
   }
-  c.var.logger?.error({ err }, 'unhandled error');
+  c.get('logger')?.error({ err }, 'unhandled error');
   return errorResponse(c, new BridgeError('INTERNAL', 'internal error'));
 };
 

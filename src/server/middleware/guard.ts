@@ -53,13 +53,13 @@ export function jsonBody(maxBytes: number): BodyPolicy {
 function authorize(c: Context<AppEnv>, access: Access): Principal | null {
   const principal = c.get('principal');
   if (access === 'anyone') return principal;
-  if (access === 'admin-when-tokens' && !c.var.services.auth.enabled) return principal;
+  if (access === 'admin-when-tokens' && !c.get('services').auth.enabled) return principal;
   return assertRole(principal, access === 'client' ? 'client' : 'admin');
 }
 
 /** Refuse by headers alone: the media type (415) and the declared length (413). */
 export function maxBytesOf(c: Context<AppEnv>, body: BodyPolicy): number {
-  return typeof body.maxBytes === 'number' ? body.maxBytes : body.maxBytes(c.var.services);
+  return typeof body.maxBytes === 'number' ? body.maxBytes : body.maxBytes(c.get('services'));
 }
 
 function checkBodyHeaders(c: Context<AppEnv>, body: BodyPolicy): void {
@@ -95,7 +95,7 @@ export async function readJson(c: Context<AppEnv>, body: BodyPolicy): Promise<vo
  * Undefined when this node has no device side or the id is malformed (the route's validator answers).
  */
 function openLeaseScope(c: Context<AppEnv>, principal: Principal): Promise<LeaseScope> | undefined {
-  const side = c.var.services.deviceSide;
+  const side = c.get('services').deviceSide;
   const id = c.req.param('id');
   if (side === undefined || id === undefined || !LEASE_ID_PATTERN.test(id)) return undefined;
   const scope = side.scopes.open(principal, id, {

@@ -52,7 +52,7 @@ export async function forwardToOwner(
 ): Promise<Response> {
   const { lease } = scope;
   const { node: ownerNode, url: ownerUrl } = scope.owner;
-  const self = c.var.services.deviceSide?.node ?? 'unknown';
+  const self = c.get('services').deviceSide?.node ?? 'unknown';
 
   const headers = new Headers();
   for (const name of FORWARDED_HEADERS) {
@@ -71,13 +71,13 @@ export async function forwardToOwner(
   const raw = c.req.raw.body;
   const body = hasBody(c) && raw !== null ? limitedStream(raw, maxBodyBytes) : undefined;
   if (body === undefined) headers.delete('content-length');
-  c.var.logger.info(
+  c.get('logger').info(
     { leaseId: lease.id, deviceId: lease.deviceId, ownerNode },
     'forwarding to the owner node',
   );
   // The owner must answer (headers) within the forward timeout; the body then streams under the
   // request's own deadline. A dead, hung or unreachable owner is a retryable UNAVAILABLE naming it.
-  const timeoutMs = c.var.services.config.forwardTimeoutMs;
+  const timeoutMs = c.get('services').config.forwardTimeoutMs;
   const timeout = new AbortController();
   const timer = setTimeout(
     () => timeout.abort(new BridgeError('TIMEOUT', `no answer within ${timeoutMs} ms`)),
@@ -99,7 +99,7 @@ export async function forwardToOwner(
     const why = timeout.signal.aborted
       ? `did not answer within ${timeoutMs} ms`
       : `is not reachable (${cause instanceof Error ? cause.message : String(cause)})`;
-    c.var.logger.warn({ leaseId: lease.id, ownerNode, why }, 'owner node did not answer');
+    c.get('logger').warn({ leaseId: lease.id, ownerNode, why }, 'owner node did not answer');
     throw new BridgeError(
       'UNAVAILABLE',
       `the owner node ${ownerNode} of device ${lease.deviceId} ${why}; retry`,
@@ -122,7 +122,7 @@ export async function forwardToOwner(
     answer.body === null || idleMs === null
       ? answer.body
       : relayWithIdleLimit(answer.body, idleMs, (why) => {
-          c.var.logger.warn(
+          c.get('logger').warn(
             { leaseId: lease.id, deviceId: lease.deviceId, ownerNode, why },
             'owner node stalled mid-answer',
           );

@@ -35,7 +35,7 @@ export function registerArtifacts(app: OpenAPIHono<AppEnv>): void {
     }),
     async (c) => {
       const { sha256 } = c.req.valid('param');
-      const store = c.var.services.store;
+      const store = c.get('services').store;
       const key = artifactKey(sha256);
       const info = await store.stat(key);
       if (info === null) throw new BridgeError('NOT_FOUND', `no artifact with sha256 ${sha256}`);

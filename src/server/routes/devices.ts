@@ -50,7 +50,7 @@ export function registerDevices(app: OpenAPIHono<AppEnv>): void {
     }),
     async (c) => {
       const caller = assertRole(c.get('principal'), 'client');
-      const devices = await requireDevices(c.var.services).devices.list(caller);
+      const devices = await requireDevices(c.get('services')).devices.list(caller);
       return c.json({ devices }, 200);
     },
   );
@@ -75,7 +75,7 @@ export function registerDevices(app: OpenAPIHono<AppEnv>): void {
     async (c) => {
       const caller = assertRole(c.get('principal'), 'admin');
       const body = c.req.valid('json');
-      const device = await requireDevices(c.var.services).devices.register(caller, {
+      const device = await requireDevices(c.get('services')).devices.register(caller, {
         endpoint: body.endpoint,
         // Raw labels: the registry validates them and keeps every key (zod's record output drops `__proto__`).
         ...(body.labels
@@ -83,7 +83,7 @@ export function registerDevices(app: OpenAPIHono<AppEnv>): void {
           : {}),
         ...(body.provider ? { provider: body.provider } : {}),
       });
-      c.var.logger.info({ deviceId: device.id, state: device.state }, 'device registered');
+      c.get('logger').info({ deviceId: device.id, state: device.state }, 'device registered');
       return c.json(device, 201);
     },
   );
@@ -109,7 +109,7 @@ export function registerDevices(app: OpenAPIHono<AppEnv>): void {
     async (c) => {
       assertRole(c.get('principal'), 'admin');
       const { id } = c.req.valid('param');
-      const side = requireDevices(c.var.services);
+      const side = requireDevices(c.get('services'));
       // The owner drives the device (and re-publishes what it drives): the removal runs there,
       // forwarded once like a lease-scoped call; a dead owner's device is removed here.
       if (c.req.header(PROXIED_HEADER) === undefined) {
@@ -140,7 +140,7 @@ export function registerDevices(app: OpenAPIHono<AppEnv>): void {
     }),
     async (c) => {
       const caller = assertRole(c.get('principal'), 'admin');
-      const device = await requireDevices(c.var.services).devices.clearQuarantine(
+      const device = await requireDevices(c.get('services')).devices.clearQuarantine(
         caller,
         c.req.valid('param').id,
       );

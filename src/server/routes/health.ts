@@ -55,7 +55,7 @@ export function registerHealth(app: OpenAPIHono<AppEnv>): void {
       },
     }),
     async (c) => {
-      const { services } = c.var;
+      const services = c.get('services');
       const probes: Record<string, () => Promise<unknown>> = {
         artifactStore: () => services.store.stat('helpers/.readyz'),
         ...services.readiness,
@@ -95,7 +95,7 @@ export function registerHealth(app: OpenAPIHono<AppEnv>): void {
       },
     }),
     async (c) => {
-      const registry = c.var.services.metrics.registry;
+      const registry = c.get('services').metrics.registry;
       return c.text(await registry.metrics(), 200, { 'Content-Type': registry.contentType });
     },
   );

@@ -19,7 +19,7 @@ const presignMemo = new WeakMap<object, Map<string, { url: string; until: number
 
 async function resolveApkUrl(c: Context<AppEnv>, manifest: ReleaseManifest): Promise<string | null> {
   if (manifest.apkUrl !== null) return manifest.apkUrl;
-  const { store, config } = c.var.services;
+  const { store, config } = c.get('services');
   if (store.kind === 's3') {
     let memo = presignMemo.get(store);
     if (!memo) {
@@ -35,7 +35,7 @@ async function resolveApkUrl(c: Context<AppEnv>, manifest: ReleaseManifest): Pro
     }
   }
   // Configuration only, never the request's Host (see public-url.ts).
-  const base = c.var.services.publicUrl;
+  const base = c.get('services').publicUrl;
   if (base === undefined) {
     throw new BridgeError(
       'UNAVAILABLE',
@@ -86,7 +86,7 @@ export function registerHelpers(app: OpenAPIHono<AppEnv>): void {
         ...errorResponses(EDGE_ERRORS),
       },
     }),
-    async (c) => c.json({ helpers: await c.var.services.releases.listHelpers() }, 200),
+    async (c) => c.json({ helpers: await c.get('services').releases.listHelpers() }, 200),
   );
 
   app.openapi(
@@ -102,7 +102,7 @@ export function registerHelpers(app: OpenAPIHono<AppEnv>): void {
     }),
     async (c) => {
       const { name } = c.req.valid('param');
-      const manifest = await c.var.services.releases.getLatestRelease(name);
+      const manifest = await c.get('services').releases.getLatestRelease(name);
       if (manifest === null) throw new BridgeError('NOT_FOUND', `helper ${name} has no published release`);
       return sendManifest(c, manifest, 'public, max-age=60, must-revalidate');
     },
@@ -121,7 +121,7 @@ export function registerHelpers(app: OpenAPIHono<AppEnv>): void {
     }),
     async (c) => {
       const { name, version } = c.req.valid('param');
-      const manifest = await c.var.services.releases.getRelease(name, version);
+      const manifest = await c.get('services').releases.getRelease(name, version);
       if (manifest === null) throw new BridgeError('NOT_FOUND', `helper ${name} has no release ${version}`);
       return sendManifest(c, manifest, 'public, max-age=300');
     },

@@ -189,7 +189,7 @@ export function registerReleases(app: OpenAPIHono<AppEnv>): void {
     async (c) => {
       const { name } = c.req.valid('param');
       const query = c.req.valid('query');
-      const { services } = c.var;
+      const services = c.get('services');
       await mkdir(services.tmpDir, { recursive: true });
       const file = path.join(services.tmpDir, `upload-${randomUUID()}.apk`);
       try {
@@ -221,7 +221,7 @@ export function registerReleases(app: OpenAPIHono<AppEnv>): void {
           ...optional('devicePath'),
           ...optional('serviceComponent'),
         });
-        c.var.logger.info({ helper: name, version, status: result.status }, 'release publish');
+        c.get('logger').info({ helper: name, version, status: result.status }, 'release publish');
         const answer: PublishResult = result;
         return c.json(answer, result.status === 'published' ? 201 : 200);
       } catch (err) {

@@ -107,7 +107,7 @@ export function registerInstallApp(app: OpenAPIHono<AppEnv>): void {
     if (declared !== undefined && Number(declared) > limit) throw tooLarge(limit, 'the APK');
     const installArgs =
       query.installArgs === undefined ? undefined : parseInstallArgsString(query.installArgs);
-    const { tmpDir } = c.var.services;
+    const { tmpDir } = c.get('services');
     await mkdir(tmpDir, { recursive: true });
     const file = path.join(tmpDir, `app-${randomUUID()}.apk`);
     try {

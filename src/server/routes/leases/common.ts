@@ -20,7 +20,7 @@ export function view(lease: Lease): LeaseBody {
 /** The caller (any token; admins see every tenant) and the device side's use cases. */
 export function useCases(c: Context<AppEnv>): { caller: Caller; side: DeviceSide } {
   const caller = assertRole(c.get('principal'), 'client');
-  return { caller, side: requireDevices(c.var.services) };
+  return { caller, side: requireDevices(c.get('services')) };
 }
 
 /** The caller's `X-Fencing-Token`, when given. */
@@ -28,7 +28,7 @@ export const fencingTokenOf = (c: Context<AppEnv>): string | undefined => c.req.
 
 /** Log the rest of the request with the lease and its device. */
 export function logLease(c: Context<AppEnv>, lease: Lease): void {
-  c.set('logger', c.var.logger.child({ leaseId: lease.id, deviceId: lease.deviceId }));
+  c.set('logger', c.get('logger').child({ leaseId: lease.id, deviceId: lease.deviceId }));
 }
 
 /**

@@ -33,7 +33,7 @@ export function registerReleaseLease(app: OpenAPIHono<AppEnv>): void {
   app.openapi(releaseLeaseRoute, async (c) => {
     const { caller, side } = useCases(c);
     const result = await side.leases.release(caller, c.req.valid('param').id, fencingTokenOf(c), {
-      afterLostAnswer: c.var.ownerUnreachable === true,
+      afterLostAnswer: c.get('ownerUnreachable') === true,
     });
     logLease(c, result.lease);
     return c.json({ lease: view(result.lease), teardown: result.teardown }, 200);

@@ -10,7 +10,6 @@ import {
   SnapshotResponseSchema,
 } from '../../../api/index.ts';
 import { streamedSnapshotView } from '../../../app/snapshot-stream.ts';
-import { BridgeError } from '../../../errors.ts';
 import type { AppEnv } from '../../env.ts';
 import { guard, jsonBody } from '../../middleware/guard.ts';
 import { SMALL_BODY_BYTES, scopeFor } from './common.ts';
@@ -44,15 +43,11 @@ export const snapshotRoute = createRoute({
 export function registerSnapshot(app: OpenAPIHono<AppEnv>): void {
   app.openapi(snapshotRoute, async (c) => {
     const { side, scope } = await scopeFor(c, c.req.valid('param').id);
-    const raw = await c.req.json().catch(() => ({}));
-    const parsed = SnapshotBodySchema.safeParse(raw);
-    if (!parsed.success) {
-      throw new BridgeError(
-        'INVALID_ARGUMENT',
-        `invalid snapshot request: ${parsed.error.issues[0]?.path.join('.')}: ${parsed.error.issues[0]?.message}`,
-      );
-    }
-    const { format, transport, deadlineMs, ...capture } = parsed.data;
+    // A JSON body was parsed once by the route's validator (defaults applied, a bad field is its 400);
+    // a call without a body gets an unparsed `{}` from it, here given the defaults.
+    const body = c.req.valid('json');
+    const { format, transport, deadlineMs, ...capture } =
+      Object.keys(body).length === 0 ? SnapshotBodySchema.parse({}) : body;
     const view = await side.helpers.snapshot(scope, {
       format,
       transport,

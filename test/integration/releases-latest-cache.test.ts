@@ -1,0 +1,130 @@
+/**
+ * The repository's `latest` pointer cache on the filesystem store: a snapshot no longer reads the
+ * pointer per call, a publish in this process is seen at once, a publish by another node over the
+ * same data dir within the documented time.
+ */
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { FsArtifactStore } from '../../src/artifacts/fs-store.ts';
+import type { ArtifactStore } from '../../src/artifacts/store.ts';
+import { latestKey } from '../../src/releases/layout.ts';
+import { publishRelease } from '../../src/releases/publish.ts';
+import { LATEST_POINTER_TTL_MS, ReleaseRepository } from '../../src/releases/repository.ts';
+import { fixture, tempDir } from '../support/bridge.ts';
+
+const NAME = 'android-snapshot-helper';
+let tmp: { dir: string; cleanup(): Promise<void> };
+let store: FsArtifactStore;
+let other: FsArtifactStore;
+
+beforeEach(async () => {
+  tmp = await tempDir();
+  store = new FsArtifactStore(path.join(tmp.dir, 'artifacts'));
+  // Another node (or a `release publish` process) over the same data dir: its own store object.
+  other = new FsArtifactStore(path.join(tmp.dir, 'artifacts'));
+  await publishRelease(store, { apkPath: fixture('snapshot-helper-v1.apk'), version: '0.1.0' });
+});
+afterEach(async () => {
+  await store.close();
+  await other.close();
+  await tmp.cleanup();
+});
+
+/**
+ * `store` itself (the same object: publishes through it are this node's) with its reads of the `latest`
+ * pointer counted, and optionally held after reading until released.
+ */
+function counted(inner: ArtifactStore): {
+  store: ArtifactStore;
+  reads: () => number;
+  hold: () => () => void;
+} {
+  let reads = 0;
+  let gate: Promise<void> | null = null;
+  const get = inner.get.bind(inner);
+  inner.get = async (key: string) => {
+    if (key !== latestKey(NAME)) return get(key);
+    reads++;
+    const held = gate; // only the next read is held
+    gate = null;
+    const bytes = await get(key);
+    if (held !== null) await held;
+    return bytes;
+  };
+  return {
+    store: inner,
+    reads: () => reads,
+    hold: () => {
+      let release!: () => void;
+      gate = new Promise((r) => {
+        release = r;
+      });
+      return release;
+    },
+  };
+}
+
+describe('latest pointer cache', () => {
+  it('serves repeated calls from memory: one store read for a burst of snapshots', async () => {
+    const c = counted(store);
+    const repo = new ReleaseRepository(c.store);
+    for (let i = 0; i < 50; i++) expect(await repo.getLatestVersion(NAME)).toBe('0.1.0');
+    expect(c.reads()).toBe(1);
+    expect((await repo.getLatestManifest(NAME))?.version).toBe('0.1.0');
+    expect(c.reads()).toBe(1);
+  });
+
+  it('concurrent calls while the pointer is read share that one read', async () => {
+    const c = counted(store);
+    const repo = new ReleaseRepository(c.store);
+    const answers = await Promise.all(Array.from({ length: 8 }, () => repo.getLatestVersion(NAME)));
+    expect(answers).toEqual(Array(8).fill('0.1.0'));
+    expect(c.reads()).toBe(1);
+  });
+
+  it('a publish in this process is seen at once, whichever code published through the store', async () => {
+    const repo = new ReleaseRepository(store, { latestTtlMs: 60_000 });
+    expect(await repo.getLatestVersion(NAME)).toBe('0.1.0');
+    await publishRelease(store, { apkPath: fixture('snapshot-helper-v2.apk'), version: '0.2.0' });
+    expect(await repo.getLatestVersion(NAME)).toBe('0.2.0');
+    expect((await repo.getLatestManifest(NAME))?.version).toBe('0.2.0');
+  });
+
+  it('a publish by another node over the same data dir is seen within the TTL, not before a read', async () => {
+    const ttl = 300;
+    const repo = new ReleaseRepository(store, { latestTtlMs: ttl });
+    expect(await repo.getLatestVersion(NAME)).toBe('0.1.0');
+    const published = performance.now();
+    await publishRelease(other, { apkPath: fixture('snapshot-helper-v2.apk'), version: '0.2.0' });
+    // Still the cached pointer right after (this is the documented staleness)...
+    expect(await repo.getLatestVersion(NAME)).toBe('0.1.0');
+    // ...and the new one once the TTL since the cached read has passed.
+    let seen: string | null = null;
+    while (seen !== '0.2.0') {
+      seen = await repo.getLatestVersion(NAME);
+      if (seen !== '0.2.0') await new Promise((r) => setTimeout(r, 10));
+    }
+    expect(performance.now() - published).toBeLessThan(ttl + 200);
+    expect(LATEST_POINTER_TTL_MS).toBeLessThanOrEqual(1000);
+  });
+
+  it('a read in flight while a publish here moves the pointer is not kept', async () => {
+    const c = counted(store);
+    const repo = new ReleaseRepository(c.store, { latestTtlMs: 60_000 });
+    const release = c.hold();
+    const inFlight = repo.getLatestVersion(NAME); // reads 0.1.0, then waits at the gate
+    await new Promise((r) => setTimeout(r, 20));
+    // Published through the same store object the node serves from (what the publish route does).
+    await publishRelease(c.store, { apkPath: fixture('snapshot-helper-v2.apk'), version: '0.2.0' });
+    release();
+    expect(await inFlight).toBe('0.1.0');
+    expect(await repo.getLatestVersion(NAME)).toBe('0.2.0');
+  });
+
+  it('a corrupt pointer is an error every time, never cached', async () => {
+    const repo = new ReleaseRepository(store, { latestTtlMs: 60_000 });
+    await store.put(latestKey(NAME), 'not json');
+    await expect(repo.getLatestVersion(NAME)).rejects.toMatchObject({ code: 'INTERNAL' });
+    await expect(repo.getLatestVersion(NAME)).rejects.toMatchObject({ code: 'INTERNAL' });
+  });
+});
