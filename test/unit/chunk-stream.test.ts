@@ -324,6 +324,55 @@ describe('SnapshotOutputDecoder costs (review fix 4)', () => {
   });
 });
 
+describe('SnapshotOutputDecoder reservation against a hostile device (review finding)', () => {
+  const record = (index: number, count: number, payload: string) =>
+    `${statusLines({
+      agentDeviceProtocol: 'android-snapshot-helper-v1',
+      outputFormat: 'uiautomator-xml',
+      chunkIndex: String(index),
+      chunkCount: String(count),
+      payloadBase64: payload,
+    }).join('\n')}\n`;
+
+  /** ArrayBuffer bytes held by 4 live decoders fed `feed`. */
+  function heldBy(feed: (d: SnapshotOutputDecoder) => void): number {
+    const decoders: SnapshotOutputDecoder[] = [];
+    const before = process.memoryUsage().arrayBuffers;
+    for (let i = 0; i < 4; i++) {
+      const decoder = new SnapshotOutputDecoder();
+      feed(decoder);
+      decoders.push(decoder);
+    }
+    const grown = process.memoryUsage().arrayBuffers - before;
+    for (const d of decoders) expect(interpretStreamedSnapshot(d.end(), { mode: 'snapshot' }).ok).toBe(false);
+    return grown;
+  }
+
+  it('noise, refused payloads or a lying chunkCount buy no reservation beyond 16x the valid data', () => {
+    const noise = Buffer.from(
+      `${'INSTRUMENTATION_STATUS: junk=1\n'.repeat(1)}${'x'.repeat(120)}\n`.repeat(32 * 1024),
+    );
+    const huge = 30_000_000;
+    // 4 MiB of noise lines, then one small record claiming 30M chunks.
+    const afterNoise = heldBy((d) => {
+      d.push(noise);
+      d.push(Buffer.from(record(0, huge, 'QUJD')));
+    });
+    expect(afterNoise, `${(afterNoise / 2 ** 20).toFixed(1)} MiB`).toBeLessThan(16 * 1024 * 1024);
+    // A small record claiming 30M chunks, then a 4 MiB payload that turns out invalid.
+    const afterBad = heldBy((d) => {
+      d.push(Buffer.from(record(0, huge, 'QUJD')));
+      d.push(Buffer.from(record(1, huge, `${'A'.repeat(4 * 1024 * 1024)}!!!!`)));
+    });
+    expect(afterBad, `${(afterBad / 2 ** 20).toFixed(1)} MiB`).toBeLessThan(48 * 1024 * 1024);
+    // Ordinary 2 KiB chunks with a lying chunkCount of 1,000,000 (~6 MiB sent).
+    const payload = Buffer.alloc(2048, 66).toString('base64');
+    const lying = Buffer.from(Array.from({ length: 2100 }, (_, i) => record(i, 1_000_000, payload)).join(''));
+    const afterLie = heldBy((d) => d.push(lying));
+    expect(afterLie, `${(afterLie / 2 ** 20).toFixed(1)} MiB`).toBeLessThan(48 * 1024 * 1024);
+  });
+});
+
 describe('SnapshotOutputDecoder memory (issue 16)', () => {
   /** A 5,000-node-sized document (~1.9 MB, some non-ASCII text). */
   function largeXml(): string {

@@ -106,9 +106,10 @@ interface Tentative {
 /** Largest up-front reservation from a chunk record's `chunkCount` (beyond it the buffer doubles). */
 const MAX_RESERVE = 64 * 1024 * 1024;
 /**
- * A reservation from `chunkCount` is made only once it is at most this many times the raw output
- * bytes received so far (until then the buffer doubles from 64 KiB): a device-reported `chunkCount`
- * alone never costs more memory than 16× the data that came with it. It is made whole, not in
+ * A reservation from `chunkCount` is made only once it is at most this many times the snapshot bytes
+ * decoded and committed so far (until then the buffer doubles from 64 KiB), checked at every growth:
+ * a device-reported `chunkCount` never costs more memory than 16× the valid chunk data that came
+ * before it (noise, refused payloads and other output count for nothing). It is made whole, not in
  * steps: a reservation that is outgrown is copied, and each copy is garbage of the buffer's size.
  */
 const RESERVE_AHEAD = 16;
@@ -135,13 +136,6 @@ export class SnapshotChunkAssembler {
   readonly #lane: Tentative = { token: '', start: 0, length: 0, source: new Uint8Array(0) };
   /** `chunkCount` × the first chunk's decoded length once it is known, else -1. */
   #estimate = -1;
-  /** Raw output bytes received so far (`received`): what a reservation is capped by. */
-  #raw = 0;
-
-  /** Count `n` more raw output bytes as received (the decoder calls this for every push). */
-  received(n: number): void {
-    this.#raw += n;
-  }
 
   /** Room for `n` more bytes after the committed ones (the tentative bytes there are dropped). */
   #ensure(n: number): void {
@@ -152,7 +146,7 @@ export class SnapshotChunkAssembler {
 
   /**
    * Regrow to at least `need` bytes: to the whole estimate when it is within the reservation cap
-   * (16× the raw bytes received, at most 64 MiB), else by doubling.
+   * (16× the committed bytes, at most 64 MiB), else by doubling.
    */
   #grow(need: number): void {
     const estimate = Math.min(this.#estimate, MAX_RESERVE);
@@ -160,7 +154,7 @@ export class SnapshotChunkAssembler {
     const size =
       estimate >= need &&
       estimate > this.#out.length &&
-      estimate <= Math.max(this.#raw * RESERVE_AHEAD, MIN_RESERVE)
+      estimate <= Math.max(this.#length * RESERVE_AHEAD, MIN_RESERVE)
         ? estimate
         : doubled;
     const grown = Buffer.allocUnsafe(size);
@@ -208,8 +202,9 @@ export class SnapshotChunkAssembler {
   /**
    * One closed chunk record read straight from the bytes (`SnapshotOutputDecoder`'s record lane):
    * what `add` does for a record of this protocol and format with these integer fields (`count` ≥ 1)
-   * and the clean base64 payload `src[start, end)`, without building the record's fields. False, with
-   * nothing changed, when the payload is not clean base64 (the record then goes through `add`).
+   * and the clean base64 payload `src[start, end)`, without building the record's fields. False when
+   * the payload is not clean base64 (the record then goes through `add`): nothing is committed, though
+   * the buffer may have grown for the payload (within the reservation rule above).
    */
   addDecoded(index: number, count: number, src: Uint8Array, start: number, end: number): boolean {
     this.#ensure(((end - start) / 4) * 3);
@@ -308,7 +303,7 @@ export class SnapshotChunkAssembler {
       // once at its full size instead of being regrown and copied as it fills.
       this.#estimate = count * Math.max(length, 1);
       if (this.#estimate > this.#out.length) {
-        const cap = Math.max(this.#raw * RESERVE_AHEAD, MIN_RESERVE);
+        const cap = Math.max(this.#length * RESERVE_AHEAD, MIN_RESERVE);
         if (Math.min(this.#estimate, MAX_RESERVE) <= cap) this.#grow(this.#length);
       }
     }
@@ -553,7 +548,6 @@ export class SnapshotOutputDecoder {
 
   push(chunk: Uint8Array): void {
     const length = chunk.length;
-    this.assembler.received(length);
     let pos = 0;
     let runStart = 0;
     if (this.#midLine) {
