@@ -378,6 +378,9 @@ async function advanceLatest(store: ArtifactStore, name: string, version: string
     const current = await store.getVersioned(key);
     const currentVersion = current === null ? null : parseLatestPointer(current.body, name);
     if (currentVersion !== null && compareSemver(version, currentVersion) <= 0) {
+      // Someone moved it (another node, or this publish's earlier attempt whose answer was lost):
+      // cached pointers of this process are read again rather than served for up to their TTL.
+      latestMoved(store);
       return currentVersion === version;
     }
     const swapped = await store.putIfMatch(key, formatLatestPointer(version), current?.etag ?? null, {
