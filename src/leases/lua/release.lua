@@ -15,22 +15,12 @@
   and endedAt updated); 0 when unknown or not active; -3 fencing token mismatch.
 ]]
 --- @include "includes/end-lease"
+--- @include "includes/read-for-release"
 
--- One read of the lease (its fields for the checks and for the reply), not EXISTS + HMGET + HGETALL.
-local all = redis.call('HGETALL', KEYS[1])
-if #all == 0 then return 0 end
-local f = {}
-for i = 1, #all, 2 do f[all[i]] = i end
-if all[f.state + 1] ~= 'active' then return 0 end
-if ARGV[2] ~= '' and all[f.fencingToken + 1] ~= ARGV[2] then return -3 end
+local all, f = readForRelease(KEYS[1], ARGV[2])
+if type(all) == 'number' then return all end
 local id = all[f.id + 1]
 endLease(KEYS[1], id, all[f.deviceId + 1], 'released', ARGV[1], ARGV[3], ARGV[4])
 redis.call('ZREM', KEYS[2], id)
-all[f.state + 1] = 'released'
-if f.endedAt then
-  all[f.endedAt + 1] = ARGV[1]
-else
-  all[#all + 1] = 'endedAt'
-  all[#all + 1] = ARGV[1]
-end
+replyReleased(all, f, ARGV[1])
 return all
