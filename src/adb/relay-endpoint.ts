@@ -381,7 +381,12 @@ class RelayConnection {
         return;
       case A_OKAY: {
         const stream = this.#streams.get(message.arg1);
-        if (stream === undefined) return;
+        if (stream === undefined) {
+          // As adb does: an OKAY for a stream we no longer have (e.g. closed by the open timeout
+          // just before the client accepted it) is answered CLSE so the client closes its side.
+          if (message.arg0 !== 0) this.send(A_CLSE, 0, message.arg0);
+          return;
+        }
         // The client accepted a stream the endpoint opened (a reverse connection).
         if (stream.remoteId === 0 && message.arg0 !== 0) stream.opened(message.arg0);
         else if (stream.remoteId === message.arg0) stream.handleOkay();

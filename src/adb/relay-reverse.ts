@@ -127,9 +127,22 @@ function readAnswer(socket: Duplex): Promise<Buffer> {
   });
 }
 
-/** Which connection of one endpoint holds each device port now (one per endpoint). */
+/**
+ * Which connection of one endpoint holds each device port now (one per endpoint), and the one queue
+ * the endpoint's reverse requests run in: a device call and the claim it changes are never
+ * interleaved with another connection's (a forward of X by one connection and the removal of X by
+ * another reach the device in the order their claims change).
+ */
 export class ReverseClaims {
   readonly #holders = new Map<number, RelayReverses>();
+  #chain: Promise<unknown> = Promise.resolve();
+
+  /** Run `fn` after every request queued before it on this endpoint (failures do not stop the queue). */
+  serial<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.#chain.then(fn, fn);
+    this.#chain = run.catch(() => undefined);
+    return run;
+  }
 
   holder(port: number): RelayReverses | undefined {
     return this.#holders.get(port);
@@ -172,7 +185,6 @@ export class RelayReverses {
   readonly #o: RelayReversesOptions;
   readonly #claims: ReverseClaims;
   readonly #byLocal = new Map<number, Reverse>();
-  #chain: Promise<unknown> = Promise.resolve();
   #closed = false;
   /** The private directory of this connection's sockets (made at the first reverse). */
   #dir: string | undefined;
@@ -203,7 +215,8 @@ export class RelayReverses {
     return this.#serial(async () => {
       const locals = [...this.#byLocal.keys()];
       for (const local of locals) await this.#remove(local, true);
-      if (this.#dir !== undefined) await rm(this.#dir, { recursive: true, force: true });
+      if (this.#dir !== undefined)
+        await rm(this.#dir, { recursive: true, force: true }).catch(() => undefined);
       this.#dir = undefined;
       return locals.length;
     });
@@ -220,18 +233,20 @@ export class RelayReverses {
 
   /** A fresh socket path in this connection's private directory (mode 0700, made by mkdtemp). */
   async #socketPath(): Promise<string> {
-    this.#dir ??= await mkdtemp(path.join(os.tmpdir(), 'devicebridge-reverse-'));
+    // Absolute: the adb server resolves the path against its own working directory.
+    this.#dir ??= await mkdtemp(path.join(path.resolve(os.tmpdir()), 'devicebridge-reverse-'));
     const file = path.join(this.#dir, `${this.#nextSocket++}.sock`);
-    if (Buffer.byteLength(file) > MAX_SOCKET_PATH) {
-      throw new Error(`the socket path ${file} is longer than ${MAX_SOCKET_PATH} bytes (set TMPDIR shorter)`);
+    if (Buffer.byteLength(file) > MAX_SOCKET_PATH || file.includes(';')) {
+      // (The path itself is the bridge host's business: not in the answer the client sees.)
+      throw new Error(
+        `the bridge's reverse socket path is over ${MAX_SOCKET_PATH} bytes or has a ';' (set a short TMPDIR on the bridge)`,
+      );
     }
     return file;
   }
 
   #serial<T>(fn: () => Promise<T>): Promise<T> {
-    const run = this.#chain.then(fn, fn);
-    this.#chain = run.catch(() => undefined);
-    return run;
+    return this.#claims.serial(fn);
   }
 
   async #answer(request: ReverseRequest): Promise<Buffer> {
