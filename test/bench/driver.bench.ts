@@ -9,11 +9,11 @@ import { execFile } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { tempDir } from '../support/bridge.ts';
 import { BUILT_BIN, startCli } from '../support/cli.ts';
 import { fixtureApk, fixtureManifest, freePortCandidate } from '../support/device-bed.ts';
-import { built } from './built.ts';
 import type { BenchFigure } from './run.ts';
 
 const RUNS = Number(process.env['BENCH_DRIVER_RUNS'] ?? 40);
@@ -35,6 +35,17 @@ async function time(fn: () => Promise<unknown>): Promise<number> {
 }
 
 const round = (n: number) => Math.round(n * 1000) / 1000;
+
+/**
+ * A module of the built bridge (`dist/`, what `devicebridge` runs; `npm run bench` builds first),
+ * typed as its source: the driver's cost measured as installed, not through tsx's transform.
+ */
+async function built<T>(module: string): Promise<T> {
+  const url = pathToFileURL(path.resolve(import.meta.dirname, '../../dist', module)).href;
+  return (await import(url).catch((err: Error) => {
+    throw new Error(`dist/${module}: ${err.message} (run \`npm run build\` first; npm run bench does)`);
+  })) as T;
+}
 
 export async function bench(): Promise<BenchFigure[]> {
   const { AdbRuntime } = await built<typeof import('../../src/adb/runtime.ts')>('adb/runtime.js');

@@ -17,16 +17,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
+import { LeaseManager } from '../../src/leases/manager.ts';
+import { MemoryLeaseStore } from '../../src/leases/memory-store.ts';
+import { RedisLeaseStore } from '../../src/leases/redis-store.ts';
 import type { LeaseStore } from '../../src/leases/types.ts';
-import { built } from './built.ts';
 import type { BenchFigure } from './run.ts';
-
-// The built modules (see built.ts): this process's CPU per cycle is one of the figures.
-const { LeaseManager } = await built<typeof import('../../src/leases/manager.ts')>('leases/manager.js');
-const { MemoryLeaseStore } =
-  await built<typeof import('../../src/leases/memory-store.ts')>('leases/memory-store.js');
-const { RedisLeaseStore } =
-  await built<typeof import('../../src/leases/redis-store.ts')>('leases/redis-store.js');
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const CONCURRENCY = 16;

@@ -10,13 +10,9 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { XMLParser } from 'fast-xml-parser';
+import { normalizeSnapshot } from '../../src/snapshot/normalize.ts';
 import { buildLargeDump, readCorpus } from '../fixtures/instrumentation/large-dump.ts';
-import { built } from './built.ts';
 import type { BenchFigure } from './run.ts';
-
-// The built module (see built.ts), against fast-xml-parser as npm ships it.
-const { normalizeSnapshot } =
-  await built<typeof import('../../src/snapshot/normalize.ts')>('snapshot/normalize.js');
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
