@@ -9,10 +9,14 @@ import { execFile } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
+import { AdbRuntime } from '../../src/adb/runtime.ts';
+import { ArtifactCache } from '../../src/artifacts/cache.ts';
+import { adbHelperDevice } from '../../src/helpers/snapshot/device.ts';
+import { SnapshotDriver } from '../../src/helpers/snapshot/driver.ts';
+import { EnsureVerdicts } from '../../src/helpers/snapshot/ensure-helper.ts';
 import { tempDir } from '../support/bridge.ts';
-import { BUILT_BIN, startCli } from '../support/cli.ts';
+import { startCli } from '../support/cli.ts';
 import { fixtureApk, fixtureManifest, freePortCandidate } from '../support/device-bed.ts';
 import type { BenchFigure } from './run.ts';
 
@@ -36,33 +40,9 @@ async function time(fn: () => Promise<unknown>): Promise<number> {
 
 const round = (n: number) => Math.round(n * 1000) / 1000;
 
-/**
- * A module of the built bridge (`dist/`, what `devicebridge` runs; `npm run bench` builds first),
- * typed as its source: the driver's cost measured as installed, not through tsx's transform.
- */
-async function built<T>(module: string): Promise<T> {
-  const url = pathToFileURL(path.resolve(import.meta.dirname, '../../dist', module)).href;
-  return (await import(url).catch((err: Error) => {
-    throw new Error(`dist/${module}: ${err.message} (run \`npm run build\` first; npm run bench does)`);
-  })) as T;
-}
-
 export async function bench(): Promise<BenchFigure[]> {
-  const { AdbRuntime } = await built<typeof import('../../src/adb/runtime.ts')>('adb/runtime.js');
-  const { ArtifactCache } = await built<typeof import('../../src/artifacts/cache.ts')>('artifacts/cache.js');
-  const { adbHelperDevice } = await built<typeof import('../../src/helpers/snapshot/device.ts')>(
-    'helpers/snapshot/device.js',
-  );
-  const { SnapshotDriver } = await built<typeof import('../../src/helpers/snapshot/driver.ts')>(
-    'helpers/snapshot/driver.js',
-  );
-  const { EnsureVerdicts } = await built<typeof import('../../src/helpers/snapshot/ensure-helper.ts')>(
-    'helpers/snapshot/ensure-helper.js',
-  );
   // The simulated device runs in its own process, like a phone: the bridge's thread does only bridge work.
-  const sim = await startCli(['simulate', '--port', String(freePortCandidate()), '--json'], {
-    bin: BUILT_BIN,
-  });
+  const sim = await startCli(['simulate', '--port', String(freePortCandidate()), '--json']);
   const { address } = JSON.parse(sim.firstLine) as { address: string };
   const runtime = await AdbRuntime.start({ port: freePortCandidate() });
   const bed = { client: runtime.client, server: runtime.server };

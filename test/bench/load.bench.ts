@@ -27,14 +27,14 @@
 
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { access, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { promisify } from 'node:util';
 import { hashToken } from '../../src/server/auth.ts';
 import { tempDir } from '../support/bridge.ts';
-import { BUILT_BIN, publishFixtureHelper } from '../support/cli.ts';
+import { publishFixtureHelper } from '../support/cli.ts';
 import { startServeNode, startSimulatorProcess, stopBridge } from '../support/fleet.ts';
 import { childrenNamed, cpuMs, cpuPercent, type ProcStat, percentile, procStat } from './load-stats.ts';
 import type { BenchFigure } from './run.ts';
@@ -258,12 +258,8 @@ export async function bench(): Promise<BenchFigure[]> {
   ) =>
     figures.push({ bench, value: round(value), unit, baseline, ratio: ratio === null ? null : round(ratio) });
 
-  // The bridge and the simulator as installed (`npm run bench` builds first), not through tsx.
-  await access(BUILT_BIN).catch(() => {
-    throw new Error(`${BUILT_BIN} is missing: run \`npm run build\` first (npm run bench does)`);
-  });
   const tmp = await tempDir('devicebridge-load-');
-  const simulator = await startSimulatorProcess(maxN, [], BUILT_BIN);
+  const simulator = await startSimulatorProcess(maxN);
   let node: Awaited<ReturnType<typeof startServeNode>> | undefined;
   const clients: Client[] = Array.from({ length: CLIENTS }, (_, k) => ({
     token: randomBytes(24).toString('hex'),
@@ -295,7 +291,6 @@ export async function bench(): Promise<BenchFigure[]> {
         DEVICEBRIDGE_TOKENS_FILE: tokensFile,
       },
       ...(PROFILE_DIR === undefined ? {} : { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] }),
-      bin: BUILT_BIN,
     });
     const base = new URL(node.url);
     const bridgePid = node.child.pid!;

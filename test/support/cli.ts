@@ -3,13 +3,6 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 
 export const BIN = path.resolve(import.meta.dirname, '../../src/cli/bin.js');
-/**
- * The built CLI (`npm run build`), what the installed `devicebridge` runs. Benchmarks that time a
- * bridge process use it: the development launcher runs the sources through tsx, whose transformed
- * modules call each other's exports through getters (normalize of a 51 KB dump 4.6–6.3 ms under tsx
- * against 1.7 ms built).
- */
-export const BUILT_BIN = path.resolve(import.meta.dirname, '../../dist/cli/bin.js');
 
 export interface CliResult {
   code: number | null;
@@ -63,10 +56,10 @@ export function runCli(args: string[], options: RunOptions = {}): Promise<CliRes
 /** Start a long-running CLI command and wait for its first stdout line. */
 export function startCli(
   args: string[],
-  options: { env?: Record<string, string>; timeoutMs?: number; nodeArgs?: string[]; bin?: string } = {},
+  options: { env?: Record<string, string>; timeoutMs?: number; nodeArgs?: string[] } = {},
 ): Promise<{ child: ChildProcess; firstLine: string; stderr: () => string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...(options.nodeArgs ?? []), options.bin ?? BIN, ...args], {
+    const child = spawn(process.execPath, [...(options.nodeArgs ?? []), BIN, ...args], {
       env: { ...process.env, ...options.env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

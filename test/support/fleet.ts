@@ -33,8 +33,6 @@ export interface ServeNodeOptions {
   env?: Record<string, string>;
   /** Options for node itself (before the script), e.g. `--cpu-prof`. */
   nodeArgs?: string[];
-  /** The CLI script to run (default the development launcher, `BIN`; benchmarks pass `BUILT_BIN`). */
-  bin?: string;
 }
 
 /** Start `devicebridge serve --port 0 --json` and wait for its listening line. */
@@ -63,7 +61,6 @@ export async function startServeNode(options: ServeNodeOptions): Promise<ServeNo
       },
       timeoutMs: 60_000,
       ...(options.nodeArgs === undefined ? {} : { nodeArgs: options.nodeArgs }),
-      ...(options.bin === undefined ? {} : { bin: options.bin }),
     },
   );
   return {
@@ -156,8 +153,6 @@ export async function startSimulatorProcess(
   count: number,
   /** More `simulate` flags (e.g. `['--nodes', '20000']`, `['--log-rate', '20000']`). */
   extraArgs: readonly string[] = [],
-  /** The CLI script to run (default the development launcher, `BIN`). */
-  bin: string = BIN,
 ): Promise<{
   child: ChildProcess;
   addresses: string[];
@@ -167,7 +162,7 @@ export async function startSimulatorProcess(
 }> {
   const child = spawn(
     process.execPath,
-    [bin, 'simulate', '--port', '0', '--count', String(count), '--control-port', '0', '--json', ...extraArgs],
+    [BIN, 'simulate', '--port', '0', '--count', String(count), '--control-port', '0', '--json', ...extraArgs],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   const listed = await new Promise<{ control: string; addresses: string[] }>((resolve, reject) => {
