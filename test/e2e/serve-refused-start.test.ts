@@ -9,7 +9,7 @@
  * seconds, so the bound is loose there; the teardown bound (1 s) is the one the issue sets.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tempDir } from '../support/bridge.ts';
@@ -50,28 +50,27 @@ interface Refused {
   reportedAfterRefusalMs: number;
   /** Milliseconds from the refusal being logged to the process's exit. */
   exitAfterRefusalMs: number;
-  /** Child processes of the bridge seen while it ran (its adb server). */
-  childrenSeen: number;
+  /**
+   * Every adb command the bridge ran (argument lines, through a logging shim as
+   * DEVICEBRIDGE_ADB_PATH): the witness that its adb server had been started. (Sampling its child
+   * processes every 50 ms missed a short-lived server on CI.)
+   */
+  adbRuns: string[];
 }
 
-function serveRefused(args: string[], env: Record<string, string>): Promise<Refused> {
-  return new Promise((resolve, reject) => {
+async function serveRefused(dir: string, args: string[], env: Record<string, string>): Promise<Refused> {
+  const log = path.join(dir, 'adb-runs.log');
+  const shim = path.join(dir, 'adb-shim');
+  await writeFile(shim, `#!/bin/sh\nprintf '%s\\n' "$*" >> '${log}'\nexec adb "$@"\n`, { mode: 0o755 });
+  await writeFile(log, '');
+  const refused = await new Promise<Omit<Refused, 'adbRuns'>>((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...args], {
-      env: { ...process.env, LOG_LEVEL: 'info', ...env },
+      env: { ...process.env, LOG_LEVEL: 'info', DEVICEBRIDGE_ADB_PATH: shim, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stderr = '';
     let refusedAt: number | undefined;
     let reportedAt: number | undefined;
-    let childrenSeen = 0;
-    const poll = setInterval(() => {
-      try {
-        const kids = execFileSync('ps', ['--ppid', String(child.pid), '-o', 'pid='], { encoding: 'utf8' });
-        childrenSeen = Math.max(childrenSeen, kids.trim().split('\n').filter(Boolean).length);
-      } catch {
-        // no children right now
-      }
-    }, 50);
     child.stderr.on('data', (d: Buffer) => {
       stderr += d.toString();
       if (refusedAt === undefined && /refused|not allowed/i.test(stderr)) refusedAt = Date.now();
@@ -79,12 +78,10 @@ function serveRefused(args: string[], env: Record<string, string>): Promise<Refu
     });
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      clearInterval(poll);
       reject(new Error(`serve did not exit within 90 s of starting; stderr: ${stderr.slice(-2000)}`));
     }, 90_000);
     child.on('exit', (code) => {
       clearTimeout(timer);
-      clearInterval(poll);
       const exitedAt = Date.now();
       resolve({
         code,
@@ -94,11 +91,15 @@ function serveRefused(args: string[], env: Record<string, string>): Promise<Refu
             ? Number.POSITIVE_INFINITY
             : reportedAt - refusedAt,
         exitAfterRefusalMs: refusedAt === undefined ? Number.POSITIVE_INFINITY : exitedAt - refusedAt,
-        childrenSeen,
       });
     });
   });
+  const adbRuns = (await readFile(log, 'utf8')).split('\n').filter(Boolean);
+  return { ...refused, adbRuns };
 }
+
+/** Whether the bridge started an adb server (`adb -P PORT server nodaemon` or `start-server`). */
+const startedAdbServer = (r: Refused) => r.adbRuns.some((l) => /\b(server|start-server)\b/.test(l));
 
 describe('serve: a refused device-side start leaves nothing running', () => {
   it('a devices file the tunnel allowlist refuses: exit 2 within a second, no adb server left', async () => {
@@ -108,7 +109,7 @@ describe('serve: a refused device-side start leaves nothing running', () => {
     reapAdb(adbPort);
     const devicesFile = path.join(tmp.dir, 'devices.json');
     await writeFile(devicesFile, JSON.stringify([{ endpoint: '192.168.77.10:5555' }]));
-    const r = await serveRefused(['--data-dir', tmp.dir], {
+    const r = await serveRefused(tmp.dir, ['--data-dir', tmp.dir], {
       DEVICEBRIDGE_ADB_PORT: String(adbPort),
       DEVICEBRIDGE_DEVICES_FILE: devicesFile,
     });
@@ -117,7 +118,7 @@ describe('serve: a refused device-side start leaves nothing running', () => {
     expect(r.stderr).not.toMatch(/\n\s+at /);
     expect(r.reportedAfterRefusalMs).toBeLessThan(1000);
     expect(r.exitAfterRefusalMs).toBeLessThan(3000);
-    expect(r.childrenSeen).toBeGreaterThan(0); // the adb server had been started
+    expect(startedAdbServer(r), r.adbRuns.join('\n')).toBe(true); // the adb server had been started
     expect(adbServersOn(adbPort)).toEqual([]);
   }, 120_000);
 
@@ -126,7 +127,7 @@ describe('serve: a refused device-side start leaves nothing running', () => {
     cleanups.push(tmp.cleanup);
     const adbPort = freePortCandidate();
     reapAdb(adbPort);
-    const r = await serveRefused(['--data-dir', tmp.dir, '--simulate', '2'], {
+    const r = await serveRefused(tmp.dir, ['--data-dir', tmp.dir, '--simulate', '2'], {
       DEVICEBRIDGE_ADB_PORT: String(adbPort),
       DEVICEBRIDGE_TUNNEL_ALLOW: '10.0.0.0/8',
     });
@@ -134,7 +135,7 @@ describe('serve: a refused device-side start leaves nothing running', () => {
     expect(r.stderr).not.toMatch(/\n\s+at /);
     expect(r.reportedAfterRefusalMs).toBeLessThan(1000);
     expect(r.exitAfterRefusalMs).toBeLessThan(3000);
-    expect(r.childrenSeen).toBeGreaterThan(0);
+    expect(startedAdbServer(r), r.adbRuns.join('\n')).toBe(true);
     expect(adbServersOn(adbPort)).toEqual([]);
   }, 120_000);
 
@@ -148,7 +149,9 @@ describe('serve: a refused device-side start leaves nothing running', () => {
     while (adbServersOn(adbPort).length === 0 && Date.now() < until)
       await new Promise((r) => setTimeout(r, 50));
     await new Promise((r) => setTimeout(r, 500)); // listening
-    const r = await serveRefused(['--data-dir', tmp.dir], { DEVICEBRIDGE_ADB_PORT: String(adbPort) });
+    const r = await serveRefused(tmp.dir, ['--data-dir', tmp.dir], {
+      DEVICEBRIDGE_ADB_PORT: String(adbPort),
+    });
     expect(r.code, r.stderr).toBe(2);
     expect(r.stderr).toMatch(new RegExp(`devicebridge: .*127\\.0\\.0\\.1:${adbPort}.*DEVICEBRIDGE_ADB_PORT`));
     expect(r.stderr).not.toMatch(/\n\s+at /);
