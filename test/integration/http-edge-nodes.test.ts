@@ -18,8 +18,36 @@ import {
   testTokens,
   timedRequest,
 } from '../support/bridge.ts';
+import { deleteKeys, REDIS_URL } from '../support/fleet.ts';
 
 const FORWARDED = 'x-devicebridge-forwarded-by';
+
+/**
+ * node-a (drives one simulated device; its directory entry points at loopback `ownerPort`, a stand-in
+ * for a broken owner) and node-b (no devices, forward timeout 500 ms) on one Redis prefix, with a
+ * lease of node-a's device acquired through node-b.
+ */
+async function ownerBehind(
+  redisPrefix: string,
+  ownerPort: number,
+): Promise<{ a: DeviceBridge; b: DeviceBridge; leaseId: string }> {
+  const a = await testDeviceBridge({ simulate: 1, redisPrefix, env: { DEVICEBRIDGE_NODE: 'node-a' } });
+  await a.node.announce(`http://127.0.0.1:${ownerPort}`);
+  const b = await testDeviceBridge({
+    simulate: 0,
+    redisPrefix,
+    env: { DEVICEBRIDGE_NODE: 'node-b', DEVICEBRIDGE_FORWARD_TIMEOUT_MS: '500' },
+  });
+  const acquired = await timedRequest(b.app, 'POST', '/v1/leases', { waitSeconds: 5 });
+  expect(acquired.status, JSON.stringify(acquired.body)).toBe(201);
+  return { a, b, leaseId: acquired.body['id'] };
+}
+
+async function dropKeys(keyPrefix: string): Promise<void> {
+  const redis = new Redis(REDIS_URL);
+  await deleteKeys(redis, keyPrefix);
+  await redis.quit();
+}
 const prefix = `test:${randomUUID()}:`;
 
 describe('owner proxy: security', () => {
@@ -58,10 +86,7 @@ describe('owner proxy: security', () => {
     await new Promise<void>((resolve) => server?.close(() => resolve()));
     await b?.cleanup();
     await a?.cleanup();
-    const redis = new Redis('redis://127.0.0.1:6379');
-    const keys = await redis.keys(`${prefix}*`);
-    if (keys.length > 0) await redis.del(...keys);
-    await redis.quit();
+    await dropKeys(prefix);
   });
 
   it('the lease owner tenant is forwarded to the node that drives the device', async () => {
@@ -148,20 +173,7 @@ describe('owner proxy: an owner that does not answer', () => {
       });
     });
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
-    a = await testDeviceBridge({
-      simulate: 1,
-      redisPrefix: silentPrefix,
-      env: { DEVICEBRIDGE_NODE: 'node-a' },
-    });
-    await a.node.announce(`http://127.0.0.1:${(silent.address() as AddressInfo).port}`);
-    b = await testDeviceBridge({
-      simulate: 0,
-      redisPrefix: silentPrefix,
-      env: { DEVICEBRIDGE_NODE: 'node-b', DEVICEBRIDGE_FORWARD_TIMEOUT_MS: '500' },
-    });
-    const acquired = await timedRequest(b.app, 'POST', '/v1/leases', { waitSeconds: 5 });
-    expect(acquired.status, JSON.stringify(acquired.body)).toBe(201);
-    leaseId = acquired.body['id'];
+    ({ a, b, leaseId } = await ownerBehind(silentPrefix, (silent.address() as AddressInfo).port));
   }, 120_000);
 
   afterAll(async () => {
@@ -169,10 +181,7 @@ describe('owner proxy: an owner that does not answer', () => {
     await new Promise<void>((resolve) => silent?.close(() => resolve()));
     await b?.cleanup();
     await a?.cleanup();
-    const redis = new Redis('redis://127.0.0.1:6379');
-    const keys = await redis.keys(`${silentPrefix}*`);
-    if (keys.length > 0) await redis.del(...keys);
-    await redis.quit();
+    await dropKeys(silentPrefix);
   });
 
   it('a forwarded call times out into a retryable UNAVAILABLE naming the owner (not a hang, not a 500)', async () => {
@@ -222,20 +231,7 @@ describe('owner proxy: an owner that hangs after its headers', () => {
       res.write('{"width":');
     });
     await new Promise<void>((resolve) => hung.listen(0, '127.0.0.1', resolve));
-    a = await testDeviceBridge({
-      simulate: 1,
-      redisPrefix: hungPrefix,
-      env: { DEVICEBRIDGE_NODE: 'node-a' },
-    });
-    await a.node.announce(`http://127.0.0.1:${(hung.address() as AddressInfo).port}`);
-    b = await testDeviceBridge({
-      simulate: 0,
-      redisPrefix: hungPrefix,
-      env: { DEVICEBRIDGE_NODE: 'node-b', DEVICEBRIDGE_FORWARD_TIMEOUT_MS: '500' },
-    });
-    const acquired = await timedRequest(b.app, 'POST', '/v1/leases', { waitSeconds: 5 });
-    expect(acquired.status, JSON.stringify(acquired.body)).toBe(201);
-    leaseId = acquired.body['id'];
+    ({ a, b, leaseId } = await ownerBehind(hungPrefix, (hung.address() as AddressInfo).port));
   }, 120_000);
 
   afterAll(async () => {
@@ -243,10 +239,7 @@ describe('owner proxy: an owner that hangs after its headers', () => {
     await new Promise<void>((resolve) => hung?.close(() => resolve()));
     await b?.cleanup();
     await a?.cleanup();
-    const redis = new Redis('redis://127.0.0.1:6379');
-    const keys = await redis.keys(`${hungPrefix}*`);
-    if (keys.length > 0) await redis.del(...keys);
-    await redis.quit();
+    await dropKeys(hungPrefix);
   });
 
   it('a streamed shell command quiet for longer than the forward timeout is relayed to its exit event (review finding)', async () => {
