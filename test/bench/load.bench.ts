@@ -269,7 +269,7 @@ export async function bench(): Promise<BenchFigure[]> {
     const dataDir = path.join(tmp.dir, 'node');
     await publishFixtureHelper(dataDir);
     const devicesFile = path.join(tmp.dir, 'devices.json');
-    await writeFile(devicesFile, JSON.stringify(simulator.addresses.map((endpoint) => ({ endpoint }))));
+    await simulator.writeDevicesFile(devicesFile);
     const tokensFile = path.join(tmp.dir, 'tokens.json');
     await writeFile(
       tokensFile,

@@ -7,7 +7,6 @@
  * after a warm-up. Baseline: the same request answered as one string (`c.json`, streaming switched
  * off), interleaved in the same run. Also printed: the same for `format: xml`.
  */
-import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { STREAM_SNAPSHOT_CHARS, snapshotStreaming } from '../../src/app/snapshot-stream.ts';
 import { tempDir, testDeviceBridge } from '../support/bridge.ts';
@@ -21,7 +20,7 @@ export async function bench(): Promise<BenchFigure[]> {
   const simulator = await startSimulatorProcess(1, ['--nodes', '20000', '--seed', '7']);
   const tmp = await tempDir();
   const file = path.join(tmp.dir, 'devices.json');
-  await writeFile(file, JSON.stringify([{ endpoint: simulator.addresses[0] }]));
+  await simulator.writeDevicesFile(file);
   const bridge = await testDeviceBridge({ simulate: 0, env: { DEVICEBRIDGE_DEVICES_FILE: file } });
   try {
     const post = (p: string, body: unknown) =>

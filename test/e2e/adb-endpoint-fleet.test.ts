@@ -8,7 +8,6 @@
  * about a second, and new connections refused.
  */
 import { randomUUID } from 'node:crypto';
-import { writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 import { Redis } from 'ioredis';
@@ -16,13 +15,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../support/bridge.ts';
 import { type ClientAdb, startClientAdb } from '../support/client-adb.ts';
 import {
-  deleteKeys,
   type FleetNode,
   http,
   REDIS_URL,
   startBridge,
   startSimulatorProcess,
-  stopBridge,
+  stopFleet,
 } from '../support/fleet.ts';
 
 const prefix = `test:${randomUUID()}:`;
@@ -73,8 +71,7 @@ describe('adb endpoint closes when the lease ends on another node (e2e, two brid
     tmp = await tempDir();
     clientAdb = await startClientAdb();
     simulator = await startSimulatorProcess(1);
-    const file = path.join(tmp.dir, 'devices.json');
-    await writeFile(file, JSON.stringify([{ endpoint: simulator.addresses[0] }]));
+    const file = await simulator.writeDevicesFile(path.join(tmp.dir, 'devices.json'));
     nodes.push(
       await startBridge(path.join(tmp.dir, 'a'), {
         prefix,
@@ -86,12 +83,8 @@ describe('adb endpoint closes when the lease ends on another node (e2e, two brid
   }, 120_000);
 
   afterAll(async () => {
-    for (const n of nodes) await stopBridge(n);
-    await simulator?.stop();
+    await stopFleet({ nodes, simulator, redis, prefix, tmp });
     await clientAdb?.close();
-    await deleteKeys(redis, prefix);
-    await redis.quit();
-    await tmp?.cleanup();
   }, 60_000);
 
   async function leaseWithEndpoint(ttlSeconds: number) {

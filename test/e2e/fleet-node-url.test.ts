@@ -10,7 +10,7 @@ import path from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../support/bridge.ts';
-import { deleteKeys, REDIS_URL, type ServeNode, startBridge, stopBridge } from '../support/fleet.ts';
+import { REDIS_URL, type ServeNode, startBridge, stopFleet } from '../support/fleet.ts';
 
 const prefix = `test:${randomUUID()}:`;
 
@@ -20,10 +20,7 @@ describe('the node directory announces DEVICEBRIDGE_NODE_URL (e2e, Redis)', () =
   let tmp: { dir: string; cleanup(): Promise<void> } | undefined;
 
   afterAll(async () => {
-    for (const n of nodes) await stopBridge(n);
-    await deleteKeys(redis, prefix);
-    await redis.quit();
-    await tmp?.cleanup();
+    await stopFleet({ nodes, redis, prefix, tmp });
   }, 60_000);
 
   const announced = async (name: string): Promise<unknown> => {

@@ -14,7 +14,6 @@
  */
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
@@ -24,7 +23,6 @@ import { tempDir } from '../support/bridge.ts';
 import { publishFixtureHelper, waitForExit } from '../support/cli.ts';
 import { GLASS_AGENT_MAIN } from '../support/device-bed.ts';
 import {
-  deleteKeys,
   type FleetNode,
   forwardsOf,
   http,
@@ -32,7 +30,7 @@ import {
   REDIS_URL,
   startBridge,
   startSimulatorProcess,
-  stopBridge,
+  stopFleet,
 } from '../support/fleet.ts';
 import { publishGlassAgent } from '../support/glass.ts';
 
@@ -68,8 +66,7 @@ describe('cleanup after takeover (e2e: 2 bridges, a device whose processes outli
         await publishGlassAgent(new FsArtifactStore(path.join(dir, 'artifacts')), dir);
       }),
     ]);
-    const file = path.join(tmp.dir, 'devices.json');
-    await writeFile(file, JSON.stringify([{ endpoint: simulator.addresses[0] }]));
+    const file = await simulator.writeDevicesFile(path.join(tmp.dir, 'devices.json'));
     const env = {
       DEVICEBRIDGE_DEVICES_FILE: file,
       DEVICEBRIDGE_HEARTBEAT_MS: '1000',
@@ -81,11 +78,7 @@ describe('cleanup after takeover (e2e: 2 bridges, a device whose processes outli
   }, 120_000);
 
   afterAll(async () => {
-    for (const n of nodes) await stopBridge(n);
-    await simulator?.stop();
-    await deleteKeys(redis, prefix);
-    await redis.quit();
-    await tmp?.cleanup();
+    await stopFleet({ nodes, simulator, redis, prefix, tmp });
   }, 60_000);
 
   it('stops what the dead node left on the device; the next calls start one of each; release leaves none', async () => {

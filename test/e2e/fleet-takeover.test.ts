@@ -14,7 +14,6 @@
  */
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
@@ -22,7 +21,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../support/bridge.ts';
 import { publishFixtureHelper, waitForExit } from '../support/cli.ts';
 import {
-  deleteKeys,
   type FleetNode,
   http,
   killAdbServer,
@@ -30,7 +28,7 @@ import {
   simulatedDevice,
   startBridge,
   startSimulatorProcess,
-  stopBridge,
+  stopFleet,
 } from '../support/fleet.ts';
 
 const DEVICES = 20;
@@ -63,8 +61,7 @@ describe('takeover when a node dies (e2e: 3 bridges, 20 simulated devices)', () 
       startSimulatorProcess(DEVICES),
       ...dirs.map((dir) => publishFixtureHelper(dir)),
     ]);
-    const file = path.join(tmp.dir, 'devices.json');
-    await writeFile(file, JSON.stringify(simulator.addresses.map((endpoint) => ({ endpoint }))));
+    const file = await simulator.writeDevicesFile(path.join(tmp.dir, 'devices.json'));
     const start = (i: number) =>
       startBridge(dirs[i]!, {
         prefix,
@@ -83,11 +80,7 @@ describe('takeover when a node dies (e2e: 3 bridges, 20 simulated devices)', () 
   }, 180_000);
 
   afterAll(async () => {
-    for (const n of nodes) await stopBridge(n);
-    await simulator?.stop();
-    await deleteKeys(redis, prefix);
-    await redis.quit();
-    await tmp?.cleanup();
+    await stopFleet({ nodes, simulator, redis, prefix, tmp });
   }, 60_000);
 
   it(`survivors take over every device within ${TAKEOVER_BOUND_MS} ms; leases and fencing tokens survive`, async () => {

@@ -9,14 +9,12 @@
  * The same for leases that expire, whichever node's expiry pass claims them.
  */
 import { randomUUID } from 'node:crypto';
-import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../support/bridge.ts';
 import { publishFixtureHelper } from '../support/cli.ts';
 import {
-  deleteKeys,
   type FleetNode,
   forwardsOf,
   http,
@@ -24,7 +22,7 @@ import {
   simulatedDevice,
   startBridge,
   startSimulatorProcess,
-  stopBridge,
+  stopFleet,
 } from '../support/fleet.ts';
 
 const prefix = `test:${randomUUID()}:`;
@@ -43,8 +41,7 @@ describe('teardown runs on the owner (e2e, two bridges)', () => {
     tmp = await tempDir();
     await publishFixtureHelper(path.join(tmp.dir, 'a'));
     simulator = await startSimulatorProcess(1);
-    const file = path.join(tmp.dir, 'devices.json');
-    await writeFile(file, JSON.stringify([{ endpoint: simulator.addresses[0] }]));
+    const file = await simulator.writeDevicesFile(path.join(tmp.dir, 'devices.json'));
     nodes.push(
       await startBridge(path.join(tmp.dir, 'a'), {
         prefix,
@@ -56,11 +53,7 @@ describe('teardown runs on the owner (e2e, two bridges)', () => {
   }, 120_000);
 
   afterAll(async () => {
-    for (const n of nodes) await stopBridge(n);
-    await simulator?.stop();
-    await deleteKeys(redis, prefix);
-    await redis.quit();
-    await tmp?.cleanup();
+    await stopFleet({ nodes, simulator, redis, prefix, tmp });
   }, 60_000);
 
   it('three releases through a non-owner leave no forward and no helper session on the owner', async () => {

@@ -8,19 +8,18 @@
  * still end when the lease ends.
  */
 import { randomUUID } from 'node:crypto';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../support/bridge.ts';
 import {
-  deleteKeys,
   type FleetNode,
   http,
   REDIS_URL,
   startBridge,
   startSimulatorProcess,
-  stopBridge,
+  stopFleet,
 } from '../support/fleet.ts';
 
 const prefix = `test:${randomUUID()}:`;
@@ -63,17 +62,12 @@ describe('a slow logcat reader on a high-rate device (e2e)', () => {
   beforeAll(async () => {
     tmp = await tempDir();
     simulator = await startSimulatorProcess(1, ['--log-rate', String(LOG_RATE)]);
-    const file = path.join(tmp.dir, 'devices.json');
-    await writeFile(file, JSON.stringify([{ endpoint: simulator.addresses[0] }]));
+    const file = await simulator.writeDevicesFile(path.join(tmp.dir, 'devices.json'));
     node = await startBridge(path.join(tmp.dir, 'a'), { prefix, env: { DEVICEBRIDGE_DEVICES_FILE: file } });
   }, 120_000);
 
   afterAll(async () => {
-    if (node) await stopBridge(node);
-    await simulator?.stop();
-    await deleteKeys(redis, prefix);
-    await redis.quit();
-    await tmp?.cleanup();
+    await stopFleet({ nodes: node ? [node] : [], simulator, redis, prefix, tmp });
   }, 60_000);
 
   it('the bridge does not grow while the client stalls, and the stream ends with the lease', async () => {

@@ -5,7 +5,6 @@
  * stream. Checks the bodies against the non-streamed answer (`JSON.stringify` of the same view) and
  * the bridge's peak heap + external growth while serving, against the body size measured here.
  */
-import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { normalizeSnapshot } from '../../src/snapshot/normalize.ts';
@@ -22,8 +21,7 @@ describe('a 20,000-node snapshot is streamed to the client', () => {
   beforeAll(async () => {
     simulator = await startSimulatorProcess(1, ['--nodes', '20000', '--seed', '7']);
     tmp = await tempDir();
-    const file = path.join(tmp.dir, 'devices.json');
-    await writeFile(file, JSON.stringify([{ endpoint: simulator.addresses[0] }]));
+    const file = await simulator.writeDevicesFile(path.join(tmp.dir, 'devices.json'));
     bridge = await testDeviceBridge({ simulate: 0, env: { DEVICEBRIDGE_DEVICES_FILE: file } });
     const deadline = Date.now() + 30_000;
     for (;;) {

@@ -3,6 +3,7 @@
  * simulator in its own process, and JSON HTTP calls that say how long they took.
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import type { Redis } from 'ioredis';
 import { BIN, startCli, waitForExit } from './cli.ts';
@@ -148,6 +149,24 @@ export async function deleteKeys(redis: Redis, prefix: string): Promise<void> {
   if (keys.length > 0) await redis.del(...keys);
 }
 
+/**
+ * A fleet test's afterAll: stop the bridges (in order), then the simulator; delete the prefix's
+ * keys, close `redis`, remove the temp dir. Parts never started are skipped.
+ */
+export async function stopFleet(parts: {
+  nodes: readonly ServeNode[];
+  simulator?: { stop(): Promise<void> } | undefined;
+  redis: Redis;
+  prefix: string;
+  tmp?: { cleanup(): Promise<void> } | undefined;
+}): Promise<void> {
+  for (const n of parts.nodes) await stopBridge(n);
+  await parts.simulator?.stop();
+  await deleteKeys(parts.redis, parts.prefix);
+  await parts.redis.quit();
+  await parts.tmp?.cleanup();
+}
+
 /** `devicebridge simulate --port 0 --count N --json` in its own process (with its control API). */
 export async function startSimulatorProcess(
   count: number,
@@ -158,6 +177,8 @@ export async function startSimulatorProcess(
   addresses: string[];
   /** The run-time control API (`src/simulator/control.ts`). */
   control: string;
+  /** Write a devices file (`DEVICEBRIDGE_DEVICES_FILE`) naming every device here; answers `file`. */
+  writeDevicesFile(file: string): Promise<string>;
   stop(): Promise<void>;
 }> {
   const child = spawn(
@@ -196,6 +217,10 @@ export async function startSimulatorProcess(
   return {
     child,
     ...listed,
+    async writeDevicesFile(file: string) {
+      await writeFile(file, JSON.stringify(listed.addresses.map((endpoint) => ({ endpoint }))));
+      return file;
+    },
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill('SIGTERM');
