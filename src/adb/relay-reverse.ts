@@ -144,10 +144,6 @@ export class ReverseClaims {
     return run;
   }
 
-  holder(port: number): RelayReverses | undefined {
-    return this.#holders.get(port);
-  }
-
   /** `by` holds `port` now; answers the connection that held it before, if another. */
   take(port: number, by: RelayReverses): RelayReverses | undefined {
     const before = this.#holders.get(port);
@@ -176,7 +172,6 @@ export interface RelayReversesOptions {
 interface Reverse {
   remote: number;
   server: net.Server;
-  socketPath: string;
   sockets: Set<net.Socket>;
 }
 
@@ -193,15 +188,6 @@ export class RelayReverses {
   constructor(options: RelayReversesOptions) {
     this.#o = options;
     this.#claims = options.claims ?? new ReverseClaims();
-  }
-
-  get count(): number {
-    return this.#byLocal.size;
-  }
-
-  /** The bridge-local unix sockets listened on now. */
-  bridgeSockets(): string[] {
-    return [...this.#byLocal.values()].map((r) => r.socketPath);
   }
 
   /** Answer one `reverse:…` service as adbd would (one at a time per connection). */
@@ -285,18 +271,19 @@ export class RelayReverses {
       );
     }
     const server = net.createServer({ pauseOnConnect: true });
-    const entry: Reverse = { remote, server, socketPath: '', sockets: new Set() };
+    const entry: Reverse = { remote, server, sockets: new Set() };
     server.on('connection', (socket) => {
       entry.sockets.add(socket);
       socket.once('close', () => entry.sockets.delete(socket));
       socket.on('error', () => socket.destroy());
       this.#o.openToClient(`tcp:${entry.remote}`, socket);
     });
+    let socketPath: string;
     try {
-      entry.socketPath = await this.#socketPath();
+      socketPath = await this.#socketPath();
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject);
-        server.listen({ path: entry.socketPath, exclusive: true }, () => {
+        server.listen({ path: socketPath, exclusive: true }, () => {
           server.off('error', reject);
           resolve();
         });
@@ -306,7 +293,7 @@ export class RelayReverses {
     }
     let answer: Buffer;
     try {
-      const target = `localfilesystem:${entry.socketPath}`;
+      const target = `localfilesystem:${socketPath}`;
       const service = `reverse:forward:${norebind ? 'norebind:' : ''}tcp:${local};${target}`;
       answer = await readAnswer(await this.#o.openDevice(service));
     } catch (err) {
