@@ -99,7 +99,6 @@ export class RedisDeviceStore implements DeviceStore {
     this.#scripts = new ScriptSet(this.#redis, {
       dir: DEVICE_SCRIPT_DIR,
       names: DEVICE_SCRIPT_NAMES,
-      commandPrefix: 'devicebridgeDevice_',
     });
     this.#maxAttempts = options.maxUpdateAttempts ?? 100;
   }

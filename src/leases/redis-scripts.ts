@@ -1,6 +1,6 @@
 /**
- * The lease scripts (`lua/*.lua`, fragments in `lua/includes/`), loaded through the shared script
- * loader and registered on the store's ioredis client (EVALSHA, EVAL after NOSCRIPT). Negative
+ * The lease scripts (`lua/*.lua`, fragments in `lua/includes/`), loaded and run through the shared
+ * script loader on the store's ioredis client (EVALSHA, EVAL after NOSCRIPT). Negative
  * integer replies are lease failures mapped to BridgeErrors through the one table in `errors.ts`.
  */
 import type { Redis } from 'ioredis';
@@ -29,8 +29,6 @@ export type ScriptName = (typeof SCRIPT_NAMES)[number];
 /** Where the lease scripts live (kept beside this module, also in a built package). */
 export const LEASE_SCRIPT_DIR = new URL('./lua/', import.meta.url);
 
-const READ_ONLY: readonly ScriptName[] = ['check-fence', 'lease-of-device', 'list-active', 'list-teardowns'];
-
 /** The expanded script sources (includes inlined), read from disk on first use. */
 export function scriptSources(): Map<ScriptName, string> {
   const scripts = loadScripts(LEASE_SCRIPT_DIR, SCRIPT_NAMES);
@@ -44,8 +42,6 @@ export class LeaseScripts {
     this.#scripts = new ScriptSet(client, {
       dir: LEASE_SCRIPT_DIR,
       names: SCRIPT_NAMES,
-      commandPrefix: 'devicebridgeLease_',
-      readOnly: READ_ONLY,
     });
   }
 
@@ -53,14 +49,15 @@ export class LeaseScripts {
    * Run a script. Throws the mapped BridgeError when it replies with a negative failure code;
    * otherwise resolves its raw reply.
    */
-  async run(
+  run(
     name: ScriptName,
     keys: string[],
     args: Array<string | number>,
-    details: Record<string, unknown> = {},
+    details?: Record<string, unknown>,
   ): Promise<unknown> {
-    const reply = await this.#scripts.run(name, keys, args);
-    if (isLeaseFailure(reply)) throw leaseError(reply, details);
-    return reply;
+    return this.#scripts.run(name, keys, args).then((reply) => {
+      if (isLeaseFailure(reply)) throw leaseError(reply, details);
+      return reply;
+    });
   }
 }

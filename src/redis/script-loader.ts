@@ -16,8 +16,10 @@
  * scripts are found beside the module both under `src/` and in a built `dist/` that copies the
  * `lua/` folders.
  *
- * `ScriptSet` registers the loaded scripts on an ioredis client with `defineCommand`: ioredis sends
- * EVALSHA with the script's SHA-1 and falls back to EVAL on NOSCRIPT (fresh server, SCRIPT FLUSH).
+ * `ScriptSet` runs the loaded scripts on an ioredis client: EVALSHA with the script's SHA-1, and EVAL
+ * of its source when Redis answers NOSCRIPT (fresh server, SCRIPT FLUSH). Not `defineCommand`: every
+ * script defined there is copied onto each pipeline ioredis builds — one per tick with
+ * auto-pipelining — and each call goes through a per-call wrapper (measured: see RESULTS.md, leaseops).
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -131,42 +133,34 @@ export function loadScripts<N extends string>(dir: URL, names: readonly N[]): Ma
   return out;
 }
 
-type ScriptCommand = (numberOfKeys: number, ...args: Array<string | number>) => Promise<unknown>;
+type EvalCommand = (...args: Array<string | number>) => Promise<unknown>;
 
 export interface ScriptSetOptions<N extends string> {
   /** Folder of the scripts (`new URL('./lua/', import.meta.url)`). */
   dir: URL;
   names: readonly N[];
-  /** Prefix of the ioredis command names, e.g. `devicebridgeLease_`; unique per script folder. */
-  commandPrefix: string;
-  /** Scripts that only read (ioredis may route them to replicas). */
-  readOnly?: readonly N[];
+}
+
+/** Redis' answer to EVALSHA of a script it does not hold. */
+function isNoScript(err: unknown): boolean {
+  return err instanceof Error && err.message.startsWith('NOSCRIPT');
 }
 
 /**
- * A folder of scripts registered on one client. Every script takes a variable number of keys:
- * `run` passes the key count first. A client shared by several stores gets each command defined once.
+ * A folder of scripts run on one client. Every script takes a variable number of keys: `run` passes
+ * the key count first. Several stores may share a client (nothing is registered on it).
  */
 export class ScriptSet<N extends string> {
-  readonly #client: Redis;
   readonly #scripts: Map<N, LoadedScript>;
-  readonly #prefix: string;
+  /** The client's EVALSHA and EVAL, looked up once (a store's connection wraps each method it hands out). */
+  readonly #evalsha: EvalCommand;
+  readonly #eval: EvalCommand;
 
   constructor(client: Redis, options: ScriptSetOptions<N>) {
-    this.#client = client;
-    this.#prefix = options.commandPrefix;
     this.#scripts = loadScripts(options.dir, options.names);
-    const readOnly = new Set<N>(options.readOnly ?? []);
-    const commands = client as unknown as Record<string, unknown>;
-    for (const [name, script] of this.#scripts) {
-      const command = this.#commandName(name);
-      if (typeof commands[command] === 'function') continue;
-      client.defineCommand(command, { lua: script.lua, readOnly: readOnly.has(name) });
-    }
-  }
-
-  #commandName(name: N): string {
-    return `${this.#prefix}${name.replace(/-/g, '_')}`;
+    const commands = client as unknown as { evalsha: EvalCommand; eval: EvalCommand };
+    this.#evalsha = commands.evalsha.bind(client);
+    this.#eval = commands.eval.bind(client);
   }
 
   /** The loaded script (its expanded source and sha). */
@@ -177,9 +171,11 @@ export class ScriptSet<N extends string> {
   }
 
   /** Run a script (EVALSHA, EVAL after NOSCRIPT); resolves its raw reply. */
-  async run(name: N, keys: readonly string[], args: ReadonlyArray<string | number>): Promise<unknown> {
-    const command = (this.#client as unknown as Record<string, ScriptCommand>)[this.#commandName(name)];
-    if (command === undefined) throw new Error(`Lua script ${name} is not defined on this client`);
-    return command.call(this.#client, keys.length, ...keys, ...args);
+  run(name: N, keys: readonly string[], args: ReadonlyArray<string | number>): Promise<unknown> {
+    const script = this.script(name);
+    return this.#evalsha(script.sha, keys.length, ...keys, ...args).catch((err: unknown) => {
+      if (!isNoScript(err)) throw err;
+      return this.#eval(script.lua, keys.length, ...keys, ...args);
+    });
   }
 }
