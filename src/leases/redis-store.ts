@@ -90,13 +90,32 @@ export const TEARDOWN_INDEX_MAX = 10_000;
 /** Every key of the lease store, built in one place (see the table at the top of this file). */
 export class LeaseKeys {
   readonly #space: KeySpace;
+  /** `<prefix>{leases}:`; the scripts that reach keys named inside other keys build them from it. */
+  readonly base: string;
+  // The store's fixed keys, built once (several go into every lease cycle).
+  readonly active: string;
+  readonly deferred: string;
+  readonly deferredClaims: string;
+  readonly queues: string;
+  /** Hash waiterId -> description JSON (for listing waiters). */
+  readonly waiterInfo: string;
+  readonly queueSequence: string;
+  /** The pub/sub channel of wake-ups (a channel, not a key: no slot, nothing stored). */
+  readonly wakeups: string;
+  /** The history of every tenant's recorded teardowns. */
+  readonly #teardownIndex: string;
 
   constructor(prefix: string) {
     this.#space = new KeySpace(prefix, HASH_TAG);
-  }
-  /** `<prefix>{leases}:`; the scripts that reach keys named inside other keys build them from it. */
-  get base(): string {
-    return this.#space.base;
+    this.base = this.#space.base;
+    this.active = this.#space.key('active');
+    this.deferred = this.#space.key('deferred');
+    this.deferredClaims = this.#space.key('deferred-claims');
+    this.queues = this.#space.key('queues');
+    this.waiterInfo = this.#space.key('waiters');
+    this.queueSequence = this.#space.key('qseq');
+    this.wakeups = this.#space.key('wake');
+    this.#teardownIndex = this.#space.key('tdi');
   }
   dev(deviceId: string): string {
     return this.#space.key('dev', deviceId);
@@ -115,35 +134,11 @@ export class LeaseKeys {
   }
   /** The history of recorded teardowns: every tenant's, or one tenant's. */
   teardownIndex(tenant?: string): string {
-    return this.#space.key('tdi', tenant);
+    return tenant === undefined ? this.#teardownIndex : this.#space.key('tdi', tenant);
   }
   /** Hash of what helpers journaled about the lease's device (key → JSON record). */
   deviceState(leaseId: string): string {
     return this.#space.key('ds', leaseId);
-  }
-  get active(): string {
-    return this.#space.key('active');
-  }
-  get deferred(): string {
-    return this.#space.key('deferred');
-  }
-
-  get deferredClaims(): string {
-    return this.#space.key('deferred-claims');
-  }
-  get queues(): string {
-    return this.#space.key('queues');
-  }
-  /** Hash waiterId -> description JSON (for listing waiters). */
-  get waiterInfo(): string {
-    return this.#space.key('waiters');
-  }
-  get queueSequence(): string {
-    return this.#space.key('qseq');
-  }
-  /** The pub/sub channel of wake-ups (a channel, not a key: no slot, nothing stored). */
-  get wakeups(): string {
-    return this.#space.key('wake');
   }
 }
 
@@ -160,84 +155,59 @@ export interface RedisLeaseStoreOptions extends StoreClockOptions {
   teardownIndexMax?: number;
 }
 
-/** Parse a flat HGETALL reply into a Lease (a later duplicate field wins; unknown fields are ignored). */
+/**
+ * The lease hash fields in the order every lease script answers a lease: one value per field, null
+ * for a field the hash lacks. `lua/includes/lease-fields.lua` lists the same fields in the same order
+ * (a unit test compares the two); `leaseFromReply` is the one decoder.
+ */
+export const LEASE_FIELDS = [
+  'id',
+  'deviceId',
+  'tenant',
+  'holder',
+  'fencingToken',
+  'acquiredAt',
+  'expiresAt',
+  'ttlSeconds',
+  'selector',
+  'state',
+  'endedAt',
+  'keepApps',
+] as const;
+
+/** Parse a lease as the scripts answer it (the values of LEASE_FIELDS, in that order). */
 export function leaseFromReply(reply: unknown): Lease {
-  if (!Array.isArray(reply) || reply.length % 2 !== 0) {
+  if (!Array.isArray(reply) || reply.length !== LEASE_FIELDS.length) {
     throw new BridgeError('INTERNAL', 'malformed lease reply from Redis');
   }
-  // One pass into locals, no intermediate Map: this runs on every release (the hot path).
-  let id = '';
-  let deviceId = '';
-  let tenant = '';
-  let holder = '';
-  let selector = '{}';
-  let state = 'expired';
-  let fencingToken: unknown;
-  let acquiredAt: unknown;
-  let expiresAt: unknown;
-  let ttlSeconds: unknown;
-  let endedAt: unknown;
-  let keepApps = '';
-  for (let i = 0; i < reply.length; i += 2) {
-    const value = String(reply[i + 1]);
-    switch (String(reply[i])) {
-      case 'id':
-        id = value;
-        break;
-      case 'deviceId':
-        deviceId = value;
-        break;
-      case 'tenant':
-        tenant = value;
-        break;
-      case 'holder':
-        holder = value;
-        break;
-      case 'selector':
-        selector = value;
-        break;
-      case 'state':
-        state = value;
-        break;
-      case 'fencingToken':
-        fencingToken = value;
-        break;
-      case 'acquiredAt':
-        acquiredAt = value;
-        break;
-      case 'expiresAt':
-        expiresAt = value;
-        break;
-      case 'ttlSeconds':
-        ttlSeconds = value;
-        break;
-      case 'endedAt':
-        endedAt = value;
-        break;
-      case 'keepApps':
-        keepApps = value;
-        break;
-    }
-  }
+  const [id, deviceId, tenant, holder, fencingToken, acquiredAt, expiresAt, ttlSeconds, selector, state] =
+    reply as unknown[];
+  const endedAt: unknown = reply[10];
+  const keepApps: unknown = reply[11];
   const lease: Lease = {
-    id,
-    deviceId,
-    tenant,
-    holder,
+    id: leaseText(id, ''),
+    deviceId: leaseText(deviceId, ''),
+    tenant: leaseText(tenant, ''),
+    holder: leaseText(holder, ''),
     fencingToken: leaseNumber('fencingToken', fencingToken),
     acquiredAt: leaseNumber('acquiredAt', acquiredAt),
     expiresAt: leaseNumber('expiresAt', expiresAt),
     ttlSeconds: leaseNumber('ttlSeconds', ttlSeconds),
-    selector: JSON.parse(selector) as LeaseSelector,
-    state: state as LeaseState,
+    selector: JSON.parse(leaseText(selector, '{}')) as LeaseSelector,
+    state: leaseText(state, 'expired') as LeaseState,
   };
-  if (endedAt !== undefined) lease.endedAt = leaseNumber('endedAt', endedAt);
+  if (endedAt !== null && endedAt !== undefined) lease.endedAt = leaseNumber('endedAt', endedAt);
   if (keepApps === '1') lease.keepApps = true;
   return lease;
 }
 
+/** A text field of a lease reply; `missing` when the hash lacks it (nil). */
+function leaseText(raw: unknown, missing: string): string {
+  return raw === null || raw === undefined ? missing : String(raw);
+}
+
 function leaseNumber(name: string, raw: unknown): number {
-  const value = Number(raw);
+  const value = raw === null || raw === undefined ? Number.NaN : Number(raw);
   if (!Number.isFinite(value)) throw new BridgeError('INTERNAL', `lease field ${name} is not a number`);
   return value;
 }
@@ -359,9 +329,10 @@ export class RedisLeaseStore implements LeaseStore {
   }
 
   async get(leaseId: string): Promise<Lease | null> {
-    const reply = await this.#client.hgetall(this.#keys.lease(leaseId));
-    if (Object.keys(reply).length === 0) return null;
-    return this.#seen(leaseFromReply(Object.entries(reply).flat()));
+    const reply = await this.#client.hmget(this.#keys.lease(leaseId), ...LEASE_FIELDS);
+    // The id is written with every lease: without it there is no such lease.
+    if (reply[0] === null) return null;
+    return this.#seen(leaseFromReply(reply));
   }
 
   async leaseOfDevice(deviceId: string): Promise<Lease | null> {

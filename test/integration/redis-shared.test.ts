@@ -83,7 +83,7 @@ describe('openRedis while Redis is unreachable', () => {
         ['ping', () => client.ping()],
         ['script', () => store.list()],
         ['multi', () => store.takeDeviceState('lease_x')],
-        ['hgetall', () => store.get('lease_x')],
+        ['hmget', () => store.get('lease_x')],
       ] as const) {
         const started = performance.now();
         const err = await (call as () => Promise<unknown>)().then(
@@ -115,12 +115,12 @@ describe('openRedis while Redis is unreachable', () => {
 });
 
 describe('one connection, both stores', () => {
-  it('registers the lease and device scripts once on a shared client; EVALSHA finds them by the loader sha', async () => {
+  it('runs the lease and device scripts on a shared client; EVALSHA finds them by the loader sha', async () => {
     const client = new Redis(URL);
     try {
       const leases = new RedisLeaseStore({ client, prefix });
       const devices = new RedisDeviceStore({ client, prefix });
-      // A second store on the same client reuses the commands already defined.
+      // A second store on the same client runs the same scripts.
       const devicesAgain = new RedisDeviceStore({ client, prefix });
       await devices.put(deviceRecord('d1'));
       expect((await devicesAgain.get('d1'))?.id).toBe('d1');

@@ -1,8 +1,9 @@
-/** leaseFromReply: the parser of the flat field/value arrays the lease scripts return. */
+/** leaseFromReply: the parser of the leases the lua scripts answer (values of LEASE_FIELDS, in order). */
+import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { BridgeError } from '../../src/errors.ts';
-import { leaseFromReply } from '../../src/leases/redis-store.ts';
+import { LEASE_FIELDS, leaseFromReply } from '../../src/leases/redis-store.ts';
 import type { Lease } from '../../src/leases/types.ts';
 
 const lease: fc.Arbitrary<Lease> = fc.record(
@@ -43,29 +44,29 @@ const lease: fc.Arbitrary<Lease> = fc.record(
   },
 );
 
-/** What HGETALL returns for a lease hash the scripts wrote (every value a string). */
-function flat(l: Lease): string[] {
-  return Object.entries({ ...l, selector: JSON.stringify(l.selector) }).flatMap(([k, v]) => [k, String(v)]);
+/** What the scripts answer for a lease hash they wrote (every value a string, nil when absent). */
+function positional(l: Lease): Array<string | null> {
+  const stored: Record<string, unknown> = { ...l, selector: JSON.stringify(l.selector) };
+  if (l.keepApps) stored['keepApps'] = '1';
+  return LEASE_FIELDS.map((field) => (stored[field] === undefined ? null : String(stored[field])));
 }
 
 describe('leaseFromReply', () => {
-  it('reads back every lease the scripts can write, in any field order', () => {
+  it('reads back every lease the scripts can write', () => {
     fc.assert(
-      fc.property(lease, fc.nat(), (l, rotate) => {
-        const pairs = flat(l);
-        const shift = (rotate % (pairs.length / 2)) * 2;
-        const rotated = [...pairs.slice(shift), ...pairs.slice(0, shift)];
-        expect(leaseFromReply(rotated)).toEqual(JSON.parse(JSON.stringify(l)));
+      fc.property(lease, fc.boolean(), (l, keepApps) => {
+        const written = keepApps ? { ...l, keepApps: true } : l;
+        expect(leaseFromReply(positional(written))).toEqual(JSON.parse(JSON.stringify(written)));
       }),
     );
   });
 
-  it('refuses what is not a flat field/value array (INTERNAL)', () => {
+  it('refuses what is not one value per lease field (INTERNAL)', () => {
     fc.assert(
       fc.property(
         fc.oneof(
           fc.anything().filter((v) => !Array.isArray(v)),
-          fc.array(fc.string()).filter((a) => a.length % 2 === 1),
+          fc.array(fc.option(fc.string())).filter((a) => a.length !== LEASE_FIELDS.length),
         ),
         (reply) => {
           expect(() => leaseFromReply(reply)).toThrow(BridgeError);
@@ -74,20 +75,26 @@ describe('leaseFromReply', () => {
     );
   });
 
-  it('refuses a lease whose number field holds something else (INTERNAL)', () => {
-    const numberFields = ['fencingToken', 'acquiredAt', 'expiresAt', 'ttlSeconds', 'endedAt'];
+  it('refuses a lease whose number field holds something else or is missing (INTERNAL)', () => {
+    const numberFields = ['fencingToken', 'acquiredAt', 'expiresAt', 'ttlSeconds', 'endedAt'] as const;
     fc.assert(
       fc.property(
         lease,
         fc.constantFrom(...numberFields),
-        fc.constantFrom('x', 'NaN', 'Infinity', '1e999', '12abc'),
+        fc.constantFrom('x', 'NaN', 'Infinity', '1e999', '12abc', null),
         (l, field, bad) => {
-          const pairs = flat({ ...l, endedAt: l.endedAt ?? 1 });
-          const at = pairs.findIndex((name, i) => i % 2 === 0 && name === field);
-          pairs[at + 1] = bad;
-          expect(() => leaseFromReply(pairs)).toThrow(BridgeError);
+          const reply = positional({ ...l, endedAt: l.endedAt ?? 1 });
+          if (field === 'endedAt' && bad === null) return; // an active lease has no endedAt
+          reply[LEASE_FIELDS.indexOf(field)] = bad;
+          expect(() => leaseFromReply(reply)).toThrow(BridgeError);
         },
       ),
     );
+  });
+
+  it('LEASE_FIELDS is the field list of lua/includes/lease-fields.lua, in its order', () => {
+    const lua = readFileSync(new URL('../../src/leases/lua/includes/lease-fields.lua', import.meta.url), 'utf8');
+    const list = /local LEASE_FIELDS = \{([^}]*)\}/.exec(lua)?.[1] ?? '';
+    expect([...list.matchAll(/'([^']+)'/g)].map((m) => m[1])).toEqual([...LEASE_FIELDS]);
   });
 });

@@ -11,9 +11,10 @@
   ARGV[4]  key base (`<prefix>{leases}:`): lease hashes <base>lease:<id>, device hashes
            <base>dev:<deviceId> — same hash tag as KEYS[1]
 
-  Returns: an array of claimed leases, each a flat field/value array (empty array when none).
+  Returns: an array of claimed leases, each as includes/lease-fields answers it (empty array when none).
 ]]
 --- @include "includes/end-lease"
+--- @include "includes/lease-fields"
 
 local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[2]))
 local out = {}
@@ -23,7 +24,7 @@ for _, id in ipairs(ids) do
   local f = redis.call('HMGET', key, 'state', 'deviceId')
   if f[1] == 'active' then
     endLease(key, id, f[2], 'expired', ARGV[1], ARGV[3], ARGV[4])
-    out[#out + 1] = redis.call('HGETALL', key)
+    out[#out + 1] = readLease(key)
   end
 end
 return out

@@ -5,10 +5,11 @@
 
   ARGV[1]  key base (`<prefix>{leases}:`): the lease hash is <base>lease:<id> — same hash tag
 
-  Returns: the active lease as a flat field/value array, or 0.
+  Returns: the active lease as includes/lease-fields answers it, or 0.
 ]]
+--- @include "includes/lease-fields"
 local id = redis.call('HGET', KEYS[1], 'lease')
 if not id then return 0 end
-local key = ARGV[1] .. 'lease:' .. id
-if redis.call('HGET', key, 'state') ~= 'active' then return 0 end
-return redis.call('HGETALL', key)
+local lease = readLease(ARGV[1] .. 'lease:' .. id)
+if lease[LF.state] ~= 'active' then return 0 end
+return lease

@@ -6,14 +6,14 @@
   ARGV[1]  key base (`<prefix>{leases}:`): lease hashes <base>lease:<id> — same hash tag
   ARGV[2]  tenant ('' = every tenant)
 
-  Returns: an array of leases, each a flat field/value array.
+  Returns: an array of leases, each as includes/lease-fields answers it.
 ]]
+--- @include "includes/lease-fields"
 local out = {}
 for _, id in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
-  local key = ARGV[1] .. 'lease:' .. id
-  local f = redis.call('HMGET', key, 'state', 'tenant')
-  if f[1] == 'active' and (ARGV[2] == '' or f[2] == ARGV[2]) then
-    out[#out + 1] = redis.call('HGETALL', key)
+  local lease = readLease(ARGV[1] .. 'lease:' .. id)
+  if lease[LF.state] == 'active' and (ARGV[2] == '' or lease[LF.tenant] == ARGV[2]) then
+    out[#out + 1] = lease
   end
 end
 return out

@@ -8,8 +8,9 @@
   ARGV[2]  most entries to answer
   ARGV[3]  oldest time (ms) still within the retention
 
-  Returns: an array of {record JSON, lease as a flat field/value array}.
+  Returns: an array of {record JSON, lease as includes/lease-fields answers it}.
 ]]
+--- @include "includes/lease-fields"
 local out = {}
 local limit = tonumber(ARGV[2])
 if limit <= 0 then return out end
@@ -18,7 +19,7 @@ local ids = redis.call('ZREVRANGEBYSCORE', KEYS[1], '+inf', ARGV[3], 'LIMIT', 0,
 for _, id in ipairs(ids) do
   if #out >= limit then break end
   local record = redis.call('GET', ARGV[1] .. 'td:' .. id)
-  local lease = redis.call('HGETALL', ARGV[1] .. 'lease:' .. id)
-  if record and #lease > 0 then out[#out + 1] = { record, lease } end
+  local lease = readLease(ARGV[1] .. 'lease:' .. id)
+  if record and lease[LF.id] then out[#out + 1] = { record, lease } end
 end
 return out

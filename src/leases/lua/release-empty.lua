@@ -25,23 +25,23 @@
 
   Returns: {1, lease} when the teardown was recorded (the device freed unless it moved on to
   another lease, the wake-up published when it freed it while a queue has waiters), {0, lease} when
-  the lease ended pending its teardown; lease is the ended lease as a flat field/value array (as in
-  release.lua). 0 when unknown or not active; -3 fencing token mismatch.
+  the lease ended pending its teardown; lease is the ended lease as includes/lease-fields answers
+  it (as in release.lua). 0 when unknown or not active; -3 fencing token mismatch.
 ]]
 --- @include "includes/end-lease"
 --- @include "includes/index-teardown"
 --- @include "includes/read-for-release"
 
-local all, f = readForRelease(KEYS[1], ARGV[2])
-if type(all) == 'number' then return all end
-local id = all[f.id + 1]
-local deviceId = all[f.deviceId + 1]
+local lease = readForRelease(KEYS[1], ARGV[2])
+if type(lease) == 'number' then return lease end
+local id = lease[LF.id]
+local deviceId = lease[LF.deviceId]
 redis.call('ZREM', KEYS[2], id)
-replyReleased(all, f, ARGV[1])
+replyReleased(lease, ARGV[1])
 
 if deviceId ~= ARGV[5] or redis.call('EXISTS', KEYS[4]) == 1 then
   endLease(KEYS[1], id, deviceId, 'released', ARGV[1], ARGV[3], ARGV[4])
-  return { 0, all }
+  return { 0, lease }
 end
 
 local now = tonumber(ARGV[1])
@@ -50,10 +50,10 @@ local max = tonumber(ARGV[8])
 markEnded(KEYS[1], 'released', ARGV[1], ARGV[3])
 redis.call('SET', KEYS[3], ARGV[6], 'PX', retentionMs)
 indexTeardown(KEYS[6], id, now, retentionMs, max)
-if f.tenant then indexTeardown(ARGV[4] .. 'tdi:' .. all[f.tenant + 1], id, now, retentionMs, max) end
+if lease[LF.tenant] then indexTeardown(ARGV[4] .. 'tdi:' .. lease[LF.tenant], id, now, retentionMs, max) end
 local dev = ARGV[4] .. 'dev:' .. deviceId
 if redis.call('HGET', dev, 'lease') == id then
   redis.call('HDEL', dev, 'lease', 'pending')
   if redis.call('SCARD', KEYS[5]) > 0 then redis.call('PUBLISH', ARGV[7], '1') end
 end
-return { 1, all }
+return { 1, lease }

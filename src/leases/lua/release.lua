@@ -11,16 +11,15 @@
   ARGV[4]  key base (`<prefix>{leases}:`): the device hash is <base>dev:<deviceId>, read from the
            lease — same hash tag, so the same Cluster slot as KEYS
 
-  Returns: the ended lease as a flat field/value array (as HGETALL would answer after the end: state
-  and endedAt updated); 0 when unknown or not active; -3 fencing token mismatch.
+  Returns: the ended lease as includes/lease-fields answers it (state and endedAt updated); 0 when unknown or not active; -3 fencing token mismatch.
 ]]
 --- @include "includes/end-lease"
 --- @include "includes/read-for-release"
 
-local all, f = readForRelease(KEYS[1], ARGV[2])
-if type(all) == 'number' then return all end
-local id = all[f.id + 1]
-endLease(KEYS[1], id, all[f.deviceId + 1], 'released', ARGV[1], ARGV[3], ARGV[4])
+local lease = readForRelease(KEYS[1], ARGV[2])
+if type(lease) == 'number' then return lease end
+local id = lease[LF.id]
+endLease(KEYS[1], id, lease[LF.deviceId], 'released', ARGV[1], ARGV[3], ARGV[4])
 redis.call('ZREM', KEYS[2], id)
-replyReleased(all, f, ARGV[1])
-return all
+replyReleased(lease, ARGV[1])
+return lease
