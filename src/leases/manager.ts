@@ -410,6 +410,7 @@ export class LeaseManager {
 
   /** Wake the first local waiter of each queue (every waiter with `all`, e.g. when draining). */
   #wakeWaiters(all = false): void {
+    if (this.#waiters.size === 0) return; // every release and teardown comes here
     const woken = new Set<string>();
     for (const waiter of [...this.#waiters.values()]) {
       if (!all && woken.has(waiter.queueKey)) continue;
@@ -480,7 +481,7 @@ export class LeaseManager {
     const settle = this.#teardown.holdEmpty(leaseId);
     if (settle === null) return undefined;
     try {
-      const owner = (await this.#devices.ownerOf?.(deviceId)) ?? null;
+      const owner = this.#devices.ownerOf === undefined ? null : await this.#devices.ownerOf(deviceId);
       if (owner !== null && owner !== this.#node) {
         settle(false);
         return undefined;
