@@ -25,12 +25,10 @@
 --- @include "includes/index-teardown"
 
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[3])
-local now = tonumber(ARGV[5])
-local retentionMs = tonumber(ARGV[3])
 local max = tonumber(ARGV[7])
-indexTeardown(KEYS[5], ARGV[2], now, retentionMs, max)
+indexTeardown(KEYS[5], ARGV[2], ARGV[5], ARGV[3], max)
 local lease = redis.call('HMGET', KEYS[3], 'tenant', 'state')
-if lease[1] then indexTeardown(ARGV[6] .. 'tdi:' .. lease[1], ARGV[2], now, retentionMs, max) end
+if lease[1] then indexTeardown(ARGV[6] .. 'tdi:' .. lease[1], ARGV[2], ARGV[5], ARGV[3], max) end
 if lease[2] == 'active' then return 0 end
 if redis.call('HGET', KEYS[2], 'lease') ~= ARGV[2] then return 0 end
 redis.call('HDEL', KEYS[2], 'lease', 'pending')

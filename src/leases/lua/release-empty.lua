@@ -44,13 +44,11 @@ if deviceId ~= ARGV[5] or redis.call('EXISTS', KEYS[4]) == 1 then
   return { 0, lease }
 end
 
-local now = tonumber(ARGV[1])
-local retentionMs = tonumber(ARGV[3])
 local max = tonumber(ARGV[8])
 markEnded(KEYS[1], 'released', ARGV[1], ARGV[3])
-redis.call('SET', KEYS[3], ARGV[6], 'PX', retentionMs)
-indexTeardown(KEYS[6], id, now, retentionMs, max)
-if lease[LF.tenant] then indexTeardown(ARGV[4] .. 'tdi:' .. lease[LF.tenant], id, now, retentionMs, max) end
+redis.call('SET', KEYS[3], ARGV[6], 'PX', ARGV[3])
+indexTeardown(KEYS[6], id, ARGV[1], ARGV[3], max)
+if lease[LF.tenant] then indexTeardown(ARGV[4] .. 'tdi:' .. lease[LF.tenant], id, ARGV[1], ARGV[3], max) end
 local dev = ARGV[4] .. 'dev:' .. deviceId
 if redis.call('HGET', dev, 'lease') == id then
   redis.call('HDEL', dev, 'lease', 'pending')
