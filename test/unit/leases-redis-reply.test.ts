@@ -93,7 +93,10 @@ describe('leaseFromReply', () => {
   });
 
   it('LEASE_FIELDS is the field list of lua/includes/lease-fields.lua, in its order', () => {
-    const lua = readFileSync(new URL('../../src/leases/lua/includes/lease-fields.lua', import.meta.url), 'utf8');
+    const lua = readFileSync(
+      new URL('../../src/leases/lua/includes/lease-fields.lua', import.meta.url),
+      'utf8',
+    );
     const list = /local LEASE_FIELDS = \{([^}]*)\}/.exec(lua)?.[1] ?? '';
     expect([...list.matchAll(/'([^']+)'/g)].map((m) => m[1])).toEqual([...LEASE_FIELDS]);
   });
