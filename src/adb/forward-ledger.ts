@@ -5,8 +5,8 @@
  * external server only forwards this ledger ever created).
  *
  * With a socket directory (the bridge's own adb server on this host), `openReachable` forwards from
- * a unix socket in it (`localfilesystem:`) instead of a loopback TCP port: connecting costs less, and
- * only the bridge's user can reach it. adb leaves the socket file behind when a forward is removed:
+ * a unix socket in it (`localfilesystem:`) instead of a loopback TCP port: only the bridge's user can
+ * reach it (no port any local process may connect to). adb leaves the socket file behind when a forward is removed:
  * the ledger unlinks it (on removal, for strays a killed bridge left, and for forwards a restarted
  * server lost); `dispose` removes the directory when the bridge ends.
  */
