@@ -214,7 +214,7 @@ export async function bench(): Promise<BenchFigure[]> {
     };
     const BLOCK = Math.max(10, Math.round(RUNS / 2));
     for (let round = 0; round < 4; round++) {
-      for (const kind of ['unix', 'tcp'] as const) {
+      for (const kind of round % 2 === 0 ? (['unix', 'tcp'] as const) : (['tcp', 'unix'] as const)) {
         const d = over(kind === 'unix' ? runtime.ledger : tcpLedger);
         await d.viewport({ transport: 'session' });
         const adbBefore = adbPid === undefined ? undefined : procStat(adbPid);
