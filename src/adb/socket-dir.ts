@@ -6,6 +6,7 @@
  * `localfilesystem:` specs (no `;`, at most MAX_SOCKET_PATH bytes). Used by the helper forwards
  * (forward-ledger.ts) and the adb reverses (relay-reverse.ts).
  */
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm, rmdir, unlink } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -25,11 +26,13 @@ export class SocketDir {
 
   /** A fresh socket path; rejects when the directory cannot be made or the path would not fit adb. */
   async next(): Promise<string> {
-    this.#dir ??= mkdtemp(path.join(this.#parent, this.#prefix));
-    const dir = await this.#dir.catch((err: unknown) => {
-      this.#dir = undefined;
-      throw err;
-    });
+    let dir = await this.#made();
+    // A TMPDIR cleaner (systemd-tmpfiles, tmpreaper) may remove an old directory under a long-running
+    // bridge: make a new one rather than hand out paths adb cannot bind.
+    if (!existsSync(dir)) {
+      if (this.#dir !== undefined && (await this.#dir.catch(() => undefined)) === dir) this.#dir = undefined;
+      dir = await this.#made();
+    }
     const file = path.join(dir, `${this.#next++}.sock`);
     if (filesystemSpecPath(`localfilesystem:${file}`) === undefined) {
       // (The path itself is the bridge host's business: not in a message a client may see.)
@@ -38,6 +41,15 @@ export class SocketDir {
       );
     }
     return file;
+  }
+
+  /** The directory, made on first use (a failed mkdtemp is tried again next time). */
+  #made(): Promise<string> {
+    this.#dir ??= mkdtemp(path.join(this.#parent, this.#prefix));
+    return this.#dir.catch((err: unknown) => {
+      this.#dir = undefined;
+      throw err;
+    });
   }
 
   /**

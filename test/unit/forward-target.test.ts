@@ -75,6 +75,17 @@ describe('SocketDir', () => {
     await sockets.remove(); // idempotent
   });
 
+  it('makes a new directory when a TMPDIR cleaner removed its own', async () => {
+    const sockets = new SocketDir('devicebridge-forward-', await parent());
+    const a = await sockets.next();
+    await rm(path.dirname(a), { recursive: true });
+    const b = await sockets.next();
+    expect(path.dirname(b)).not.toBe(path.dirname(a));
+    expect(statSync(path.dirname(b)).mode & 0o777).toBe(0o700);
+    await sockets.remove();
+    expect(existsSync(path.dirname(b))).toBe(false);
+  });
+
   it('refuses a path adb cannot carry (long TMPDIR) instead of handing out a broken one', async () => {
     const long = path.join(await parent(), 'x'.repeat(90));
     const { mkdir } = await import('node:fs/promises');
