@@ -39,3 +39,12 @@ export function forwardTarget(local: string, host: string): ForwardTarget {
     `forward local side ${JSON.stringify(local)} is neither tcp:PORT nor localfilesystem:/PATH`,
   );
 }
+
+/**
+ * A forward's local side as the bridge reports it (teardown records, which clients read): a socket's
+ * path is the bridge host's business, so only `localfilesystem:` and the file name are shown.
+ */
+export function describeLocal(local: string): string {
+  const path = filesystemSpecPath(local);
+  return path === undefined ? local : `localfilesystem:…/${path.slice(path.lastIndexOf('/') + 1)}`;
+}

@@ -6,6 +6,7 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
+  describeLocal,
   filesystemSpecPath,
   forwardTarget,
   isForwardSpec,
@@ -47,6 +48,24 @@ describe('forward specs', () => {
     expect(forwardTarget('tcp:41000', '127.0.0.1')).toEqual({ host: '127.0.0.1', port: 41000 });
     expect(forwardTarget('localfilesystem:/tmp/d/1.sock', '127.0.0.1')).toEqual({ path: '/tmp/d/1.sock' });
     expect(() => forwardTarget('localabstract:x', '127.0.0.1')).toThrow(/neither/);
+  });
+});
+
+describe('describeLocal (what teardown records show)', () => {
+  it('keeps tcp: and abstract specs, and never shows a socket path on the bridge host', () => {
+    expect(describeLocal('tcp:41234')).toBe('tcp:41234');
+    expect(describeLocal('localfilesystem:/tmp/devicebridge-forward-aB12cD/3.sock')).toBe(
+      'localfilesystem:…/3.sock',
+    );
+    fc.assert(
+      fc.property(fc.stringMatching(/^(\/[A-Za-z0-9._-]{1,12}){1,6}$/), (file) => {
+        if (file.split('/').includes('..')) return;
+        // Only the file name: no directory of the bridge host.
+        expect(describeLocal(`localfilesystem:${file}`)).toBe(
+          `localfilesystem:…/${file.slice(file.lastIndexOf('/') + 1)}`,
+        );
+      }),
+    );
   });
 });
 
