@@ -12,6 +12,7 @@ import type { AdbServerConnector } from './connector.ts';
 import { type Deadline, deadlineBudget, withDeadline } from './deadline.ts';
 import { parseEndpoint } from './endpoint.ts';
 import { mapAdbError } from './errors.ts';
+import { isForwardSpec } from './forward-target.ts';
 import { HostConnection } from './host-connection.ts';
 import {
   type DeviceListEntry,
@@ -384,10 +385,10 @@ export class AdbClient {
 }
 
 function checkForwardSpec(spec: string): void {
-  if (!/^(tcp:\d{1,5}|localabstract:[A-Za-z0-9._-]{1,100})$/.test(spec)) {
+  if (!isForwardSpec(spec)) {
     throw new BridgeError(
       'INVALID_ARGUMENT',
-      `forward endpoint ${JSON.stringify(spec)} must be tcp:PORT or localabstract:NAME`,
+      `forward endpoint ${JSON.stringify(spec)} must be tcp:PORT, localabstract:NAME or localfilesystem:/PATH`,
     );
   }
 }

@@ -3,8 +3,16 @@
  * and removed when the owner ends. `reconcile` compares the ledger with the adb server's own list
  * and removes strays the bridge created (all of them on the bridge's private adb server; on an
  * external server only forwards this ledger ever created).
+ *
+ * With a socket directory (the bridge's own adb server on this host), `openReachable` forwards from
+ * a unix socket in it (`localfilesystem:`) instead of a loopback TCP port: only the bridge's user can
+ * reach it (no port any local process may connect to). adb leaves the socket file behind when a forward is removed:
+ * the ledger unlinks it (on removal, for strays a killed bridge left, and for forwards a restarted
+ * server lost); `dispose` removes the directory when the bridge ends.
  */
 import type { Deadline } from './deadline.ts';
+import { filesystemSpecPath } from './forward-target.ts';
+import type { SocketDir } from './socket-dir.ts';
 
 export interface ForwardEntry {
   owner: string;
@@ -37,6 +45,7 @@ const key = (serial: string, local: string) => `${serial}\u0000${local}`;
 export class ForwardLedger {
   readonly #adb: ForwardOps;
   readonly #ownsServer: boolean;
+  readonly #sockets: SocketDir | undefined;
   readonly #entries = new Map<string, ForwardEntry>();
   /** Everything this ledger ever created, so strays on an external server can be told apart. */
   readonly #created = new Set<string>();
@@ -44,9 +53,43 @@ export class ForwardLedger {
   readonly #inflight = new Set<Promise<unknown>>();
   #reconciling: Promise<ReconcileResult> | undefined;
 
-  constructor(adb: ForwardOps, options: { ownsServer: boolean }) {
+  /** `sockets`: only for the bridge's own adb server, running as the bridge's user on this host. */
+  constructor(adb: ForwardOps, options: { ownsServer: boolean; sockets?: SocketDir }) {
     this.#adb = adb;
     this.#ownsServer = options.ownsServer;
+    this.#sockets = options.sockets;
+  }
+
+  /**
+   * A forward to `remote` the bridge itself connects to (see forwardTarget): from a fresh unix socket
+   * when the ledger has a socket directory, else from `tcp:0` (also when the directory is unusable,
+   * e.g. a TMPDIR too long for a socket path).
+   */
+  async openReachable(
+    owner: string,
+    serial: string,
+    remote: string,
+    deadline?: Deadline,
+  ): Promise<ForwardEntry> {
+    const socket = await this.#sockets?.next().catch(() => undefined);
+    return this.open(
+      owner,
+      serial,
+      socket === undefined ? 'tcp:0' : `localfilesystem:${socket}`,
+      remote,
+      deadline,
+    );
+  }
+
+  /** Unlink the socket file a removed `localfilesystem:` forward leaves (only in a socket directory). */
+  async #unlinkSocket(local: string): Promise<void> {
+    const file = filesystemSpecPath(local);
+    if (file !== undefined) await this.#sockets?.unlink(file);
+  }
+
+  /** Remove the socket directory (the bridge ends; its adb server's forwards go with it). */
+  async dispose(): Promise<void> {
+    await this.#sockets?.remove();
   }
 
   /** Create a forward for `owner`; `local` may be `tcp:0` (the adb server picks the port). */
@@ -108,6 +151,7 @@ export class ForwardLedger {
     if (!this.#entries.has(k)) return;
     await this.#remove(serial, local, deadline);
     this.#entries.delete(k);
+    await this.#unlinkSocket(local);
   }
 
   /** Remove every forward `owner` created; failures are reported, not thrown, and stay in the ledger. */
@@ -117,6 +161,7 @@ export class ForwardLedger {
       try {
         await this.#remove(entry.serial, entry.local, deadline);
         this.#entries.delete(key(entry.serial, entry.local));
+        await this.#unlinkSocket(entry.local);
         report.removed.push(entry);
       } catch (err) {
         report.failed.push({ ...entry, error: (err as Error).message });
@@ -150,6 +195,7 @@ export class ForwardLedger {
       if (this.#entries.has(k)) continue;
       if (this.#ownsServer || this.#created.has(k)) {
         await this.#adb.removeForward(f.serial, f.local, deadline).catch(() => undefined);
+        await this.#unlinkSocket(f.local);
         removedStrays.push(`${f.serial} ${f.local} ${f.remote}`);
       }
     }
@@ -157,6 +203,7 @@ export class ForwardLedger {
     for (const [k, entry] of this.#entries) {
       if (!onServer.has(k)) {
         this.#entries.delete(k);
+        await this.#unlinkSocket(entry.local);
         forgotten.push(entry);
       }
     }

@@ -18,18 +18,14 @@
  * Answers are what adbd writes on the stream: `OKAY` (plus the port for `tcp:0`), `FAIL` + 4 hex
  * digits + message, or for the list the length-prefixed text. Only `tcp:` specs are relayed.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
 import net from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
 import type { Duplex } from 'node:stream';
 import type { Logger } from '../observability/logger.ts';
 import { encodeFailure, encodeLengthPrefixed, tcpSpecPort } from './host-protocol.ts';
+import { SocketDir } from './socket-dir.ts';
 
 /** Reverses one endpoint connection may hold at once. */
 export const MAX_REVERSES_PER_CONNECTION = 16;
-/** Longest unix socket path Linux accepts (sun_path is 108 bytes with its NUL). */
-const MAX_SOCKET_PATH = 107;
 /** The serial `adb reverse --list` shows (adbd shows its transport's). */
 const LIST_SERIAL = 'devicebridge';
 const DEVICE_ANSWER_MS = 15_000;
@@ -182,8 +178,7 @@ export class RelayReverses {
   readonly #byLocal = new Map<number, Reverse>();
   #closed = false;
   /** The private directory of this connection's sockets (made at the first reverse). */
-  #dir: string | undefined;
-  #nextSocket = 1;
+  readonly #sockets = new SocketDir('devicebridge-reverse-');
 
   constructor(options: RelayReversesOptions) {
     this.#o = options;
@@ -201,9 +196,7 @@ export class RelayReverses {
     return this.#serial(async () => {
       const locals = [...this.#byLocal.keys()];
       for (const local of locals) await this.#remove(local, true);
-      if (this.#dir !== undefined)
-        await rm(this.#dir, { recursive: true, force: true }).catch(() => undefined);
-      this.#dir = undefined;
+      await this.#sockets.remove();
       return locals.length;
     });
   }
@@ -215,20 +208,6 @@ export class RelayReverses {
     this.#byLocal.delete(local);
     // Connections already relayed keep going; no new one can reach this listener.
     entry.server.close();
-  }
-
-  /** A fresh socket path in this connection's private directory (mode 0700, made by mkdtemp). */
-  async #socketPath(): Promise<string> {
-    // Absolute: the adb server resolves the path against its own working directory.
-    this.#dir ??= await mkdtemp(path.join(path.resolve(os.tmpdir()), 'devicebridge-reverse-'));
-    const file = path.join(this.#dir, `${this.#nextSocket++}.sock`);
-    if (Buffer.byteLength(file) > MAX_SOCKET_PATH || file.includes(';')) {
-      // (The path itself is the bridge host's business: not in the answer the client sees.)
-      throw new Error(
-        `the bridge's reverse socket path is over ${MAX_SOCKET_PATH} bytes or has a ';' (set a short TMPDIR on the bridge)`,
-      );
-    }
-    return file;
   }
 
   #serial<T>(fn: () => Promise<T>): Promise<T> {
@@ -280,7 +259,7 @@ export class RelayReverses {
     });
     let socketPath: string;
     try {
-      socketPath = await this.#socketPath();
+      socketPath = await this.#sockets.next();
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject);
         server.listen({ path: socketPath, exclusive: true }, () => {

@@ -15,6 +15,7 @@ import { DeviceLocks } from './device-lock.ts';
 import { parseEndpoint } from './endpoint.ts';
 import { ForwardLedger, type ReconcileResult } from './forward-ledger.ts';
 import { AdbServer, pingAdbServer } from './server.ts';
+import { SocketDir } from './socket-dir.ts';
 import { TunnelManager } from './tunnels.ts';
 
 export interface AdbRuntimeOptions {
@@ -48,7 +49,12 @@ export class AdbRuntime extends EventEmitter {
     this.#logger = logger;
     this.client = new AdbClient(server.connector);
     this.tunnels = new TunnelManager({ client: this.client, server, ...(logger ? { logger } : {}) });
-    this.ledger = new ForwardLedger(this.client, { ownsServer: !server.external });
+    // The bridge's own server runs on this host as the bridge's user: helper forwards can be unix
+    // sockets in a private directory. An external server (another host, or not ours) keeps TCP.
+    this.ledger = new ForwardLedger(this.client, {
+      ownsServer: !server.external,
+      ...(server.external ? {} : { sockets: new SocketDir('devicebridge-forward-') }),
+    });
   }
 
   /** Reconcile the forward ledger with the server; never throws (the outcome is logged and emitted). */
@@ -112,5 +118,6 @@ export class AdbRuntime extends EventEmitter {
     this.server.off('restarted', this.#onRestarted);
     this.tunnels.stop();
     await this.server.stop();
+    await this.ledger.dispose();
   }
 }

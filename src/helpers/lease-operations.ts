@@ -15,6 +15,7 @@
  * answers LEASE_EXPIRED, never a result.
  */
 import type { AdbPublicKey } from '../adb/adb-public-key.ts';
+import { describeLocal } from '../adb/forward-target.ts';
 import type { AdbRelayEndpoints, OpenEndpoint } from '../adb/relay-endpoints.ts';
 import type { AdbRuntime } from '../adb/runtime.ts';
 import type { ArtifactCache } from '../artifacts/cache.ts';
@@ -682,9 +683,10 @@ export class LeaseOperations {
       failures.push(`closing adb endpoints: ${(err as Error).message}`);
     }
     const report = await this.#o.adb.ledger.release(leaseId);
-    for (const f of report.removed) actions.push(`removed forward ${f.local} -> ${f.remote} on ${f.serial}`);
+    for (const f of report.removed)
+      actions.push(`removed forward ${describeLocal(f.local)} -> ${f.remote} on ${f.serial}`);
     for (const f of report.failed)
-      failures.push(`removing forward ${f.local} -> ${f.remote} on ${f.serial}: ${f.error}`);
+      failures.push(`removing forward ${describeLocal(f.local)} -> ${f.remote} on ${f.serial}: ${f.error}`);
     await this.#restoreDeviceState(leaseId, actions, failures);
     return { actions, failures };
   }

@@ -24,6 +24,15 @@ export interface HelperSummary {
   versions: string[];
 }
 
+/** Freeze `value` and everything in it (a manifest: plain objects, arrays, strings, numbers). */
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    for (const inner of Object.values(value)) deepFreeze(inner);
+    Object.freeze(value);
+  }
+  return value;
+}
+
 /** How many validated version manifests a repository keeps (a version's manifest never changes). */
 const MANIFEST_CACHE_ENTRIES = 1024;
 
@@ -76,16 +85,19 @@ export class ReleaseRepository {
     return this.#store;
   }
 
-  /** The manifest (any kind) of one version, or null when that version was never published. */
+  /**
+   * The manifest (any kind) of one version, or null when that version was never published. Deeply
+   * frozen and shared by every caller (no copy per call): a caller that wants another shape spreads it.
+   */
   async getRelease(name: string, version: string): Promise<ReleaseManifest | null> {
     const key = `${name}\n${version}`;
     const cached = this.#manifests.get(key);
-    if (cached !== undefined) return structuredClone(cached);
+    if (cached !== undefined) return cached;
     const bytes = await this.#store.get(manifestKey(name, version));
     if (bytes === null) return null;
-    const manifest = parseStoredManifest(bytes, `${name} ${version}`);
+    const manifest = deepFreeze(parseStoredManifest(bytes, `${name} ${version}`));
     if (this.#manifests.size >= MANIFEST_CACHE_ENTRIES) this.#manifests.clear();
-    this.#manifests.set(key, structuredClone(manifest));
+    this.#manifests.set(key, manifest);
     return manifest;
   }
 

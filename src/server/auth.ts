@@ -5,7 +5,7 @@
  * its role (admins hold every capability). With no tokens configured the bridge is loopback-only and
  * every loopback caller is an admin.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash, hash, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { isLoopbackHost } from '../config.ts';
@@ -47,8 +47,9 @@ const TokenEntrySchema = z
 
 const TokensFileSchema = z.array(TokenEntrySchema);
 
+/** The sha256 of a token, hex (what the tokens file holds). One-shot `crypto.hash`: no Hash object per call. */
 export function hashToken(token: string): string {
-  return createHash('sha256').update(token, 'utf8').digest('hex');
+  return hash('sha256', token, 'hex');
 }
 
 /**
@@ -144,7 +145,7 @@ export class Authenticator {
     // RFC 7235: the scheme name is case-insensitive ("bearer", "BEARER").
     const match = /^bearer +([\x21-\x7e]{1,512})$/i.exec(authorization);
     if (!match) throw new BridgeError('UNAUTHENTICATED', 'Authorization header must be "Bearer <token>"');
-    const digest = createHash('sha256').update(match[1]!, 'utf8').digest();
+    const digest = hash('sha256', match[1]!, 'buffer');
     let found: Principal | null = null;
     // Compare against every entry in constant time per entry; do not stop early.
     for (const e of this.#entries) {

@@ -3,6 +3,10 @@
  * - snapshot-overhead: p50 of a one-shot snapshot through the bridge minus p50 of the raw transfer of
  *   an equal-size file through the same adb server (`exec:cat`, what `adb exec-out cat` does), in ms.
  * - session-vs-oneshot: p50/p95 of session snapshots and one-shot snapshots of the same screen.
+ * - session-command-cpu: CPU time per session command (`viewport`: a small answer, so the connection is
+ *   most of it) of this process (the bridge side) and of the adb server, through the forward from a
+ *   unix socket (what the bridge's own server gets) against one from a loopback TCP port (an external
+ *   server), in alternating blocks of the same run.
  */
 
 import { execFile } from 'node:child_process';
@@ -10,6 +14,7 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { promisify } from 'node:util';
+import { ForwardLedger } from '../../src/adb/forward-ledger.ts';
 import { AdbRuntime } from '../../src/adb/runtime.ts';
 import { ArtifactCache } from '../../src/artifacts/cache.ts';
 import { adbHelperDevice } from '../../src/helpers/snapshot/device.ts';
@@ -18,6 +23,7 @@ import { EnsureVerdicts } from '../../src/helpers/snapshot/ensure-helper.ts';
 import { tempDir } from '../support/bridge.ts';
 import { startCli } from '../support/cli.ts';
 import { fixtureApk, fixtureManifest, freePortCandidate } from '../support/device-bed.ts';
+import { childrenNamed, cpuMs, procStat } from './load-stats.ts';
 import type { BenchFigure } from './run.ts';
 
 const RUNS = Number(process.env['BENCH_DRIVER_RUNS'] ?? 40);
@@ -189,6 +195,71 @@ export async function bench(): Promise<BenchFigure[]> {
       ratio: null,
     });
     await driver.close();
+
+    // Session commands through a unix-socket forward (runtime.ledger) and a TCP one (a ledger without
+    // a socket directory, as for an external server), alternating blocks; CPU per command.
+    const adbPid = childrenNamed(process.pid, 'adb')[0];
+    const tcpLedger = new ForwardLedger(runtime.client, { ownsServer: false });
+    const over = (ledger: ForwardLedger) =>
+      new SnapshotDriver(
+        adbHelperDevice({ client: runtime.client, serial, ledger, locks: runtime.locks }),
+        manifest,
+        { verdicts: new EnsureVerdicts(), apk: fixtureApk(cache, 'snapshot-helper-v1.apk', manifest) },
+      );
+    const cpu = {
+      unix: [] as number[],
+      tcp: [] as number[],
+      adbUnix: [] as number[],
+      adbTcp: [] as number[],
+    };
+    const BLOCK = Math.max(10, Math.round(RUNS / 2));
+    for (let round = 0; round < 4; round++) {
+      for (const kind of round % 2 === 0 ? (['unix', 'tcp'] as const) : (['tcp', 'unix'] as const)) {
+        const d = over(kind === 'unix' ? runtime.ledger : tcpLedger);
+        await d.viewport({ transport: 'session' });
+        const adbBefore = adbPid === undefined ? undefined : procStat(adbPid);
+        const before = process.cpuUsage();
+        for (let i = 0; i < BLOCK; i++) await d.viewport({ transport: 'session' });
+        const used = process.cpuUsage(before);
+        cpu[kind].push((used.user + used.system) / BLOCK);
+        if (adbBefore !== undefined) {
+          const adbMs = cpuMs(adbBefore, procStat(adbPid!));
+          cpu[kind === 'unix' ? 'adbUnix' : 'adbTcp'].push((adbMs * 1000) / BLOCK);
+        }
+        await d.close();
+      }
+    }
+    const med = (xs: number[]) => percentile(xs, 50);
+    figures.push({
+      bench: 'session-command-cpu-unix',
+      value: round(med(cpu.unix)),
+      unit: 'µs/command (bridge side, viewport)',
+      baseline: 'session-command-cpu-tcp',
+      ratio: round(med(cpu.unix) / med(cpu.tcp)),
+    });
+    figures.push({
+      bench: 'session-command-cpu-tcp',
+      value: round(med(cpu.tcp)),
+      unit: 'µs/command (bridge side, viewport)',
+      baseline: null,
+      ratio: null,
+    });
+    if (cpu.adbUnix.length > 0) {
+      figures.push({
+        bench: 'session-command-adb-cpu-unix',
+        value: round(med(cpu.adbUnix)),
+        unit: 'µs/command (adb server, 10 ms ticks)',
+        baseline: 'session-command-adb-cpu-tcp',
+        ratio: round(med(cpu.adbUnix) / med(cpu.adbTcp)),
+      });
+      figures.push({
+        bench: 'session-command-adb-cpu-tcp',
+        value: round(med(cpu.adbTcp)),
+        unit: 'µs/command (adb server, 10 ms ticks)',
+        baseline: null,
+        ratio: null,
+      });
+    }
   } finally {
     await runtime.close();
     sim.child.kill('SIGTERM');

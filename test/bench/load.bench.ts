@@ -19,6 +19,7 @@
  *   loop, session, normalized JSON), against the baseline of the same bridge serving `cat` of an equal-size
  *   file through the shell route (HTTP, auth, lease scope, the same adb server and device, no helper
  *   protocol or normalize), in alternating windows; medians. bridge-cpu-system-share: the kernel's part.
+ *   adb-cpu-ms-per-snapshot / -per-shell-cat: the adb server's CPU per call in the same windows.
  * - idle-MAX-devices-bridge/adb-cpu-pct: the node with every device attached and nothing to serve.
  *
  * Latency is send → whole body read (the client's view). Bounded: every phase has a fixed length (about
@@ -227,8 +228,12 @@ async function drive(
 const systemShare: number[] = [];
 
 /** Closed loop: CONCURRENCY calls in flight for `ms`; bridge CPU ms per call. */
+/** The adb server's CPU per call of each window (adb-cpu-ms-per-snapshot / -per-shell-cat). */
+const adbMsPerCall = new Map<(i: number) => Promise<boolean>, number[]>();
+
 async function cpuPerCall(p: Processes, ms: number, one: (i: number) => Promise<boolean>): Promise<number> {
   const before = procStat(p.bridge);
+  const adbBefore = procStat(p.adb);
   const end = performance.now() + ms;
   let done = 0;
   let failed = 0;
@@ -241,7 +246,9 @@ async function cpuPerCall(p: Processes, ms: number, one: (i: number) => Promise<
     }),
   );
   const after = procStat(p.bridge);
+  const adbAfter = procStat(p.adb);
   if (failed > 0) throw new Error(`${failed} calls failed in a CPU window`);
+  adbMsPerCall.set(one, [...(adbMsPerCall.get(one) ?? []), cpuMs(adbBefore, adbAfter) / done]);
   systemShare.push((after.systemTicks - before.systemTicks) / Math.max(1, after.ticks - before.ticks));
   return cpuMs(before, after) / done;
 }
@@ -415,6 +422,16 @@ export async function bench(): Promise<BenchFigure[]> {
       fig('bridge-cpu-ms-per-snapshot', s, 'ms', 'bridge-cpu-ms-per-shell-cat', s / c);
       fig('bridge-cpu-ms-per-shell-cat', c, 'ms');
       fig('bridge-cpu-system-share', percentile(systemShare, 50), 'fraction');
+      const adbSnap = percentile(adbMsPerCall.get(snap)!.slice(1), 50);
+      const adbCat = CAT ? percentile(adbMsPerCall.get(cat)!.slice(1), 50) : Number.NaN;
+      fig(
+        'adb-cpu-ms-per-snapshot',
+        adbSnap,
+        'ms',
+        CAT ? 'adb-cpu-ms-per-shell-cat' : null,
+        CAT ? adbSnap / adbCat : null,
+      );
+      if (CAT) fig('adb-cpu-ms-per-shell-cat', adbCat, 'ms');
       fig('snapshot-xml-bytes', bytes.length, 'bytes');
       await release(leases);
     }

@@ -7,6 +7,7 @@
  */
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -110,8 +111,13 @@ describe('chaos: bridge SIGKILL mid-lease (Redis)', () => {
       format: 'xml',
     });
     expect(warm.status).toBe(200);
-    // What the killed bridge leaves behind: its session's forward and the running helper.
-    expect(await forwards()).toHaveLength(1);
+    // What the killed bridge leaves behind: its session's forward (from a unix socket in its private
+    // directory: its own adb server) and the running helper.
+    const left = await forwards();
+    expect(left).toHaveLength(1);
+    const socketFile = /localfilesystem:(\S+)/.exec(left[0]!)?.[1];
+    expect(socketFile, left[0]).toBeDefined();
+    expect(existsSync(socketFile!)).toBe(true);
     expect(device.runningHelpers()).toBe(1);
 
     children[0]!.kill('SIGKILL');
@@ -138,8 +144,11 @@ describe('chaos: bridge SIGKILL mid-lease (Redis)', () => {
     const released = await http(second, 'DELETE', `/v1/leases/${id}`);
     expect(released.status).toBe(200);
     expect(released.body.teardown.failures).toEqual([]);
-    // The killed bridge's own forward is removed when the restarted node reconciles at start-up.
+    // The killed bridge's own forward is removed when the restarted node reconciles at start-up, its
+    // socket file and emptied directory with it.
     expect(await forwards()).toEqual([]);
+    expect(existsSync(socketFile!)).toBe(false);
+    expect(existsSync(path.dirname(socketFile!))).toBe(false);
     expect(device.runningHelpers()).toBe(0);
     const devices = (await http(second, 'GET', '/v1/devices')).body.devices as Json[];
     expect(devices.map((d) => d.state)).toEqual(['online']);

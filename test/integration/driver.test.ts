@@ -2,8 +2,10 @@
  * The snapshot-helper driver end to end: the bridge's own adb server (real Debian adb), simulated
  * devices over TCP, fixture APKs through the artifact cache. Nothing mocked.
  */
+import { getEventListeners } from 'node:events';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { BridgeError } from '../../src/errors.ts';
+import { BridgeError as BridgeErrorClass } from '../../src/errors.ts';
 import {
   buildDrag,
   buildLongPress,
@@ -148,6 +150,23 @@ describe('snapshots, viewport and gestures through both transports', () => {
     expect(bed.ledger.entries('lease-test')).toHaveLength(1);
     const auto = await driver.snapshot();
     expect(auto.transport).toBe('session');
+  });
+
+  it('a request ends with its caller’s abort reason, and leaves no listener on the caller’s long-lived signal', async () => {
+    const lease = new AbortController(); // a lease's signal: lives across many requests
+    await driver.snapshot({ transport: 'session', signal: lease.signal });
+    const before = getEventListeners(lease.signal, 'abort').length;
+    for (let i = 0; i < 5; i++) await driver.viewport({ transport: 'session', signal: lease.signal });
+    await driver.viewport({ transport: 'one-shot', signal: lease.signal }).catch(() => undefined);
+    expect(getEventListeners(lease.signal, 'abort').length).toBe(before);
+    const reason = new BridgeErrorClass('LEASE_EXPIRED', 'lease ended');
+    const pending = driver.snapshot({ transport: 'session', signal: lease.signal });
+    lease.abort(reason);
+    await expect(pending).rejects.toMatchObject({ code: 'LEASE_EXPIRED' });
+    const gone = await driver
+      .viewport({ transport: 'session', signal: lease.signal })
+      .catch((e: unknown) => e);
+    expect(gone).toMatchObject({ code: 'LEASE_EXPIRED' });
   });
 
   it('viewport on both paths', async () => {

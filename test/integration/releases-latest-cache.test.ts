@@ -129,3 +129,20 @@ describe('latest pointer cache', () => {
     await expect(repo.getLatestVersion(NAME)).rejects.toMatchObject({ code: 'INTERNAL' });
   });
 });
+
+describe('version manifests', () => {
+  it('are read once and shared frozen: a caller cannot change what the next one gets', async () => {
+    const repo = new ReleaseRepository(store);
+    const first = await repo.getLatestManifest(NAME);
+    const second = await repo.getLatestManifest(NAME);
+    expect(second).toBe(first);
+    expect(Object.isFrozen(first)).toBe(true);
+    expect(() => {
+      (first as { version: string }).version = '9.9.9';
+    }).toThrow(TypeError);
+    expect(() => (first!.installArgs as string[]).push('-g')).toThrow(TypeError);
+    const again = await repo.getRelease(NAME, '0.1.0');
+    expect(again).toMatchObject({ version: '0.1.0' });
+    expect(again!.installArgs).not.toContain('-g');
+  });
+});

@@ -10,6 +10,7 @@ import { AdbClient } from '../../src/adb/client.ts';
 import { DeviceLocks } from '../../src/adb/device-lock.ts';
 import { ForwardLedger } from '../../src/adb/forward-ledger.ts';
 import { AdbServer } from '../../src/adb/server.ts';
+import { SocketDir } from '../../src/adb/socket-dir.ts';
 import { TunnelManager } from '../../src/adb/tunnels.ts';
 import { ArtifactCache } from '../../src/artifacts/cache.ts';
 import { adbHelperDevice, type HelperDevice } from '../../src/helpers/snapshot/device.ts';
@@ -62,7 +63,11 @@ export async function startDeviceBed(options: SimulatorOptions = {}): Promise<De
     await tunnels.add(d.address);
     await tunnels.waitFor(d.address, 'device', 10_000);
   }
-  const ledger = new ForwardLedger(client, { ownsServer: true });
+  // As the bridge's runtime builds it for its own server: forwards from unix sockets.
+  const ledger = new ForwardLedger(client, {
+    ownsServer: true,
+    sockets: new SocketDir('devicebridge-forward-'),
+  });
   const locks = new DeviceLocks();
   const cache = new ArtifactCache(path.join(tmp.dir, 'cache'));
   return {
@@ -77,6 +82,7 @@ export async function startDeviceBed(options: SimulatorOptions = {}): Promise<De
     async close() {
       tunnels.stop();
       await server.stop();
+      await ledger.dispose();
       await sim.close();
       await tmp.cleanup();
     },

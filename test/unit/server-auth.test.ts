@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { BridgeError } from '../../src/errors.ts';
@@ -5,6 +6,24 @@ import { Authenticator, hashToken, samePrincipal, sessionTokenRef } from '../../
 import { ADMIN_TOKEN, CLIENT_TOKEN, SHELL_TOKEN, testTokens } from '../support/bridge.ts';
 
 describe('Authenticator', () => {
+  it('hashToken is the sha256 of the token as UTF-8, hex (the tokens file format), and finds the token (property)', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme', minLength: 1, maxLength: 80 }), (token) => {
+        const hex = createHash('sha256').update(Buffer.from(token, 'utf8')).digest('hex');
+        expect(hashToken(token)).toBe(hex);
+      }),
+    );
+    fc.assert(
+      fc.property(fc.stringMatching(/^[\x21-\x7e]{1,64}$/), (token) => {
+        const auth = new Authenticator([
+          { name: 'n', tenant: 't', role: 'client', sha256: hashToken(token) },
+        ]);
+        expect(auth.authenticate(`Bearer ${token}`, undefined)).toMatchObject({ name: 'n' });
+      }),
+      { numRuns: 50 },
+    );
+  });
+
   it('resolves tokens by hash to their principal', () => {
     const auth = testTokens();
     expect(auth.authenticate(`Bearer ${ADMIN_TOKEN}`, '10.0.0.5')).toEqual({

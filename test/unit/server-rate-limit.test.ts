@@ -21,6 +21,19 @@ describe('RateLimiter', () => {
     expect(limiter.size).toBe(10);
   });
 
+  it('asking about a key it never counted stores nothing (successful callers do not fill the failure map)', () => {
+    let now = 0;
+    const limiter = new RateLimiter(2, { now: () => now, maxKeys: 3 });
+    limiter.take('failing');
+    limiter.take('failing');
+    for (let i = 0; i < 100; i++) expect(limiter.retryAfter(`ok${i}`)).toBe(0);
+    expect(limiter.size).toBe(1);
+    // The one key that used its events up is still limited: the asks did not push it out.
+    expect(limiter.retryAfter('failing')).toBe(30);
+    now += 30_000;
+    expect(limiter.retryAfter('failing')).toBe(0);
+  });
+
   it('never allows more than perMinute + elapsed refill events (property)', () => {
     fc.assert(
       fc.property(

@@ -12,6 +12,7 @@ import { connect as netConnect } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import type { ForwardEntry } from '../../adb/forward-ledger.ts';
+import type { ForwardTarget } from '../../adb/forward-target.ts';
 import { BridgeError, isBridgeError } from '../../errors.ts';
 import { parseStrictJson } from '../../strict-json.ts';
 
@@ -274,10 +275,10 @@ export async function openWhenReady(
   }
 }
 
-/** A TCP connection to a forward's local port (resolves once connected). */
-export function connectTcp(host: string, port: number): Promise<Duplex> {
+/** A connection to a forward's local side (resolves once connected). */
+export function connectForward(target: ForwardTarget): Promise<Duplex> {
   return new Promise((resolve, reject) => {
-    const socket = netConnect(port, host);
+    const socket = netConnect(target);
     socket.once('connect', () => resolve(socket));
     socket.once('error', reject);
   });
@@ -285,7 +286,7 @@ export function connectTcp(host: string, port: number): Promise<Duplex> {
 
 /** What a glass driver needs to reach its component: forwards owned by the lease. */
 export interface GlassForwarder {
-  readonly forwardHost: string;
+  forwardTarget(entry: ForwardEntry): ForwardTarget;
   openForward(owner: string, remote: string, deadline?: { timeoutMs?: number }): Promise<ForwardEntry>;
   closeForward(entry: ForwardEntry): Promise<void>;
 }
@@ -314,8 +315,8 @@ export class GlassEndpoint {
     this.#forward ??= await this.#device.openForward(this.#owner, `localabstract:${this.#socketName}`, {
       timeoutMs: 10_000,
     });
-    const port = Number(this.#forward.local.replace(/^tcp:/, ''));
-    const client = await openWhenReady(() => connectTcp(this.#device.forwardHost, port), {
+    const target = this.#device.forwardTarget(this.#forward);
+    const client = await openWhenReady(() => connectForward(target), {
       component: this.#socketName,
       ...options,
     });

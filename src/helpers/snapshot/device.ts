@@ -6,11 +6,12 @@ import type { AdbClient, ShellOptions, ShellResult, ShellStream } from '../../ad
 import type { Deadline } from '../../adb/deadline.ts';
 import type { DeviceLocks } from '../../adb/device-lock.ts';
 import type { ForwardEntry, ForwardLedger } from '../../adb/forward-ledger.ts';
+import { type ForwardTarget, forwardTarget } from '../../adb/forward-target.ts';
 
 export interface HelperDevice {
   readonly serial: string;
-  /** Host where `adb forward` listeners accept connections (the adb server's host). */
-  readonly forwardHost: string;
+  /** Where the bridge connects to reach a forward's local side (a unix socket or host:port). */
+  forwardTarget(entry: ForwardEntry): ForwardTarget;
   shell(command: string, options?: ShellOptions): Promise<ShellResult>;
   shellStream(command: string, options?: ShellOptions): Promise<ShellStream>;
   push(localPath: string, remotePath: string, deadline?: Deadline): Promise<void>;
@@ -28,12 +29,12 @@ export function adbHelperDevice(options: {
   const { client, serial, ledger, locks } = options;
   return {
     serial,
-    forwardHost: client.host,
+    forwardTarget: (entry) => forwardTarget(entry.local, client.host),
     locks,
     shell: (command, opts) => client.shell(serial, command, opts),
     shellStream: (command, opts) => client.shellStream(serial, command, opts),
     push: (local, remote, deadline) => client.push(serial, local, remote, deadline ?? {}),
-    openForward: (owner, remote, deadline) => ledger.open(owner, serial, 'tcp:0', remote, deadline),
+    openForward: (owner, remote, deadline) => ledger.openReachable(owner, serial, remote, deadline),
     closeForward: (entry) => ledger.close(entry.serial, entry.local),
   };
 }

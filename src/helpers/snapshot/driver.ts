@@ -207,12 +207,20 @@ export class SnapshotDriver {
     const started = request.startedAt ?? performance.now();
     const deadlineMs = request.deadlineMs ?? defaultDeadlineMs(request.capture, extraMs);
     const deadlineAt = started + deadlineMs;
+    // One signal for the request: aborted by the deadline or by the caller's signal (the lease's),
+    // whichever comes first, with that one's reason. A listener on the caller's signal, removed in
+    // `finally`, instead of AbortSignal.any (~35 µs per call on Node 20, and a weak reference kept
+    // on the long-lived lease signal per request).
     const expired = new AbortController();
     const timer = setTimeout(
       () => expired.abort(abortedError(undefined, 'helper request', deadlineMs)),
       Math.max(0, deadlineAt - performance.now()),
     );
-    const signal = request.signal ? AbortSignal.any([request.signal, expired.signal]) : expired.signal;
+    const outer = request.signal;
+    const relay = () => expired.abort(outer?.reason);
+    if (outer?.aborted) relay();
+    else outer?.addEventListener('abort', relay, { once: true });
+    const signal = expired.signal;
     const attempts: Attempt[] = [];
     const onGiveUp: Array<(code: string) => void> = [];
     const gaveUp = new Promise<never>((_, reject) => {
@@ -252,6 +260,7 @@ export class SnapshotDriver {
       throw withAttempts(cause, attempts, deadlineMs);
     } finally {
       clearTimeout(timer);
+      outer?.removeEventListener('abort', relay);
     }
   }
 

@@ -1,6 +1,7 @@
 /**
  * Persistent helper session: `am instrument -w -e sessionPort P ... RUNNER` held open as a shell
- * stream, reached through `adb forward tcp:L tcp:P` (recorded in the forward ledger). Ready when a
+ * stream, reached through a forward to `tcp:P` (recorded in the forward ledger): from a unix socket
+ * of the bridge's own adb server (`localfilesystem:`), or `tcp:L` on an external one. Ready when a
  * status record says `sessionReady=true`. One command per connection, each with a unique request id.
  * Closing sends `quit`, waits briefly, force-stops the package and removes the forward.
  */
@@ -8,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import net from 'node:net';
 import type { ShellStream } from '../../adb/client.ts';
 import type { ForwardEntry } from '../../adb/forward-ledger.ts';
+import type { ForwardTarget } from '../../adb/forward-target.ts';
 import { BridgeError } from '../../errors.ts';
 import type { HelperManifest } from '../../manifest/index.ts';
 import { InstrumentationOutputParser } from '../protocol/instrumentation-output.ts';
@@ -54,6 +56,8 @@ export class HelperSession {
   readonly #device: HelperDevice;
   #stream: ShellStream | undefined;
   #forward: ForwardEntry | undefined;
+  /** Where each command connects (the forward's local side). */
+  #target: ForwardTarget | undefined;
   #closed = false;
   #exited = false;
   #exitInfo: string | undefined;
@@ -83,10 +87,6 @@ export class HelperSession {
     return !this.#closed && !this.#exited;
   }
 
-  get localPort(): number | undefined {
-    return this.#forward ? Number(this.#forward.local.slice(4)) : undefined;
-  }
-
   async #start(options: SessionStartOptions): Promise<void> {
     const runner = this.manifest.instrumentationRunner;
     if (runner === undefined)
@@ -104,6 +104,7 @@ export class HelperSession {
     this.#forward = await this.#device.openForward(options.owner ?? this.id, `tcp:${devicePort}`, {
       timeoutMs: stepTimeout,
     });
+    this.#target = this.#device.forwardTarget(this.#forward);
     if (signal?.aborted) throw cancelled(signal, 'helper session start');
     const command = buildInstrumentCommand({ runner, capture: this.capture, sessionPort: devicePort });
     const stream = await this.#device.shellStream(command, {
@@ -185,10 +186,10 @@ export class HelperSession {
   ): Promise<SessionSuccess> {
     const requestId = `r${process.pid.toString(36)}-${(++requestCounter).toString(36)}`;
     const line = buildSessionRequest(command, requestId, payloadBase64);
-    const port = this.localPort;
-    if (port === undefined) throw new BridgeError('HELPER_FAILED', 'session has no forward');
+    const target = this.#target;
+    if (target === undefined) throw new BridgeError('HELPER_FAILED', 'session has no forward');
     const bytes = await new Promise<Buffer>((resolve, reject) => {
-      const socket = net.connect({ host: this.#device.forwardHost, port });
+      const socket = net.connect(target);
       const chunks: Buffer[] = [];
       const finish = () => {
         clearTimeout(timer);
