@@ -8,7 +8,7 @@
  * off), interleaved in the same run. Also printed: the same for `format: xml`.
  */
 import path from 'node:path';
-import { STREAM_SNAPSHOT_CHARS, snapshotStreaming } from '../../src/app/snapshot-stream.ts';
+import { STREAM_SNAPSHOT_CHARS, snapshotStreaming } from '../../src/app/snapshot-answer.ts';
 import { tempDir, testDeviceBridge } from '../support/bridge.ts';
 import { startSimulatorProcess } from '../support/fleet.ts';
 import { servedWithPeak } from '../support/served-memory.ts';
