@@ -186,7 +186,23 @@ const TRUE = ascii('true');
 const FALSE = ascii('false');
 const NULL = ascii('null');
 
-/** Every key of a node, in the order the tree builder makes them (a new field fails to compile here). */
+/**
+ * Unchecked writes (`#put`) stay within this many bytes after a checked one: the longest run of
+ * them (a node's flags, its window's keys) is about 600 bytes.
+ */
+const SLACK = 1024;
+
+/** A key with each of its values (index 0: false, 1: true, 2: null), made once. */
+const flag = (key: string): Uint8Array[] => [
+  ascii(`,"${key}":false`),
+  ascii(`,"${key}":true`),
+  ascii(`,"${key}":null`),
+];
+
+/**
+ * Every key of a node, in the order the tree builder makes them (a new field fails to compile here);
+ * a boolean's key comes with each of its values.
+ */
 const NODE_KEYS = {
   ref: ascii('{"ref":'),
   type: ascii(',"type":'),
@@ -198,24 +214,24 @@ const NODE_KEYS = {
   hint: ascii(',"hint":'),
   index: ascii(',"index":'),
   bounds: ascii(',"bounds":'),
-  visible: ascii(',"visible":'),
-  enabled: ascii(',"enabled":'),
-  clickable: ascii(',"clickable":'),
-  longClickable: ascii(',"longClickable":'),
-  focusable: ascii(',"focusable":'),
-  focused: ascii(',"focused":'),
-  scrollable: ascii(',"scrollable":'),
-  checkable: ascii(',"checkable":'),
-  checked: ascii(',"checked":'),
-  selected: ascii(',"selected":'),
-  password: ascii(',"password":'),
-  canScrollForward: ascii(',"canScrollForward":'),
-  canScrollBackward: ascii(',"canScrollBackward":'),
-  covered: ascii(',"covered":'),
-  hittable: ascii(',"hittable":'),
+  visible: flag('visible'),
+  enabled: flag('enabled'),
+  clickable: flag('clickable'),
+  longClickable: flag('longClickable'),
+  focusable: flag('focusable'),
+  focused: flag('focused'),
+  scrollable: flag('scrollable'),
+  checkable: flag('checkable'),
+  checked: flag('checked'),
+  selected: flag('selected'),
+  password: flag('password'),
+  canScrollForward: flag('canScrollForward'),
+  canScrollBackward: flag('canScrollBackward'),
+  covered: flag('covered'),
+  hittable: flag('hittable'),
   window: ascii(',"window":'),
   children: ascii(',"children":['),
-} satisfies { [K in keyof Required<SnapshotNode>]: Uint8Array };
+} satisfies { [K in keyof Required<SnapshotNode>]: Uint8Array | Uint8Array[] };
 
 const WINDOW_KEYS = {
   index: ascii('{"index":'),
@@ -278,9 +294,10 @@ export class JsonBytes {
     return piece;
   }
 
+  /** Room for `bytes` more, and SLACK beyond them (for the unchecked `#put`s that follow). */
   #room(bytes: number): void {
-    if (this.#pos + bytes > this.#buf.length) {
-      const grown = Buffer.allocUnsafeSlow(Math.max(this.#buf.length * 2, this.#pos + bytes));
+    if (this.#pos + bytes + SLACK > this.#buf.length) {
+      const grown = Buffer.allocUnsafeSlow(Math.max(this.#buf.length * 2, this.#pos + bytes + SLACK));
       this.#buf.copy(grown, 0, 0, this.#pos);
       this.#buf = grown;
     }
@@ -292,8 +309,13 @@ export class JsonBytes {
   }
 
   #bytes(fragment: Uint8Array): void {
+    this.#room(fragment.length);
+    this.#put(fragment);
+  }
+
+  /** `fragment` without a check: fewer than SLACK bytes since the last checked write. */
+  #put(fragment: Uint8Array): void {
     const n = fragment.length;
-    this.#room(n);
     const buf = this.#buf;
     let p = this.#pos;
     for (let i = 0; i < n; i++) buf[p++] = fragment[i] as number;
@@ -502,59 +524,47 @@ export class JsonBytes {
   /** A node up to and including `"children":[` (its children and `]}` follow). */
   nodeHead(node: SnapshotNode): void {
     const k = NODE_KEYS;
-    this.#bytes(k.ref);
+    this.#room(0);
+    this.#put(k.ref);
     this.string(node.ref);
-    this.#bytes(k.type);
+    this.#put(k.type);
     this.string(node.type);
-    this.#bytes(k.className);
+    this.#put(k.className);
     this.string(node.className);
-    this.#bytes(k.text);
+    this.#put(k.text);
     this.string(node.text);
-    this.#bytes(k.contentDesc);
+    this.#put(k.contentDesc);
     this.string(node.contentDesc);
-    this.#bytes(k.resourceId);
+    this.#put(k.resourceId);
     this.string(node.resourceId);
-    this.#bytes(k.package);
+    this.#put(k.package);
     this.string(node.package);
-    this.#bytes(k.hint);
+    this.#put(k.hint);
     this.string(node.hint);
-    this.#bytes(k.index);
+    this.#put(k.index);
     this.number(node.index);
-    this.#bytes(k.bounds);
+    this.#put(k.bounds);
     this.#bounds(node.bounds);
-    this.#bytes(k.visible);
-    this.#bool(node.visible);
-    this.#bytes(k.enabled);
-    this.#bool(node.enabled);
-    this.#bytes(k.clickable);
-    this.#bool(node.clickable);
-    this.#bytes(k.longClickable);
-    this.#bool(node.longClickable);
-    this.#bytes(k.focusable);
-    this.#bool(node.focusable);
-    this.#bytes(k.focused);
-    this.#bool(node.focused);
-    this.#bytes(k.scrollable);
-    this.#bool(node.scrollable);
-    this.#bytes(k.checkable);
-    this.#bool(node.checkable);
-    this.#bytes(k.checked);
-    this.#bool(node.checked);
-    this.#bytes(k.selected);
-    this.#bool(node.selected);
-    this.#bytes(k.password);
-    this.#bool(node.password);
-    this.#bytes(k.canScrollForward);
-    this.#boolOrNull(node.canScrollForward);
-    this.#bytes(k.canScrollBackward);
-    this.#boolOrNull(node.canScrollBackward);
-    this.#bytes(k.covered);
-    this.#bool(node.covered);
-    this.#bytes(k.hittable);
-    this.#bool(node.hittable);
-    this.#bytes(k.window);
+    this.#put(k.visible[node.visible ? 1 : 0] as Uint8Array);
+    this.#put(k.enabled[node.enabled ? 1 : 0] as Uint8Array);
+    this.#put(k.clickable[node.clickable ? 1 : 0] as Uint8Array);
+    this.#put(k.longClickable[node.longClickable ? 1 : 0] as Uint8Array);
+    this.#put(k.focusable[node.focusable ? 1 : 0] as Uint8Array);
+    this.#put(k.focused[node.focused ? 1 : 0] as Uint8Array);
+    this.#put(k.scrollable[node.scrollable ? 1 : 0] as Uint8Array);
+    this.#put(k.checkable[node.checkable ? 1 : 0] as Uint8Array);
+    this.#put(k.checked[node.checked ? 1 : 0] as Uint8Array);
+    this.#put(k.selected[node.selected ? 1 : 0] as Uint8Array);
+    this.#put(k.password[node.password ? 1 : 0] as Uint8Array);
+    const canScrollForward = node.canScrollForward;
+    this.#put(k.canScrollForward[canScrollForward === null ? 2 : canScrollForward ? 1 : 0] as Uint8Array);
+    const canScrollBackward = node.canScrollBackward;
+    this.#put(k.canScrollBackward[canScrollBackward === null ? 2 : canScrollBackward ? 1 : 0] as Uint8Array);
+    this.#put(k.covered[node.covered ? 1 : 0] as Uint8Array);
+    this.#put(k.hittable[node.hittable ? 1 : 0] as Uint8Array);
+    this.#put(k.window);
     this.#window(node.window);
-    this.#bytes(k.children);
+    this.#put(k.children);
   }
 }
 
