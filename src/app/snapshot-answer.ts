@@ -326,10 +326,6 @@ export class JsonBytes {
     this.#bytes(b ? TRUE : FALSE);
   }
 
-  #boolOrNull(b: boolean | null): void {
-    this.#bytes(b === null ? NULL : b ? TRUE : FALSE);
-  }
-
   /** A number as `JSON.stringify` writes it. */
   number(n: number): void {
     if ((n | 0) === n) {

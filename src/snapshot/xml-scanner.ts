@@ -414,12 +414,8 @@ class Scanner {
       while (isSpace(c)) c = xml.charCodeAt(++p);
       if (c !== 34 && c !== 39) throw new XmlError(p, 'expected a quoted attribute value');
       const valueStart = p + 1;
-      // Values are short (`false`, `0`, bounds, class names): a loop, not an indexOf call each.
-      const quote = c;
-      const length = xml.length;
-      let valueEnd = valueStart;
-      while (valueEnd < length && xml.charCodeAt(valueEnd) !== quote) valueEnd++;
-      if (valueEnd === length) throw new XmlError(p, 'unterminated attribute value');
+      const valueEnd = xml.indexOf(c === 34 ? '"' : "'", valueStart);
+      if (valueEnd === -1) throw new XmlError(p, 'unterminated attribute value');
       if (valueEnd > limit) throw new XmlError(limit, "'<' in an attribute value");
       p = valueEnd + 1;
       if (id >= 0) {
