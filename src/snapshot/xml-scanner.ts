@@ -397,9 +397,8 @@ class Scanner {
       const nameStart = p;
       // The name expected here, followed by '=' (the name's end): known without scanning it.
       let id = NEXT[last] as number;
-      const expected = id >= 0 ? (NAMES[id] as string) : '';
-      if (id >= 0 && xml.charCodeAt(p + expected.length) === 61 && xml.startsWith(expected, p)) {
-        p += expected.length;
+      if (id >= 0 && this.#named(id, p)) {
+        p += (NAMES[id] as string).length;
         c = 61;
       } else {
         // Letters and '-' (every name a dump has) by one comparison each, then the general rule.
@@ -467,6 +466,75 @@ class Scanner {
 
   #bool(start: number, end: number): boolean {
     return end - start === 4 && this.#xml.charCodeAt(start) === 116;
+  }
+
+  /** Whether the attribute `id` is named at `p`, followed by '=' (literal names: compiled inline). */
+  #named(id: number, p: number): boolean {
+    const xml = this.#xml;
+    switch (id) {
+      case INDEX:
+        return xml.startsWith('index=', p);
+      case TEXT:
+        return xml.startsWith('text=', p);
+      case RESOURCE_ID:
+        return xml.startsWith('resource-id=', p);
+      case CLASS:
+        return xml.startsWith('class=', p);
+      case PACKAGE:
+        return xml.startsWith('package=', p);
+      case CONTENT_DESC:
+        return xml.startsWith('content-desc=', p);
+      case CHECKABLE:
+        return xml.startsWith('checkable=', p);
+      case CHECKED:
+        return xml.startsWith('checked=', p);
+      case CLICKABLE:
+        return xml.startsWith('clickable=', p);
+      case ENABLED:
+        return xml.startsWith('enabled=', p);
+      case FOCUSABLE:
+        return xml.startsWith('focusable=', p);
+      case FOCUSED:
+        return xml.startsWith('focused=', p);
+      case SCROLLABLE:
+        return xml.startsWith('scrollable=', p);
+      case LONG_CLICKABLE:
+        return xml.startsWith('long-clickable=', p);
+      case PASSWORD:
+        return xml.startsWith('password=', p);
+      case SELECTED:
+        return xml.startsWith('selected=', p);
+      case VISIBLE_TO_USER:
+        return xml.startsWith('visible-to-user=', p);
+      case BOUNDS:
+        return xml.startsWith('bounds=', p);
+      case DRAWING_ORDER:
+        return xml.startsWith('drawing-order=', p);
+      case HINT:
+        return xml.startsWith('hint=', p);
+      case ROTATION:
+        return xml.startsWith('rotation=', p);
+      case DISPLAY_ID:
+        return xml.startsWith('display-id=', p);
+      case WINDOW_INDEX:
+        return xml.startsWith('window-index=', p);
+      case WINDOW_TYPE:
+        return xml.startsWith('window-type=', p);
+      case WINDOW_LAYER:
+        return xml.startsWith('window-layer=', p);
+      case WINDOW_ACTIVE:
+        return xml.startsWith('window-active=', p);
+      case WINDOW_FOCUSED:
+        return xml.startsWith('window-focused=', p);
+      case WINDOW_BOUNDS:
+        return xml.startsWith('window-bounds=', p);
+      case CAN_SCROLL_FORWARD:
+        return xml.startsWith('can-scroll-forward=', p);
+      case CAN_SCROLL_BACKWARD:
+        return xml.startsWith('can-scroll-backward=', p);
+      default:
+        return false;
+    }
   }
 
   /** The id of the kept attribute named `xml[n, n + length)`, or -1 for a name we do not keep. */
