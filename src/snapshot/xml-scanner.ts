@@ -9,9 +9,9 @@
  * `</hierarchy>` (e.g. "UI hierchary dumped to: /dev/tty") is ignored. Malformed XML throws
  * `XmlError` with the offset.
  *
- * Speed: `indexOf`/`charCodeAt` over the string, attribute names matched by length + first char +
- * `startsWith` (no name strings allocated), booleans/ints/bounds parsed in place, only kept strings
- * sliced, entities decoded only when a '&' lies inside the value (one amortised `indexOf('&')`).
+ * Speed: `indexOf`/`charCodeAt` over the string, attribute names matched against the one uiautomator
+ * writes next (one `startsWith`), else by length + first char + `startsWith` (no name strings
+ * allocated), booleans/ints/bounds parsed in place, only kept strings sliced, entities decoded only when a '&' lies inside the value (one amortised `indexOf('&')`).
  */
 import type { Bounds } from './types.ts';
 import { decodeEntities, isNameEnd, isSpace, parseBounds, parseIntIn, XmlError } from './xml-values.ts';
@@ -142,10 +142,86 @@ function resetAttributes(a: ScannedAttributes): void {
   a.displayId = null;
 }
 
+/**
+ * The attributes kept, by id, in the order uiautomator writes them (`NAMES[id]`): a start tag's
+ * attributes are first matched against the name that usually follows the previous one
+ * (`NEXT[id]`), with one comparison instead of a scan of the name.
+ */
+const NAMES = [
+  'index',
+  'text',
+  'resource-id',
+  'class',
+  'package',
+  'content-desc',
+  'checkable',
+  'checked',
+  'clickable',
+  'enabled',
+  'focusable',
+  'focused',
+  'scrollable',
+  'long-clickable',
+  'password',
+  'selected',
+  'visible-to-user',
+  'bounds',
+  'drawing-order',
+  'hint',
+  'rotation',
+  'display-id',
+  'window-index',
+  'window-type',
+  'window-layer',
+  'window-active',
+  'window-focused',
+  'window-bounds',
+  'can-scroll-forward',
+  'can-scroll-backward',
+] as const;
+const INDEX = 0;
+const TEXT = 1;
+const RESOURCE_ID = 2;
+const CLASS = 3;
+const PACKAGE = 4;
+const CONTENT_DESC = 5;
+const CHECKABLE = 6;
+const CHECKED = 7;
+const CLICKABLE = 8;
+const ENABLED = 9;
+const FOCUSABLE = 10;
+const FOCUSED = 11;
+const SCROLLABLE = 12;
+const LONG_CLICKABLE = 13;
+const PASSWORD = 14;
+const SELECTED = 15;
+const VISIBLE_TO_USER = 16;
+const BOUNDS = 17;
+const DRAWING_ORDER = 18;
+const HINT = 19;
+const ROTATION = 20;
+const DISPLAY_ID = 21;
+const WINDOW_INDEX = 22;
+const WINDOW_TYPE = 23;
+const WINDOW_LAYER = 24;
+const WINDOW_ACTIVE = 25;
+const WINDOW_FOCUSED = 26;
+const WINDOW_BOUNDS = 27;
+const CAN_SCROLL_FORWARD = 28;
+const CAN_SCROLL_BACKWARD = 29;
+/** `NEXT[id]`: the name expected after `id` (the start of a tag is `START`); -1: none. */
+const START = NAMES.length;
+const NEXT = new Int8Array(START + 1).fill(-1);
+for (let id = 0; id < DRAWING_ORDER; id++) NEXT[id] = id + 1;
+NEXT[DRAWING_ORDER] = HINT;
+NEXT[START] = INDEX;
+
 class Scanner {
   readonly #xml: string;
   readonly #sink: ScanSink;
   #nextAmp = -1;
+  // The first '<' after the last start tag's name (-1: none, or not searched yet).
+  #nextLt = -1;
   // Recently seen `class` and `package` values (a dump repeats a few dozen): equal values share one
   // string instead of one slice per node. Entity-bearing values are never cached.
   readonly #classes: string[] = [];
@@ -167,7 +243,8 @@ class Scanner {
     let pos = 0;
     if (xml.charCodeAt(0) === 0xfeff) pos = 1;
     for (;;) {
-      const lt = xml.indexOf('<', pos);
+      // The '<' after the previous start tag was found while scanning it (`#nextLt`).
+      const lt = this.#nextLt >= pos ? this.#nextLt : xml.indexOf('<', pos);
       if (lt === -1) {
         this.#checkText(pos, length);
         break;
@@ -299,9 +376,12 @@ class Scanner {
     const xml = this.#xml;
     const a = this.#a;
     // The next '<' bounds the tag: a value or the closing '>' beyond it means '<' inside the tag.
+    // Kept: it is where the next tag starts (`run`).
     const nextLt = xml.indexOf('<', start);
+    this.#nextLt = nextLt;
     const limit = nextLt === -1 ? xml.length : nextLt;
     let p = start;
+    let last: number = START;
     for (;;) {
       let c = xml.charCodeAt(p);
       const hadSpace = isSpace(c);
@@ -315,9 +395,18 @@ class Scanner {
       if (Number.isNaN(c)) throw new XmlError(lt, 'unterminated start tag');
       if (!hadSpace) throw new XmlError(p, 'expected whitespace before an attribute');
       const nameStart = p;
-      while (!isNameEnd(c)) c = xml.charCodeAt(++p);
-      const nameEnd = p;
-      if (nameEnd === nameStart) throw new XmlError(p, 'expected an attribute name');
+      // The name expected here, followed by '=' (the name's end): known without scanning it.
+      let id = NEXT[last] as number;
+      if (id >= 0 && this.#named(id, p)) {
+        p += (NAMES[id] as string).length;
+        c = 61;
+      } else {
+        // Letters and '-' (every name a dump has) by one comparison each, then the general rule.
+        while (c >= 97 || c === 45) c = xml.charCodeAt(++p);
+        while (!isNameEnd(c)) c = xml.charCodeAt(++p);
+        if (p === nameStart) throw new XmlError(p, 'expected an attribute name');
+        id = this.#nameId(nameStart, p - nameStart);
+      }
       while (isSpace(c)) c = xml.charCodeAt(++p);
       if (c !== 61 /* = */) throw new XmlError(p, "expected '=' after an attribute name");
       c = xml.charCodeAt(++p);
@@ -328,7 +417,10 @@ class Scanner {
       if (valueEnd === -1) throw new XmlError(p, 'unterminated attribute value');
       if (valueEnd > limit) throw new XmlError(limit, "'<' in an attribute value");
       p = valueEnd + 1;
-      this.#attribute(a, nameStart, nameEnd - nameStart, valueStart, valueEnd);
+      if (id >= 0) {
+        this.#store(a, id, valueStart, valueEnd);
+        last = id;
+      }
     }
   }
 
@@ -351,9 +443,11 @@ class Scanner {
     const length = end - start;
     if (length === 0) return '';
     const xml = this.#xml;
+    // Equal length and last character first: most entries are ruled out without a comparison call.
+    const last = xml.charCodeAt(end - 1);
     for (let i = 0; i < cache.length; i++) {
       const s = cache[i] as string;
-      if (s.length === length && xml.startsWith(s, start)) return s;
+      if (s.length === length && s.charCodeAt(length - 1) === last && xml.startsWith(s, start)) return s;
     }
     let amp = this.#nextAmp;
     if (amp !== -2 && amp < start) {
@@ -374,73 +468,239 @@ class Scanner {
     return end - start === 4 && this.#xml.charCodeAt(start) === 116;
   }
 
-  /** Keep one attribute (name at `n`, `length` long; value `[vs, ve)`); other names are skipped. */
-  #attribute(a: ScannedAttributes, n: number, length: number, vs: number, ve: number): void {
+  /** Whether the attribute `id` is named at `p`, followed by '=' (literal names: compiled inline). */
+  #named(id: number, p: number): boolean {
+    const xml = this.#xml;
+    switch (id) {
+      case INDEX:
+        return xml.startsWith('index=', p);
+      case TEXT:
+        return xml.startsWith('text=', p);
+      case RESOURCE_ID:
+        return xml.startsWith('resource-id=', p);
+      case CLASS:
+        return xml.startsWith('class=', p);
+      case PACKAGE:
+        return xml.startsWith('package=', p);
+      case CONTENT_DESC:
+        return xml.startsWith('content-desc=', p);
+      case CHECKABLE:
+        return xml.startsWith('checkable=', p);
+      case CHECKED:
+        return xml.startsWith('checked=', p);
+      case CLICKABLE:
+        return xml.startsWith('clickable=', p);
+      case ENABLED:
+        return xml.startsWith('enabled=', p);
+      case FOCUSABLE:
+        return xml.startsWith('focusable=', p);
+      case FOCUSED:
+        return xml.startsWith('focused=', p);
+      case SCROLLABLE:
+        return xml.startsWith('scrollable=', p);
+      case LONG_CLICKABLE:
+        return xml.startsWith('long-clickable=', p);
+      case PASSWORD:
+        return xml.startsWith('password=', p);
+      case SELECTED:
+        return xml.startsWith('selected=', p);
+      case VISIBLE_TO_USER:
+        return xml.startsWith('visible-to-user=', p);
+      case BOUNDS:
+        return xml.startsWith('bounds=', p);
+      case DRAWING_ORDER:
+        return xml.startsWith('drawing-order=', p);
+      case HINT:
+        return xml.startsWith('hint=', p);
+      case ROTATION:
+        return xml.startsWith('rotation=', p);
+      case DISPLAY_ID:
+        return xml.startsWith('display-id=', p);
+      case WINDOW_INDEX:
+        return xml.startsWith('window-index=', p);
+      case WINDOW_TYPE:
+        return xml.startsWith('window-type=', p);
+      case WINDOW_LAYER:
+        return xml.startsWith('window-layer=', p);
+      case WINDOW_ACTIVE:
+        return xml.startsWith('window-active=', p);
+      case WINDOW_FOCUSED:
+        return xml.startsWith('window-focused=', p);
+      case WINDOW_BOUNDS:
+        return xml.startsWith('window-bounds=', p);
+      case CAN_SCROLL_FORWARD:
+        return xml.startsWith('can-scroll-forward=', p);
+      case CAN_SCROLL_BACKWARD:
+        return xml.startsWith('can-scroll-backward=', p);
+      default:
+        return false;
+    }
+  }
+
+  /** The id of the kept attribute named `xml[n, n + length)`, or -1 for a name we do not keep. */
+  #nameId(n: number, length: number): number {
     const xml = this.#xml;
     const c0 = xml.charCodeAt(n);
     switch (length) {
       case 4:
-        if (c0 === 116 && xml.startsWith('text', n)) a.text = this.#string(vs, ve);
-        else if (c0 === 104 && xml.startsWith('hint', n)) a.hint = this.#string(vs, ve);
-        return;
+        if (c0 === 116 && xml.startsWith('text', n)) return TEXT;
+        if (c0 === 104 && xml.startsWith('hint', n)) return HINT;
+        return -1;
       case 5:
-        if (c0 === 99 && xml.startsWith('class', n)) a.className = this.#shared(vs, ve, this.#classes);
-        else if (c0 === 105 && xml.startsWith('index', n)) a.index = parseIntIn(xml, vs, ve) ?? -1;
-        return;
+        if (c0 === 99 && xml.startsWith('class', n)) return CLASS;
+        if (c0 === 105 && xml.startsWith('index', n)) return INDEX;
+        return -1;
       case 6:
-        if (c0 === 98 && xml.startsWith('bounds', n)) a.bounds = parseBounds(xml, vs, ve);
-        return;
+        if (c0 === 98 && xml.startsWith('bounds', n)) return BOUNDS;
+        return -1;
       case 7:
-        if (c0 === 112 && xml.startsWith('package', n)) a.pkg = this.#shared(vs, ve, this.#packages);
-        else if (c0 === 99 && xml.startsWith('checked', n)) a.checked = this.#bool(vs, ve);
-        else if (c0 === 101 && xml.startsWith('enabled', n)) a.enabled = this.#bool(vs, ve);
-        else if (c0 === 102 && xml.startsWith('focused', n)) a.focused = this.#bool(vs, ve);
-        return;
+        if (c0 === 112 && xml.startsWith('package', n)) return PACKAGE;
+        if (c0 === 99 && xml.startsWith('checked', n)) return CHECKED;
+        if (c0 === 101 && xml.startsWith('enabled', n)) return ENABLED;
+        if (c0 === 102 && xml.startsWith('focused', n)) return FOCUSED;
+        return -1;
       case 8:
-        if (c0 === 112 && xml.startsWith('password', n)) a.password = this.#bool(vs, ve);
-        else if (c0 === 115 && xml.startsWith('selected', n)) a.selected = this.#bool(vs, ve);
-        else if (c0 === 114 && xml.startsWith('rotation', n)) a.rotation = parseIntIn(xml, vs, ve);
-        return;
+        if (c0 === 112 && xml.startsWith('password', n)) return PASSWORD;
+        if (c0 === 115 && xml.startsWith('selected', n)) return SELECTED;
+        if (c0 === 114 && xml.startsWith('rotation', n)) return ROTATION;
+        return -1;
       case 9:
-        if (c0 === 99) {
-          if (xml.startsWith('clickable', n)) a.clickable = this.#bool(vs, ve);
-          else if (xml.startsWith('checkable', n)) a.checkable = this.#bool(vs, ve);
-        } else if (c0 === 102 && xml.startsWith('focusable', n)) a.focusable = this.#bool(vs, ve);
-        return;
+        if (c0 === 99 && xml.startsWith('clickable', n)) return CLICKABLE;
+        if (c0 === 99 && xml.startsWith('checkable', n)) return CHECKABLE;
+        if (c0 === 102 && xml.startsWith('focusable', n)) return FOCUSABLE;
+        return -1;
       case 10:
-        if (c0 === 115 && xml.startsWith('scrollable', n)) a.scrollable = this.#bool(vs, ve);
-        else if (c0 === 100 && xml.startsWith('display-id', n)) a.displayId = parseIntIn(xml, vs, ve);
-        return;
+        if (c0 === 115 && xml.startsWith('scrollable', n)) return SCROLLABLE;
+        if (c0 === 100 && xml.startsWith('display-id', n)) return DISPLAY_ID;
+        return -1;
       case 11:
-        if (c0 === 114 && xml.startsWith('resource-id', n)) a.resourceId = this.#string(vs, ve);
-        else if (c0 === 119 && xml.startsWith('window-type', n)) a.windowType = parseIntIn(xml, vs, ve);
-        return;
+        if (c0 === 114 && xml.startsWith('resource-id', n)) return RESOURCE_ID;
+        if (c0 === 119 && xml.startsWith('window-type', n)) return WINDOW_TYPE;
+        return -1;
       case 12:
-        if (c0 === 99 && xml.startsWith('content-desc', n)) a.contentDesc = this.#string(vs, ve);
-        else if (c0 === 119 && xml.startsWith('window-index', n)) a.windowIndex = parseIntIn(xml, vs, ve);
-        else if (c0 === 119 && xml.startsWith('window-layer', n)) a.windowLayer = parseIntIn(xml, vs, ve);
-        return;
+        if (c0 === 99 && xml.startsWith('content-desc', n)) return CONTENT_DESC;
+        if (c0 === 119 && xml.startsWith('window-index', n)) return WINDOW_INDEX;
+        if (c0 === 119 && xml.startsWith('window-layer', n)) return WINDOW_LAYER;
+        return -1;
       case 13:
-        if (c0 === 100 && xml.startsWith('drawing-order', n))
-          a.drawingOrder = parseIntIn(xml, vs, ve) ?? NO_ORDER;
-        else if (c0 === 119 && xml.startsWith('window-active', n)) a.windowActive = this.#bool(vs, ve);
-        else if (c0 === 119 && xml.startsWith('window-bounds', n)) a.windowBounds = parseBounds(xml, vs, ve);
-        return;
+        if (c0 === 100 && xml.startsWith('drawing-order', n)) return DRAWING_ORDER;
+        if (c0 === 119 && xml.startsWith('window-active', n)) return WINDOW_ACTIVE;
+        if (c0 === 119 && xml.startsWith('window-bounds', n)) return WINDOW_BOUNDS;
+        return -1;
       case 14:
-        if (c0 === 108 && xml.startsWith('long-clickable', n)) a.longClickable = this.#bool(vs, ve);
-        else if (c0 === 119 && xml.startsWith('window-focused', n)) a.windowFocused = this.#bool(vs, ve);
-        return;
+        if (c0 === 108 && xml.startsWith('long-clickable', n)) return LONG_CLICKABLE;
+        if (c0 === 119 && xml.startsWith('window-focused', n)) return WINDOW_FOCUSED;
+        return -1;
       case 15:
-        if (c0 === 118 && xml.startsWith('visible-to-user', n)) a.visible = this.#bool(vs, ve);
-        return;
+        if (c0 === 118 && xml.startsWith('visible-to-user', n)) return VISIBLE_TO_USER;
+        return -1;
       case 18:
-        if (c0 === 99 && xml.startsWith('can-scroll-forward', n)) a.canScrollForward = this.#bool(vs, ve);
-        return;
+        if (c0 === 99 && xml.startsWith('can-scroll-forward', n)) return CAN_SCROLL_FORWARD;
+        return -1;
       case 19:
-        if (c0 === 99 && xml.startsWith('can-scroll-backward', n)) a.canScrollBackward = this.#bool(vs, ve);
+        if (c0 === 99 && xml.startsWith('can-scroll-backward', n)) return CAN_SCROLL_BACKWARD;
+        return -1;
+      default:
+        // An attribute we do not keep (vendor extras such as `xpos`).
+        return -1;
+    }
+  }
+
+  /** Keep the value `[vs, ve)` of the attribute with id `id`. */
+  #store(a: ScannedAttributes, id: number, vs: number, ve: number): void {
+    const xml = this.#xml;
+    switch (id) {
+      case INDEX:
+        a.index = parseIntIn(xml, vs, ve) ?? -1;
+        return;
+      case TEXT:
+        a.text = this.#string(vs, ve);
+        return;
+      case RESOURCE_ID:
+        a.resourceId = this.#string(vs, ve);
+        return;
+      case CLASS:
+        a.className = this.#shared(vs, ve, this.#classes);
+        return;
+      case PACKAGE:
+        a.pkg = this.#shared(vs, ve, this.#packages);
+        return;
+      case CONTENT_DESC:
+        a.contentDesc = this.#string(vs, ve);
+        return;
+      case CHECKABLE:
+        a.checkable = this.#bool(vs, ve);
+        return;
+      case CHECKED:
+        a.checked = this.#bool(vs, ve);
+        return;
+      case CLICKABLE:
+        a.clickable = this.#bool(vs, ve);
+        return;
+      case ENABLED:
+        a.enabled = this.#bool(vs, ve);
+        return;
+      case FOCUSABLE:
+        a.focusable = this.#bool(vs, ve);
+        return;
+      case FOCUSED:
+        a.focused = this.#bool(vs, ve);
+        return;
+      case SCROLLABLE:
+        a.scrollable = this.#bool(vs, ve);
+        return;
+      case LONG_CLICKABLE:
+        a.longClickable = this.#bool(vs, ve);
+        return;
+      case PASSWORD:
+        a.password = this.#bool(vs, ve);
+        return;
+      case SELECTED:
+        a.selected = this.#bool(vs, ve);
+        return;
+      case VISIBLE_TO_USER:
+        a.visible = this.#bool(vs, ve);
+        return;
+      case BOUNDS:
+        a.bounds = parseBounds(xml, vs, ve);
+        return;
+      case DRAWING_ORDER:
+        a.drawingOrder = parseIntIn(xml, vs, ve) ?? NO_ORDER;
+        return;
+      case HINT:
+        a.hint = this.#string(vs, ve);
+        return;
+      case ROTATION:
+        a.rotation = parseIntIn(xml, vs, ve);
+        return;
+      case DISPLAY_ID:
+        a.displayId = parseIntIn(xml, vs, ve);
+        return;
+      case WINDOW_INDEX:
+        a.windowIndex = parseIntIn(xml, vs, ve);
+        return;
+      case WINDOW_TYPE:
+        a.windowType = parseIntIn(xml, vs, ve);
+        return;
+      case WINDOW_LAYER:
+        a.windowLayer = parseIntIn(xml, vs, ve);
+        return;
+      case WINDOW_ACTIVE:
+        a.windowActive = this.#bool(vs, ve);
+        return;
+      case WINDOW_FOCUSED:
+        a.windowFocused = this.#bool(vs, ve);
+        return;
+      case WINDOW_BOUNDS:
+        a.windowBounds = parseBounds(xml, vs, ve);
+        return;
+      case CAN_SCROLL_FORWARD:
+        a.canScrollForward = this.#bool(vs, ve);
+        return;
+      case CAN_SCROLL_BACKWARD:
+        a.canScrollBackward = this.#bool(vs, ve);
         return;
       default:
-      // An attribute we do not keep (vendor extras such as `xpos`).
     }
   }
 }

@@ -4,11 +4,11 @@
  * over the session transport, as a multiple of the XML size. The simulator runs in its own process
  * (`simulate --nodes 20000`), reached through the bridge's real adb server; the bridge is this
  * process (`app.request`, the body read as the response streams it and not kept). Median of 4
- * after a warm-up. Baseline: the same request answered as one string (`c.json`, streaming switched
- * off), interleaved in the same run. Also printed: the same for `format: xml`.
+ * after a warm-up. Baseline: the same request answered as one Buffer (streaming switched off),
+ * interleaved in the same run. Also printed: the same for `format: xml`.
  */
 import path from 'node:path';
-import { STREAM_SNAPSHOT_CHARS, snapshotStreaming } from '../../src/app/snapshot-stream.ts';
+import { STREAM_SNAPSHOT_CHARS, snapshotStreaming } from '../../src/app/snapshot-answer.ts';
 import { tempDir, testDeviceBridge } from '../support/bridge.ts';
 import { startSimulatorProcess } from '../support/fleet.ts';
 import { servedWithPeak } from '../support/served-memory.ts';
@@ -43,7 +43,7 @@ export async function bench(): Promise<BenchFigure[]> {
     const xmlBytes = Buffer.byteLength(((await xmlRes.json()) as { xml: string }).xml);
     const figures: BenchFigure[] = [];
     for (const format of ['json', 'xml'] as const) {
-      // Interleaved: streamed, then the one-string answer (streaming off), 4 rounds after a warm-up.
+      // Interleaved: streamed, then the one-Buffer answer (streaming off), 4 rounds after a warm-up.
       const streamed: number[] = [];
       const oneString: number[] = [];
       for (let round = 0; round < 5; round++) {
@@ -66,8 +66,8 @@ export async function bench(): Promise<BenchFigure[]> {
       figures.push({
         bench: format === 'json' ? 'snapshot-stream-20000-heap' : 'snapshot-stream-20000-heap-xml',
         value: Number(value.toFixed(2)),
-        unit: `x-xml-size (peak heapUsed+external growth while serving; ${xmlBytes} B XML, session transport; one-string answer: ${baseline.toFixed(2)}x)`,
-        baseline: 'one-string-answer',
+        unit: `x-xml-size (peak heapUsed+external growth while serving; ${xmlBytes} B XML, session transport; one-Buffer answer: ${baseline.toFixed(2)}x)`,
+        baseline: 'one-buffer-answer',
         ratio: Number((value / baseline).toFixed(2)),
       });
     }

@@ -9,6 +9,7 @@ import {
   ADMIN_TOKEN,
   CLIENT_TOKEN,
   type DeviceBridge,
+  listenApp,
   OTHER_TENANT_TOKEN,
   testDeviceBridge,
   testTokens,
@@ -83,6 +84,8 @@ describe('leases: happy path', () => {
     });
     expect(session.body.snapshot.windows.length).toBe(4);
     expect(session.body.snapshot.windows[0].ref).toBe('e1');
+    // Written as bytes by the route (snapshot-answer.ts), typed as c.json would type it.
+    expect(session.headers.get('content-type')).toBe('application/json');
     const oneShot = await api('POST', `/v1/leases/${lease.id}/snapshot`, {
       transport: 'one-shot',
       format: 'xml',
@@ -164,6 +167,32 @@ describe('leases: happy path', () => {
       lease: { ...released.body.lease },
       teardown: released.body.teardown,
     });
+  });
+
+  it('over a real listening server a snapshot is one body with its Content-Length (not chunked)', async () => {
+    const acquired = await api('POST', '/v1/leases', { selector: { labels: { simulated: 'true' } } });
+    expect(acquired.status).toBe(201);
+    const server = await listenApp(bridge.app);
+    try {
+      for (const format of ['json', 'xml']) {
+        const res = await fetch(`${server.url}/v1/leases/${acquired.body.id}/snapshot`, {
+          method: 'POST',
+          headers: { Authorization: `Bearer ${CLIENT_TOKEN}`, 'Content-Type': 'application/json' },
+          body: JSON.stringify({ format, transport: 'one-shot' }),
+        });
+        const bytes = Buffer.from(await res.arrayBuffer());
+        expect(res.status).toBe(200);
+        expect(res.headers.get('content-type')).toBe('application/json');
+        expect(res.headers.get('transfer-encoding')).toBeNull();
+        expect(Number(res.headers.get('content-length'))).toBe(bytes.length);
+        const view = JSON.parse(bytes.toString('utf8'));
+        expect(view.format).toBe(format);
+        expect(bytes.toString('utf8')).toBe(JSON.stringify(view));
+      }
+    } finally {
+      await server.close();
+      await api('DELETE', `/v1/leases/${acquired.body.id}`);
+    }
   });
 
   it('waitSeconds: a queued request gets the device when it frees (201)', async () => {

@@ -9,7 +9,7 @@ import {
   SnapshotBodySchema,
   SnapshotResponseSchema,
 } from '../../../api/index.ts';
-import { streamedSnapshotView } from '../../../app/snapshot-stream.ts';
+import { snapshotAnswer } from '../../../app/snapshot-answer.ts';
 import type { AppEnv } from '../../env.ts';
 import { guard, jsonBody } from '../../middleware/guard.ts';
 import { SMALL_BODY_BYTES, scopeFor } from './common.ts';
@@ -54,10 +54,9 @@ export function registerSnapshot(app: OpenAPIHono<AppEnv>): void {
       capture,
       ...(deadlineMs === undefined ? {} : { deadlineMs }),
     });
-    // A large answer is written as it is serialized (bounded memory), byte-identical to c.json.
-    const stream = streamedSnapshotView(view);
-    if (stream === null) return c.json(view, 200);
-    const streamed = c.body(stream, 200, { 'content-type': 'application/json' });
-    return streamed as unknown as ReturnType<typeof c.json<typeof view, 200>>;
+    // The answer's bytes, identical to c.json's: one Buffer (with its Content-Length), or for a large
+    // answer a stream of pieces written as the response pulls them (bounded memory).
+    const answer = c.body(snapshotAnswer(view), 200, { 'content-type': 'application/json' });
+    return answer as unknown as ReturnType<typeof c.json<typeof view, 200>>;
   });
 }
