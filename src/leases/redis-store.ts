@@ -290,7 +290,6 @@ export class RedisLeaseStore implements LeaseStore {
         request.waiterId ?? '',
         this.#graceMs,
         request.keepApps ? '1' : '0',
-        ...request.candidates,
         ...request.candidates.map((d) => this.#fences.get(d) ?? 0),
       ],
     );
