@@ -1,7 +1,7 @@
 /**
  * Scratch: run exactly N lease cycles (the lease-ops bench's cycle, 16 in flight) and exit — for
  * callgrind instruction counts (run twice with different N, take the difference per cycle).
- * N from argv[2]; REDIS_URL as the bench. PING=1: N auto-pipelined PINGs instead.
+ * N from argv[2]; REDIS_URL as the bench. PING=1: N PINGs instead (as the bench's baseline: a plain connection).
  */
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
@@ -15,7 +15,7 @@ const CONCURRENCY = 16;
 async function main(): Promise<void> {
   const prefix = `bench:${randomUUID()}:`;
   const store = new RedisLeaseStore({ url: REDIS_URL, prefix });
-  const ping = new Redis(REDIS_URL, { enableAutoPipelining: true });
+  const ping = new Redis(REDIS_URL);
   const manager = new LeaseManager({
     store,
     node: 'bench',
