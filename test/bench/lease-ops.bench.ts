@@ -6,7 +6,7 @@
  * nothing else (the wake-up is published only while a queue has waiters: here none). Set
  * LEASE_OPS_PATH=pending for the three-script path (release, teardown, record-teardown) of a node
  * that holds something of the lease — with CONCURRENCY cycles in flight on the store's own
- * (auto-pipelining) connection, each loop over its own few devices. Baseline, measured in the same run on its own connection with the same
+ * connection (as in production: no auto-pipelining), each loop over its own few devices. Baseline, measured in the same run on its own connection with the same
  * concurrency: PING round trips per second (ratio = lease cycles / PINGs, so 0.33 would mean the
  * scripts cost no more than a PING each). lease-ops-memory: the same cycle on the memory store.
  * The lease and PING windows alternate (ROUNDS of each, after a warm-up), so each ratio compares

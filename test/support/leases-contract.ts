@@ -94,6 +94,18 @@ export function leaseStoreContract(name: string, make: StoreFactory, options: { 
       await store.close();
     });
 
+    it('stores the leased device id as given, whichever candidate won (serials with `:`, `/`, non-ASCII)', async () => {
+      const { store } = await setup();
+      const serials = ['192.168.1.7:5555', 'usb:1-2/ü', 'émulateur-5554'];
+      for (const [i, serial] of serials.entries()) {
+        const lease = (await store.acquire({ ...base, candidates: serials })) as Lease;
+        expect(lease.deviceId).toBe(serial);
+        expect((await store.get(lease.id))?.deviceId).toBe(serials[i]);
+        expect((await store.leaseOfDevice(serial))?.id).toBe(lease.id);
+      }
+      await store.close();
+    });
+
     it('fencing tokens strictly increase per device across leases; old tokens are refused', async () => {
       const { store, clock } = await setup();
       const tokens: number[] = [];

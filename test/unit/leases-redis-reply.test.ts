@@ -92,12 +92,16 @@ describe('leaseFromReply', () => {
     );
   });
 
-  it('LEASE_FIELDS is the field list of lua/includes/lease-fields.lua, in its order', () => {
+  it('LEASE_FIELDS is the field list of lua/includes/lease-fields.lua, in its order (HMGET and LF)', () => {
     const lua = readFileSync(
       new URL('../../src/leases/lua/includes/lease-fields.lua', import.meta.url),
       'utf8',
     );
-    const list = /local LEASE_FIELDS = \{([^}]*)\}/.exec(lua)?.[1] ?? '';
-    expect([...list.matchAll(/'([^']+)'/g)].map((m) => m[1])).toEqual([...LEASE_FIELDS]);
+    const hmget = /redis\.call\('HMGET', key,([^)]*)\)/.exec(lua)?.[1] ?? '';
+    expect([...hmget.matchAll(/'([^']+)'/g)].map((m) => m[1])).toEqual([...LEASE_FIELDS]);
+    const lf = /local LF = \{([^}]*)\}/.exec(lua)?.[1] ?? '';
+    expect([...lf.matchAll(/(\w+) = (\d+)/g)].map((m) => [m[1], Number(m[2])])).toEqual(
+      LEASE_FIELDS.map((name, i) => [name, i + 1]),
+    );
   });
 });

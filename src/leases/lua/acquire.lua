@@ -6,7 +6,9 @@
   KEYS[3]   queue deadline hash    (waiterId -> deadline ms)
   KEYS[4]   the new lease's hash   (lease:<ARGV[3]>)
   KEYS[5]   waiter description hash (waiterId -> JSON): a waiter leaving the queue loses its entry
-  KEYS[6..] device hashes of the candidates, in preference order (fields: lease, pending, fence)
+  KEYS[6..] device hashes of the candidates, in preference order (fields: lease, pending, fence):
+            `<base>dev:<deviceId>`, where KEYS[4] is `<base>lease:<ARGV[3]>` — the winner's device id
+            is read off its key, so the ids are not sent a second time
 
   ARGV[1]   now (ms, the client's clock)
   ARGV[2]   expiresAt (ms)
@@ -19,10 +21,10 @@
   ARGV[9]   waiterId ('' = none)
   ARGV[10]  teardown grace ms (an ended lease whose teardown was never recorded stops blocking after it)
   ARGV[11]  '1' when the lease keeps the apps installed during it (field keepApps), else '0'
-  ARGV[12..11+n]   candidate device ids, aligned with KEYS[6..] (n candidates)
-  ARGV[12+n..11+2n] each candidate's fence floor: the highest token the calling node has seen for
-                   it ('0' = none). The counter never goes back below it: after Redis lost its data
-                   (the counter reads 0 again) tokens stay monotonic per device.
+  ARGV[12..11+n] each candidate's fence floor, aligned with KEYS[6..] (n candidates): the highest
+                 token the calling node has seen for it ('0' = none). The counter never goes back
+                 below it: after Redis lost its data (the counter reads 0 again) tokens stay
+                 monotonic per device.
 
   A device is free when its hash has no `lease`, or `pending` (ended, teardown not yet recorded) is
   older than the grace. An active lease past expiresAt still blocks until claim-expired ends it.
@@ -44,7 +46,6 @@ if ARGV[8] == '1' then
 end
 
 local grace = tonumber(ARGV[10])
-local n = #KEYS - 5
 for i = 6, #KEYS do
   local dev = KEYS[i]
   local held = redis.call('HMGET', dev, 'lease', 'pending')
@@ -52,15 +53,17 @@ for i = 6, #KEYS do
   local free = not current or (pending and (tonumber(pending) + grace <= now))
   if free then
     local fence = redis.call('HINCRBY', dev, 'fence', 1)
-    local floor = tonumber(ARGV[i + 6 + n]) or 0
+    local floor = tonumber(ARGV[i + 6]) or 0
     if fence <= floor then
       fence = floor + 1
       redis.call('HSET', dev, 'fence', fence)
     end
     redis.call('HSET', dev, 'lease', ARGV[3])
+    -- The id follows `<base>dev:` in the key, and #base = #KEYS[4] - #ARGV[3] - #'lease:'.
+    local deviceId = string.sub(dev, #KEYS[4] - #ARGV[3] - 1)
     if current then redis.call('HDEL', dev, 'pending') end
     redis.call('HSET', KEYS[4],
-      'id', ARGV[3], 'deviceId', ARGV[i + 6], 'tenant', ARGV[4], 'holder', ARGV[5],
+      'id', ARGV[3], 'deviceId', deviceId, 'tenant', ARGV[4], 'holder', ARGV[5],
       'fencingToken', fence, 'acquiredAt', ARGV[1], 'expiresAt', ARGV[2], 'ttlSeconds', ARGV[6],
       'selector', ARGV[7], 'state', 'active')
     if ARGV[11] == '1' then redis.call('HSET', KEYS[4], 'keepApps', '1') end
