@@ -1,14 +1,15 @@
 /**
  * Scratch: run exactly N lease cycles (the lease-ops bench's cycle, 16 in flight) and exit — for
- * callgrind instruction counts (run twice with different N, take the difference per cycle).
+ * callgrind instruction counts (run twice with different N, take the difference per cycle). The
+ * cycle is the bench's own (`cycle` of lease-ops.bench.ts, the release-empty path).
  * N from argv[2]; REDIS_URL as the bench. PING=1: N PINGs instead (as the bench's baseline: a plain connection).
  */
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { LeaseManager } from '../../src/leases/manager.ts';
 import { RedisLeaseStore } from '../../src/leases/redis-store.ts';
+import { cycle } from './lease-ops.bench.ts';
 
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6391';
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const N = Number(process.argv[2] ?? 1600);
 const CONCURRENCY = 16;
 
@@ -16,18 +17,7 @@ async function main(): Promise<void> {
   const prefix = `bench:${randomUUID()}:`;
   const store = new RedisLeaseStore({ url: REDIS_URL, prefix });
   const ping = new Redis(REDIS_URL);
-  const manager = new LeaseManager({
-    store,
-    node: 'bench',
-    devices: {
-      match: async (selector) => {
-        const loop = Number(selector.labels?.loop);
-        const devices = [`dev-${loop}-a`, `dev-${loop}-b`];
-        return { matching: devices, available: devices };
-      },
-    },
-    teardown: { closeLease: async () => ({ actions: [], failures: [] }), holdEmpty: () => () => undefined },
-  });
+  const one = cycle(store);
   let left = N;
   const cpu = process.cpuUsage();
   await Promise.all(
@@ -38,13 +28,7 @@ async function main(): Promise<void> {
           await ping.ping();
           continue;
         }
-        const lease = await manager.acquire({
-          selector: { labels: { loop: String(loop) } },
-          ttlSeconds: 60,
-          tenant: 'bench',
-          holder: 'bench',
-        });
-        await manager.release(lease.id, lease.fencingToken, lease);
+        await one(loop);
       }
     }),
   );

@@ -98,7 +98,8 @@ async function best(op: (loop: number) => Promise<void>): Promise<number> {
   return top;
 }
 
-function cycle(store: LeaseStore): (loop: number) => Promise<void> {
+/** One lease cycle per call on loop `loop`'s own devices (also driven by lease-cycle-count.ts). */
+export function cycle(store: LeaseStore): (loop: number) => Promise<void> {
   const devicesOf = (loop: number) => [`dev-${loop}-a`, `dev-${loop}-b`];
   const manager = new LeaseManager({
     store,
