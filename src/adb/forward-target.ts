@@ -1,7 +1,7 @@
 /**
  * Where the bridge connects to reach a forward's local side: `tcp:PORT` on the adb server's host, or
  * `localfilesystem:/PATH`, a unix socket the adb server listens on (the bridge's own server on this
- * host; see forward-sockets.ts). Pure; `net.connect(target)` takes either shape.
+ * host; see socket-dir.ts). Pure; `net.connect(target)` takes either shape.
  */
 
 /** Longest unix socket path Linux accepts (sun_path is 108 bytes with its NUL). */
