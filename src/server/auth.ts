@@ -5,7 +5,7 @@
  * its role (admins hold every capability). With no tokens configured the bridge is loopback-only and
  * every loopback caller is an admin.
  */
-import { createHash, hash, timingSafeEqual } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { isLoopbackHost } from '../config.ts';
@@ -47,9 +47,12 @@ const TokenEntrySchema = z
 
 const TokensFileSchema = z.array(TokenEntrySchema);
 
-/** The sha256 of a token, hex (what the tokens file holds). One-shot `crypto.hash`: no Hash object per call. */
+/**
+ * The sha256 of a token, hex (what the tokens file holds). `createHash`, not the one-shot
+ * `crypto.hash` (~1 µs cheaper per request): that one needs Node 20.12, the package supports 20.
+ */
 export function hashToken(token: string): string {
-  return hash('sha256', token, 'hex');
+  return createHash('sha256').update(token, 'utf8').digest('hex');
 }
 
 /**
@@ -145,7 +148,7 @@ export class Authenticator {
     // RFC 7235: the scheme name is case-insensitive ("bearer", "BEARER").
     const match = /^bearer +([\x21-\x7e]{1,512})$/i.exec(authorization);
     if (!match) throw new BridgeError('UNAUTHENTICATED', 'Authorization header must be "Bearer <token>"');
-    const digest = hash('sha256', match[1]!, 'buffer');
+    const digest = createHash('sha256').update(match[1]!, 'utf8').digest();
     let found: Principal | null = null;
     // Compare against every entry in constant time per entry; do not stop early.
     for (const e of this.#entries) {
