@@ -21,8 +21,15 @@ import type { SnapshotView } from './helper-views.ts';
 
 /** Answers whose XML is at least this many characters are streamed (smaller ones: one Buffer). */
 export const STREAM_SNAPSHOT_CHARS = 256 * 1024;
-/** The threshold in force (benches set it to compare against the one-Buffer answer). */
-export const snapshotStreaming = { thresholdChars: STREAM_SNAPSHOT_CHARS };
+/**
+ * The threshold in force (benches set it to compare against the one-Buffer answer), and a probe
+ * called as each piece is handed out, while the working buffer and the piece are both alive (benches
+ * sample memory there: a timer cannot run inside the synchronous one-Buffer build). Null in service.
+ */
+export const snapshotStreaming: { thresholdChars: number; probe: (() => void) | null } = {
+  thresholdChars: STREAM_SNAPSHOT_CHARS,
+  probe: null,
+};
 /** Bytes per streamed piece (a piece ends at the first node or string slice past this). */
 const PIECE_BYTES = 64 * 1024;
 /** Characters of a long string written between two checks for a full piece. */
@@ -291,6 +298,7 @@ export class JsonBytes {
     const piece = Buffer.allocUnsafeSlow(this.#pos);
     this.#buf.copy(piece, 0, 0, this.#pos);
     this.#pos = 0;
+    snapshotStreaming.probe?.();
     return piece;
   }
 

@@ -41,23 +41,27 @@ function overlap(a: Bounds, b: Bounds): number {
 /** The children of every leaf: one shared empty array (a tree is mostly leaves). */
 const NO_CHILDREN: SnapshotNode[] = Object.freeze([]) as unknown as SnapshotNode[];
 
+/** First size of the per-slot scratch (child-stack slots; doubled when a document needs more). */
+const SLOTS = 256;
+
 export class TreeBuilder implements ScanSink {
   readonly #threshold: number;
   // Every node in document order; made at the estimated size (sizeHint) and cut to #count at the
   // end, so that it is not regrown (and copied) as it fills.
   #nodes: SnapshotNode[];
   #count = 0;
-  // Per node ordinal: drawing order and the visible-content box [l, t, r, b] (l >= r: none);
-  // private evidence for occlusion.
-  // Sized from the document (`sizeHint`) so that they are rarely regrown: each regrowth leaves the
-  // old arrays as garbage.
-  #order: Int32Array;
-  #extent: Int32Array;
   // Open elements: the node (null for <hierarchy> / unknown elements) and where its children start
   // in #childStack (the ordinals of the node children of every open element).
   #stackNode: Array<SnapshotNode | null> = [];
   #stackChildStart: number[] = [];
   #childStack: number[] = [];
+  // Per #childStack slot (the node at that slot): drawing order and the visible-content box
+  // [l, t, r, b] (l >= r: none); private evidence for occlusion. Only siblings on the child stack
+  // are ever compared, and a slot is reused only once its node has left the stack, so the scratch
+  // is as long as the child stack (depth × siblings), not the document (was one entry per node:
+  // 20 bytes a node, 0.08× the XML of a 5,000-node dump).
+  #order = new Int32Array(SLOTS);
+  #extent = new Int32Array(SLOTS * 4);
   #windowRoots: SnapshotNode[] = [];
   #rotation: number | null = null;
   // Short type per class name (the scanner shares equal class names: one entry per class).
@@ -65,16 +69,13 @@ export class TreeBuilder implements ScanSink {
 
   /**
    * `threshold`: share of a node's area a covering sibling must hide. `sizeHint`: the document's
-   * length, for the first size of the per-node scratch (about one node per 256 characters: a dump's
+   * length, for the first size of the node list (about one node per 256 characters: a dump's
    * `<node>` tag with its ~20 attributes is longer than that).
    */
   constructor(threshold: number, sizeHint = 0) {
     this.#threshold = threshold;
-    const capacity = Math.min(Math.max(1024, Math.ceil(sizeHint / 256)), 1 << 20);
-    this.#order = new Int32Array(capacity);
-    this.#extent = new Int32Array(capacity * 4);
     // Beyond ~100,000 slots `new Array(n)` makes a dictionary-mode array: cap the estimate there.
-    this.#nodes = new Array<SnapshotNode>(Math.min(capacity, 65_536));
+    this.#nodes = new Array<SnapshotNode>(Math.min(Math.max(1024, Math.ceil(sizeHint / 256)), 65_536));
   }
 
   /** The snapshot of everything reported so far (call after the scan). */
@@ -104,6 +105,9 @@ export class TreeBuilder implements ScanSink {
   openNode(a: ScannedAttributes, selfClosing: boolean): void {
     const node = this.#makeNode(a);
     const ordinal = this.#count - 1;
+    const slot = this.#childStack.length;
+    if (slot === this.#order.length) this.#growSlots();
+    this.#order[slot] = a.drawingOrder;
     this.#childStack.push(ordinal);
     const depth = this.#stackNode.length;
     if (depth === 1 && this.#stackNode[0] === null) {
@@ -121,7 +125,7 @@ export class TreeBuilder implements ScanSink {
       // else: a child of `parent`; its children array is made, exactly sized, when it closes.
     }
     if (selfClosing) {
-      this.#setExtent(ordinal, node, 0, 0);
+      this.#setExtent(slot, node, 0, 0);
       this.#finishScroll(node, this.#childStack.length, this.#childStack.length);
       return;
     }
@@ -157,18 +161,30 @@ export class TreeBuilder implements ScanSink {
         }
         node.children = children;
       }
-      const ordinal = this.#childStack[childStart - 1] as number;
-      this.#setExtent(ordinal, node, childStart, childEnd);
+      this.#setExtent(childStart - 1, node, childStart, childEnd);
       this.#finishScroll(node, childStart, childEnd);
     }
     // Children of an unknown element stay on the child stack: they belong to the enclosing node.
     if (node !== null || hierarchy) this.#childStack.length = childStart;
   }
 
-  /** Visible-content box of a node whose children (childStack[childStart, childEnd)) are done. */
-  #setExtent(ordinal: number, node: SnapshotNode, childStart: number, childEnd: number): void {
+  /** Room for twice as many child-stack slots (the scratch kept for the slots in use). */
+  #growSlots(): void {
+    const order = new Int32Array(this.#order.length * 2);
+    order.set(this.#order);
+    this.#order = order;
+    const extent = new Int32Array(this.#extent.length * 2);
+    extent.set(this.#extent);
+    this.#extent = extent;
+  }
+
+  /**
+   * Visible-content box of the node at child-stack `slot` whose children (the slots
+   * [childStart, childEnd)) are done.
+   */
+  #setExtent(slot: number, node: SnapshotNode, childStart: number, childEnd: number): void {
     const ext = this.#extent;
-    const o = ordinal * 4;
+    const o = slot * 4;
     ext[o] = 0;
     ext[o + 2] = 0;
     const b = node.bounds;
@@ -194,7 +210,7 @@ export class TreeBuilder implements ScanSink {
     let r = b.x;
     let bt = b.y;
     for (let i = childStart; i < childEnd; i++) {
-      const c = (this.#childStack[i] as number) * 4;
+      const c = i * 4;
       const cl = ext[c] as number;
       const cr = ext[c + 2] as number;
       if (cl >= cr) continue;
@@ -241,19 +257,17 @@ export class TreeBuilder implements ScanSink {
     const stack = this.#childStack;
     const order = this.#order;
     for (let i = childStart; i < childEnd - 1; i++) {
-      const oi = stack[i] as number;
-      const di = order[oi] as number;
+      const di = order[i] as number;
       if (di === NO_ORDER) continue;
-      const a = this.#nodes[oi] as SnapshotNode;
+      const a = this.#nodes[stack[i] as number] as SnapshotNode;
       const ab = a.bounds;
       if (ab === null || ab.width === 0 || ab.height === 0) continue;
       const need = ab.width * ab.height * this.#threshold;
       for (let j = i + 1; j < childEnd; j++) {
-        const oj = stack[j] as number;
-        const dj = order[oj] as number;
+        const dj = order[j] as number;
         if (dj === NO_ORDER || dj <= di) continue;
         const ext = this.#extent;
-        const e = oj * 4;
+        const e = j * 4;
         const l = ext[e] as number;
         const r = ext[e + 2] as number;
         if (l >= r) continue;
@@ -315,15 +329,6 @@ export class TreeBuilder implements ScanSink {
   #makeNode(a: ScannedAttributes): SnapshotNode {
     const nodes = this.#nodes;
     const ordinal = this.#count;
-    if (ordinal === this.#order.length) {
-      const order = new Int32Array(ordinal * 2);
-      order.set(this.#order);
-      this.#order = order;
-      const extent = new Int32Array(ordinal * 8);
-      extent.set(this.#extent);
-      this.#extent = extent;
-    }
-    this.#order[ordinal] = a.drawingOrder;
     const b = a.bounds;
     const node: SnapshotNode = {
       ref: formatNodeRef(ordinal),

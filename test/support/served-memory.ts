@@ -2,9 +2,17 @@
  * Peak memory of this process while it serves one request through an app (`app.request`): heapUsed
  * + external (Buffers and external strings included) sampled every millisecond and at every body
  * piece read, minus the level after forced GCs before the request. The body is read piece by piece
- * and kept as one Buffer unless `keep` is false (a kept copy is part of the figure). Used by the snapshot streaming test and
+ * and kept as one Buffer unless `keep` is false (a kept copy is part of the figure).
+ *
+ * Those samples count garbage not yet collected, so they depend on when V8 collects, and the timer
+ * cannot run inside a synchronous build of the whole answer (a one-Buffer answer's peak is missed).
+ * `live`: instead, the peak of what is alive where the answer writer hands out a piece (the writer's
+ * `snapshotStreaming.probe`, called synchronously while the working buffer and the piece are both
+ * alive): a full GC, then a sample, at each piece; no timer or body samples. The same figure for a
+ * one-Buffer and a streamed answer, whatever the GC timing. Used by the snapshot streaming test and
  * bench.
  */
+
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
@@ -32,6 +40,8 @@ export async function servedWithPeak(
   body: unknown,
   /** Keep the body (default); false: only count its bytes (the figure then holds no copy). */
   keep = true,
+  /** Count only what is alive at the answer writer's pieces (see above); null: timer and body samples. */
+  live: { probe: (() => void) | null } | null = null,
 ): Promise<Served> {
   gc();
   gc();
@@ -40,21 +50,28 @@ export async function servedWithPeak(
   const sample = () => {
     peak = Math.max(peak, used() - before);
   };
-  const timer = setInterval(sample, 1);
+  const bodySample = live === null ? sample : () => {};
+  const timer = live === null ? setInterval(sample, 1) : undefined;
+  if (live !== null) {
+    live.probe = () => {
+      gc();
+      sample();
+    };
+  }
   try {
     const res = await app.request(path, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
       body: JSON.stringify(body),
     });
-    sample();
+    bodySample();
     const reader = (res.body as ReadableStream<Uint8Array>).getReader();
     const parts: Uint8Array[] = [];
     let pieces = 0;
     let bytes = 0;
     for (;;) {
       const { done, value } = await reader.read();
-      sample();
+      bodySample();
       if (done) break;
       pieces++;
       bytes += value.length;
@@ -70,5 +87,6 @@ export async function servedWithPeak(
     };
   } finally {
     clearInterval(timer);
+    if (live !== null) live.probe = null;
   }
 }

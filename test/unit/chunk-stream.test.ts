@@ -433,6 +433,44 @@ describe('SnapshotOutputDecoder memory (issue 16)', () => {
     expect(grown / xmlBytes, `${grown} B for ${xmlBytes} B of XML`).toBeLessThan(1.3);
     expect(interpretStreamedSnapshot(decoder.end(), { mode: 'snapshot' })).toMatchObject({ ok: true, xml });
   });
+
+  it('before the reservation is allowed the bytes fill segments, copied once (not a doubling buffer)', () => {
+    const xml = largeXml();
+    const xmlBytes = Buffer.byteLength(xml);
+    const parts = pieces(Buffer.from(snapshotOutput(xml)), 65536);
+    const decoder = new SnapshotOutputDecoder();
+    const before = process.memoryUsage().arrayBuffers;
+    for (const part of parts) decoder.push(part);
+    const grown = process.memoryUsage().arrayBuffers - before;
+    // The reservation (the XML's size) + 2 × 64 KiB segments; a buffer doubled from 64 KiB to 128 KiB
+    // before it made 1.10× here.
+    expect(grown, `${grown} B for ${xmlBytes} B of XML`).toBeLessThan(xmlBytes + 3 * 65536);
+    expect(interpretStreamedSnapshot(decoder.end(), { mode: 'snapshot' })).toMatchObject({ ok: true, xml });
+  });
+
+  it('chunks larger than the first one outgrow the estimate: the segments are joined in order', () => {
+    const xml = largeXml();
+    const bytes = Buffer.from(xml);
+    // A 1-byte first chunk (estimate: chunkCount bytes), then chunks of up to 100,000 bytes.
+    const cuts = [0, 1];
+    while (cuts[cuts.length - 1]! < bytes.length)
+      cuts.push(Math.min(bytes.length, cuts[cuts.length - 1]! + 100_000));
+    const count = cuts.length - 1;
+    const records = cuts.slice(1).map((end, i) => ({
+      agentDeviceProtocol: 'android-snapshot-helper-v1',
+      outputFormat: 'uiautomator-xml',
+      chunkIndex: String(i),
+      chunkCount: String(count),
+      payloadBase64: bytes.subarray(cuts[i], end).toString('base64'),
+    }));
+    const nodeCount = (xml.match(/<node[\s>/]/g) ?? []).length;
+    const output = `${[...records.flatMap((r) => statusLines(r)), ...resultLines(snapshotResultFields(xml, nodeCount))].join('\n')}\n`;
+    for (const size of [65536, 4096, 1 << 22]) {
+      const decoder = new SnapshotOutputDecoder();
+      for (const part of pieces(Buffer.from(output), size)) decoder.push(part);
+      expect(interpretStreamedSnapshot(decoder.end(), { mode: 'snapshot' })).toMatchObject({ ok: true, xml });
+    }
+  });
 });
 
 describe('SnapshotOutputDecoder record lane costs', () => {

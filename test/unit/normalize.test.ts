@@ -193,6 +193,52 @@ describe('normalizeSnapshot on crafted dumps', () => {
     expect(byText('invisible')).toMatchObject({ covered: false, hittable: false, visible: false });
   });
 
+  it('occlusion among hundreds of siblings, some inside an unknown element (the scratch regrows)', () => {
+    // The occlusion scratch is kept per child-stack slot: > 256 siblings with children of their own
+    // (slots reused after each closes) and a cover beyond them, inside an unknown element.
+    const filler = (i: number) =>
+      node(
+        `text="f${i}" bounds="[0,${1000 + i * 20}][10,${1010 + i * 20}]" drawing-order="1"`,
+        node(`text="c${i}" bounds="[0,${1000 + i * 20}][5,${1005 + i * 20}]"`),
+      );
+    let fillers = '';
+    for (let i = 0; i < 400; i++) fillers += filler(i);
+    let grouped = '';
+    for (let i = 400; i < 700; i++) grouped += filler(i);
+    const cover = (x: number) =>
+      node(
+        `bounds="[${x},0][${x + 100},100]" drawing-order="2"`,
+        node(`text="cover${x}" bounds="[${x},0][${x + 100},95]"`),
+      );
+    const target = (name: string, x: number) =>
+      node(
+        `text="${name}" bounds="[${x},0][${x + 100},100]" drawing-order="1"`,
+        node(`text="${name}-inside" bounds="[${x + 10},10][${x + 20},20]"`) +
+          node(`text="${name}-outside" bounds="[${x},96][${x + 100},100]"`),
+      );
+    // "early" is covered by a sibling whose box was kept before the scratch regrew; "late" by one
+    // inside the unknown element, beyond the regrowth.
+    const xml = `<hierarchy rotation="0">${node(
+      'bounds="[0,0][300,20000]"',
+      target('early', 0) +
+        target('late', 200) +
+        cover(0) +
+        fillers +
+        `<group>${grouped}${cover(200)}</group>`,
+    )}</hierarchy>`;
+    const s = normalizeSnapshot(xml);
+    expect(s.nodeCount).toBe(1 + 6 + 700 * 2 + 4);
+    expect(s.nodes.filter((n) => n.covered).map((n) => n.text)).toEqual([
+      'early',
+      'early-inside',
+      'late',
+      'late-inside',
+    ]);
+    expect(s.nodes.find((n) => n.text === 'late')).toMatchObject({ covered: true, hittable: false });
+    // With a higher threshold the 95 % covers are not enough.
+    expect(normalizeSnapshot(xml, { coverageThreshold: 0.96 }).nodes.some((n) => n.covered)).toBe(false);
+  });
+
   it('scroll hints from attributes and from child bounds', () => {
     const xml = `<hierarchy rotation="0">${node(
       'bounds="[0,0][100,200]"',
