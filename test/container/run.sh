@@ -43,6 +43,10 @@ teardown() {
       echo "--- $c ($(podman inspect -f '{{.State.Status}} exit={{.State.ExitCode}}' "$c"))" >&2
       podman logs --tail 25 "$c" 2>&1 | cut -c1-400 >&2
     done
+    # What each running bridge's /readyz says now (the request log shows only the status).
+    for c in $(podman ps --filter "label=io.podman.compose.project=$PROJECT" --filter status=running --format '{{.Names}}' | grep _bridge); do
+      echo "--- $c /readyz: $(timeout 10 podman exec "$c" node -e 'fetch("http://127.0.0.1:7100/readyz").then((r) => r.text()).then(console.log, (e) => console.log(String(e)))' 2>&1 | cut -c1-600)" >&2
+    done
   fi
   if [ -n "${STACK_UP:-}" ]; then
     # What `podman-compose down -v` does, but all containers at once (it stops them one by one).

@@ -3,6 +3,7 @@
  * bridge's adb server answer, and the node is not draining. `/healthz` stays liveness.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/observability/logger.ts';
 import { READINESS_TIMEOUT_MS } from '../../src/server/routes/health.ts';
 import { type DeviceBridge, testDeviceBridge, timedRequest } from '../support/bridge.ts';
 
@@ -29,6 +30,28 @@ describe('/readyz reflects the device side and draining', () => {
     expect(down.body.checks.leaseStore).toBe('ok');
     expect(down.ms).toBeLessThan(READINESS_TIMEOUT_MS + 500);
     expect((await timedRequest(bridge.app, 'GET', '/healthz')).status).toBe(200);
+  }, 60_000);
+
+  it('logs each change of readiness once, naming the failing checks (the request log has only the status)', async () => {
+    const lines: Array<{ level: number; msg: string; checks?: Record<string, string> }> = [];
+    const logger = createLogger('info', {
+      write: (line: string) => {
+        const entry = JSON.parse(line) as { level: number; msg: string; checks?: Record<string, string> };
+        if (entry.msg.startsWith('readiness')) lines.push(entry);
+      },
+    });
+    bridge = await testDeviceBridge({ simulate: 1, logger });
+    await bridge.app.request('/readyz');
+    await bridge.app.request('/readyz');
+    expect(lines.map((l) => l.msg)).toEqual(['readiness: ready']);
+    await bridge.node.adb.server.stop();
+    await bridge.app.request('/readyz');
+    await bridge.app.request('/readyz');
+    expect(lines.map((l) => l.msg)).toEqual(['readiness: ready', 'readiness: not ready']);
+    const notReady = lines[1];
+    expect(notReady?.level).toBe(40);
+    expect(notReady?.checks?.['adbServer']).toMatch(/ECONNREFUSED/);
+    expect(notReady?.checks?.['leaseStore']).toBe('ok');
   }, 60_000);
 
   it('draining: not ready at once, every answer closes its connection, new leases get a typed 503', async () => {

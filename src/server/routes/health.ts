@@ -24,6 +24,9 @@ async function readinessOf(name: string, probe: () => Promise<unknown>): Promise
 }
 
 export function registerHealth(app: OpenAPIHono<AppEnv>): void {
+  // The last readiness answered, so a change is logged once with the failing checks (the request
+  // log shows only the status); undefined until the first probe.
+  let lastReady: boolean | undefined;
   app.openapi(
     createRoute({
       method: 'get',
@@ -69,6 +72,11 @@ export function registerHealth(app: OpenAPIHono<AppEnv>): void {
       if (services.draining) {
         ok = false;
         checks['node'] = 'draining';
+      }
+      if (ok !== lastReady) {
+        lastReady = ok;
+        if (ok) services.logger.info({ checks }, 'readiness: ready');
+        else services.logger.warn({ checks }, 'readiness: not ready');
       }
       return ok
         ? c.json({ status: 'ready' as const, checks }, 200)
