@@ -76,7 +76,23 @@ export interface S3ArtifactStoreOptions {
    * aws-chunked trailers (the default when `endpoint` is set); 'when-supported' is the SDK default.
    */
   checksums?: 'when-supported' | 'when-required';
+  /**
+   * How long a TCP connection to the endpoint may take (default 5 s). Without it a store whose SYNs
+   * are dropped (a container not yet wired, a firewall) holds the call, and one of the HTTP agent's
+   * 50 sockets, for minutes; the SDK retries a timed-out attempt.
+   */
+  connectTimeoutMs?: number;
+  /**
+   * How long a connection may go without a byte in either direction (default 60 s) before the call
+   * fails (UNAVAILABLE, retryable): a server that accepts and never answers must not hold a request,
+   * a readiness probe or an agent socket forever. Idle time, not a total: large transfers that keep
+   * moving are unaffected.
+   */
+  idleTimeoutMs?: number;
 }
+
+const DEFAULT_CONNECT_TIMEOUT_MS = 5000;
+const DEFAULT_IDLE_TIMEOUT_MS = 60_000;
 
 interface SdkError {
   name?: string;
@@ -152,6 +168,16 @@ export class S3ArtifactStore implements ArtifactStore {
     if (!Number.isInteger(this.#listPageSize) || this.#listPageSize < 1 || this.#listPageSize > 1000) {
       throw new BridgeError('INVALID_ARGUMENT', 'listPageSize must be an integer from 1 to 1000');
     }
+    const connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+    const idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
+    for (const [name, value] of [
+      ['connectTimeoutMs', connectTimeoutMs],
+      ['idleTimeoutMs', idleTimeoutMs],
+    ] as const) {
+      if (!Number.isInteger(value) || value < 1) {
+        throw new BridgeError('INVALID_ARGUMENT', `${name} must be a positive integer (milliseconds)`);
+      }
+    }
     const checksums =
       options.checksums ?? (options.endpoint === undefined ? 'when-supported' : 'when-required');
     const config: S3ClientConfig = {
@@ -161,6 +187,8 @@ export class S3ArtifactStore implements ArtifactStore {
       responseChecksumValidation: checksums === 'when-required' ? 'WHEN_REQUIRED' : 'WHEN_SUPPORTED',
       ...(options.endpoint === undefined ? {} : { endpoint: options.endpoint }),
       ...(options.credentials === undefined ? {} : { credentials: options.credentials }),
+      // The SDK's own handler, configured: no timeout at all by default.
+      requestHandler: { connectionTimeout: connectTimeoutMs, socketTimeout: idleTimeoutMs },
     };
     this.#client = new S3Client(config);
     this.description = `s3://${this.#bucket}/${this.#prefix}`;

@@ -3,8 +3,10 @@
  * signatures, presigned signatures and presigned expiry, which these tests rely on; it ignores
  * `If-None-Match: *` on PUT, so only the sequential putIfAbsent contract is checked here.
  */
+import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -266,6 +268,60 @@ describe('S3ArtifactStore', () => {
     await expect(store.stat('k')).rejects.toMatchObject({ code: 'UNAVAILABLE', retryable: true });
   });
 
+  it('a server that accepts and never answers fails the call as UNAVAILABLE after the idle timeout (no hang)', async () => {
+    // A real TCP peer that reads the request and stays silent (a wedged store or proxy).
+    const held: net.Socket[] = [];
+    const silent = net.createServer((socket) => {
+      held.push(socket);
+      socket.on('error', () => undefined);
+    });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (silent.address() as net.AddressInfo).port;
+      const store = makeStore({ endpoint: `http://127.0.0.1:${port}`, idleTimeoutMs: 300 });
+      const started = Date.now();
+      const caught = await store.stat('k').catch((err: unknown) => err);
+      expect(caught).toMatchObject({ code: 'UNAVAILABLE', retryable: true });
+      expect((caught as Error).message).toMatch(/S3 stat .* failed/);
+      // Three SDK attempts of 300 ms each plus its backoff: seconds, not forever.
+      expect(Date.now() - started).toBeLessThan(10_000);
+      expect(held.length).toBeGreaterThan(0);
+    } finally {
+      for (const socket of held) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+    }
+  }, 20_000);
+
+  it('a connection the server never accepts fails after the connect timeout (SYNs dropped: accept queue full)', async () => {
+    // A listener with a backlog of 0 that never accepts: once its queue is full the kernel drops
+    // further SYNs, so a connect neither succeeds nor is refused.
+    const script =
+      'import socket,sys,time\ns=socket.socket();s.bind(("127.0.0.1",0));s.listen(0)\n' +
+      'print(s.getsockname()[1],flush=True)\ntime.sleep(60)';
+    const child = spawn('python3', ['-c', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const fillers: net.Socket[] = [];
+    try {
+      const port = Number(
+        await new Promise<string>((resolve) => child.stdout.once('data', (d: Buffer) => resolve(d.toString()))),
+      );
+      // Fill the accept queue (backlog 0 holds one finished handshake; a few more to be sure).
+      for (let i = 0; i < 4; i++) {
+        const filler = net.connect(port, '127.0.0.1');
+        filler.on('error', () => undefined);
+        fillers.push(filler);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const store = makeStore({ endpoint: `http://127.0.0.1:${port}`, connectTimeoutMs: 300, idleTimeoutMs: 60_000 });
+      const started = Date.now();
+      const caught = await store.stat('k').catch((err: unknown) => err);
+      expect(caught).toMatchObject({ code: 'UNAVAILABLE', retryable: true });
+      expect(Date.now() - started).toBeLessThan(10_000);
+    } finally {
+      for (const filler of fillers) filler.destroy();
+      child.kill('SIGKILL');
+    }
+  }, 20_000);
+
   it('openArtifactStore builds an S3 store from a spec and config-shaped options', async () => {
     const store = openArtifactStore(`s3://${s3.bucket}/${prefix}spec`, {
       s3Endpoint: s3.endpoint,
@@ -291,5 +347,7 @@ describe('S3ArtifactStore', () => {
     expect(() => makeStore({ presignSeconds: 700000 })).toThrow(/presignSeconds/);
     expect(() => makeStore({ publicBaseUrl: 'https://u:p@cdn.example.com' })).toThrow(/credentials/);
     expect(() => makeStore({ prefix: 'a/../b' })).toThrow(/'\.\.'/);
+    expect(() => makeStore({ connectTimeoutMs: 0 })).toThrow(/connectTimeoutMs/);
+    expect(() => makeStore({ idleTimeoutMs: -1 })).toThrow(/idleTimeoutMs/);
   });
 });
