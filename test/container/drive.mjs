@@ -65,8 +65,30 @@ const devicesNow = async () => {
   return r.status === 200 ? r.json.devices : null;
 };
 
-// 1. The fleet: ready through the balancer, every device registered, online and owned.
+// Each bridge's own /readyz (the balancer answers for any one of them): the image's healthcheck
+// script inside the container, which exits 0 only on 200.
+const BRIDGES = ['bridge1', 'bridge2', 'bridge3'];
+function bridgeReady(bridge) {
+  try {
+    execFileSync(
+      'podman',
+      ['exec', `${PROJECT}_${bridge}_1`, 'node', '/app/infra/healthcheck.mjs', '/readyz'],
+      {
+        stdio: 'ignore',
+        timeout: 10_000,
+      },
+    );
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+// 1. The fleet: every bridge ready (a lease may land on any of their devices), ready through the
+// balancer, every device registered, online and owned.
 const ready = await until('the fleet ready with every device online', 120_000, async () => {
+  const notReady = BRIDGES.filter((b) => !bridgeReady(b));
+  if (notReady.length > 0) return { ok: false, why: `not ready: ${notReady.join(', ')}` };
   const r = await call('GET', '/readyz');
   if (r.status !== 200) return { ok: false, why: `readyz ${r.status} ${r.text.slice(0, 200)}` };
   const devices = await devicesNow();

@@ -302,7 +302,9 @@ describe('S3ArtifactStore', () => {
     const fillers: net.Socket[] = [];
     try {
       const port = Number(
-        await new Promise<string>((resolve) => child.stdout.once('data', (d: Buffer) => resolve(d.toString()))),
+        await new Promise<string>((resolve) =>
+          child.stdout.once('data', (d: Buffer) => resolve(d.toString())),
+        ),
       );
       // Fill the accept queue (backlog 0 holds one finished handshake; a few more to be sure).
       for (let i = 0; i < 4; i++) {
@@ -311,7 +313,11 @@ describe('S3ArtifactStore', () => {
         fillers.push(filler);
       }
       await new Promise((resolve) => setTimeout(resolve, 200));
-      const store = makeStore({ endpoint: `http://127.0.0.1:${port}`, connectTimeoutMs: 300, idleTimeoutMs: 60_000 });
+      const store = makeStore({
+        endpoint: `http://127.0.0.1:${port}`,
+        connectTimeoutMs: 300,
+        idleTimeoutMs: 60_000,
+      });
       const started = Date.now();
       const caught = await store.stat('k').catch((err: unknown) => err);
       expect(caught).toMatchObject({ code: 'UNAVAILABLE', retryable: true });

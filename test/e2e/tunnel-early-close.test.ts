@@ -1,0 +1,86 @@
+/**
+ * A tunnel that accepts and at once closes while its far side is not up yet (a relay started before
+ * its device, as in infra/compose.yaml's simulator) must come online once the device answers:
+ * a real `devicebridge serve` (memory stores, its own Debian adb server), a real TCP relay on
+ * loopback in front of one simulated device, and the devices file naming the relay.
+ */
+
+import { writeFile } from 'node:fs/promises';
+import net from 'node:net';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { tempDir } from '../support/bridge.ts';
+import { http, type ServeNode, startServeNode, startSimulatorProcess, stopBridge } from '../support/fleet.ts';
+
+/** How long the relay closes every connection (EARLY_CLOSE_MS; past about 30 s the health loop's repeated failures quarantine the device, as documented). */
+const CLOSED_MS = Number(process.env['EARLY_CLOSE_MS'] ?? 6000);
+
+describe('a tunnel that closes connections until its device is up (e2e)', () => {
+  let node: ServeNode | undefined;
+  let simulator: Awaited<ReturnType<typeof startSimulatorProcess>> | undefined;
+  let relay: net.Server | undefined;
+  let tmp: Awaited<ReturnType<typeof tempDir>> | undefined;
+
+  afterAll(async () => {
+    if (node) await stopBridge(node);
+    await simulator?.stop();
+    await new Promise((r) => (relay ? relay.close(r) : r(undefined)));
+    await tmp?.cleanup();
+  }, 60_000);
+
+  it('comes online once the device answers', async () => {
+    tmp = await tempDir();
+    simulator = await startSimulatorProcess(1);
+    const [host, port] = simulator.addresses[0]!.split(':') as [string, string];
+    const openAt = Date.now() + CLOSED_MS;
+    let closedEarly = 0;
+    const sockets = new Set<net.Socket>();
+    relay = net.createServer((client) => {
+      sockets.add(client);
+      client.on('close', () => sockets.delete(client));
+      client.on('error', () => undefined);
+      if (Date.now() < openAt) {
+        closedEarly++;
+        client.destroy();
+        return;
+      }
+      const device = net.connect(Number(port), host);
+      client.pipe(device).pipe(client);
+      const end = () => {
+        client.destroy();
+        device.destroy();
+      };
+      device.on('error', end).on('close', end);
+      client.on('close', end);
+    });
+    await new Promise<void>((r) => relay!.listen(0, '127.0.0.1', r));
+    const relayPort = (relay.address() as net.AddressInfo).port;
+    const file = path.join(tmp.dir, 'devices.json');
+    await writeFile(file, JSON.stringify([{ endpoint: `127.0.0.1:${relayPort}` }]));
+    const startAt = Date.now();
+    node = await startServeNode({
+      dataDir: path.join(tmp.dir, 'node'),
+      redisUrl: null,
+      env: { DEVICEBRIDGE_DEVICES_FILE: file, DEVICEBRIDGE_HEALTH_INTERVAL_MS: '500' },
+    });
+    const started = Date.now();
+    process.stderr.write(`early-close: serve listening after ${started - startAt} ms\n`);
+    let last = '';
+    let online = false;
+    while (Date.now() - started < CLOSED_MS + 30_000) {
+      const r = await http(node.url, 'GET', '/v1/devices');
+      const devices = (r.json as { devices: Array<{ state: string; endpoint: string }> }).devices;
+      last = JSON.stringify(devices.map((d) => `${d.endpoint}/${d.state}`));
+      if (devices.length === 1 && devices[0]!.state === 'online') {
+        online = true;
+        break;
+      }
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    process.stderr.write(
+      `early-close: ${closedEarly} connections closed early; online after ${Date.now() - started} ms (${last})\n`,
+    );
+    expect(closedEarly).toBeGreaterThan(0);
+    expect(online, last).toBe(true);
+  }, 90_000);
+});
