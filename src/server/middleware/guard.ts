@@ -86,7 +86,12 @@ export async function readJson(c: Context<AppEnv>, body: BodyPolicy): Promise<vo
   const bytes = hasBody(c) ? await readLimited(c, limit) : new Uint8Array(0);
   // An empty body is `{}` for routes whose body is optional; a required one fails its validator.
   const value = bytes.byteLength === 0 ? {} : parseJsonBody(bytes, limit);
-  c.req.bodyCache.json = Promise.resolve(value);
+  const parsed = Promise.resolve(value);
+  c.req.bodyCache.json = parsed;
+  // Hono's `json()` (what the route's validator calls) reads the "text" cache: with only "json"
+  // cached it stringified the value again, wrapped it in a new web Response and parsed it a second
+  // time. This request's `json()` answers the strictly parsed value itself.
+  c.req.json = <T>() => parsed as Promise<T>;
 }
 
 /**
