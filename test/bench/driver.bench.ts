@@ -2,6 +2,12 @@
  * Driver benchmarks over the simulator through the real adb server (one run, same machine):
  * - snapshot-overhead: p50 of a one-shot snapshot through the bridge minus p50 of the raw transfer of
  *   an equal-size file through the same adb server (`exec:cat`, what `adb exec-out cat` does), in ms.
+ *   Split in the same interleaved loop by a third measurement, the raw shell-v2 stream of the very
+ *   `am instrument` command the one-shot runs (its bytes read to the exit, not decoded):
+ *   snapshot-overhead-device = that stream − `exec:cat` (the simulated device's helper run plus seed
+ *   000's base64 + status framing, ~1.5× the XML's bytes), snapshot-overhead-bridge = the one-shot −
+ *   that stream (what the bridge adds: decoding while the bytes stream in, the result checks, the
+ *   driver's deadline, lock and bookkeeping).
  * - session-vs-oneshot: p50/p95 of session snapshots and one-shot snapshots of the same screen.
  * - session-command-cpu: CPU time per session command (`viewport`: a small answer, so the connection is
  *   most of it) of this process (the bridge side) and of the adb server, through the forward from a
@@ -17,6 +23,7 @@ import { promisify } from 'node:util';
 import { ForwardLedger } from '../../src/adb/forward-ledger.ts';
 import { AdbRuntime } from '../../src/adb/runtime.ts';
 import { ArtifactCache } from '../../src/artifacts/cache.ts';
+import { buildInstrumentCommand, captureOptions } from '../../src/helpers/snapshot/capture-options.ts';
 import { adbHelperDevice } from '../../src/helpers/snapshot/device.ts';
 import { SnapshotDriver } from '../../src/helpers/snapshot/driver.ts';
 import { EnsureVerdicts } from '../../src/helpers/snapshot/ensure-helper.ts';
@@ -26,7 +33,8 @@ import { fixtureApk, fixtureManifest, freePortCandidate } from '../support/devic
 import { childrenNamed, cpuMs, procStat } from './load-stats.ts';
 import type { BenchFigure } from './run.ts';
 
-const RUNS = Number(process.env['BENCH_DRIVER_RUNS'] ?? 40);
+/** Samples per figure: p50 differences of ~1 ms on a shared machine need more than a few dozen. */
+const RUNS = Number(process.env['BENCH_DRIVER_RUNS'] ?? 150);
 /**
  * No idle wait: the helper's idle wait is device time (the simulator sleeps ~1 ms for it); the overhead
  * figure is about what the bridge adds on top of moving the bytes.
@@ -78,12 +86,32 @@ export async function bench(): Promise<BenchFigure[]> {
     await writeFile(local, bytes);
     await bed.client.push(serial, local, '/data/local/tmp/equal-size.xml');
 
-    // Interleave the two measurements so load changes hit both alike.
+    // The one-shot's own command, streamed raw over shell v2 (the bridge's transport) to its exit.
+    const instrument = buildInstrumentCommand({
+      runner: manifest.instrumentationRunner!,
+      mode: 'snapshot',
+      capture: captureOptions(NO_IDLE),
+    });
+    let streamedBytes = 0;
+    const instrumentStream = async () => {
+      const stream = await bed.client.shellStream(serial, instrument, { timeoutMs: 20_000 });
+      let n = 0;
+      stream.stdout.on('data', (d: Buffer) => {
+        n += d.length;
+      });
+      const exit = await stream.exit;
+      if (exit !== 0 || n < bytes.length) throw new Error(`am instrument exited ${exit} after ${n} bytes`);
+      streamedBytes = n;
+    };
+
+    // Interleave the measurements so load changes hit all alike.
     const oneShot: number[] = [];
     const raw: number[] = [];
+    const streamed: number[] = [];
     for (let i = 0; i < 5; i++) {
       await driver.snapshot({ transport: 'one-shot', capture: NO_IDLE });
       await bed.client.execOut(serial, 'cat /data/local/tmp/equal-size.xml');
+      await instrumentStream();
     }
     for (let i = 0; i < RUNS; i++) {
       oneShot.push(await time(() => driver.snapshot({ transport: 'one-shot', capture: NO_IDLE })));
@@ -94,15 +122,38 @@ export async function bench(): Promise<BenchFigure[]> {
             throw new Error(`raw transfer returned ${out.length} of ${bytes.length} bytes`);
         }),
       );
+      streamed.push(await time(instrumentStream));
     }
     const oneShotP50 = percentile(oneShot, 50);
     const rawP50 = percentile(raw, 50);
+    const streamedP50 = percentile(streamed, 50);
     figures.push({
       bench: 'snapshot-overhead',
       value: round(oneShotP50 - rawP50),
       unit: 'ms',
       baseline: 'exec-out-cat-p50',
       ratio: round(oneShotP50 / rawP50),
+    });
+    figures.push({
+      bench: 'snapshot-overhead-bridge',
+      value: round(oneShotP50 - streamedP50),
+      unit: 'ms',
+      baseline: 'instrument-stream-p50',
+      ratio: round(oneShotP50 / streamedP50),
+    });
+    figures.push({
+      bench: 'snapshot-overhead-device',
+      value: round(streamedP50 - rawP50),
+      unit: 'ms',
+      baseline: 'exec-out-cat-p50',
+      ratio: round(streamedP50 / rawP50),
+    });
+    figures.push({
+      bench: 'instrument-stream-p50',
+      value: round(streamedP50),
+      unit: `ms (${streamedBytes} B of am instrument output)`,
+      baseline: null,
+      ratio: null,
     });
     figures.push({
       bench: 'snapshot-one-shot-p50',
