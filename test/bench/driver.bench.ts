@@ -127,55 +127,18 @@ export async function bench(): Promise<BenchFigure[]> {
     const oneShotP50 = percentile(oneShot, 50);
     const rawP50 = percentile(raw, 50);
     const streamedP50 = percentile(streamed, 50);
-    figures.push({
-      bench: 'snapshot-overhead',
-      value: round(oneShotP50 - rawP50),
-      unit: 'ms',
-      baseline: 'exec-out-cat-p50',
-      ratio: round(oneShotP50 / rawP50),
-    });
-    figures.push({
-      bench: 'snapshot-overhead-bridge',
-      value: round(oneShotP50 - streamedP50),
-      unit: 'ms',
-      baseline: 'instrument-stream-p50',
-      ratio: round(oneShotP50 / streamedP50),
-    });
-    figures.push({
-      bench: 'snapshot-overhead-device',
-      value: round(streamedP50 - rawP50),
-      unit: 'ms',
-      baseline: 'exec-out-cat-p50',
-      ratio: round(streamedP50 / rawP50),
-    });
-    figures.push({
-      bench: 'instrument-stream-p50',
-      value: round(streamedP50),
-      unit: `ms (${streamedBytes} B of am instrument output)`,
-      baseline: null,
-      ratio: null,
-    });
-    figures.push({
-      bench: 'snapshot-one-shot-p50',
-      value: round(oneShotP50),
-      unit: 'ms',
-      baseline: null,
-      ratio: null,
-    });
-    figures.push({
-      bench: 'exec-out-cat-p50',
-      value: round(rawP50),
-      unit: 'ms',
-      baseline: null,
-      ratio: null,
-    });
-    figures.push({
-      bench: 'snapshot-bytes',
-      value: bytes.length,
-      unit: 'bytes',
-      baseline: null,
-      ratio: null,
-    });
+    // A difference of two p50s against its baseline, and the p50s themselves.
+    const above = (bench: string, a: number, b: number, baseline: string) =>
+      figures.push({ bench, value: round(a - b), unit: 'ms', baseline, ratio: round(a / b) });
+    const plain = (bench: string, value: number, unit: string) =>
+      figures.push({ bench, value, unit, baseline: null, ratio: null });
+    above('snapshot-overhead', oneShotP50, rawP50, 'exec-out-cat-p50');
+    above('snapshot-overhead-bridge', oneShotP50, streamedP50, 'instrument-stream-p50');
+    above('snapshot-overhead-device', streamedP50, rawP50, 'exec-out-cat-p50');
+    plain('instrument-stream-p50', round(streamedP50), `ms (${streamedBytes} B of am instrument output)`);
+    plain('snapshot-one-shot-p50', round(oneShotP50), 'ms');
+    plain('exec-out-cat-p50', round(rawP50), 'ms');
+    plain('snapshot-bytes', bytes.length, 'bytes');
 
     // For reference: the adb CLI's own `exec-out cat` (includes starting the adb client process).
     const cli: number[] = [];
