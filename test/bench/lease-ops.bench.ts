@@ -24,7 +24,10 @@ import type { LeaseStore } from '../../src/leases/types.ts';
 import type { BenchFigure } from './run.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const CONCURRENCY = 16;
+/** Cycles in flight (LEASE_OPS_CONCURRENCY, default 16; e.g. 200 for a node with hundreds of callers). */
+const CONCURRENCY = Number(process.env.LEASE_OPS_CONCURRENCY ?? 16);
+if (!Number.isInteger(CONCURRENCY) || CONCURRENCY < 1)
+  throw new Error('LEASE_OPS_CONCURRENCY must be a positive integer');
 const WINDOW_MS = 500;
 const ROUNDS = 5;
 /** LEASE_OPS_PATH=pending: the release path of a node that holds something of the lease. */
