@@ -18,12 +18,14 @@
  * - bridge-cpu-ms-per-snapshot: bridge CPU time / snapshots served with CONCURRENCY calls in flight (closed
  *   loop, session, normalized JSON), against the baseline of the same bridge serving `cat` of an equal-size
  *   file through the shell route (HTTP, auth, lease scope, the same adb server and device, no helper
- *   protocol or normalize), in alternating windows; medians. bridge-cpu-system-share: the kernel's part.
+ *   protocol or normalize), in BENCH_LOAD_CPU_ROUNDS (default 5) alternating windows of
+ *   BENCH_LOAD_CPU_WINDOW_MS (3 s) each; medians (the same code reads ±40 % from one minute to the next
+ *   on these shared machines: more windows, a steadier median). bridge-cpu-system-share: the kernel's part.
  *   adb-cpu-ms-per-snapshot / -per-shell-cat: the adb server's CPU per call in the same windows.
  * - idle-MAX-devices-bridge/adb-cpu-pct: the node with every device attached and nothing to serve.
  *
  * Latency is send → whole body read (the client's view). Bounded: every phase has a fixed length (about
- * 2.5 minutes in all with the defaults on a quiet machine; a saturated machine slows setup and releases).
+ * 3 minutes in all with the defaults on a quiet machine; a saturated machine slows setup and releases).
  */
 
 import { execFile } from 'node:child_process';
@@ -48,7 +50,7 @@ const SECONDS = Number(process.env['BENCH_LOAD_SECONDS'] ?? 20);
 const ONESHOT_N = Number(process.env['BENCH_LOAD_ONESHOT_N'] ?? 50);
 const ONESHOT_SECONDS = Number(process.env['BENCH_LOAD_ONESHOT_SECONDS'] ?? 10);
 const CPU_WINDOW_MS = Number(process.env['BENCH_LOAD_CPU_WINDOW_MS'] ?? 3000);
-const CPU_ROUNDS = Number(process.env['BENCH_LOAD_CPU_ROUNDS'] ?? 3);
+const CPU_ROUNDS = Number(process.env['BENCH_LOAD_CPU_ROUNDS'] ?? 5);
 /** BENCH_LOAD_CAT=0 leaves out the baseline windows (a profile of the snapshot path alone). */
 const CAT = process.env['BENCH_LOAD_CAT'] !== '0';
 const CONCURRENCY = 8;
