@@ -54,6 +54,37 @@ describe('/readyz reflects the device side and draining', () => {
     expect(notReady?.checks?.['leaseStore']).toBe('ok');
   }, 60_000);
 
+  it('a check still running from an earlier probe is joined, not started again (a wedged store does not pile up requests)', async () => {
+    bridge = await testDeviceBridge({ simulate: 1 });
+    let calls = 0;
+    let hung = true;
+    let finish: (() => void) | undefined;
+    bridge.services.readiness = {
+      ...bridge.services.readiness,
+      wedged: () => {
+        calls++;
+        if (!hung) return Promise.resolve();
+        return new Promise<void>((resolve) => {
+          finish = resolve;
+        });
+      },
+    };
+    for (let i = 0; i < 3; i++) {
+      const r = await timedRequest(bridge.app, 'GET', '/readyz');
+      expect(r.status).toBe(503);
+      expect(r.body.checks.wedged).toMatch(/no answer within 1500 ms/);
+      expect(r.body.checks.adbServer).toBe('ok');
+    }
+    expect(calls).toBe(1);
+    // The dependency answers again: the pending check settles, the next probe starts a fresh one.
+    hung = false;
+    finish?.();
+    await new Promise((r) => setTimeout(r, 10));
+    const ready = await timedRequest(bridge.app, 'GET', '/readyz');
+    expect(ready.status).toBe(200);
+    expect(calls).toBe(2);
+  }, 60_000);
+
   it('draining: not ready at once, every answer closes its connection, new leases get a typed 503', async () => {
     bridge = await testDeviceBridge({ simulate: 1 });
     const before = await bridge.app.request('/v1/devices');

@@ -14,9 +14,28 @@ import { guard } from '../middleware/guard.ts';
 /** How long one readiness check may take before it counts as failed. */
 export const READINESS_TIMEOUT_MS = 1500;
 
-async function readinessOf(name: string, probe: () => Promise<unknown>): Promise<string> {
+/**
+ * One check, bounded. A check still running from an earlier probe (past its bound: a wedged store)
+ * is joined rather than started again, so load balancers probing every second do not pile up
+ * requests, sockets or queued commands against the dependency that hangs.
+ */
+async function readinessOf(
+  name: string,
+  probe: () => Promise<unknown>,
+  running: Map<string, Promise<unknown>>,
+): Promise<string> {
+  let check = running.get(name);
+  if (check === undefined) {
+    const started = probe();
+    check = started;
+    running.set(name, started);
+    const done = () => {
+      if (running.get(name) === started) running.delete(name);
+    };
+    started.then(done, done);
+  }
   try {
-    await withDeadline(probe(), { timeoutMs: READINESS_TIMEOUT_MS }, name);
+    await withDeadline(check, { timeoutMs: READINESS_TIMEOUT_MS }, name);
     return 'ok';
   } catch (err) {
     return err instanceof Error ? err.message : String(err);
@@ -27,6 +46,8 @@ export function registerHealth(app: OpenAPIHono<AppEnv>): void {
   // The last readiness answered, so a change is logged once with the failing checks (the request
   // log shows only the status); undefined until the first probe.
   let lastReady: boolean | undefined;
+  // Checks still running (by name), joined by the next probe.
+  const running = new Map<string, Promise<unknown>>();
   app.openapi(
     createRoute({
       method: 'get',
@@ -65,7 +86,9 @@ export function registerHealth(app: OpenAPIHono<AppEnv>): void {
       };
       // Every check at once, each bounded: a store that hangs makes the node not ready, not the probe slow.
       const results = await Promise.all(
-        Object.entries(probes).map(async ([name, probe]) => [name, await readinessOf(name, probe)] as const),
+        Object.entries(probes).map(
+          async ([name, probe]) => [name, await readinessOf(name, probe, running)] as const,
+        ),
       );
       const checks: Record<string, string> = Object.fromEntries(results);
       let ok = results.every(([, result]) => result === 'ok');
