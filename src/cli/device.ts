@@ -51,16 +51,54 @@ function num(name: string, value: string | undefined): number {
   return n;
 }
 
+/** How long fetching a `--manifest` URL may take, body included. */
+const MANIFEST_FETCH_TIMEOUT_MS = 30_000;
+
+/**
+ * A manifest URL's body, at most `limit` bytes (reading stops there: the parse then names the size
+ * limit) and within MANIFEST_FETCH_TIMEOUT_MS: a server that streams without end or stalls cannot
+ * hold the command or fill its memory.
+ */
+async function fetchManifest(source: string, limit: number): Promise<Uint8Array> {
+  const failed = (err: unknown): UsageError => {
+    const reason =
+      err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError')
+        ? `no complete answer within ${MANIFEST_FETCH_TIMEOUT_MS / 1000} s`
+        : err instanceof Error
+          ? err.message
+          : String(err);
+    return new UsageError(`--manifest: cannot fetch ${source}: ${reason}`);
+  };
+  const res = await fetch(source, { signal: AbortSignal.timeout(MANIFEST_FETCH_TIMEOUT_MS) }).catch(
+    (err: unknown) => {
+      throw failed(err);
+    },
+  );
+  if (!res.ok) {
+    await res.body?.cancel().catch(() => undefined);
+    throw new UsageError(`--manifest: ${source} answered ${res.status}`);
+  }
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    // Leaving the loop early cancels the rest of the body.
+    for await (const chunk of (res.body ?? []) as AsyncIterable<Uint8Array>) {
+      chunks.push(chunk);
+      size += chunk.length;
+      if (size >= limit) break;
+    }
+  } catch (err) {
+    throw failed(err);
+  }
+  return Buffer.concat(chunks, Math.min(size, limit));
+}
+
 async function loadManifest(source: string) {
   const { validateManifest } = await import('../manifest/index.ts');
   const { MAX_MANIFEST_BYTES, parseManifestBytes } = await import('./manifest.ts');
   let bytes: Uint8Array;
   if (/^https?:\/\//.test(source)) {
-    const res = await fetch(source).catch((err: Error) => {
-      throw new UsageError(`--manifest: cannot fetch ${source}: ${err.message}`);
-    });
-    if (!res.ok) throw new UsageError(`--manifest: ${source} answered ${res.status}`);
-    bytes = new Uint8Array(await res.arrayBuffer());
+    bytes = await fetchManifest(source, MAX_MANIFEST_BYTES + 1);
   } else {
     bytes = await readInput(source, MAX_MANIFEST_BYTES + 1);
   }

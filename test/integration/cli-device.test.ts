@@ -4,6 +4,8 @@
  * lease routes give, shaped by the same functions (src/app/helper-views.ts).
  */
 import { writeFile } from 'node:fs/promises';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../../src/simulator/index.ts';
@@ -77,5 +79,48 @@ describe('devicebridge device (no lease)', () => {
       width: expect.any(Number),
       height: expect.any(Number),
     });
+  }, 60_000);
+
+  it('--manifest URL: fetched and used; a body past the manifest limit is refused once the limit is passed, not read to its end', async () => {
+    // A real HTTP server on loopback: /ok.json is the manifest, /manifest.json never ends.
+    let sent = 0;
+    const server = http.createServer((req, res) => {
+      if (req.url === '/ok.json') {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(fixtureManifest('snapshot-helper-v2.apk')));
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const chunk = Buffer.alloc(64 * 1024, 0x20);
+      const pump = () => {
+        while (!res.destroyed && sent < 512 * 1024 * 1024) {
+          sent += chunk.length;
+          if (!res.write(chunk)) {
+            res.once('drain', pump);
+            return;
+          }
+        }
+        res.end();
+      };
+      res.on('error', () => undefined);
+      pump();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const manifestAt = args.indexOf('--manifest') + 1;
+      const withUrl = (url: string) => args.map((a, i) => (i === manifestAt ? url : a));
+      const ok = await runCli(['device', 'viewport', ...withUrl(`${base}/ok.json`)], { env });
+      expect(ok.code, ok.stderr).toBe(0);
+      expect(JSON.parse(ok.stdout)).toMatchObject({ ok: true, width: expect.any(Number) });
+      const res = await runCli(['device', 'viewport', ...withUrl(`${base}/manifest.json`)], { env });
+      expect(res.code).not.toBe(0);
+      expect(res.stdout + res.stderr).toMatch(/manifest is larger than 1048576 bytes/);
+      // Stopped soon after the limit (what was in flight), not after the server's 512 MiB.
+      expect(sent).toBeLessThan(64 * 1024 * 1024);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   }, 60_000);
 });
