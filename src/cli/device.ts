@@ -9,7 +9,7 @@
 import type { Command } from 'commander';
 import { BridgeError } from '../errors.ts';
 import { EXIT_FAILURE, EXIT_USAGE, ExitCode, UsageError } from './exit.ts';
-import { intFlag, readInput } from './input.ts';
+import { intFlag, readChunks, readInput } from './input.ts';
 
 interface CommonOptions {
   serial?: string;
@@ -78,19 +78,11 @@ async function fetchManifest(source: string, limit: number): Promise<Uint8Array>
     await res.body?.cancel().catch(() => undefined);
     throw new UsageError(`--manifest: ${source} answered ${res.status}`);
   }
-  const chunks: Uint8Array[] = [];
-  let size = 0;
   try {
-    // Leaving the loop early cancels the rest of the body.
-    for await (const chunk of (res.body ?? []) as AsyncIterable<Uint8Array>) {
-      chunks.push(chunk);
-      size += chunk.length;
-      if (size >= limit) break;
-    }
+    return await readChunks((res.body ?? []) as AsyncIterable<Uint8Array>, limit);
   } catch (err) {
     throw failed(err);
   }
-  return Buffer.concat(chunks, Math.min(size, limit));
 }
 
 async function loadManifest(source: string) {

@@ -3,21 +3,35 @@ import { open } from 'node:fs/promises';
 import { UsageError } from './exit.ts';
 
 /**
+ * The bytes of a stream (stdin, a fetched body), at most `limit`: reading stops once that many came
+ * in, and leaving the loop early ends the stream (the rest is never read).
+ */
+export async function readChunks(
+  stream: AsyncIterable<Uint8Array | string>,
+  limit = Number.MAX_SAFE_INTEGER,
+): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for await (const chunk of stream) {
+    const buf =
+      typeof chunk === 'string'
+        ? Buffer.from(chunk)
+        : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length);
+    chunks.push(buf);
+    total += buf.length;
+    if (total >= limit) break;
+  }
+  return Buffer.concat(chunks).subarray(0, limit);
+}
+
+/**
  * The bytes of FILE (or stdin), at most `limit` bytes (callers pass their maximum + 1 to detect
  * oversized input without reading all of it). Unreadable input is a usage error naming the file.
  */
 export async function readInput(file: string | undefined, limit = Number.MAX_SAFE_INTEGER): Promise<Buffer> {
   if (file === undefined || file === '-') {
     if (process.stdin.isTTY) throw new UsageError('no input: give FILE or pipe data to stdin');
-    const chunks: Buffer[] = [];
-    let total = 0;
-    for await (const chunk of process.stdin) {
-      const buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk));
-      chunks.push(buf);
-      total += buf.length;
-      if (total >= limit) break;
-    }
-    return Buffer.concat(chunks).subarray(0, limit);
+    return readChunks(process.stdin, limit);
   }
   const unreadable = (err: unknown) =>
     new UsageError(
