@@ -46,8 +46,8 @@ export async function bench(): Promise<BenchFigure[]> {
     const xmlBytes = Buffer.byteLength(((await xmlRes.json()) as { xml: string }).xml);
     const figures: BenchFigure[] = [];
     for (const format of ['json', 'xml'] as const) {
-      // Interleaved: streamed, then the one-Buffer answer (streaming off), 4 rounds after a warm-up.
-      // Live peak, then the old sampling, 4 rounds after a warm-up.
+      // Interleaved: streamed, then the one-Buffer answer (streaming off), each by its live peak and
+      // then by the old sampling; 4 rounds after a warm-up.
       const peaks = { streamed: [] as number[], oneBuffer: [] as number[] };
       const timerOnly = { streamed: [] as number[], oneBuffer: [] as number[] };
       for (let round = 0; round < 5; round++) {
