@@ -2,11 +2,14 @@
  * In-process device store (the embedded default). Records are copied in and out, so callers never
  * share mutable state with the store; `update` is atomic because `change` runs synchronously.
  */
+import type { DeviceBaseline } from './baseline.ts';
 import { checkUpdatedRecord, compareIds, copyDeviceRecord } from './store-common.ts';
 import type { DeviceRecord, DeviceStore } from './types.ts';
 
 export class MemoryDeviceStore implements DeviceStore {
   readonly #records = new Map<string, DeviceRecord>();
+  /** Baselines as JSON (copied in and out like the records). */
+  readonly #baselines = new Map<string, string>();
 
   async list(): Promise<DeviceRecord[]> {
     return [...this.#records.values()].sort((a, b) => compareIds(a.id, b.id)).map(copyDeviceRecord);
@@ -30,7 +33,17 @@ export class MemoryDeviceStore implements DeviceStore {
   }
 
   async delete(id: string): Promise<boolean> {
+    this.#baselines.delete(id);
     return this.#records.delete(id);
+  }
+
+  async getBaseline(id: string): Promise<DeviceBaseline | null> {
+    const json = this.#baselines.get(id);
+    return json === undefined ? null : (JSON.parse(json) as DeviceBaseline);
+  }
+
+  async putBaseline(id: string, baseline: DeviceBaseline): Promise<void> {
+    this.#baselines.set(id, JSON.stringify(baseline));
   }
 
   async close(): Promise<void> {}

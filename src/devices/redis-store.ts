@@ -5,6 +5,7 @@
  * multi-key scripts in `lua/` are legal on a cluster):
  *   <prefix>{devicebridge}:device:<id>   JSON of the DeviceRecord
  *   <prefix>{devicebridge}:devices       set of ids (the index)
+ *   <prefix>{devicebridge}:baseline:<id> JSON of the device's baseline (the reset between tenants)
  *   <prefix>{devicebridge}:node:<name>   JSON {"url"} with a TTL refreshed by the node's heartbeat
  *                                        (the node directory: present = alive)
  *
@@ -19,6 +20,7 @@ import type { Logger } from '../observability/logger.ts';
 import { closeRedis, openRedis } from '../redis/connection.ts';
 import { KeySpace } from '../redis/keys.ts';
 import { ScriptSet } from '../redis/script-loader.ts';
+import type { DeviceBaseline } from './baseline.ts';
 import { NODE_STALE_MS, type NodeDirectory, parseNodeEntry } from './nodes.ts';
 import { checkUpdatedRecord, compareIds } from './store-common.ts';
 import type { DeviceRecord, DeviceStore } from './types.ts';
@@ -42,6 +44,9 @@ export class DeviceKeys {
   }
   get index(): string {
     return this.#space.key('devices');
+  }
+  baseline(id: string): string {
+    return this.#space.key('baseline', id);
   }
   node(name: string): string {
     return this.#space.key('node', name);
@@ -157,8 +162,32 @@ export class RedisDeviceStore implements DeviceStore {
   }
 
   async delete(id: string): Promise<boolean> {
-    const deleted = await this.#scripts.run('delete', [this.recordKey(id), this.indexKey], [id]);
+    const deleted = await this.#scripts.run(
+      'delete',
+      [this.recordKey(id), this.indexKey, this.#keys.baseline(id)],
+      [id],
+    );
     return deleted === 1;
+  }
+
+  async getBaseline(id: string): Promise<DeviceBaseline | null> {
+    const key = this.#keys.baseline(id);
+    const json = await this.#redis.get(key);
+    if (json === null) return null;
+    try {
+      const value = JSON.parse(json) as DeviceBaseline;
+      if (value?.version !== 1) throw new Error('unknown version');
+      return value;
+    } catch (err) {
+      throw new BridgeError(
+        'INTERNAL',
+        `device baseline at ${key} cannot be read: ${(err as Error).message}`,
+      );
+    }
+  }
+
+  async putBaseline(id: string, baseline: DeviceBaseline): Promise<void> {
+    await this.#redis.set(this.#keys.baseline(id), JSON.stringify(baseline));
   }
 
   async close(): Promise<void> {

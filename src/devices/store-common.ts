@@ -32,5 +32,6 @@ export function copyDeviceRecord(record: DeviceRecord): DeviceRecord {
     labels: { ...record.labels },
     properties: { ...record.properties },
     helpers: Object.fromEntries(Object.entries(record.helpers).map(([name, h]) => [name, { ...h }])),
+    ...(record.baseline === undefined ? {} : { baseline: { ...record.baseline } }),
   };
 }

@@ -1,3 +1,5 @@
+import type { BaselineSummary, DeviceBaseline } from './baseline.ts';
+
 /**
  * Device registry contracts. Device state lives behind `DeviceStore` (memory by default, Redis in
  * production) so any bridge node can answer; the node that owns a device's adb connection is
@@ -34,6 +36,11 @@ export interface DeviceRecord {
   /** Helper status by helper name: the last ensure verdict seen on this node. */
   helpers: Record<string, { versionCode: number; version?: string; sha256: string; checkedAt: number }>;
   source: 'adb' | 'api' | 'config' | 'simulator';
+  /**
+   * The baseline the reset between tenants restores (its counts; the whole in the store's
+   * `getBaseline`), recorded when the device joined the pool; absent until then (not leasable).
+   */
+  baseline?: BaselineSummary;
   ownerNode: string;
   consecutiveFailures: number;
   createdAt: number;
@@ -47,6 +54,11 @@ export interface DeviceStore {
   put(record: DeviceRecord): Promise<void>;
   /** Apply a change atomically (read-modify-write); null when absent. */
   update(id: string, change: (record: DeviceRecord) => DeviceRecord): Promise<DeviceRecord | null>;
+  /** Remove a record (and its baseline). */
   delete(id: string): Promise<boolean>;
+  /** The device's baseline for the reset between tenants; null when none was recorded. */
+  getBaseline(id: string): Promise<DeviceBaseline | null>;
+  /** Record (replace) the device's baseline. */
+  putBaseline(id: string, baseline: DeviceBaseline): Promise<void>;
   close(): Promise<void>;
 }

@@ -81,6 +81,42 @@ export function deviceStoreContract(
       await store.close();
     });
 
+    it('keeps a baseline per device, copied in and out, removed with the record', async () => {
+      const store = await make();
+      await store.put(
+        deviceRecord('a', { baseline: { capturedAt: 5, packages: 1, files: 2, settings: 3, processes: 0 } }),
+      );
+      expect(await store.getBaseline('a')).toBeNull();
+      const baseline = {
+        version: 1 as const,
+        capturedAt: 5,
+        packages: {
+          'com.farm.app': { path: '/data/app/x/base.apk', versionCode: 3, sha256: 'b'.repeat(64) },
+        },
+        dirs: ['/sdcard/Download'],
+        files: ['/sdcard/Download/a b.txt'],
+        settings: { global: { adb_enabled: '1' }, secure: {}, system: { font_scale: '1.0' } },
+        processes: [{ pid: 42, args: 'sleep 1' }],
+      };
+      await store.putBaseline('a', baseline);
+      baseline.files.push('/changed');
+      const got = await store.getBaseline('a');
+      expect(got?.files).toEqual(['/sdcard/Download/a b.txt']);
+      expect(got?.packages['com.farm.app']?.versionCode).toBe(3);
+      got?.dirs.push('/mutated');
+      expect((await store.getBaseline('a'))?.dirs).toEqual(['/sdcard/Download']);
+      expect((await store.get('a'))?.baseline).toEqual({
+        capturedAt: 5,
+        packages: 1,
+        files: 2,
+        settings: 3,
+        processes: 0,
+      });
+      expect(await store.delete('a')).toBe(true);
+      expect(await store.getBaseline('a')).toBeNull();
+      await store.close();
+    });
+
     it('copies records in and out: callers cannot mutate the store', async () => {
       const store = await make();
       const r = deviceRecord('a');
