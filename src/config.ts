@@ -78,6 +78,8 @@ const fields = {
     z.string().regex(NODE_NAME_PATTERN, 'expected [A-Za-z0-9._-]{1,64}').optional(),
   ],
   devicesFile: ['DEVICEBRIDGE_DEVICES_FILE', z.string().min(1).optional()],
+  /** The farm's reset policy (JSON): what the reset between tenants leaves alone. */
+  resetPolicyFile: ['DEVICEBRIDGE_RESET_POLICY', z.string().min(1).optional()],
   tunnelAllow: ['DEVICEBRIDGE_TUNNEL_ALLOW', z.string().default('')],
   devices: ['DEVICEBRIDGE_DEVICES', bool.default(true)],
   /** The whole request (headers and body) must arrive within this; slow bodies are cut off. */

@@ -372,6 +372,42 @@ export class AdbClient {
     return parseForwardList(text.toString());
   }
 
+  /**
+   * The device's reverses (`adb reverse --list`): `reverse:list-forward` on its transport, whose
+   * answer is a length-prefixed listing of `<serial> <local> <remote>` lines (after an `OKAY` on
+   * some adbd versions).
+   */
+  async listReverses(
+    serial: string,
+    deadline: Deadline = {},
+  ): Promise<Array<{ local: string; remote: string }>> {
+    const next = deadlineBudget(deadline, DEFAULT_TIMEOUT);
+    let conn: HostConnection | undefined;
+    try {
+      conn = await this.#openOnDevice(serial, 'reverse:list-forward', next, 'list reverses');
+      return parseReverseList(await conn.rest(next(), 'list reverses'));
+    } catch (err) {
+      throw mapAdbError(err, { operation: 'list reverses', serial });
+    } finally {
+      conn?.destroy();
+    }
+  }
+
+  /** `adb reverse --remove LOCAL`; a reverse that is already gone is not an error. */
+  async removeReverse(serial: string, local: string, deadline: Deadline = {}): Promise<void> {
+    checkForwardSpec(local);
+    const next = deadlineBudget(deadline, DEFAULT_TIMEOUT);
+    let conn: HostConnection | undefined;
+    try {
+      conn = await this.#openOnDevice(serial, `reverse:killforward:${local}`, next, 'remove reverse');
+      await conn.rest(next(), 'remove reverse');
+    } catch (err) {
+      throw mapAdbError(err, { operation: 'remove reverse', serial });
+    } finally {
+      conn?.destroy();
+    }
+  }
+
   async removeForward(serial: string, local: string, deadline: Deadline = {}): Promise<void> {
     checkForwardSpec(local);
     await this.#host(
@@ -382,6 +418,21 @@ export class AdbClient {
       serial,
     );
   }
+}
+
+/** A `reverse:list-forward` answer: [`OKAY`] + 4 hex digits of length + `<serial> <local> <remote>` lines. */
+export function parseReverseList(bytes: Buffer): Array<{ local: string; remote: string }> {
+  let text = bytes.toString('utf8');
+  if (text.startsWith('OKAY')) text = text.slice(4);
+  if (/^[0-9a-fA-F]{4}/.test(text)) text = text.slice(4, 4 + Number.parseInt(text.slice(0, 4), 16));
+  const out: Array<{ local: string; remote: string }> = [];
+  for (const line of text.split('\n')) {
+    const cols = line.trim().split(/\s+/);
+    if (cols.length < 3) continue;
+    const [local, remote] = cols.slice(-2) as [string, string];
+    if (isForwardSpec(local)) out.push({ local, remote });
+  }
+  return out;
 }
 
 function checkForwardSpec(spec: string): void {

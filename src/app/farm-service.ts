@@ -64,8 +64,8 @@ export class FarmService {
     return this.#o.operations.installApp(this.#o.scopes.local(scope), source, options);
   }
 
-  listApps(scope: LeaseScope): { apps: LeaseAppBody[] } {
-    return { apps: this.#o.operations.apps(this.#o.scopes.local(scope)) };
+  async listApps(scope: LeaseScope): Promise<{ apps: LeaseAppBody[] }> {
+    return { apps: await this.#o.operations.apps(this.#o.scopes.local(scope)) };
   }
 
   /** Launch (the launcher activity or `component`), stop, clear or uninstall a package. */

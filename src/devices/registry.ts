@@ -37,6 +37,8 @@ import type { LeaseSelector as DeviceSelector, LeaseStore } from '../leases/type
 import { isSemver } from '../manifest/semver.ts';
 import type { Logger } from '../observability/logger.ts';
 import { PeriodicTask } from '../periodic.ts';
+import { summarizeBaseline } from './baseline.ts';
+import { captureBaseline } from './baseline-capture.ts';
 import { prefixed, readDevicesFile } from './config-file.ts';
 import {
   type DeviceEffect,
@@ -51,6 +53,7 @@ import { LABEL_PATTERN, validateLabels, validateProvider } from './labels.ts';
 import type { NodeDirectory } from './nodes.ts';
 import { observeState, probeDevice, readProperties } from './probes.ts';
 import { deviceIdFor } from './properties.ts';
+import type { ResetPolicy } from './reset-policy.ts';
 import type { DeviceProperties, DeviceRecord, DeviceState, DeviceStore } from './types.ts';
 
 export type { LeaseSelector as DeviceSelector } from '../leases/types.ts';
@@ -85,6 +88,11 @@ export interface DeviceRegistryOptions {
   nodes?: Pick<NodeDirectory, 'alive'>;
   /** Run `discoverAdbDevices` on every health tick (default false). */
   autoDiscover?: boolean;
+  /**
+   * The reset between tenants: a device is leasable only once its baseline is recorded, which this
+   * node does for the devices it drives as soon as they are online (registration, health pass).
+   */
+  baselines?: { policy: ResetPolicy };
   now?: () => number;
 }
 
@@ -134,6 +142,9 @@ export class DeviceRegistry extends EventEmitter {
   readonly #connectWait: number;
   readonly #autoDiscover: boolean;
   readonly #nodes: Pick<NodeDirectory, 'alive'> | undefined;
+  readonly #baselines: { policy: ResetPolicy } | undefined;
+  /** Baseline readings in progress, by device id (one at a time per device). */
+  readonly #capturing = new Map<string, Promise<DeviceRecord>>();
   /** Tunnels this node was configured with (devices file, API): the devices it may take over. */
   readonly #reachable = new Set<string>();
   readonly #now: () => number;
@@ -165,6 +176,7 @@ export class DeviceRegistry extends EventEmitter {
     this.#connectWait = options.connectWaitMs ?? 3000;
     this.#autoDiscover = options.autoDiscover ?? false;
     this.#nodes = options.nodes;
+    this.#baselines = options.baselines;
     this.#now = options.now ?? Date.now;
     if (!Number.isInteger(this.#threshold) || this.#threshold < 1) {
       throw new BridgeError('INVALID_ARGUMENT', 'quarantineAfterFailures must be a positive integer');
@@ -257,6 +269,7 @@ export class DeviceRegistry extends EventEmitter {
       await this.#store.put(record);
       this.#logger?.info({ deviceId: id, endpoint, state, rule: decision.rule }, 'device registered');
       this.emit('state', { id, state, previous: undefined } satisfies StateEvent);
+      if (state === 'online') return (await this.#baselineIfMissing(record)) ?? record;
       return record;
     } catch (err) {
       await this.#tunnels.remove(endpoint).catch(() => undefined);
@@ -487,6 +500,84 @@ export class DeviceRegistry extends EventEmitter {
   }
 
   /**
+   * Record the device's baseline for the reset between tenants, now (an admin's refresh, or the
+   * first time it is online): what adb sees of it becomes what every reset restores. Only on the
+   * node that drives it, never while it is leased (CONFLICT), only when it is online
+   * (DEVICE_OFFLINE). Resolves the record with the baseline's counts.
+   */
+  async recordBaseline(id: string): Promise<DeviceRecord> {
+    const baselines = this.#baselines;
+    if (baselines === undefined)
+      throw new BridgeError('UNAVAILABLE', 'this bridge runs without the reset between tenants');
+    const running = this.#capturing.get(id);
+    if (running !== undefined) return running;
+    const work = (async () => {
+      const record = await this.get(id);
+      if (record.ownerNode !== this.#node) {
+        throw new BridgeError(
+          'CONFLICT',
+          `device ${id} is driven by bridge node ${record.ownerNode}: record its baseline there`,
+          {
+            details: { deviceId: id, ownerNode: record.ownerNode },
+          },
+        );
+      }
+      if (record.state !== 'online') {
+        throw new BridgeError(
+          'DEVICE_OFFLINE',
+          `device ${id} is ${record.state}: its baseline is read from the device`,
+          {
+            details: { deviceId: id, state: record.state },
+          },
+        );
+      }
+      const lease = await this.#leases?.leaseOfDevice(id);
+      if (lease) {
+        throw new BridgeError('CONFLICT', `device ${id} is leased: its baseline is recorded between leases`, {
+          details: { deviceId: id },
+        });
+      }
+      const baseline = await captureBaseline(
+        { serial: record.serial, shell: (command, o) => this.#client.shell(record.serial, command, o) },
+        baselines.policy,
+        this.#now(),
+      );
+      await this.#store.putBaseline(id, baseline);
+      const summary = summarizeBaseline(baseline);
+      const updated = await this.#store.update(id, (r) => ({
+        ...r,
+        baseline: summary,
+        updatedAt: this.#now(),
+      }));
+      if (updated === null)
+        throw new BridgeError('NOT_FOUND', `device ${id} not found`, { details: { deviceId: id } });
+      this.#logger?.info({ deviceId: id, ...summary }, 'device baseline recorded');
+      return updated;
+    })();
+    this.#capturing.set(id, work);
+    try {
+      return await work;
+    } finally {
+      this.#capturing.delete(id);
+    }
+  }
+
+  /** The first baseline of an online device this node drives (failures logged; the next pass retries). */
+  async #baselineIfMissing(record: DeviceRecord): Promise<DeviceRecord | null> {
+    if (this.#baselines === undefined || record.baseline !== undefined || record.ownerNode !== this.#node)
+      return null;
+    try {
+      return await this.recordBaseline(record.id);
+    } catch (err) {
+      this.#logger?.warn(
+        { deviceId: record.id, err: message(err) },
+        'device baseline not recorded yet (not leasable)',
+      );
+      return null;
+    }
+  }
+
+  /**
    * Devices matching a selector: `matching` whatever their state, `available` those online now.
    * Both sorted by id.
    */
@@ -496,7 +587,9 @@ export class DeviceRegistry extends EventEmitter {
     matching.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     return {
       matching: matching.map((r) => r.id),
-      available: matching.filter((r) => r.state === 'online').map((r) => r.id),
+      available: matching
+        .filter((r) => r.state === 'online' && (this.#baselines === undefined || r.baseline !== undefined))
+        .map((r) => r.id),
     };
   }
 
@@ -718,6 +811,10 @@ export class DeviceRegistry extends EventEmitter {
         count: event.count,
         ...(event.failure === undefined ? {} : { failure: event.failure }),
       });
+      if (event.observed === 'online' && record.baseline === undefined) {
+        const now = await this.#store.get(record.id);
+        if (now?.state === 'online') await this.#baselineIfMissing(now);
+      }
     } catch (err) {
       this.#logger?.warn({ deviceId: record.id, err: message(err) }, 'device health check failed');
     }

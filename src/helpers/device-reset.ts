@@ -13,7 +13,6 @@ import { randomBytes } from 'node:crypto';
 import type { ShellOptions, ShellResult } from '../adb/client.ts';
 import { shellCommand } from '../adb/shell-quote.ts';
 import {
-  type BaselinePackage,
   type DeviceBaseline,
   type DeviceReading,
   describeDiff,
@@ -30,6 +29,7 @@ import {
   settingsScript,
   uninstallScript,
 } from '../devices/baseline.ts';
+import { apkSums, readDevice } from '../devices/baseline-capture.ts';
 import type { ResetPolicy } from '../devices/reset-policy.ts';
 
 /** What a reset needs of the device and of the adb server. */
@@ -66,7 +66,6 @@ export interface ResetResult {
 }
 
 const STEP_MS = 60_000;
-const READ_MS = 60_000;
 
 const newMarker = () => readingMarker(() => randomBytes(12).toString('hex'));
 
@@ -89,55 +88,6 @@ function counted(target: ResetTarget): { target: ResetTarget; count: () => numbe
     },
     count: () => n,
   };
-}
-
-/** Read what adb can see of the device (one shell round trip). */
-export async function readDevice(
-  target: Pick<ResetTarget, 'shell' | 'serial'>,
-  policy: ResetPolicy,
-): Promise<DeviceReading> {
-  const marker = newMarker();
-  const result = await target.shell(readingScript(policy, marker), { timeoutMs: READ_MS });
-  try {
-    return parseReading(result.stdout, marker, policy);
-  } catch (err) {
-    throw new Error(`reading ${target.serial}: ${(err as Error).message}`);
-  }
-}
-
-/** sha256 of each APK path (one `sha256sum` round trip); a path whose sum is missing maps to null. */
-async function apkSums(
-  target: Pick<ResetTarget, 'shell'>,
-  paths: readonly string[],
-): Promise<Map<string, string | null>> {
-  const sums = new Map<string, string | null>(paths.map((p) => [p, null]));
-  const usable = paths.filter(quotable);
-  if (usable.length === 0) return sums;
-  const out = await target.shell(`${shellCommand('sha256sum', ...usable)} 2>/dev/null`, {
-    timeoutMs: STEP_MS,
-  });
-  for (const line of out.stdout.toString('utf8').split('\n')) {
-    const m = /^([0-9a-f]{64}) {1,2}(.+)$/.exec(line.trim());
-    if (m && sums.has(m[2]!)) sums.set(m[2]!, m[1]!);
-  }
-  return sums;
-}
-
-/** The baseline of a device as it is now (packages with the sha256 of their APKs). */
-export async function captureBaseline(
-  target: Pick<ResetTarget, 'shell' | 'serial'>,
-  policy: ResetPolicy,
-  now: number,
-): Promise<DeviceBaseline> {
-  const reading = await readDevice(target, policy);
-  const sums = await apkSums(
-    target,
-    Object.values(reading.packages).map((p) => p.path),
-  );
-  const packages: Record<string, BaselinePackage> = {};
-  for (const [name, p] of Object.entries(reading.packages))
-    packages[name] = { ...p, sha256: sums.get(p.path) ?? null };
-  return { version: 1, capturedAt: now, ...reading, packages };
 }
 
 /** Run a batched step script; the per-item outcomes, or the whole step's failure. */
@@ -291,6 +241,12 @@ export async function resetDevice(
       });
     });
   }
+  if (context.clearClipboard !== undefined) {
+    await run('clearing the clipboard', async () => {
+      const done = await context.clearClipboard!();
+      if (done !== null) actions.push(`reset: ${done}`);
+    });
+  }
   await run('removing forwards', async () => {
     for (const f of await target.forwards()) {
       await target.removeForward(f.local);
@@ -303,12 +259,6 @@ export async function resetDevice(
       actions.push(`reset: removed reverse ${r.local} -> ${r.remote}`);
     }
   });
-  if (context.clearClipboard !== undefined) {
-    await run('clearing the clipboard', async () => {
-      const done = await context.clearClipboard!();
-      if (done !== null) actions.push(`reset: ${done}`);
-    });
-  }
   await run('going home', async () => {
     const out = await target.shell(HOME_SCRIPT, { timeoutMs: STEP_MS });
     if (out.exitCode !== 0)

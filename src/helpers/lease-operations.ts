@@ -27,6 +27,7 @@ import type { HelperManifest } from '../manifest/index.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { ReleaseRepository } from '../releases/repository.ts';
 import { apkSource, storedApk } from './apk-source.ts';
+import type { DeviceResets } from './device-resets.ts';
 import {
   APP_JOURNAL_PREFIX,
   clearApp,
@@ -134,6 +135,11 @@ export interface LeaseOperationsOptions {
   glass?: { agentReadyTimeoutMs?: number; a11yReadyTimeoutMs?: number };
   /** The node's lease-scoped adb endpoints (remote adb); teardown closes the lease's. */
   endpoints?: Pick<AdbRelayEndpoints, 'open' | 'close' | 'list'>;
+  /**
+   * The reset between tenants: the last step of every teardown that knows the lease's device puts
+   * the device back to its baseline (nothing of a lease is ever "empty" then).
+   */
+  resets?: Pick<DeviceResets, 'reset' | 'added'>;
 }
 
 /** A lease's operations on this node. */
@@ -575,9 +581,34 @@ export class LeaseOperations {
     });
   }
 
-  /** The apps installed during the lease through this node. */
-  apps(lease: LeaseTarget): LeaseApp[] {
-    return [...(this.#apps.get(lease.id)?.values() ?? [])];
+  /**
+   * The apps installed during the lease: through the API on this node, and (with the reset between
+   * tenants) every other package added to the device since its baseline — through the lease's adb
+   * endpoint — which the lease's end removes like the others.
+   */
+  async apps(lease: LeaseTarget): Promise<Array<LeaseApp & { source: 'api' | 'adb' }>> {
+    const viaApi = [...(this.#apps.get(lease.id)?.values() ?? [])].map((a) => ({
+      ...a,
+      source: 'api' as const,
+    }));
+    const resets = this.#o.resets;
+    if (resets === undefined) return viaApi;
+    const known = new Set(viaApi.map((a) => a.packageName));
+    const added = await this.#operate(lease, () => resets.added(lease.deviceId, lease.serial));
+    return [
+      ...viaApi,
+      ...added
+        .filter((p) => !known.has(p.packageName))
+        .map((p) => ({
+          packageName: p.packageName,
+          versionCode: p.versionCode ?? 0,
+          versionName: null,
+          sha256: null,
+          installedAt: null,
+          keep: false,
+          source: 'adb' as const,
+        })),
+    ];
   }
 
   /** Launch, stop, clear or uninstall an app on the lease's device. */
@@ -611,6 +642,7 @@ export class LeaseOperations {
    */
   holdEmpty(leaseId: string): ((ended: boolean) => void) | null {
     if (
+      this.#o.resets !== undefined ||
       this.#closing.has(leaseId) ||
       this.#leases.has(leaseId) ||
       this.#apps.has(leaseId) ||
@@ -637,8 +669,11 @@ export class LeaseOperations {
    * and wait for them (bounded), close sessions (one still starting included), then remove every
    * forward the lease created.
    */
-  async closeLease(lease: string | { id: string }): Promise<{ actions: string[]; failures: string[] }> {
+  async closeLease(
+    lease: string | { id: string; deviceId?: string },
+  ): Promise<{ actions: string[]; failures: string[] }> {
     const leaseId = typeof lease === 'string' ? lease : lease.id;
+    const deviceId = typeof lease === 'string' ? undefined : lease.deviceId;
     const actions: string[] = [];
     const failures: string[] = [];
     const state = this.#leases.get(leaseId);
@@ -687,7 +722,12 @@ export class LeaseOperations {
       actions.push(`removed forward ${describeLocal(f.local)} -> ${f.remote} on ${f.serial}`);
     for (const f of report.failed)
       failures.push(`removing forward ${describeLocal(f.local)} -> ${f.remote} on ${f.serial}: ${f.error}`);
-    await this.#restoreDeviceState(leaseId, actions, failures);
+    const kept = await this.#restoreDeviceState(leaseId, actions, failures);
+    if (this.#o.resets !== undefined && deviceId !== undefined) {
+      const reset = await this.#o.resets.reset({ id: leaseId, deviceId }, kept);
+      actions.push(...reset.actions, `reset: ${reset.roundTrips} adb round trips`);
+      failures.push(...reset.failures);
+    }
     return { actions, failures };
   }
 
@@ -696,19 +736,22 @@ export class LeaseOperations {
    * restore that fails is journaled again, for the next attempt, and reported as a failure (the
    * device is quarantined until someone looks).
    */
-  async #restoreDeviceState(leaseId: string, actions: string[], failures: string[]): Promise<void> {
+  async #restoreDeviceState(leaseId: string, actions: string[], failures: string[]): Promise<string[]> {
+    const kept: string[] = [];
     const journal = this.#o.journal;
-    if (journal === undefined) return;
+    if (journal === undefined) return kept;
     let state: Record<string, Record<string, unknown>>;
     try {
       state = await journal.takeDeviceState(leaseId);
     } catch (err) {
       failures.push(`reading the device-state journal: ${(err as Error).message}`);
-      return;
+      return kept;
     }
     this.#apps.delete(leaseId);
     for (const [key, value] of Object.entries(state)) {
       if (key.startsWith(APP_JOURNAL_PREFIX)) {
+        const record = parseAppJournalRecord(value);
+        if (record?.keep) kept.push(record.packageName);
         await this.#uninstallLeaseApp(leaseId, key, value, actions, failures);
         continue;
       }
@@ -732,6 +775,7 @@ export class LeaseOperations {
         await journal.saveDeviceState(leaseId, key, value).catch(() => undefined);
       }
     }
+    return kept;
   }
 
   /** Teardown: uninstall an app the lease installed (journaled again when it fails). */

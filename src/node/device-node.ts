@@ -31,8 +31,11 @@ import { endpointPolicyFromEnv } from '../devices/endpoint-policy.ts';
 import { MemoryNodeDirectory, NODE_STALE_BEATS, type NodeDirectory } from '../devices/nodes.ts';
 import { openDeviceStores } from '../devices/open-store.ts';
 import { DeviceRegistry } from '../devices/registry.ts';
+import { DEFAULT_RESET_POLICY, readResetPolicyFile } from '../devices/reset-policy.ts';
 import type { DeviceStore } from '../devices/types.ts';
+import { DeviceResets } from '../helpers/device-resets.ts';
 import { LeaseOperations } from '../helpers/lease-operations.ts';
+import { EnsureVerdicts } from '../helpers/snapshot/ensure-helper.ts';
 import { LeaseManager } from '../leases/manager.ts';
 import { openLeaseStore } from '../leases/open-store.ts';
 import type { LeaseStore } from '../leases/types.ts';
@@ -146,6 +149,9 @@ export async function startDeviceNode(options: DeviceNodeOptions): Promise<Devic
 
 async function startSteps(options: DeviceNodeOptions, teardown: Teardown): Promise<DeviceNode> {
   const { config, logger, metrics } = options;
+  // Read first: a bad policy file stops the start before anything connects.
+  const resetPolicy =
+    config.resetPolicyFile === undefined ? DEFAULT_RESET_POLICY : readResetPolicyFile(config.resetPolicyFile);
   // The data dir's identity is one live process's: a second one would be the same node (and its
   // start would delete the first's simulated devices). Released last, after leaving the fleet.
   if (config.nodeName === undefined) {
@@ -196,6 +202,7 @@ async function startSteps(options: DeviceNodeOptions, teardown: Teardown): Promi
     healthIntervalMs: config.healthIntervalMs,
     leases: built.leaseStore,
     nodes: built.nodes,
+    baselines: { policy: resetPolicy },
   });
   // A clean shutdown leaves no ghosts: this node leaves the directory at once (its remaining devices
   // read `ownerless` and survivors that reach them take them over) and its simulated devices, which
@@ -220,12 +227,24 @@ async function startSteps(options: DeviceNodeOptions, teardown: Teardown): Promi
     logger,
   });
   teardown.add('adb endpoints', () => endpoints.closeAll());
+  const cache = new ArtifactCache(path.join(config.dataDir, 'cache', 'apk'));
+  const resets = new DeviceResets({
+    adb,
+    devices: built.deviceStore,
+    policy: resetPolicy,
+    releases: options.services.releases,
+    store: options.services.store,
+    cache,
+    verdicts: new EnsureVerdicts(),
+    logger,
+  });
   const operations = new LeaseOperations({
     adb,
     endpoints,
+    resets,
     releases: options.services.releases,
     store: options.services.store,
-    cache: new ArtifactCache(path.join(config.dataDir, 'cache', 'apk')),
+    cache,
     fence: built.leaseStore,
     journal: built.leaseStore,
     helperStatus: devices,

@@ -8,6 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DeviceBridgeClient } from '../../src/client/index.ts';
+import { deviceIdFor } from '../../src/devices/properties.ts';
 import { listen } from '../../src/server/serve.ts';
 import type { SimAndroidHandle } from '../../src/simulator/android/index.ts';
 import {
@@ -120,6 +121,9 @@ describe('glass companions per lease', () => {
       serial(),
       'settings put secure enabled_accessibility_services com.keep/.Me',
     );
+    // A farm's own change of the device between leases: the baseline is recorded again, so the
+    // reset between tenants keeps it.
+    await bridge.node.devices.recordBaseline(deviceIdFor(serial()));
     const priorEnabled = secure('accessibility_enabled');
     const lease = await acquire();
     const base = `/v1/leases/${lease.id}`;
@@ -248,7 +252,8 @@ describe('glass companions per lease', () => {
     expect(died.status, JSON.stringify(died.body)).toBe(503);
     expect(died.body.error).toMatchObject({ code: 'UNAVAILABLE', retryable: true });
     expect(android().device.clipboard).toBe('first');
-    expect((await req('PUT', `${base}/clipboard`, { text: 'second' })).status).toBe(200);
+    const second = await req('PUT', `${base}/clipboard`, { text: 'second' });
+    expect(second.status, JSON.stringify(second.body)).toBe(200);
     expect(android().device.clipboard).toBe('second');
     const now = agents();
     expect(now).toHaveLength(1);

@@ -25,9 +25,10 @@ export interface LeaseApp {
   packageName: string;
   versionCode: number;
   versionName: string | null;
-  sha256: string;
-  /** ms since epoch. */
-  installedAt: number;
+  /** null for a package installed outside the API (its bytes never passed the bridge). */
+  sha256: string | null;
+  /** ms since epoch; null when installed outside the API. */
+  installedAt: number | null;
   /** Left installed at teardown (asked at install). */
   keep: boolean;
 }
