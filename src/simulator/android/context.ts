@@ -22,8 +22,19 @@ export interface CommandContext {
   /** Working directory (absolute). */
   readonly cwd: string;
   readonly android: AndroidRuntime;
+  /** The shell running this command: its pid and command line (`/system/bin/sh -c SCRIPT`). */
+  readonly shell: { readonly pid: number; readonly cmdline: string };
   /** Run a nested script (`sh -c`), sharing this context's I/O. */
   runScript(source: string, argv0?: string): Promise<number>;
+  /** Run another command in place of this one (`nohup CMD`, `exec`), sharing this context's I/O. */
+  runArgv(argv: string[]): Promise<number>;
+  /**
+   * Register a long-running process (`ps` lists it, `kill` and `pkill` end it). Inside a background
+   * job this is the job's own process, which takes `cmdline`.
+   */
+  startProcess(cmdline: string, kill: () => void): { pid: number; exited(): void };
+  /** Running as a background job (`CMD &`): nothing waits for it, it must not keep Node alive. */
+  readonly detached: boolean;
 }
 
 /** A command: argv excludes the command name; resolves to the exit status. */

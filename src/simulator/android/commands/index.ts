@@ -2,13 +2,14 @@
 import type { CommandFn } from '../context.ts';
 import { am } from './am.ts';
 import { appProcess } from './app-process.ts';
-import { echo, falseCommand, id, pkill, sh, sleep, trueCommand, uname, whoami } from './basic.ts';
+import { echo, falseCommand, id, nohup, pkill, sh, sleep, trueCommand, uname, whoami } from './basic.ts';
 import { dumpsys } from './dumpsys.ts';
 import { cat, ls, md5sum, mkdir, rm, sha1sum, sha256sum, touch } from './files.ts';
 import { getprop } from './getprop.ts';
 import { input } from './input.ts';
 import { logcat } from './logcat.ts';
 import { pm } from './pm.ts';
+import { ps, shellKill, toyboxKill } from './processes.ts';
 import { screencap } from './screencap.ts';
 import { settings } from './settings.ts';
 import { cut, grep, head, tail, wc } from './text.ts';
@@ -54,10 +55,13 @@ const TOYBOX = new Map<string, CommandFn>([
   ['echo', echo],
   ['false', falseCommand],
   ['id', id],
+  ['kill', toyboxKill],
   ['ls', ls],
   ['md5sum', md5sum],
   ['mkdir', mkdir],
+  ['nohup', nohup],
   ['pkill', pkill],
+  ['ps', ps],
   ['rm', rm],
   ['sha1sum', sha1sum],
   ['sha256sum', sha256sum],
@@ -91,6 +95,7 @@ export function createCommandTable(extra: Iterable<[string, CommandFn]> = []): M
     ['dumpsys', dumpsys],
     ['getprop', getprop],
     ['input', input],
+    ['kill', shellKill],
     ['logcat', logcat],
     ['pm', pm],
     ['screencap', screencap],
