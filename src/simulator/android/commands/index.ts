@@ -4,7 +4,8 @@ import { am } from './am.ts';
 import { appProcess } from './app-process.ts';
 import { echo, falseCommand, id, nohup, pkill, sh, sleep, trueCommand, uname, whoami } from './basic.ts';
 import { dumpsys } from './dumpsys.ts';
-import { cat, ls, md5sum, mkdir, rm, sha1sum, sha256sum, touch } from './files.ts';
+import { cat, ls, md5sum, mkdir, rm, rmdir, sha1sum, sha256sum, touch } from './files.ts';
+import { find } from './find.ts';
 import { getprop } from './getprop.ts';
 import { input } from './input.ts';
 import { logcat } from './logcat.ts';
@@ -54,6 +55,7 @@ const TOYBOX = new Map<string, CommandFn>([
   ['wc', wc],
   ['echo', echo],
   ['false', falseCommand],
+  ['find', find],
   ['id', id],
   ['kill', toyboxKill],
   ['ls', ls],
@@ -63,6 +65,7 @@ const TOYBOX = new Map<string, CommandFn>([
   ['pkill', pkill],
   ['ps', ps],
   ['rm', rm],
+  ['rmdir', rmdir],
   ['sha1sum', sha1sum],
   ['sha256sum', sha256sum],
   ['sleep', sleep],
