@@ -176,4 +176,13 @@ export interface SimAndroidOptions {
   props?: Record<string, string>;
   /** Synthetic log lines per second written into the device's log (load tests); default none. */
   logRate?: number;
+  /** Third-party apps installed before anyone connects (a farm's own apps); not system packages. */
+  preinstalled?: readonly PreinstalledPackage[];
+}
+
+/** An app on the device from the start: listed by `pm list packages -3`, uninstallable. */
+export interface PreinstalledPackage {
+  packageName: string;
+  versionCode: number;
+  versionName?: string;
 }
