@@ -75,6 +75,11 @@ export interface Faults {
    * (`pkill`, `am force-stop`) or the device's shutdown stops them.
    */
   surviveHangup?: boolean;
+  /**
+   * Every run of this command (`rm`, `pm`, `settings`, ...; also as `toybox NAME`, and `pm` as
+   * `cmd package` or `abb_exec:package`) writes `NAME: simulated failure` to stderr and exits 1.
+   */
+  failCommand?: string;
 }
 
 export interface DeviceListener {

@@ -1,5 +1,5 @@
 /** What a shell command implementation gets to work with. */
-import type { ShellIO } from '../types.ts';
+import type { Faults, ShellIO } from '../types.ts';
 import type { SimDeviceImpl } from './device.ts';
 import type { MemoryFileSystem } from './fs.ts';
 import type { PackageManager } from './package-manager.ts';
@@ -39,6 +39,16 @@ export interface CommandContext {
 
 /** A command: argv excludes the command name; resolves to the exit status. */
 export type CommandFn = (argv: string[], ctx: CommandContext) => Promise<number>;
+
+/**
+ * The `fail-command=NAME` fault: when NAME is this command, say so on stderr and give the exit
+ * status 1 to return instead of running it; undefined otherwise.
+ */
+export function simulatedFailure(name: string, io: ShellIO, faults: Faults): number | undefined {
+  if (faults.failCommand === undefined || faults.failCommand !== name) return undefined;
+  io.stderr(`${name}: simulated failure\n`);
+  return 1;
+}
 
 /** Resolve a path argument against the command's working directory. */
 export function resolvePath(ctx: CommandContext, path: string): string {

@@ -1,5 +1,5 @@
 /** The command table of the emulated `/system/bin`. */
-import type { CommandFn } from '../context.ts';
+import { type CommandFn, simulatedFailure } from '../context.ts';
 import { am } from './am.ts';
 import { appProcess } from './app-process.ts';
 import { echo, falseCommand, id, nohup, pkill, sh, sleep, trueCommand, uname, whoami } from './basic.ts';
@@ -16,13 +16,13 @@ import { settings } from './settings.ts';
 import { cut, grep, head, tail, wc } from './text.ts';
 import { wm } from './wm.ts';
 
-/** Services reachable through `cmd SERVICE ...` (and `abb_exec:SERVICE`). */
-const SERVICES = new Map<string, CommandFn>([
-  ['package', pm],
-  ['settings', settings],
-  ['activity', am],
-  ['input', input],
-  ['window', wm],
+/** Services reachable through `cmd SERVICE ...` (and `abb_exec:SERVICE`), with their command's name. */
+const SERVICES = new Map<string, [string, CommandFn]>([
+  ['package', ['pm', pm]],
+  ['settings', ['settings', settings]],
+  ['activity', ['am', am]],
+  ['input', ['input', input]],
+  ['window', ['wm', wm]],
 ]);
 
 const cmd: CommandFn = async (argv, ctx) => {
@@ -37,12 +37,13 @@ const cmd: CommandFn = async (argv, ctx) => {
     ctx.io.stdout(`Currently running services:\n${[...SERVICES.keys()].map((s) => `  ${s}\n`).join('')}`);
     return 0;
   }
-  const command = SERVICES.get(service);
-  if (command === undefined) {
+  const entry = SERVICES.get(service);
+  if (entry === undefined) {
     ctx.io.stderr(`cmd: Can't find service: ${service}\n`);
     return 20;
   }
-  return command(rest, ctx);
+  const [name, command] = entry;
+  return simulatedFailure(name, ctx.io, ctx.android.device.faults) ?? command(rest, ctx);
 };
 
 /** Commands toybox provides (reachable as `toybox NAME ...`). */
@@ -86,7 +87,7 @@ const toybox: CommandFn = async (argv, ctx) => {
     ctx.io.stderr(`toybox: Unknown command ${name}\n`);
     return 1;
   }
-  return command(rest, ctx);
+  return simulatedFailure(name, ctx.io, ctx.android.device.faults) ?? command(rest, ctx);
 };
 
 export function createCommandTable(extra: Iterable<[string, CommandFn]> = []): Map<string, CommandFn> {

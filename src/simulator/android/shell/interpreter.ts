@@ -8,7 +8,7 @@
  * the shell and the host's connection, as a `nohup CMD &` does on a device; the shell goes on at once.
  */
 import type { ShellIO } from '../../types.ts';
-import type { AndroidRuntime, CommandContext, CommandFn } from '../context.ts';
+import { type AndroidRuntime, type CommandContext, type CommandFn, simulatedFailure } from '../context.ts';
 import { FsError, normalizePath } from '../fs.ts';
 import {
   type AndOr,
@@ -304,6 +304,12 @@ export class Shell {
     const [name, ...args] = argv;
     if (name === undefined) return 0;
     frame.job?.rename(argv.join(' '));
+    const failed = simulatedFailure(
+      name.slice(name.lastIndexOf('/') + 1),
+      io(frame),
+      this.#android.device.faults,
+    );
+    if (failed !== undefined) return failed;
     const builtin = this.#builtin(name);
     if (builtin !== undefined) return builtin(args, frame);
     const command = this.#lookup(name);
@@ -317,13 +323,8 @@ export class Shell {
       if (value !== undefined) env.set(key, value);
     }
     for (const [key, value] of assignments) env.set(key, value);
-    const io: ShellIO = {
-      stdout: (d) => frame.stdout.write(d),
-      stderr: (d) => frame.stderr.write(d),
-      signal: frame.signal,
-    };
     const ctx: CommandContext = {
-      io,
+      io: io(frame),
       stdin: frame.stdin,
       env,
       cwd: this.#cwd,
@@ -647,6 +648,15 @@ export class Shell {
     }
     return paths.filter((p) => this.#android.fs.stat(normalizePath(p, this.#cwd)) !== undefined).sort();
   }
+}
+
+/** A command's view of a frame's output. */
+function io(frame: Frame): ShellIO {
+  return {
+    stdout: (d) => frame.stdout.write(d),
+    stderr: (d) => frame.stderr.write(d),
+    signal: frame.signal,
+  };
 }
 
 function stderrSink(io: ShellIO): Sink {
