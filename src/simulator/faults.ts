@@ -16,6 +16,8 @@
  *   glass-malformed           the next glass reply line (agent or a11y) is garbage (one shot)
  *   survive-hangup            processes started from a shell (the glass agent, an instrumentation)
  *                             outlive their shell, as on a real device: only a kill stops them
+ *   fail-command=NAME         every run of command NAME (also `toybox NAME`; `cmd package` and
+ *                             abb_exec for pm) prints `NAME: simulated failure` and exits 1
  */
 import type { Faults } from './types.ts';
 
@@ -31,6 +33,7 @@ export class FaultSpecError extends Error {
 const CHUNK_ACTIONS = ['drop', 'duplicate', 'corrupt'] as const;
 type ChunkAction = (typeof CHUNK_ACTIONS)[number];
 const INSTALL_FAILURE = /^INSTALL_FAILED_[A-Z_]+$/;
+const COMMAND_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.+-]{0,63}$/;
 const FLAGS = [
   'helper-crash',
   'helper-timeout',
@@ -59,6 +62,7 @@ const VALUED = [
   'chunk',
   'install-failure',
   'offline-after-ms',
+  'fail-command',
 ] as const;
 
 /** The fault names `parseFaultSpec` accepts (for help texts). */
@@ -113,6 +117,11 @@ export function parseFaultSpec(spec: string): Partial<Faults> {
         throw new FaultSpecError(spec, 'install-failure must match INSTALL_FAILED_[A-Z_]+');
       }
       return { installFailure: value };
+    case 'fail-command':
+      if (!COMMAND_NAME.test(value)) {
+        throw new FaultSpecError(spec, 'fail-command takes a command name (letters, digits, _ . + -)');
+      }
+      return { failCommand: value };
     default: {
       const colon = value.indexOf(':');
       const action = colon < 0 ? value : value.slice(0, colon);
@@ -138,6 +147,7 @@ export const FAULT_KEYS: Readonly<Record<string, keyof Faults>> = {
   chunk: 'chunk',
   'install-failure': 'installFailure',
   'offline-after-ms': 'offlineAfterMs',
+  'fail-command': 'failCommand',
   ...FLAG_KEYS,
 };
 
@@ -174,5 +184,6 @@ export function formatFaultSpecs(faults: Faults): string[] {
   ] as const) {
     if (faults[FLAG_KEYS[name]] === true) out.push(name);
   }
+  if (faults.failCommand !== undefined) out.push(`fail-command=${faults.failCommand}`);
   return out;
 }

@@ -9,4 +9,11 @@ export {
   parseFaultSpecs,
 } from './faults.ts';
 export { type SimulatedDevice, type Simulator, type SimulatorOptions, startSimulator } from './simulator.ts';
-export type { Faults, SimAndroid, SimAndroidOptions, SimDevice, SimFileSystem } from './types.ts';
+export type {
+  Faults,
+  PreinstalledPackage,
+  SimAndroid,
+  SimAndroidOptions,
+  SimDevice,
+  SimFileSystem,
+} from './types.ts';

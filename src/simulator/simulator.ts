@@ -31,6 +31,8 @@ export interface SimulatorOptions {
   features?: readonly string[];
   /** Synthetic log lines per second per device (`simulate --log-rate N`), for logcat load tests. */
   logRate?: number;
+  /** Third-party apps every device has from the start (a farm's own apps). */
+  preinstalled?: SimAndroidOptions['preinstalled'];
   /** Builds each device's Android; default `createSimAndroid` from ./android/index.ts. */
   createAndroid?: (options: SimAndroidOptions) => SimAndroid;
 }
@@ -297,6 +299,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       if (options.ui !== undefined) androidOptions.uiXml = options.ui;
       if (options.nodes !== undefined) androidOptions.nodes = options.nodes;
       if (options.logRate !== undefined) androidOptions.logRate = options.logRate;
+      if (options.preinstalled !== undefined) androidOptions.preinstalled = options.preinstalled;
       const android = createAndroid(androidOptions);
       devices.push(new Device(server, port, android, faults, options.requireAuth === true, options.features));
     }

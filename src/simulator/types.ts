@@ -75,6 +75,11 @@ export interface Faults {
    * (`pkill`, `am force-stop`) or the device's shutdown stops them.
    */
   surviveHangup?: boolean;
+  /**
+   * Every run of this command (`rm`, `pm`, `settings`, ...; also as `toybox NAME`, and `pm` as
+   * `cmd package` or `abb_exec:package`) writes `NAME: simulated failure` to stderr and exits 1.
+   */
+  failCommand?: string;
 }
 
 export interface DeviceListener {
@@ -176,4 +181,13 @@ export interface SimAndroidOptions {
   props?: Record<string, string>;
   /** Synthetic log lines per second written into the device's log (load tests); default none. */
   logRate?: number;
+  /** Third-party apps installed before anyone connects (a farm's own apps); not system packages. */
+  preinstalled?: readonly PreinstalledPackage[];
+}
+
+/** An app on the device from the start: listed by `pm list packages -3`, uninstallable. */
+export interface PreinstalledPackage {
+  packageName: string;
+  versionCode: number;
+  versionName?: string;
 }

@@ -27,6 +27,7 @@ const faultsArb: fc.Arbitrary<Faults> = fc.record(
     glassAgentDeath: fc.constant(true),
     glassA11yUnbind: fc.constant(true),
     glassMalformed: fc.constant(true),
+    failCommand: fc.stringMatching(/^[a-z_][a-z0-9_.+-]{0,20}$/),
   },
   { requiredKeys: [] },
 ) as fc.Arbitrary<Faults>;

@@ -1,5 +1,5 @@
 /** What a shell command implementation gets to work with. */
-import type { ShellIO } from '../types.ts';
+import type { Faults, ShellIO } from '../types.ts';
 import type { SimDeviceImpl } from './device.ts';
 import type { MemoryFileSystem } from './fs.ts';
 import type { PackageManager } from './package-manager.ts';
@@ -22,12 +22,33 @@ export interface CommandContext {
   /** Working directory (absolute). */
   readonly cwd: string;
   readonly android: AndroidRuntime;
+  /** The shell running this command: its pid and command line (`/system/bin/sh -c SCRIPT`). */
+  readonly shell: { readonly pid: number; readonly cmdline: string };
   /** Run a nested script (`sh -c`), sharing this context's I/O. */
   runScript(source: string, argv0?: string): Promise<number>;
+  /** Run another command in place of this one (`nohup CMD`, `exec`), sharing this context's I/O. */
+  runArgv(argv: string[]): Promise<number>;
+  /**
+   * Register a long-running process (`ps` lists it, `kill` and `pkill` end it). Inside a background
+   * job this is the job's own process, which takes `cmdline`.
+   */
+  startProcess(cmdline: string, kill: () => void): { pid: number; exited(): void };
+  /** Running as a background job (`CMD &`): nothing waits for it, it must not keep Node alive. */
+  readonly detached: boolean;
 }
 
 /** A command: argv excludes the command name; resolves to the exit status. */
 export type CommandFn = (argv: string[], ctx: CommandContext) => Promise<number>;
+
+/**
+ * The `fail-command=NAME` fault: when NAME is this command, say so on stderr and give the exit
+ * status 1 to return instead of running it; undefined otherwise.
+ */
+export function simulatedFailure(name: string, io: ShellIO, faults: Faults): number | undefined {
+  if (faults.failCommand === undefined || faults.failCommand !== name) return undefined;
+  io.stderr(`${name}: simulated failure\n`);
+  return 1;
+}
 
 /** Resolve a path argument against the command's working directory. */
 export function resolvePath(ctx: CommandContext, path: string): string {

@@ -45,15 +45,45 @@ export class SimDeviceImpl implements SimDevice {
   readonly log = new SimLogBuffer();
   /** The system clipboard's primary clip as text (the glass agent reads and sets it); null when empty. */
   clipboard: string | null = null;
-  /** Long-running processes started from a shell (the glass agent), for `pkill`. */
-  readonly #processes = new Map<number, { cmdline: string; kill(): void }>();
+  /** Long-running processes started from a shell (the glass agent, background jobs), for `ps`/`kill`. */
+  readonly #processes = new Map<number, { cmdline: string; ppid: number; kill(): void }>();
   #nextPid = 4200;
 
-  /** Register a running process; returns its pid and a function to call when it exits by itself. */
-  startProcess(cmdline: string, kill: () => void): { pid: number; exited(): void } {
+  /** A fresh pid for a short-lived process (a shell, `ps` itself) that is not kept in the table. */
+  allocatePid(): number {
+    return this.#nextPid++;
+  }
+
+  /**
+   * Register a running process; returns its pid, a function to call when it exits by itself and one
+   * to change its command line (a background job that `exec`s, as `nohup CMD` does).
+   */
+  startProcess(
+    cmdline: string,
+    kill: () => void,
+    ppid = 1,
+  ): { pid: number; exited(): void; rename(cmdline: string): void } {
     const pid = this.#nextPid++;
-    this.#processes.set(pid, { cmdline, kill });
-    return { pid, exited: () => this.#processes.delete(pid) };
+    const entry = { cmdline, ppid, kill };
+    this.#processes.set(pid, entry);
+    return {
+      pid,
+      exited: () => {
+        if (this.#processes.get(pid) === entry) this.#processes.delete(pid);
+      },
+      rename: (next) => {
+        entry.cmdline = next;
+      },
+    };
+  }
+
+  /** Kill one registered process by pid; false when no such process runs. */
+  kill(pid: number): boolean {
+    const entry = this.#processes.get(pid);
+    if (entry === undefined) return false;
+    this.#processes.delete(pid);
+    entry.kill();
+    return true;
   }
 
   /**
@@ -73,9 +103,9 @@ export class SimDeviceImpl implements SimDevice {
     return killed;
   }
 
-  /** Running processes as `pid cmdline`, oldest first. */
-  processes(): Array<{ pid: number; cmdline: string }> {
-    return [...this.#processes].map(([pid, p]) => ({ pid, cmdline: p.cmdline }));
+  /** Running processes as `pid cmdline` (and parent pid), oldest first. */
+  processes(): Array<{ pid: number; cmdline: string; ppid: number }> {
+    return [...this.#processes].map(([pid, p]) => ({ pid, cmdline: p.cmdline, ppid: p.ppid }));
   }
 
   constructor(options: SimDeviceOptions) {
@@ -173,6 +203,7 @@ export class SimDeviceImpl implements SimDevice {
 
   /** Close every in-device listener and the connections they accepted. */
   shutdown(): void {
+    for (const pid of [...this.#processes.keys()]) this.kill(pid);
     for (const entry of this.#listeners.values()) {
       for (const socket of entry.sockets) socket.destroy();
     }

@@ -1,6 +1,7 @@
 /**
  * The emulated device's in-memory file system. Paths are absolute; permissions follow what the
- * `shell` user (uid 2000) sees on a real device: `/data/local/tmp` and `/sdcard` are writable,
+ * `shell` user (uid 2000) sees on a real device: `/data/local/tmp` and `/sdcard` (with a fresh
+ * device's folders; `Android/data` and `Android/obb` cannot be listed, as on Android 11+) are writable,
  * `/system` and `/` are read-only mounts, `/data` and `/data/app` cannot be listed or written but
  * the installed APKs under them can be read (so `sha256sum $(pm path ...)` works).
  */
@@ -256,6 +257,18 @@ export class MemoryFileSystem implements SimFileSystem {
     parent.mtimeSec = nowSec();
   }
 
+  /** Remove an empty directory (`rmdir`); throws `FsError`. */
+  rmdir(path: string, actor: FsActor = 'shell'): void {
+    const { parent, name } = this.#parentOf(path);
+    const node = parent.children.get(name);
+    if (node === undefined) throw new FsError('ENOENT');
+    if (node.kind !== 'dir') throw new FsError('ENOTDIR');
+    if (node.children.size > 0) throw new FsError('ENOTEMPTY');
+    this.#checkWritable(parent, actor);
+    parent.children.delete(name);
+    parent.mtimeSec = nowSec();
+  }
+
   /** Set directory access flags (system setup). */
   setAccess(path: string, access: Partial<DirAccess>): void {
     const node = this.#lookupOrThrow(path);
@@ -351,6 +364,21 @@ function copyBytes(data: Uint8Array): Uint8Array {
   return copy;
 }
 
+/** The folders of a fresh device's shared storage (`/sdcard`). */
+export const SDCARD_FOLDERS: readonly string[] = [
+  'Alarms',
+  'Android',
+  'DCIM',
+  'Documents',
+  'Download',
+  'Movies',
+  'Music',
+  'Notifications',
+  'Pictures',
+  'Podcasts',
+  'Ringtones',
+];
+
 /** Build the stock Android layout the shell user sees; `systemFiles` land in the read-only image. */
 export function createAndroidFileSystem(
   systemFiles: Record<string, string | Uint8Array> = {},
@@ -375,9 +403,14 @@ export function createAndroidFileSystem(
   sys('/data/app', { mode: 0o40771, access: hidden });
   sys('/data/user/0', { mode: 0o40771, access: hidden });
   fs.setAccess('/sdcard', { writable: true, listable: true });
-  for (const dir of ['Download', 'DCIM', 'Pictures', 'Music', 'Movies', 'Documents', 'Android']) {
+  for (const dir of SDCARD_FOLDERS) {
     sys(`/sdcard/${dir}`, { mode: 0o42770, access: { writable: true, listable: true } });
   }
+  // Android 11+: apps' external dirs are off limits to other apps and to the shell.
+  for (const dir of ['data', 'obb']) {
+    sys(`/sdcard/Android/${dir}`, { mode: 0o42770, access: { writable: false, listable: false } });
+  }
+  sys('/sdcard/Android/media', { mode: 0o42770, access: { writable: true, listable: true } });
   fs.makeSink('/dev/null');
 
   const encoder = new TextEncoder();

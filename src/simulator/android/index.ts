@@ -49,6 +49,7 @@ export function createSimAndroid(options: SimAndroidOptions): SimAndroidHandle {
     random: pmRandom,
     faults,
   });
+  for (const app of options.preinstalled ?? []) packages.preinstall(app);
   const device = new SimDeviceImpl({
     serial: options.serial,
     props,

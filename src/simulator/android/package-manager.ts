@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { readApkInfo } from '../../artifacts/apk-reader.ts';
-import type { Faults, InstalledPackage } from '../types.ts';
+import type { Faults, InstalledPackage, PreinstalledPackage } from '../types.ts';
 import { type MemoryFileSystem, normalizePath } from './fs.ts';
 
 export interface PackageRecord extends InstalledPackage {
@@ -215,6 +215,41 @@ export class PackageManager {
     }
   }
 
+  /**
+   * Put a third-party app on the device as if installed before boot (stand-in APK bytes, unsigned),
+   * under a fresh `/data/app/~~X==/pkg-Y==` directory like any install.
+   */
+  preinstall(spec: PreinstalledPackage): PackageRecord {
+    const bytes = new TextEncoder().encode(
+      `PK\u0003\u0004 devicebridge simulator preinstalled package ${spec.packageName} ${spec.versionCode}\n`,
+    );
+    const codePath = this.#newCodePath(spec.packageName);
+    const apkPath = `${codePath}/base.apk`;
+    this.#fs.write(apkPath, bytes, { actor: 'system', mode: 0o100644 });
+    const record: PackageRecord = {
+      packageName: spec.packageName,
+      versionCode: spec.versionCode,
+      versionName: spec.versionName ?? '',
+      apkPath,
+      sha256: createHash('sha256').update(bytes).digest('hex'),
+      testOnly: false,
+      signerSha256: null,
+      signers: [],
+      instrumentations: [],
+      services: [],
+      minSdk: null,
+      targetSdk: null,
+      debuggable: false,
+      system: false,
+      userId: this.#nextUserId++,
+      firstInstallTime: SYSTEM_INSTALL_TIME,
+      lastUpdateTime: SYSTEM_INSTALL_TIME,
+      codePath,
+    };
+    this.#packages.set(spec.packageName, record);
+    return record;
+  }
+
   get(packageName: string): PackageRecord | undefined {
     return this.#packages.get(packageName);
   }
@@ -315,14 +350,8 @@ export class PackageManager {
       }
     }
 
-    const codePath = `/data/app/~~${this.#randomToken()}==/${info.packageName}-${this.#randomToken()}==`;
+    const codePath = this.#newCodePath(info.packageName);
     const apkPath = `${codePath}/base.apk`;
-    this.#fs.mkdir(codePath, {
-      parents: true,
-      actor: 'system',
-      mode: 0o40771,
-      access: { writable: false, listable: false },
-    });
     this.#fs.write(apkPath, bytes, { actor: 'system', mode: 0o100644 });
     if (existing !== undefined && !existing.system) this.#removeCodePath(existing.codePath);
     const now = Date.now();
@@ -349,6 +378,18 @@ export class PackageManager {
     };
     this.#packages.set(info.packageName, record);
     return { ok: true, pkg: record };
+  }
+
+  /** Create a fresh `/data/app/~~X==/pkg-Y==` (every install gets a new one, as on Android 11+). */
+  #newCodePath(packageName: string): string {
+    const codePath = `/data/app/~~${this.#randomToken()}==/${packageName}-${this.#randomToken()}==`;
+    this.#fs.mkdir(codePath, {
+      parents: true,
+      actor: 'system',
+      mode: 0o40771,
+      access: { writable: false, listable: false },
+    });
+    return codePath;
   }
 
   /** Remove `/data/app/~~X==/pkg-Y==` and its now empty `~~X==` parent. */

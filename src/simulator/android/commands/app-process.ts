@@ -1,7 +1,8 @@
 /**
  * `app_process` for the glass agent: `CLASSPATH=/data/local/tmp/glass-agent.jar app_process /
- * dev.devicebridge.glassagent.Main` starts the agent emulation (src/simulator/glass/agent.ts) on
- * `localabstract:glass-agent`, as the real dex jar does, and runs until the shell is closed. The jar
+ * dev.devicebridge.glassagent.Main` (or `app_process -cp JAR / MAIN`) starts the agent emulation
+ * (src/simulator/glass/agent.ts) on `localabstract:glass-agent`, as the real dex jar does, and runs
+ * until the shell is closed, or, started in the background (`nohup ... &`), until killed. The jar
  * must be on the device and its dex must define the main class (read with the bridge's own dex
  * reader); other main classes are not emulated. A second agent finds the socket taken and exits 1.
  *
@@ -30,14 +31,34 @@ const UPSTREAM_MAIN_CLASS = 'com.fixedwidth.glassagent.Main';
  * the end of the text, so KEYCODE_FORWARD_DEL ("del", "delete") erases nothing, as on a device.
  */
 const KEYCODE_DEL = 67;
+/**
+ * app_process's arguments: VM options up to the first operand or `--` (`-cp PATH`/`-classpath PATH`
+ * take the next argument, as app_process passes them on to ART), then the command directory and the
+ * main class.
+ */
+function parseAppProcessArgs(argv: string[]): { classpath?: string; args: string[] } {
+  let classpath: string | undefined;
+  let i = 0;
+  for (; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    if (arg === '-cp' || arg === '-classpath') classpath = argv[++i];
+    else if (arg === '--') {
+      i++;
+      break;
+    } else if (!arg.startsWith('-')) break;
+  }
+  return { ...(classpath === undefined ? {} : { classpath }), args: argv.slice(i) };
+}
+
 export const appProcess: CommandFn = async (argv, ctx) => {
-  const args = argv.filter((a) => !a.startsWith('-'));
+  const parsed = parseAppProcessArgs(argv);
+  const args = parsed.args;
   const [, mainClass] = args;
   if (args.length < 2 || mainClass === undefined) {
     ctx.io.stderr('Usage: app_process [java-options] cmd-dir start-class-name [options]\n');
     return 1;
   }
-  const classpath = ctx.env.get('CLASSPATH') ?? '';
+  const classpath = parsed.classpath ?? ctx.env.get('CLASSPATH') ?? '';
   const notFound = (): number => {
     ctx.io.stderr(
       `Exception in thread "main" java.lang.ClassNotFoundException: Didn't find class "${mainClass}" on path: DexPathList[[zip file "${classpath}"]]\n`,
@@ -115,8 +136,10 @@ export const appProcess: CommandFn = async (argv, ctx) => {
     return 1;
   }
   ctx.io.stdout(`glass-agent listening on localabstract:${GLASS_AGENT_SOCKET}\n`);
-  const proc = device.startProcess(`app_process / ${mainClass} CLASSPATH=${classpath}`, () => {
+  const proc = ctx.startProcess(`app_process / ${mainClass} CLASSPATH=${classpath}`, () => {
     status = 143;
+    // A killed agent's socket is gone at once: the next connection is refused.
+    listener?.close();
     stop();
   });
   // The host closing the shell is a hang-up: it ends the agent unless the device lets processes

@@ -1,4 +1,4 @@
-/** Small shell utilities: echo, true, false, sh, id, whoami, uname, sleep. */
+/** Small shell utilities: echo, true, false, sh, id, whoami, uname, sleep, nohup. */
 import type { CommandFn } from '../context.ts';
 
 /** mksh's `echo`: `-n` drops the newline, `-e` interprets backslash escapes, `-E` does not. */
@@ -115,7 +115,10 @@ export const uname: CommandFn = async (argv, ctx) => {
   return 0;
 };
 
-/** `sleep SECONDS` (fractions allowed); aborted with the shell. */
+/**
+ * `sleep SECONDS` (fractions allowed); aborted with the shell, or by a kill when it is a background
+ * job (whose timer never keeps Node alive).
+ */
 export const sleep: CommandFn = async (argv, ctx) => {
   const seconds = Number(argv[0]);
   if (argv[0] === undefined || !Number.isFinite(seconds) || seconds < 0) {
@@ -124,6 +127,7 @@ export const sleep: CommandFn = async (argv, ctx) => {
   }
   await new Promise<void>((resolve) => {
     const timer = setTimeout(resolve, seconds * 1000);
+    if (ctx.detached) timer.unref();
     ctx.io.signal.addEventListener('abort', () => {
       clearTimeout(timer);
       resolve();
@@ -149,4 +153,16 @@ export const pkill: CommandFn = async (argv, ctx) => {
     ctx.io.stderr(`pkill: bad regex '${pattern}'\n`);
     return 1;
   }
+};
+
+/**
+ * toybox `nohup COMMAND [ARG...]`: runs COMMAND in its place, immune to hang-ups. adb's stdout is no
+ * terminal, so no `nohup.out` is written.
+ */
+export const nohup: CommandFn = async (argv, ctx) => {
+  if (argv.length === 0) {
+    ctx.io.stderr('nohup: Needs 1 argument (see "nohup --help")\n');
+    return 125;
+  }
+  return ctx.runArgv(argv);
 };

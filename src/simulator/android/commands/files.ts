@@ -1,4 +1,4 @@
-/** File utilities as toybox prints them: cat, ls, rm, mkdir, touch, sha256sum/md5sum. */
+/** File utilities as toybox prints them: cat, ls, rm, rmdir, mkdir, touch, sha256sum/md5sum. */
 import { createHash } from 'node:crypto';
 import type { FileStat } from '../../types.ts';
 import { type CommandContext, type CommandFn, resolvePath } from '../context.ts';
@@ -80,6 +80,36 @@ export const rm: CommandFn = async (argv, ctx) => {
       if (force && message === 'No such file or directory') continue;
       ctx.io.stderr(`rm: ${path}: ${message}\n`);
       status = 1;
+    }
+  }
+  return status;
+};
+
+/** toybox `rmdir [-p] DIR...`: removes empty directories (`-p`: then their emptied parents). */
+export const rmdir: CommandFn = async (argv, ctx) => {
+  const { flags, operands, bad } = parseFlags(argv, 'p');
+  if (bad !== undefined || operands.length === 0) {
+    ctx.io.stderr(
+      bad === undefined
+        ? 'rmdir: Needs 1 argument (see "rmdir --help")\n'
+        : `rmdir: Unknown option '${bad}' (see "rmdir --help")\n`,
+    );
+    return 1;
+  }
+  let status = 0;
+  for (const operand of operands) {
+    let path = operand.replace(/(.)\/+$/, '$1');
+    for (;;) {
+      try {
+        ctx.android.fs.rmdir(abs(ctx, path));
+      } catch (error) {
+        ctx.io.stderr(`rmdir: ${path}: ${fsMessage(error)}\n`);
+        status = 1;
+        break;
+      }
+      const slash = path.lastIndexOf('/');
+      if (!flags.has('p') || slash <= 0) break;
+      path = path.slice(0, slash);
     }
   }
   return status;

@@ -1,26 +1,28 @@
 /** The command table of the emulated `/system/bin`. */
-import type { CommandFn } from '../context.ts';
+import { type CommandFn, simulatedFailure } from '../context.ts';
 import { am } from './am.ts';
 import { appProcess } from './app-process.ts';
-import { echo, falseCommand, id, pkill, sh, sleep, trueCommand, uname, whoami } from './basic.ts';
+import { echo, falseCommand, id, nohup, pkill, sh, sleep, trueCommand, uname, whoami } from './basic.ts';
 import { dumpsys } from './dumpsys.ts';
-import { cat, ls, md5sum, mkdir, rm, sha1sum, sha256sum, touch } from './files.ts';
+import { cat, ls, md5sum, mkdir, rm, rmdir, sha1sum, sha256sum, touch } from './files.ts';
+import { find } from './find.ts';
 import { getprop } from './getprop.ts';
 import { input } from './input.ts';
 import { logcat } from './logcat.ts';
 import { pm } from './pm.ts';
+import { ps, shellKill, toyboxKill } from './processes.ts';
 import { screencap } from './screencap.ts';
 import { settings } from './settings.ts';
 import { cut, grep, head, tail, wc } from './text.ts';
 import { wm } from './wm.ts';
 
-/** Services reachable through `cmd SERVICE ...` (and `abb_exec:SERVICE`). */
-const SERVICES = new Map<string, CommandFn>([
-  ['package', pm],
-  ['settings', settings],
-  ['activity', am],
-  ['input', input],
-  ['window', wm],
+/** Services reachable through `cmd SERVICE ...` (and `abb_exec:SERVICE`), with their command's name. */
+const SERVICES = new Map<string, [string, CommandFn]>([
+  ['package', ['pm', pm]],
+  ['settings', ['settings', settings]],
+  ['activity', ['am', am]],
+  ['input', ['input', input]],
+  ['window', ['wm', wm]],
 ]);
 
 const cmd: CommandFn = async (argv, ctx) => {
@@ -35,12 +37,13 @@ const cmd: CommandFn = async (argv, ctx) => {
     ctx.io.stdout(`Currently running services:\n${[...SERVICES.keys()].map((s) => `  ${s}\n`).join('')}`);
     return 0;
   }
-  const command = SERVICES.get(service);
-  if (command === undefined) {
+  const entry = SERVICES.get(service);
+  if (entry === undefined) {
     ctx.io.stderr(`cmd: Can't find service: ${service}\n`);
     return 20;
   }
-  return command(rest, ctx);
+  const [name, command] = entry;
+  return simulatedFailure(name, ctx.io, ctx.android.device.faults) ?? command(rest, ctx);
 };
 
 /** Commands toybox provides (reachable as `toybox NAME ...`). */
@@ -53,12 +56,17 @@ const TOYBOX = new Map<string, CommandFn>([
   ['wc', wc],
   ['echo', echo],
   ['false', falseCommand],
+  ['find', find],
   ['id', id],
+  ['kill', toyboxKill],
   ['ls', ls],
   ['md5sum', md5sum],
   ['mkdir', mkdir],
+  ['nohup', nohup],
   ['pkill', pkill],
+  ['ps', ps],
   ['rm', rm],
+  ['rmdir', rmdir],
   ['sha1sum', sha1sum],
   ['sha256sum', sha256sum],
   ['sleep', sleep],
@@ -79,7 +87,7 @@ const toybox: CommandFn = async (argv, ctx) => {
     ctx.io.stderr(`toybox: Unknown command ${name}\n`);
     return 1;
   }
-  return command(rest, ctx);
+  return simulatedFailure(name, ctx.io, ctx.android.device.faults) ?? command(rest, ctx);
 };
 
 export function createCommandTable(extra: Iterable<[string, CommandFn]> = []): Map<string, CommandFn> {
@@ -91,6 +99,7 @@ export function createCommandTable(extra: Iterable<[string, CommandFn]> = []): M
     ['dumpsys', dumpsys],
     ['getprop', getprop],
     ['input', input],
+    ['kill', shellKill],
     ['logcat', logcat],
     ['pm', pm],
     ['screencap', screencap],

@@ -28,6 +28,18 @@ const HELP = `Settings provider (settings) commands:
       NAMESPACE is one of {system, secure, global}, case-insensitive
 `;
 
+/**
+ * `settings list` output: `key=value` lines sorted as whole lines (SettingsService sorts the
+ * formatted lines with `Collections.sort`, so `a.b=1` comes before `a=2`); an unset value is `null`.
+ */
+export function listLines(rows: ReadonlyArray<[string, string | null]>): string {
+  return rows
+    .map(([key, value]) => `${key}=${value ?? 'null'}`)
+    .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+    .map((line) => `${line}\n`)
+    .join('');
+}
+
 type Verb = 'get' | 'put' | 'delete' | 'list' | 'reset';
 
 export const settings: CommandFn = async (argv, ctx) => {
@@ -103,12 +115,7 @@ export const settings: CommandFn = async (argv, ctx) => {
       ctx.io.stdout(`Deleted ${store.delete(table, key as string) ? 1 : 0} rows\n`);
       return 0;
     case 'list':
-      ctx.io.stdout(
-        store
-          .list(table)
-          .map(([k, v]) => `${k}=${v}\n`)
-          .join(''),
-      );
+      ctx.io.stdout(listLines(store.list(table)));
       return 0;
     case 'reset':
       return 0;

@@ -1,4 +1,4 @@
-/** `wm size`, `wm density`. */
+/** `wm size`, `wm density`, `wm dismiss-keyguard` (silent, recorded as input). */
 import type { CommandFn } from '../context.ts';
 
 export const wm: CommandFn = async (argv, ctx) => {
@@ -12,9 +12,13 @@ export const wm: CommandFn = async (argv, ctx) => {
     ctx.io.stdout(`Physical density: ${ctx.android.device.getprop('ro.sf.lcd_density') ?? '420'}\n`);
     return 0;
   }
+  if (verb === 'dismiss-keyguard') {
+    ctx.android.device.recordInput({ type: 'dismiss-keyguard' });
+    return 0;
+  }
   if (verb === undefined || verb === 'help') {
     ctx.io.stdout(
-      'Window manager (window) commands:\n  help\n  size [reset|WxH|WdpxHdp] [-d DISPLAY_ID]\n  density [reset|DENSITY] [-d DISPLAY_ID]\n',
+      'Window manager (window) commands:\n  help\n  size [reset|WxH|WdpxHdp] [-d DISPLAY_ID]\n  density [reset|DENSITY] [-d DISPLAY_ID]\n  dismiss-keyguard\n',
     );
     return 0;
   }

@@ -2,9 +2,13 @@
  * Interpreter for the parsed mksh subset. Runs commands from a registry; variables, `$?`, `exit`,
  * `cd`, redirections to the in-memory file system, pipes (buffered: the left side runs to completion
  * first), `$(...)` substitution and pathname globbing on unquoted `*`, `?`, `[...]`.
+ *
+ * `CMD &` starts a background job: it runs detached in a subshell (stdin empty, output discarded),
+ * is registered as a running process of the device (so `ps` lists it and `kill` ends it) and outlives
+ * the shell and the host's connection, as a `nohup CMD &` does on a device; the shell goes on at once.
  */
 import type { ShellIO } from '../../types.ts';
-import type { AndroidRuntime, CommandContext, CommandFn } from '../context.ts';
+import { type AndroidRuntime, type CommandContext, type CommandFn, simulatedFailure } from '../context.ts';
 import { FsError, normalizePath } from '../fs.ts';
 import {
   type AndOr,
@@ -66,12 +70,27 @@ interface Frame {
   stderr: Sink;
   stdin: StdinReader;
   signal: AbortSignal;
+  /** Set inside a background job: the process it is registered as. */
+  job?: Job;
 }
+
+/** A background job's entry in the device's process table. */
+interface Job {
+  readonly pid: number;
+  /** The job `exec`s a command: its command line becomes that command's. */
+  rename(cmdline: string): void;
+  /** Run `kill` too when the job is killed (a process the job's command registered). */
+  onKill(kill: () => void): void;
+}
+
+const DISCARD: Sink = { write: () => {} };
 
 export interface ShellOptions {
   android: AndroidRuntime;
   commands: ReadonlyMap<string, CommandFn>;
   env?: Record<string, string>;
+  /** The pid of this shell (a subshell shares its parent's `$$`); default a fresh one. */
+  pid?: number;
 }
 
 const DEFAULT_ENV: Record<string, string> = {
@@ -97,6 +116,12 @@ export class Shell {
   #status = 0;
   #cwd = '/';
   #argv0 = SHELL_PATH;
+  /** This shell's pid (`$$`), fresh per shell process. */
+  #pid: number;
+  /** This shell's command line, as `ps` shows it. */
+  #cmdline = SHELL_PATH;
+  /** The pid of the last background job (`$!`). */
+  #lastJob: number | undefined;
 
   constructor(options: ShellOptions) {
     this.#android = options.android;
@@ -104,10 +129,17 @@ export class Shell {
     const env = { ...DEFAULT_ENV, ...options.env };
     this.#vars = new Map(Object.entries(env));
     this.#exported = new Set(Object.keys(env));
+    this.#pid = options.pid ?? options.android.device.allocatePid();
+  }
+
+  /** This shell's pid, as `$$` expands and `ps` lists it. */
+  get pid(): number {
+    return this.#pid;
   }
 
   /** Run a script (the `-c` string); prints syntax errors like mksh. Resolves to the exit status. */
   async run(source: string, io: ShellIO, stdin: StdinReader): Promise<number> {
+    this.#cmdline = `${SHELL_PATH} -c ${source}`;
     const frame: Frame = {
       stdout: { write: (d) => io.stdout(d) },
       stderr: stderrSink(io),
@@ -159,9 +191,58 @@ export class Shell {
   async #runScript(script: Script, frame: Frame): Promise<number> {
     for (const andOr of script) {
       if (frame.signal.aborted) break;
-      await this.#runAndOr(andOr, frame);
+      if (andOr.background) {
+        this.#startJob(andOr);
+        this.#status = 0;
+      } else await this.#runAndOr(andOr, frame);
     }
     return this.#status;
+  }
+
+  /**
+   * What `ps` shows for a job before its command runs: the first command's words with variables
+   * expanded (`nohup` left out, as it `exec`s its command); the exact argv replaces it once it runs.
+   */
+  #jobCmdline(andOr: AndOr): string {
+    const first = andOr.first.commands[0];
+    if (first?.kind !== 'simple') return this.#argv0;
+    const words = first.words.map((word) =>
+      word
+        .map((part) =>
+          part.type === 'text' ? part.value : part.type === 'param' ? this.#param(part.name) : '',
+        )
+        .join(''),
+    );
+    while (words[0] === 'nohup') words.shift();
+    return words.length === 0 ? this.#argv0 : words.join(' ');
+  }
+
+  /** Start `andOr` as a background job; it is not awaited. */
+  #startJob(andOr: AndOr): void {
+    const controller = new AbortController();
+    const kills: Array<() => void> = [];
+    const proc = this.#android.device.startProcess(
+      this.#jobCmdline(andOr),
+      () => {
+        for (const kill of kills) kill();
+        controller.abort(new Error('killed'));
+      },
+      this.#pid,
+    );
+    const job: Job = { pid: proc.pid, rename: proc.rename, onKill: (kill) => kills.push(kill) };
+    this.#lastJob = proc.pid;
+    const sub = this.#fork();
+    const detached: Frame = {
+      stdout: DISCARD,
+      stderr: DISCARD,
+      stdin: new StdinReader(),
+      signal: controller.signal,
+      job,
+    };
+    void sub
+      .#runAndOr({ ...andOr, background: false }, detached)
+      .catch(() => undefined)
+      .finally(() => proc.exited());
   }
 
   async #runAndOr(andOr: AndOr, frame: Frame): Promise<void> {
@@ -222,6 +303,13 @@ export class Shell {
   async #invoke(argv: string[], assignments: Map<string, string>, frame: Frame): Promise<number> {
     const [name, ...args] = argv;
     if (name === undefined) return 0;
+    frame.job?.rename(argv.join(' '));
+    const failed = simulatedFailure(
+      name.slice(name.lastIndexOf('/') + 1),
+      io(frame),
+      this.#android.device.faults,
+    );
+    if (failed !== undefined) return failed;
     const builtin = this.#builtin(name);
     if (builtin !== undefined) return builtin(args, frame);
     const command = this.#lookup(name);
@@ -235,17 +323,22 @@ export class Shell {
       if (value !== undefined) env.set(key, value);
     }
     for (const [key, value] of assignments) env.set(key, value);
-    const io: ShellIO = {
-      stdout: (d) => frame.stdout.write(d),
-      stderr: (d) => frame.stderr.write(d),
-      signal: frame.signal,
-    };
     const ctx: CommandContext = {
-      io,
+      io: io(frame),
       stdin: frame.stdin,
       env,
       cwd: this.#cwd,
       android: this.#android,
+      shell: { pid: this.#pid, cmdline: this.#cmdline },
+      detached: frame.job !== undefined,
+      runArgv: (next) => this.#invoke(next, new Map(), frame),
+      startProcess: (cmdline, kill) => {
+        const job = frame.job;
+        if (job === undefined) return this.#android.device.startProcess(cmdline, kill, this.#pid);
+        job.rename(cmdline);
+        job.onKill(kill);
+        return { pid: job.pid, exited: () => undefined };
+      },
       runScript: (source, argv0) => {
         // A child shell: sees only the exported environment plus this command's assignments.
         const sub = this.#fork();
@@ -256,6 +349,7 @@ export class Shell {
           sub.#exported.add(key);
         }
         sub.#status = 0;
+        sub.#pid = this.#android.device.allocatePid();
         if (argv0 !== undefined) sub.#argv0 = argv0;
         return sub.#runSource(source, frame);
       },
@@ -336,7 +430,7 @@ export class Shell {
   }
 
   #fork(): Shell {
-    const sub = new Shell({ android: this.#android, commands: this.#commands });
+    const sub = new Shell({ android: this.#android, commands: this.#commands, pid: this.#pid });
     sub.#vars.clear();
     for (const [k, v] of this.#vars) sub.#vars.set(k, v);
     sub.#exported.clear();
@@ -344,6 +438,7 @@ export class Shell {
     sub.#status = this.#status;
     sub.#cwd = this.#cwd;
     sub.#argv0 = this.#argv0;
+    sub.#cmdline = this.#cmdline;
     return sub;
   }
 
@@ -431,7 +526,7 @@ export class Shell {
       case '?':
         return String(this.#status);
       case '$':
-        return '4242';
+        return String(this.#pid);
       case '#':
         return '0';
       case '0':
@@ -439,6 +534,7 @@ export class Shell {
       case '-':
         return 'h';
       case '!':
+        return this.#lastJob === undefined ? '' : String(this.#lastJob);
       case '@':
       case '*':
         return '';
@@ -552,6 +648,15 @@ export class Shell {
     }
     return paths.filter((p) => this.#android.fs.stat(normalizePath(p, this.#cwd)) !== undefined).sort();
   }
+}
+
+/** A command's view of a frame's output. */
+function io(frame: Frame): ShellIO {
+  return {
+    stdout: (d) => frame.stdout.write(d),
+    stderr: (d) => frame.stderr.write(d),
+    signal: frame.signal,
+  };
 }
 
 function stderrSink(io: ShellIO): Sink {
