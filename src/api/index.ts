@@ -13,3 +13,4 @@ export * from './health.ts';
 export * from './helper-operations.ts';
 export * from './helpers.ts';
 export * from './leases.ts';
+export * from './whoami.ts';

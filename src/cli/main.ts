@@ -19,6 +19,7 @@ const registrations: Array<() => Promise<(program: Command) => void>> = [
   () => import('./screenshot.ts').then((m) => m.registerScreenshot),
   () => import('./adb-endpoint.ts').then((m) => m.registerAdbEndpoint),
   () => import('./farm.ts').then((m) => m.registerFarm),
+  () => import('./whoami.ts').then((m) => m.registerWhoami),
 ];
 
 export function buildProgram(): Command {

@@ -53,6 +53,7 @@ import type {
   Transport,
   ViewportResponse,
   WaiterList,
+  Whoami,
 } from '../api/index.ts';
 import { parseShellEventLine, type ShellStreamEvent } from './shell-events.ts';
 
@@ -108,6 +109,7 @@ export type {
   Transport,
   ViewportResponse,
   WaiterList,
+  Whoami,
 };
 /** Earlier names of some of these types. */
 export type HelperManifest = HelperManifestBody;
@@ -262,6 +264,11 @@ export class DeviceBridgeClient {
       e?.requestId ?? res.headers.get('x-request-id') ?? undefined,
       e?.details,
     );
+  }
+
+  /** Who the token is (name, tenant, role) and what it may do: its capabilities (admins: every one). */
+  whoami() {
+    return this.#request<Whoami>('GET', '/v1/whoami');
   }
 
   // Helpers and manifests.

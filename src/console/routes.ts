@@ -3,7 +3,8 @@
  * escaped) that the client script (./client/) fills from the same /v1 API, with the same auth. With
  * tokens configured, signing in exchanges a bearer token for an HttpOnly SameSite=Strict session
  * cookie (./sessions.ts); without tokens the bridge serves loopback callers only, as the API does.
- * Admin-only controls are rendered for admins only.
+ * Admin-only controls are rendered for admins only; every page names the token's capabilities, and
+ * controls that need one are rendered only for a token that holds it (the API refuses the rest anyway).
  */
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
@@ -11,7 +12,7 @@ import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { html } from 'hono/html';
 import type { HtmlEscapedString } from 'hono/utils/html';
 import { BridgeError, isBridgeError } from '../errors.ts';
-import { hashToken, type Principal, sessionTokenRef } from '../server/auth.ts';
+import { capabilitiesOf, hasCapability, hashToken, type Principal, sessionTokenRef } from '../server/auth.ts';
 import { readForm } from '../server/body.ts';
 import type { AppEnv } from '../server/env.ts';
 import { authenticateLimited } from '../server/middleware/auth.ts';
@@ -46,6 +47,8 @@ const PAGE_HEADERS = {
   'Referrer-Policy': 'no-referrer',
 };
 
+const isAdmin = (principal: Principal): boolean => principal.role === 'admin';
+
 interface Viewer {
   principal: Principal;
   session: ConsoleSession | undefined;
@@ -55,6 +58,7 @@ async function layout(viewer: Viewer, page: Page, body: Markup): Promise<HtmlEsc
   const { script, style } = await consoleAssets();
   const title = PAGES.find((p) => p.page === page)?.title ?? 'Console';
   const { principal, session } = viewer;
+  const capabilities = capabilitiesOf(principal);
   return html`<!doctype html>
 <html lang="en">
 <head>
@@ -64,7 +68,7 @@ async function layout(viewer: Viewer, page: Page, body: Markup): Promise<HtmlEsc
 <title>${title} · Device Bridge console</title>
 <link rel="stylesheet" href="/console/assets/console.css?v=${style.hash}">
 </head>
-<body data-page="${page}" data-role="${principal.role}" data-tenant="${principal.tenant}">
+<body data-page="${page}" data-role="${principal.role}" data-tenant="${principal.tenant}" data-capabilities="${capabilities.join(' ')}">
 <a class="skip" href="#main">Skip to content</a>
 <header class="top">
 <span class="brand">Device Bridge</span>
@@ -76,6 +80,7 @@ ${PAGES.map(
 </ul></nav>
 <div class="who">
 <span>Signed in as <strong>${principal.name}</strong> (tenant ${principal.tenant}, ${principal.role})</span>
+<span id="capabilities">Your token may: ${capabilities.length === 0 ? 'nothing beyond its role' : capabilities.join(', ')}</span>
 ${
   session
     ? html`<form method="post" action="/console/sign-out"><input type="hidden" name="csrf" value="${session.csrf}"><button type="submit">Sign out</button></form>`
@@ -119,7 +124,27 @@ ${
     : ''
 }`;
 
-const leasesPage = (admin: boolean) => html`
+/**
+ * The leases page's remote adb section: the form that opens a lease's adb endpoint for the token that
+ * may (the `adb` capability), else only what it would need.
+ */
+const adbSection = (principal: Principal) => html`<section aria-labelledby="adb-title">
+<h2 id="adb-title">Remote adb</h2>
+${
+  hasCapability(principal, 'adb')
+    ? html`<p id="adb-hint" class="hint">Your token holds the adb capability: the endpoint is a full shell on the device as the shell user, and installs through it take any flags (the lease's teardown does not uninstall them). Paste your adbkey.pub, then <code>adb connect</code> the host:port shown; the endpoint closes when the lease ends.</p>
+<form id="adb-endpoint" class="row" novalidate>
+<label>Lease <select id="adb-lease" name="lease" required></select></label>
+<label>Your adb public key <textarea id="adb-key" name="publicKey" rows="2" cols="48" required placeholder="contents of ~/.android/adbkey.pub" aria-describedby="adb-hint adb-error"></textarea></label>
+<button type="submit">Open adb endpoint</button>
+<output id="adb-result" for="adb-lease adb-key"></output>
+<span id="adb-error" class="field-error" role="alert"></span>
+</form>`
+    : html`<p id="adb-hint" class="hint">Opening a lease's adb endpoint needs the adb capability, which your token does not hold: the endpoint is a full shell on the device as the shell user, with any install flags. An operator grants it per token in the tokens file.</p>`
+}
+</section>`;
+
+const leasesPage = (principal: Principal) => html`
 <section aria-labelledby="acquire-title">
 <h2 id="acquire-title">Acquire a lease</h2>
 <form id="acquire" class="row" novalidate>
@@ -140,10 +165,11 @@ const leasesPage = (admin: boolean) => html`
 <h2 id="waiters-title">Waiting</h2>
 <table id="waiters" class="grid">
 <caption>Lease requests queued for a device you can see, one group per selector, first in line first, refreshed every 2 seconds</caption>
-<thead><tr><th scope="col">Position</th><th scope="col">Waiting for</th><th scope="col">Node</th>${admin ? html`<th scope="col">Tenant</th>` : ''}<th scope="col">Waiter</th></tr></thead>
-<tbody class="empty"><tr><td colspan="${admin ? 5 : 4}">Nobody is waiting for a device.</td></tr></tbody>
+<thead><tr><th scope="col">Position</th><th scope="col">Waiting for</th><th scope="col">Node</th>${isAdmin(principal) ? html`<th scope="col">Tenant</th>` : ''}<th scope="col">Waiter</th></tr></thead>
+<tbody class="empty"><tr><td colspan="${isAdmin(principal) ? 5 : 4}">Nobody is waiting for a device.</td></tr></tbody>
 </table>
 </section>
+${adbSection(principal)}
 <section aria-labelledby="teardown-title">
 <h2 id="teardown-title">Teardown of the last released lease</h2>
 <pre id="teardown" class="record">none yet</pre>
@@ -299,14 +325,14 @@ export function registerConsole(app: OpenAPIHono<AppEnv>, sessions: ConsoleSessi
     return c.redirect('/console/sign-in', 303);
   });
 
-  const page = (name: Page, body: (admin: boolean) => Markup) =>
+  const page = (name: Page, body: (principal: Principal) => Markup) =>
     app.get(`/console/${name}`, async (c) => {
       const viewer = await viewerOf(c, sessions);
       if (viewer === null) return c.redirect('/console/sign-in', 302);
-      return c.html(await layout(viewer, name, body(viewer.principal.role === 'admin')), 200, PAGE_HEADERS);
+      return c.html(await layout(viewer, name, body(viewer.principal)), 200, PAGE_HEADERS);
     });
-  page('devices', devicesPage);
+  page('devices', (p) => devicesPage(isAdmin(p)));
   page('leases', leasesPage);
-  page('releases', releasesPage);
+  page('releases', (p) => releasesPage(isAdmin(p)));
   page('inspector', inspectorPage);
 }

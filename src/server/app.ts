@@ -15,6 +15,7 @@ import { registerHelpers } from './routes/helpers.ts';
 import { registerLeases } from './routes/leases/index.ts';
 import { registerManifests } from './routes/manifests.ts';
 import { registerReleases } from './routes/releases.ts';
+import { registerWhoami } from './routes/whoami.ts';
 
 /**
  * Count every route handler entered, by route and caller: the witness (scraped by the fuzz suite)
@@ -54,6 +55,7 @@ const openApiDocument = {
   servers: [{ url: '/', description: 'this bridge' }],
   tags: [
     { name: 'health', description: 'liveness, readiness, metrics' },
+    { name: 'auth', description: 'who the caller is and what its token may do' },
     { name: 'releases', description: 'helper release manifests, artifacts and publishing' },
     { name: 'devices', description: 'the devices this bridge drives' },
     { name: 'leases', description: 'exclusive, fenced use of one device' },
@@ -107,6 +109,7 @@ export function createApp(services: Services): OpenAPIHono<AppEnv> {
   registerReleases(app);
   registerDevices(app);
   registerLeases(app);
+  registerWhoami(app);
   registerConsole(app, sessions);
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', {

@@ -1,8 +1,8 @@
 /**
  * Bearer-token authentication. Tokens are configured as sha256 hashes (never the token itself) in
  * a JSON file: `[{"name","tenant","role":"admin"|"client","sha256":"<hex of the token>",
- * "capabilities"?:["shell"]}]`. A capability is a power an operator grants a client token on top of
- * its role (admins hold every capability). With no tokens configured the bridge is loopback-only and
+ * "capabilities"?:["shell","adb"]}]`. A capability is a power an operator grants a client token on top
+ * of its role (admins hold every capability). With no tokens configured the bridge is loopback-only and
  * every loopback caller is an admin.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
@@ -15,8 +15,14 @@ import { parseStrictJson } from '../strict-json.ts';
 export type Role = 'admin' | 'client';
 
 /** Powers an operator grants a client token on top of its role (admins hold them all). */
-export const CAPABILITIES = ['shell'] as const;
+export const CAPABILITIES = ['shell', 'adb'] as const;
 export type Capability = (typeof CAPABILITIES)[number];
+
+/** What each capability lets a token do, in words for people (API answers, the console, docs). */
+export const CAPABILITY_MEANINGS: Readonly<Record<Capability, string>> = {
+  shell: 'run one shell command at a time on a leased device, as the shell user',
+  adb: 'open a remote adb endpoint on a leased device: a full shell as the shell user, with any install flags',
+};
 
 export interface Principal {
   name: string;
@@ -29,6 +35,11 @@ export interface Principal {
 /** Whether the caller holds `capability` (admins always do). */
 export function hasCapability(principal: Principal, capability: Capability): boolean {
   return principal.role === 'admin' || (principal.capabilities ?? []).includes(capability);
+}
+
+/** The capabilities the caller holds, in CAPABILITIES order (admins: every one). */
+export function capabilitiesOf(principal: Principal): Capability[] {
+  return CAPABILITIES.filter((c) => hasCapability(principal, c));
 }
 
 const TokenEntrySchema = z

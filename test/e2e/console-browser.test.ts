@@ -12,6 +12,7 @@ import { type Browser, type BrowserContext, chromium, type Page } from 'playwrig
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FsArtifactStore } from '../../src/artifacts/fs-store.ts';
 import { BridgeClientError, DeviceBridgeClient } from '../../src/client/index.ts';
+import { fixturePublicKey } from '../support/adb-keys.ts';
 import {
   ADMIN_TOKEN,
   CLIENT_TOKEN,
@@ -222,6 +223,10 @@ describe('console in chromium (e2e)', () => {
     expect(await axeViolations(page)).toEqual([]);
 
     await page.getByRole('link', { name: 'Leases', exact: true }).click();
+    // A token without capabilities: the page says so, and offers no adb endpoint, only the hint.
+    expect(await page.locator('#capabilities').textContent()).toBe('Your token may: nothing beyond its role');
+    expect(await page.locator('#adb-endpoint').count()).toBe(0);
+    expect(await page.locator('#adb-hint').textContent()).toContain('needs the adb capability');
     await page.getByLabel('TTL (s)').fill('600');
     await page.getByRole('button', { name: 'Acquire' }).click();
     await expect.poll(() => page.locator('#leases tbody tr').count()).toBe(1);
@@ -406,6 +411,16 @@ describe('console in chromium (e2e)', () => {
       .poll(() => client.locator('#waiters tbody.empty').textContent(), LIVE)
       .toBe('Nobody is waiting for a device.');
     expect(await rows(client).count()).toBe(0);
+
+    // An admin holds every capability: its leases page opens the held lease's adb endpoint.
+    expect(await admin.locator('#capabilities').textContent()).toBe('Your token may: shell, adb');
+    await expect.poll(() => admin.locator(`#adb-lease option[value="${held.id}"]`).count(), LIVE).toBe(1);
+    await admin.locator('#adb-lease').selectOption(held.id);
+    await admin.getByLabel('Your adb public key').fill(fixturePublicKey);
+    await admin.getByRole('button', { name: 'Open adb endpoint' }).click();
+    await expect
+      .poll(() => admin.locator('#adb-result').textContent(), LIVE)
+      .toMatch(/^adb connect \S+:\d+$/);
 
     // A request of tenant acme waits for the leased device (not awaited: it is queued).
     const settle = <T>(p: Promise<T>) =>

@@ -16,7 +16,7 @@ import {
   SESSION_TOUCH_MS,
   sessionKey,
 } from '../../src/console/sessions.ts';
-import { Authenticator, hashToken, sessionTokenRef } from '../../src/server/auth.ts';
+import { Authenticator, CAPABILITIES, hashToken, sessionTokenRef } from '../../src/server/auth.ts';
 import { deleteKeys, REDIS_URL } from '../support/fleet.ts';
 
 const prefix = `test:${randomUUID()}:`;
@@ -96,7 +96,7 @@ for (const [name, make] of stores) {
                 name: fc.constantFrom('ci', 'ci2'),
                 tenant: fc.constantFrom('acme', 'globex'),
                 role: fc.constantFrom('client' as const, 'admin' as const),
-                capabilities: fc.subarray(['shell' as const]),
+                capabilities: fc.subarray([...CAPABILITIES]),
               },
               { requiredKeys: ['name', 'tenant', 'role'] },
             ),

@@ -2,15 +2,20 @@
  * Remote adb through the bridge over HTTP (issue 14, capability 5): `POST /v1/leases/{id}/adb` with
  * the client's adbkey.pub opens an endpoint the client's own adb (a second real adb server, its own
  * fresh key) connects to; release closes it; tenants cannot reach each other's; the CLI prints it.
- * Split into happy / error / security cases.
+ * Opening one needs the `adb` token capability (a full shell and installs with any flags), which
+ * neither a plain client token nor one holding only `shell` has. Split into happy / error / security
+ * cases.
  */
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listen } from '../../src/server/serve.ts';
 import {
+  ADB_TOKEN,
+  ADMIN_TOKEN,
   CLIENT_TOKEN,
   type DeviceBridge,
-  OTHER_TENANT_TOKEN,
+  OTHER_ADB_TOKEN,
+  SHELL_TOKEN,
   testDeviceBridge,
   testTokens,
 } from '../support/bridge.ts';
@@ -41,9 +46,10 @@ function call(token: string) {
   };
 }
 
-const api = () => call(CLIENT_TOKEN);
+/** A client of tenant acme whose token holds the `adb` capability. */
+const api = () => call(ADB_TOKEN);
 
-async function acquire(token = CLIENT_TOKEN): Promise<{ id: string; deviceId: string }> {
+async function acquire(token = ADB_TOKEN): Promise<{ id: string; deviceId: string }> {
   const res = await call(token)('POST', '/v1/leases', {
     selector: { labels: { simulated: 'true' } },
     ttlSeconds: 120,
@@ -77,7 +83,7 @@ function tcpConnect(port: number): Promise<string> {
 }
 
 beforeAll(async () => {
-  bridge = await testDeviceBridge({ auth: testTokens() });
+  bridge = await testDeviceBridge({ auth: testTokens({ withShell: true, withAdb: true }) });
   me = await startClientAdb();
 }, 60_000);
 
@@ -143,7 +149,7 @@ describe('adb endpoint over HTTP: happy path', () => {
     const lease = await acquire();
     const server = await listen(bridge.app.fetch, { ...bridge.config, port: 0 }, '127.0.0.1');
     try {
-      const env = { DEVICEBRIDGE_URL: server.url, DEVICEBRIDGE_TOKEN: CLIENT_TOKEN, LOG_LEVEL: 'silent' };
+      const env = { DEVICEBRIDGE_URL: server.url, DEVICEBRIDGE_TOKEN: ADB_TOKEN, LOG_LEVEL: 'silent' };
       const human = await runCli(['adb-endpoint', '--lease', lease.id, '--public-key', me.publicKeyFile], {
         env,
       });
@@ -188,10 +194,59 @@ describe('adb endpoint over HTTP: errors', () => {
 });
 
 describe('adb endpoint over HTTP: security', () => {
+  it('needs the adb capability: a plain client token and one holding only shell get 403 naming it', async () => {
+    const lease = await acquire();
+    try {
+      for (const token of [CLIENT_TOKEN, SHELL_TOKEN]) {
+        const refused = await call(token)('POST', `/v1/leases/${lease.id}/adb`, { publicKey: me.publicKey });
+        expect(refused.status).toBe(403);
+        const error = refused.body['error'] as Json;
+        expect(error).toMatchObject({ code: 'PERMISSION_DENIED', details: { capability: 'adb' } });
+        expect(error['message']).toContain('adb capability');
+      }
+      // Refused before the lease is looked at: an unknown lease id is 403 too, never 404.
+      const unknown = await call(CLIENT_TOKEN)('POST', '/v1/leases/lease_0000000000000000000000/adb', {
+        publicKey: me.publicKey,
+      });
+      expect(unknown.status).toBe(403);
+      // The same tenant's token with the capability opens it; an admin holds every capability.
+      const opened = await api()('POST', `/v1/leases/${lease.id}/adb`, { publicKey: me.publicKey });
+      expect(opened.status).toBe(200);
+      const admin = await call(ADMIN_TOKEN)('POST', `/v1/leases/${lease.id}/adb`, {
+        publicKey: me.publicKey,
+      });
+      expect(admin.status).toBe(200);
+      expect(admin.body['endpoint']).toBe(opened.body['endpoint']);
+    } finally {
+      await api()('DELETE', `/v1/leases/${lease.id}`);
+    }
+  }, 60_000);
+
+  it('the CLI without the adb capability fails with PERMISSION_DENIED (exit 1)', async () => {
+    const lease = await acquire();
+    const server = await listen(bridge.app.fetch, { ...bridge.config, port: 0 }, '127.0.0.1');
+    try {
+      const env = { DEVICEBRIDGE_URL: server.url, DEVICEBRIDGE_TOKEN: CLIENT_TOKEN, LOG_LEVEL: 'silent' };
+      const refused = await runCli(
+        ['adb-endpoint', '--lease', lease.id, '--public-key', me.publicKeyFile, '--json'],
+        { env },
+      );
+      expect(refused.code).toBe(1);
+      expect(JSON.parse(refused.stdout)).toMatchObject({
+        ok: false,
+        error: { code: 'PERMISSION_DENIED', details: { capability: 'adb' } },
+      });
+    } finally {
+      await api()('DELETE', `/v1/leases/${lease.id}`);
+      await server.close();
+    }
+  }, 60_000);
+
   it("another tenant cannot open an endpoint on the caller's lease (404, as if it did not exist)", async () => {
     const lease = await acquire();
     try {
-      const other = await call(OTHER_TENANT_TOKEN)('POST', `/v1/leases/${lease.id}/adb`, {
+      // A token of another tenant that holds the capability: tenancy still hides the lease.
+      const other = await call(OTHER_ADB_TOKEN)('POST', `/v1/leases/${lease.id}/adb`, {
         publicKey: me.publicKey,
       });
       expect(other.status).toBe(404);

@@ -7,7 +7,15 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONSOLE_FORM_MAX_BYTES } from '../../src/console/routes.ts';
-import { ADMIN_TOKEN, CLIENT_TOKEN, type TestBridge, testBridge, testTokens } from '../support/bridge.ts';
+import {
+  ADB_TOKEN,
+  ADMIN_TOKEN,
+  CLIENT_TOKEN,
+  SHELL_TOKEN,
+  type TestBridge,
+  testBridge,
+  testTokens,
+} from '../support/bridge.ts';
 
 /** A form post framed as a browser frames it (Content-Length: requests with an address need it). */
 const form = (fields: Record<string, string>) => {
@@ -22,7 +30,7 @@ const form = (fields: Record<string, string>) => {
 describe('console with tokens', () => {
   let bridge: TestBridge;
   beforeAll(async () => {
-    bridge = await testBridge({ auth: testTokens() });
+    bridge = await testBridge({ auth: testTokens({ withShell: true, withAdb: true }) });
   });
   afterAll(async () => bridge?.cleanup());
 
@@ -64,6 +72,26 @@ describe('console with tokens', () => {
     expect(releases).not.toContain('id="publish"');
     expect(releases).toContain('id="helpers"');
     expect((await bridge.app.request('/metrics', { headers: { Cookie: cookie } })).status).toBe(403);
+  });
+
+  it("pages show the token's capabilities; the leases page offers an adb endpoint only with adb", async () => {
+    const leasesPage = async (token: string) => {
+      const { cookie, page } = await signIn(token);
+      expect(page).toContain('id="capabilities"');
+      return (await bridge.app.request('/console/leases', { headers: { Cookie: cookie } })).text();
+    };
+    const cases: Array<[string, string, boolean]> = [
+      [CLIENT_TOKEN, 'Your token may: nothing beyond its role', false],
+      [SHELL_TOKEN, 'Your token may: shell', false],
+      [ADB_TOKEN, 'Your token may: adb', true],
+      [ADMIN_TOKEN, 'Your token may: shell, adb', true],
+    ];
+    for (const [token, line, adb] of cases) {
+      const page = await leasesPage(token);
+      expect(page, line).toContain(`<span id="capabilities">${line}</span>`);
+      expect(page.includes('id="adb-endpoint"'), line).toBe(adb);
+      if (!adb) expect(page).toContain('needs the adb capability');
+    }
   });
 
   it('the cookie authenticates API reads; state-changing calls need the CSRF token', async () => {

@@ -10,10 +10,13 @@ import { type AddressInfo, createServer, type Server, type Socket } from 'node:n
 import { type ServerType, serve } from '@hono/node-server';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fixturePublicKey } from '../support/adb-keys.ts';
 import {
+  ADB_TOKEN,
   CLIENT_TOKEN,
   type DeviceBridge,
   OTHER_TENANT_TOKEN,
+  SHELL_TOKEN,
   testDeviceBridge,
   testTokens,
   timedRequest,
@@ -58,7 +61,7 @@ describe('owner proxy: security', () => {
 
   beforeAll(async () => {
     a = await testDeviceBridge({
-      auth: testTokens(),
+      auth: testTokens({ withShell: true, withAdb: true }),
       simulate: 1,
       redisPrefix: prefix,
       env: { DEVICEBRIDGE_NODE: 'node-a' },
@@ -68,7 +71,7 @@ describe('owner proxy: security', () => {
     });
     await a.node.announce(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
     b = await testDeviceBridge({
-      auth: testTokens(),
+      auth: testTokens({ withShell: true, withAdb: true }),
       simulate: 0,
       redisPrefix: prefix,
       env: { DEVICEBRIDGE_NODE: 'node-b' },
@@ -126,6 +129,27 @@ describe('owner proxy: security', () => {
     expect(res.status, await res.clone().text()).toBe(413);
     expect(((await res.json()) as { error: { code: string } }).error.code).toBe('PAYLOAD_TOO_LARGE');
     expect(sent).toBeLessThan(4 * 1024 * 1024);
+  });
+
+  it('a call needing a capability the token lacks is refused where it arrives, never forwarded; with it, forwarded', async () => {
+    const open = (token: string) =>
+      b.app.request(`/v1/leases/${leaseId}/adb`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ publicKey: fixturePublicKey }),
+      });
+    for (const token of [CLIENT_TOKEN, SHELL_TOKEN]) {
+      const refused = await open(token);
+      expect(refused.status).toBe(403);
+      expect(refused.headers.get(FORWARDED)).toBeNull();
+      const body = (await refused.json()) as { error: { code: string; details: unknown } };
+      expect(body.error).toMatchObject({ code: 'PERMISSION_DENIED', details: { capability: 'adb' } });
+      expect(JSON.stringify(body)).not.toContain('node-a');
+    }
+    const opened = await open(ADB_TOKEN);
+    expect(opened.status, await opened.clone().text()).toBe(200);
+    expect(opened.headers.get(FORWARDED)).toBe('node-a');
+    expect(((await opened.json()) as { leaseId: string }).leaseId).toBe(leaseId);
   });
 
   it('never forwards an unauthenticated or other-tenant call: answered locally, no trace of the owner', async () => {

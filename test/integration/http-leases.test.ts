@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixturePublicKey } from '../support/adb-keys.ts';
 import {
+  ADB_TOKEN,
   ADMIN_TOKEN,
   CLIENT_TOKEN,
   type DeviceBridge,
@@ -29,7 +30,7 @@ describe('leases: happy path', () => {
   let bridge: DeviceBridge;
   let api: ReturnType<typeof call>;
   beforeAll(async () => {
-    bridge = await testDeviceBridge({ auth: testTokens() });
+    bridge = await testDeviceBridge({ auth: testTokens({ withAdb: true }) });
     api = call(bridge, CLIENT_TOKEN);
   });
   afterAll(async () => bridge?.cleanup());
@@ -138,8 +139,11 @@ describe('leases: happy path', () => {
     expect(binaryContractProblems('GET', shotPath, shot.status, shot.headers.get('content-type'))).toEqual(
       [],
     );
-    // An adb endpoint for a client key: release closes it (test/integration/http-adb-endpoint.test.ts).
-    const adb = await api('POST', `/v1/leases/${lease.id}/adb`, { publicKey: fixturePublicKey });
+    // An adb endpoint for a client key, opened by a token of the lease's tenant holding the `adb`
+    // capability: release closes it (test/integration/http-adb-endpoint.test.ts).
+    const adb = await call(bridge, ADB_TOKEN)('POST', `/v1/leases/${lease.id}/adb`, {
+      publicKey: fixturePublicKey,
+    });
     expect(adb.status).toBe(200);
     const renewed = await api('POST', `/v1/leases/${lease.id}/renew`, { ttlSeconds: 600 });
     expect(renewed.status).toBe(200);

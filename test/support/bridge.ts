@@ -19,8 +19,15 @@ export const OTHER_TENANT_TOKEN = 'client-secret-token-2';
 export const SHELL_TOKEN = 'client-shell-token-1';
 export const OTHER_SHELL_TOKEN = 'client-shell-token-2';
 
-/** The test tokens; `withShell` adds SHELL_TOKEN (acme) and OTHER_SHELL_TOKEN (globex). */
-export function testTokens(options: { withShell?: boolean } = {}): Authenticator {
+/** A client token of tenant acme, and one of tenant globex, granted the `adb` capability. */
+export const ADB_TOKEN = 'client-adb-token-1';
+export const OTHER_ADB_TOKEN = 'client-adb-token-2';
+
+/**
+ * The test tokens; `withShell` adds SHELL_TOKEN (acme) and OTHER_SHELL_TOKEN (globex), `withAdb`
+ * adds ADB_TOKEN (acme) and OTHER_ADB_TOKEN (globex).
+ */
+export function testTokens(options: { withShell?: boolean; withAdb?: boolean } = {}): Authenticator {
   return new Authenticator([
     { name: 'ops', tenant: 'acme', role: 'admin', sha256: hashToken(ADMIN_TOKEN) },
     { name: 'ci', tenant: 'acme', role: 'client', sha256: hashToken(CLIENT_TOKEN) },
@@ -40,6 +47,24 @@ export function testTokens(options: { withShell?: boolean } = {}): Authenticator
             role: 'client' as const,
             sha256: hashToken(OTHER_SHELL_TOKEN),
             capabilities: ['shell' as const],
+          },
+        ]
+      : []),
+    ...(options.withAdb
+      ? [
+          {
+            name: 'ci-adb',
+            tenant: 'acme',
+            role: 'client' as const,
+            sha256: hashToken(ADB_TOKEN),
+            capabilities: ['adb' as const],
+          },
+          {
+            name: 'other-adb',
+            tenant: 'globex',
+            role: 'client' as const,
+            sha256: hashToken(OTHER_ADB_TOKEN),
+            capabilities: ['adb' as const],
           },
         ]
       : []),

@@ -6,7 +6,7 @@ import { ShellBodySchema } from '../../src/api/farm.ts';
 import { BridgeError } from '../../src/errors.ts';
 import { parseAppJournalRecord } from '../../src/helpers/farm/apps.ts';
 import { shellLine } from '../../src/helpers/farm/shell.ts';
-import { Authenticator, hasCapability, hashToken } from '../../src/server/auth.ts';
+import { Authenticator, CAPABILITIES, hasCapability, hashToken } from '../../src/server/auth.ts';
 
 describe('shellLine', () => {
   it('property: a real POSIX shell runs argv[0] with exactly argv[1..] as its arguments', () => {
@@ -69,6 +69,25 @@ describe('token capabilities', () => {
     expect(hasCapability(shellClient, 'shell')).toBe(true);
     expect(hasCapability(plain, 'shell')).toBe(false);
     expect(hasCapability(admin, 'shell')).toBe(true);
+  });
+
+  it('adb is a capability of its own: shell does not imply it, nor adb shell; admins hold both', () => {
+    const auth = Authenticator.fromJson(
+      JSON.stringify([
+        { ...entry, capabilities: ['adb'] },
+        { ...entry, name: 'shell-only', sha256: hashToken('t2'), capabilities: ['shell'] },
+        { ...entry, name: 'ops', role: 'admin', sha256: hashToken('t3') },
+      ]),
+    );
+    const adbClient = auth.authenticate('Bearer t1', undefined)!;
+    const shellClient = auth.authenticate('Bearer t2', undefined)!;
+    const admin = auth.authenticate('Bearer t3', undefined)!;
+    expect(adbClient.capabilities).toEqual(['adb']);
+    expect(hasCapability(adbClient, 'adb')).toBe(true);
+    expect(hasCapability(adbClient, 'shell')).toBe(false);
+    expect(hasCapability(shellClient, 'adb')).toBe(false);
+    expect(hasCapability(admin, 'adb')).toBe(true);
+    expect(CAPABILITIES).toEqual(['shell', 'adb']);
   });
 
   it('an unknown capability is refused naming the entry and field', () => {

@@ -1,6 +1,7 @@
 /**
  * Leases: acquire (selector form), the active leases with TTL countdown, renew, release, teardown;
- * the waiters queued per selector (./waiters.ts).
+ * the waiters queued per selector (./waiters.ts); a lease's adb endpoint (the form is on the page
+ * only for a token with the `adb` capability).
  */
 import { api, el, status } from './api.ts';
 import { type Waiter, waitersTable } from './waiters.ts';
@@ -36,10 +37,12 @@ export function leasesPage(): void {
   const error = document.getElementById('acquire-error')!;
   const teardown = document.getElementById('teardown')!;
   const waiters = waitersTable(document.getElementById('waiters') as HTMLTableElement);
+  const adb = adbEndpointForm();
   let leases: Lease[] = [];
 
   const left = (l: Lease) => Math.max(0, Math.round((l.expiresAt - Date.now()) / 1000));
   const render = () => {
+    adb?.show(leases);
     tbody.replaceChildren(
       ...leases.map((l) => {
         const renew = el('button', { type: 'button', 'aria-label': `Renew ${l.id}` }, 'Renew');
@@ -152,4 +155,37 @@ export function leasesPage(): void {
   setInterval(() => void refreshWaiters().catch(() => undefined), 2000);
   void refresh().catch((e: Error) => status(e.message));
   void refreshWaiters().catch(() => undefined);
+}
+
+/** The remote adb form: the active leases to choose from, and the endpoint it opened (or the API's refusal). */
+function adbEndpointForm(): { show(leases: Lease[]): void } | null {
+  const form = document.getElementById('adb-endpoint') as HTMLFormElement | null;
+  if (form === null) return null;
+  const select = document.getElementById('adb-lease') as HTMLSelectElement;
+  const key = document.getElementById('adb-key') as HTMLTextAreaElement;
+  const result = document.getElementById('adb-result')!;
+  const error = document.getElementById('adb-error')!;
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    error.textContent = '';
+    result.textContent = '';
+    try {
+      const opened = await api<{ endpoint: string; leaseId: string }>(
+        'POST',
+        `/v1/leases/${encodeURIComponent(select.value)}/adb`,
+        { publicKey: key.value },
+      );
+      result.textContent = `adb connect ${opened.endpoint}`;
+      status(`adb endpoint of ${opened.leaseId}: ${opened.endpoint}`);
+    } catch (err) {
+      error.textContent = (err as Error).message;
+    }
+  });
+  return {
+    show(leases) {
+      const chosen = select.value;
+      select.replaceChildren(...leases.map((l) => el('option', { value: l.id }, `${l.id} (${l.deviceId})`)));
+      if (leases.some((l) => l.id === chosen)) select.value = chosen;
+    },
+  };
 }

@@ -39,7 +39,7 @@ export interface RoutePolicy {
    * be idle by nature, relayed without the owner proxy's idle limit.
    */
   forward?: boolean | 'or-here' | 'stream';
-  /** A capability the token must hold besides its role (`shell`); refused before anything else runs. */
+  /** A capability the token must hold besides its role (`shell`, `adb`); refused before anything else runs. */
   capability?: Capability;
 }
 

@@ -17,12 +17,16 @@ export const adbEndpointRoute = createRoute({
   path: '/v1/leases/{id}/adb',
   operationId: 'openAdbEndpoint',
   tags: ['remote adb'],
-  summary: "Open the lease's adb endpoint for a client key (`adb connect` the answer)",
+  summary:
+    "Open the lease's adb endpoint for a client key (`adb connect` the answer; needs the `adb` token capability)",
   description:
     'A TCP listener speaking adbd’s protocol: only the registered key authenticates; every stream is relayed ' +
-    'to the leased device. It closes when the lease ends. Opening again with the same key answers the same endpoint.',
+    'to the leased device. It closes when the lease ends. Opening again with the same key answers the same endpoint. ' +
+    'The endpoint is a full shell as the shell user and installs with any flags (outside the installArgs ' +
+    'allowlist), so it needs the `adb` capability: a client token without it gets 403 PERMISSION_DENIED ' +
+    '(`details.capability`: `adb`), whatever else it holds.',
   security: [{ bearer: [] }],
-  middleware: guard({ access: 'client', body: jsonBody(SMALL_BODY_BYTES), forward: true }),
+  middleware: guard({ access: 'client', capability: 'adb', body: jsonBody(SMALL_BODY_BYTES), forward: true }),
   request: {
     params: z.object({ id: LeaseIdParam }),
     body: { content: { 'application/json': { schema: AdbEndpointBodySchema } }, required: true },
