@@ -10,10 +10,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  ADB_TOKEN,
   ADMIN_TOKEN,
-  CLIENT_TOKEN,
   type DeviceBridge,
-  OTHER_TENANT_TOKEN,
+  OTHER_ADB_TOKEN,
   testDeviceBridge,
   testTokens,
 } from '../support/bridge.ts';
@@ -108,8 +108,8 @@ describe('the reset between tenants', () => {
     const deviceId = ((await call(ADMIN_TOKEN)('GET', '/v1/devices')).body['devices'] as Json[])[0]![
       'id'
     ] as string;
-    const leaseA = await acquire(CLIENT_TOKEN, deviceId);
-    const a = await endpointFor(CLIENT_TOKEN, leaseA, tenantA);
+    const leaseA = await acquire(ADB_TOKEN, deviceId);
+    const a = await endpointFor(ADB_TOKEN, leaseA, tenantA);
     const local = path.join(tmp, 'tenant-a.txt');
     await writeFile(local, 'pushed by tenant A\n');
     expect((await tenantA.adb(['-s', a, 'push', local, '/data/local/tmp/tenant-a.txt'])).code).toBe(0);
@@ -133,12 +133,12 @@ describe('the reset between tenants', () => {
     await shell(tenantA, a, 'nohup sleep 600 > /dev/null 2>&1 &');
     expect(await shell(tenantA, a, 'ps -A -o PID,USER,ARGS')).toMatch(/shell +sleep 600/);
     // The lease's app list shows what came through the endpoint.
-    const apps = await call(CLIENT_TOKEN)('GET', `/v1/leases/${leaseA}/apps`);
+    const apps = await call(ADB_TOKEN)('GET', `/v1/leases/${leaseA}/apps`);
     expect(apps.status).toBe(200);
     expect(apps.body['apps']).toContainEqual(expect.objectContaining({ source: 'adb', sha256: null }));
     await tenantA.adb(['disconnect', a]);
 
-    const teardown = await release(CLIENT_TOKEN, leaseA);
+    const teardown = await release(ADB_TOKEN, leaseA);
     expect(teardown.failures).toEqual([]);
     expect(teardown.actions).toEqual(
       expect.arrayContaining([
@@ -153,8 +153,8 @@ describe('the reset between tenants', () => {
       ]),
     );
 
-    const leaseB = await acquire(OTHER_TENANT_TOKEN, deviceId);
-    const b = await endpointFor(OTHER_TENANT_TOKEN, leaseB, tenantB);
+    const leaseB = await acquire(OTHER_ADB_TOKEN, deviceId);
+    const b = await endpointFor(OTHER_ADB_TOKEN, leaseB, tenantB);
     const packages = await shell(tenantB, b, 'pm list packages -3');
     expect(packages).not.toMatch(/plain/);
     expect(await shell(tenantB, b, 'cat /data/local/tmp/tenant-a.txt')).toMatch(/No such file/);
@@ -163,21 +163,21 @@ describe('the reset between tenants', () => {
     expect((await shell(tenantB, b, 'settings get secure some_marker')).trim()).toBe('null');
     expect(await shell(tenantB, b, 'ps -A -o PID,USER,ARGS')).not.toMatch(/sleep 600/);
     await tenantB.adb(['disconnect', b]);
-    expect((await release(OTHER_TENANT_TOKEN, leaseB)).failures).toEqual([]);
+    expect((await release(OTHER_ADB_TOKEN, leaseB)).failures).toEqual([]);
   }, 120_000);
 
   it('a reset step that fails takes the device out of the pool with the reason', async () => {
     const deviceId = ((await call(ADMIN_TOKEN)('GET', '/v1/devices')).body['devices'] as Json[])[1]![
       'id'
     ] as string;
-    const lease = await acquire(CLIENT_TOKEN, deviceId);
-    const a = await endpointFor(CLIENT_TOKEN, lease, tenantA);
+    const lease = await acquire(ADB_TOKEN, deviceId);
+    const a = await endpointFor(ADB_TOKEN, lease, tenantA);
     await shell(tenantA, a, 'echo left > /data/local/tmp/left-behind');
     await tenantA.adb(['disconnect', a]);
     const sim = bridge.node.simulator!.devices.find((d) => deviceId.includes(String(d.port)))!;
     sim.setFault({ failCommand: 'rm' });
     try {
-      const teardown = await release(CLIENT_TOKEN, lease);
+      const teardown = await release(ADB_TOKEN, lease);
       expect(teardown.failures).toContainEqual(
         expect.stringMatching(/removing \/data\/local\/tmp\/left-behind failed/),
       );
@@ -185,19 +185,19 @@ describe('the reset between tenants', () => {
       const after = await device(deviceId);
       expect(after['state']).toBe('quarantined');
       expect(after['quarantineReason']).toMatch(/left-behind/);
-      const refused = await call(CLIENT_TOKEN)('POST', '/v1/leases', {
+      const refused = await call(ADB_TOKEN)('POST', '/v1/leases', {
         selector: { deviceId },
         ttlSeconds: 60,
       });
       expect(refused.status).toBe(409);
     } finally {
-      sim.setFault({ failCommand: undefined });
+      sim.clearFault('failCommand');
     }
     // An admin clears it once the device is clean; the next reset finds the file and removes it.
     expect((await call(ADMIN_TOKEN)('POST', `/v1/devices/${deviceId}/clear-quarantine`)).status).toBe(200);
-    const next = await acquire(CLIENT_TOKEN, deviceId);
-    const cleaned = await release(CLIENT_TOKEN, next);
-    expect(cleaned.actions).toContain('reset: removed /data/local/tmp/left-behind (added during the lease)');
+    const next = await acquire(ADB_TOKEN, deviceId);
+    const cleaned = await release(ADB_TOKEN, next);
+    expect(cleaned.actions, JSON.stringify(cleaned)).toContain('reset: removed /data/local/tmp/left-behind (added during the lease)');
     expect(cleaned.failures).toEqual([]);
   }, 120_000);
 });
