@@ -11,6 +11,7 @@ import type { ArtifactStore } from '../artifacts/store.ts';
 import { parsePackageList, summarizeBaseline } from '../devices/baseline.ts';
 import type { ResetPolicy } from '../devices/reset-policy.ts';
 import type { DeviceStore } from '../devices/types.ts';
+import { isBridgeError } from '../errors.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { ReleaseRepository } from '../releases/repository.ts';
 import { type ResetResult, type ResetTarget, resetDevice } from './device-reset.ts';
@@ -97,6 +98,12 @@ export class DeviceResets {
     });
     try {
       await companions.agent('clipboard_set', { text: '' });
+    } catch (err) {
+      // A device that cannot run the published agent has no way to clear it here: said, not failed.
+      if (isBridgeError(err) && err.code === 'COMPANION_UNSUPPORTED') {
+        return `clipboard not cleared: ${err.message}`;
+      }
+      throw err;
     } finally {
       await companions.close();
       await ledger.release(`reset-${leaseId}`);
