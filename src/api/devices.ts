@@ -36,6 +36,19 @@ export const DeviceSchema = z
       }),
     ),
     source: z.enum(['adb', 'api', 'config', 'simulator']),
+    baseline: z
+      .object({
+        capturedAt: z.number(),
+        packages: z.number().int(),
+        files: z.number().int(),
+        settings: z.number().int(),
+        processes: z.number().int(),
+      })
+      .optional()
+      .openapi({
+        description:
+          'what the reset between tenants restores the device to (counts; when it was recorded); absent until recorded, and a device without one is not leased',
+      }),
     ownerNode: z.string(),
     leaseId: z
       .string()

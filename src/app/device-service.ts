@@ -84,6 +84,11 @@ export class DeviceService {
     return this.#registry.remove(id, options);
   }
 
+  /** Admin: record the device's baseline again, now (on the node that drives it; never while leased). */
+  async recordBaseline(caller: Caller | null, id: string): Promise<DeviceView> {
+    return this.#view(await this.#registry.recordBaseline(id), caller);
+  }
+
   async clearQuarantine(caller: Caller | null, id: string): Promise<DeviceView> {
     return this.#view(await this.#registry.clearQuarantine(id), caller);
   }

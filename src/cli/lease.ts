@@ -283,7 +283,12 @@ function registerWaiters(lease: Command): void {
 /** `devicebridge devices list`: the devices every node of the fleet drives. */
 export function registerDevices(program: Command): void {
   const devices = program.command('devices').description('Devices (through the bridge HTTP API)');
-  common(devices.command('list').description('Every device: id, state, owner node, labels')).action(
+  registerDeviceAdmin(devices);
+  common(
+    devices
+      .command('list')
+      .description('Every device: id, state, owner node, labels, and why a quarantined one is out of service'),
+  ).action(
     async (opts: ClientFlags) => {
       const c = await client(opts);
       await run(
@@ -300,6 +305,7 @@ export function registerDevices(program: Command): void {
                     Object.entries(d.labels ?? {})
                       .map(([k, v]) => `${k}=${v}`)
                       .join(',') || '-',
+                    ...(d.state === 'quarantined' ? [`quarantined: ${d.quarantineReason ?? 'no reason given'}`] : []),
                   ].join('\t'),
                 )
                 .join('\n')
@@ -307,6 +313,39 @@ export function registerDevices(program: Command): void {
       );
     },
   );
+}
+
+/** `devicebridge devices baseline ID` and `devices clear-quarantine ID` (admin). */
+export function registerDeviceAdmin(devices: Command): void {
+  common(
+    devices
+      .command('baseline')
+      .description('Admin: record what the reset between tenants restores the device to (not while leased)')
+      .argument('<id>', 'device id'),
+  ).action(async (id: string, opts: ClientFlags) => {
+    const c = await client(opts);
+    await run(
+      opts,
+      () => c.recordDeviceBaseline(id),
+      (d) =>
+        d.baseline
+          ? `${d.id}: baseline recorded: ${d.baseline.packages} packages, ${d.baseline.files} files and folders, ${d.baseline.settings} settings, ${d.baseline.processes} shell processes`
+          : `${d.id}: no baseline`,
+    );
+  });
+  common(
+    devices
+      .command('clear-quarantine')
+      .description('Admin: put a quarantined device back into service')
+      .argument('<id>', 'device id'),
+  ).action(async (id: string, opts: ClientFlags) => {
+    const c = await client(opts);
+    await run(
+      opts,
+      () => c.clearDeviceQuarantine(id),
+      (d) => `${d.id}: ${d.state}`,
+    );
+  });
 }
 
 /** `snapshot --lease ID [--format json|xml] [--transport ...]` on the snapshot group. */

@@ -290,6 +290,14 @@ export class DeviceBridgeClient {
   listDevices() {
     return this.#request<DeviceList>('GET', '/v1/devices');
   }
+  /** Admin: record the device's baseline (what the reset between tenants restores) now. */
+  recordDeviceBaseline(id: string) {
+    return this.#request<Device>('POST', `/v1/devices/${encodeURIComponent(id)}/baseline`);
+  }
+  /** Admin: put a quarantined device back into service. */
+  clearDeviceQuarantine(id: string) {
+    return this.#request<Device>('POST', `/v1/devices/${encodeURIComponent(id)}/clear-quarantine`);
+  }
   registerDevice(body: RegisterDeviceRequest) {
     return this.#request<Device>('POST', '/v1/devices', body);
   }

@@ -50,8 +50,8 @@ export interface ResetContext {
   helperPackages: ReadonlyMap<string, ReadonlySet<string>>;
   /** Files the bridge keeps (its helper jars; their bytes are verified before every start). */
   keepPaths: ReadonlySet<string>;
-  /** Apps the lease asked to keep: left installed and taken into the baseline. */
-  keptApps: ReadonlySet<string>;
+  /** Apps the lease asked to keep (package → the sha256 of the APK it installed): left installed, taken into the baseline. */
+  keptApps: ReadonlyMap<string, string>;
   /** Clear the clipboard (the glass agent); resolves what it did, null when it cannot here. */
   clearClipboard?: () => Promise<string | null>;
 }
@@ -129,7 +129,7 @@ export async function resetDevice(
       baseline: null,
     };
   }
-  const keepPackages = new Set(context.keptApps);
+  const keepPackages = new Set(context.keptApps.keys());
   const diff = diffReading(baseline, reading, policy, { keepPackages, keepPaths: context.keepPaths });
 
   // Packages: the bridge's own helpers stay when they are a published release's bytes; a baseline
@@ -267,11 +267,11 @@ export async function resetDevice(
   });
 
   // Kept apps join the baseline (the next reset leaves them).
-  for (const name of context.keptApps) {
+  for (const [name, sha256] of context.keptApps) {
     const pkg = reading.packages[name];
     if (pkg === undefined || baseline.packages[name]?.path === pkg.path) continue;
     updated ??= structuredClone(baseline);
-    updated.packages[name] = { ...pkg, sha256: null };
+    updated.packages[name] = { ...pkg, sha256 };
     actions.push(`reset: kept app ${name} joins the device's baseline`);
   }
 

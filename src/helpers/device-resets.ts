@@ -115,7 +115,7 @@ export class DeviceResets {
    * Reset the lease's device to its baseline. Never throws; a device without a baseline, or that
    * cannot be found, is a failure (the device leaves the pool).
    */
-  async reset(lease: { id: string; deviceId: string }, keptApps: readonly string[]): Promise<ResetResult> {
+  async reset(lease: { id: string; deviceId: string }, keptApps: ReadonlyMap<string, string>): Promise<ResetResult> {
     const none = (failure: string): ResetResult => ({
       actions: [],
       failures: [failure],
@@ -138,7 +138,7 @@ export class DeviceResets {
     const result = await resetDevice(this.#target(record.serial), baseline, this.#o.policy, {
       helperPackages: owned.packages,
       keepPaths: owned.paths,
-      keptApps: new Set(keptApps),
+      keptApps,
       clearClipboard: () => this.#clearClipboard(record.serial, lease.id),
     });
     if (result.baseline !== null) {

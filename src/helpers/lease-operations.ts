@@ -736,8 +736,12 @@ export class LeaseOperations {
    * restore that fails is journaled again, for the next attempt, and reported as a failure (the
    * device is quarantined until someone looks).
    */
-  async #restoreDeviceState(leaseId: string, actions: string[], failures: string[]): Promise<string[]> {
-    const kept: string[] = [];
+  async #restoreDeviceState(
+    leaseId: string,
+    actions: string[],
+    failures: string[],
+  ): Promise<Map<string, string>> {
+    const kept = new Map<string, string>();
     const journal = this.#o.journal;
     if (journal === undefined) return kept;
     let state: Record<string, Record<string, unknown>>;
@@ -751,7 +755,7 @@ export class LeaseOperations {
     for (const [key, value] of Object.entries(state)) {
       if (key.startsWith(APP_JOURNAL_PREFIX)) {
         const record = parseAppJournalRecord(value);
-        if (record?.keep) kept.push(record.packageName);
+        if (record?.keep) kept.set(record.packageName, record.sha256);
         await this.#uninstallLeaseApp(leaseId, key, value, actions, failures);
         continue;
       }

@@ -5,7 +5,7 @@
  * own adb shell, through real adb servers and a simulated device. A baseline app the tenant
  * replaced, or a reset step that fails, takes the device out of the pool with the reason.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -197,7 +197,79 @@ describe('the reset between tenants', () => {
     expect((await call(ADMIN_TOKEN)('POST', `/v1/devices/${deviceId}/clear-quarantine`)).status).toBe(200);
     const next = await acquire(ADB_TOKEN, deviceId);
     const cleaned = await release(ADB_TOKEN, next);
-    expect(cleaned.actions, JSON.stringify(cleaned)).toContain('reset: removed /data/local/tmp/left-behind (added during the lease)');
+    expect(cleaned.actions, JSON.stringify(cleaned)).toContain(
+      'reset: removed /data/local/tmp/left-behind (added during the lease)',
+    );
     expect(cleaned.failures).toEqual([]);
   }, 120_000);
+
+  it('a baseline app the tenant replaced cannot be restored: the device leaves the pool with that reason', async () => {
+    const deviceId = ((await call(ADMIN_TOKEN)('GET', '/v1/devices')).body['devices'] as Json[])[0]![
+      'id'
+    ] as string;
+    // A farm's app: installed and kept through the API, it joins the device's baseline.
+    const first = await acquire(ADB_TOKEN, deviceId);
+    const bytes = await readFile(path.join(FIXTURES, 'plain-app.apk'));
+    const installed = await bridge.app.request(`/v1/leases/${first}/apps?keep=true`, {
+      method: 'POST',
+      headers: {
+        Authorization: `Bearer ${ADB_TOKEN}`,
+        'Content-Type': 'application/vnd.android.package-archive',
+        'Content-Length': String(bytes.length),
+      },
+      body: bytes,
+    });
+    expect(installed.status, await installed.clone().text()).toBe(201);
+    const kept = await release(ADB_TOKEN, first);
+    expect(kept.failures).toEqual([]);
+    expect(kept.actions).toContain(
+      "reset: kept app com.devicebridge.fixture.plain joins the device's baseline",
+    );
+    // The next tenant replaces it with other bytes (same package, signer and versionCode).
+    const lease = await acquire(ADB_TOKEN, deviceId);
+    const a = await endpointFor(ADB_TOKEN, lease, tenantA);
+    const replaced = await tenantA.adb([
+      '-s',
+      a,
+      'install',
+      '-r',
+      '-t',
+      path.join(FIXTURES, 'plain-app-v1only.apk'),
+    ]);
+    expect(`${replaced.stdout}${replaced.stderr}`).toMatch(/Success/);
+    await tenantA.adb(['disconnect', a]);
+    const teardown = await release(ADB_TOKEN, lease);
+    expect(teardown.failures).toContainEqual(
+      expect.stringMatching(
+        /baseline package com\.devicebridge\.fixture\.plain was replaced during the lease .*cannot be restored without its APK/,
+      ),
+    );
+    const after = await device(deviceId);
+    expect(after['state']).toBe('quarantined');
+    expect(after['quarantineReason']).toMatch(/com\.devicebridge\.fixture\.plain was replaced/);
+    // The admin decides: this is the farm's app now (record the baseline again), then clears.
+    expect((await call(ADMIN_TOKEN)('POST', `/v1/devices/${deviceId}/clear-quarantine`)).status).toBe(200);
+    const recorded = await call(ADMIN_TOKEN)('POST', `/v1/devices/${deviceId}/baseline`);
+    expect(recorded.status, JSON.stringify(recorded.body)).toBe(200);
+    expect(recorded.body['baseline']).toMatchObject({ packages: 1 });
+    const next = await acquire(ADB_TOKEN, deviceId);
+    const clean = await release(ADB_TOKEN, next);
+    expect(clean.failures).toEqual([]);
+    expect(clean.actions.filter((x) => x.includes('fixture.plain'))).toEqual([]);
+  }, 120_000);
+
+  it('recording a baseline is an admin action, refused while the device is leased', async () => {
+    const deviceId = ((await call(ADMIN_TOKEN)('GET', '/v1/devices')).body['devices'] as Json[])[1]![
+      'id'
+    ] as string;
+    const refused = await call(ADB_TOKEN)('POST', `/v1/devices/${deviceId}/baseline`);
+    expect(refused.status).toBe(403);
+    const lease = await acquire(ADB_TOKEN, deviceId);
+    const busy = await call(ADMIN_TOKEN)('POST', `/v1/devices/${deviceId}/baseline`);
+    expect(busy.status).toBe(409);
+    expect((busy.body['error'] as Json)['message']).toMatch(/leased/);
+    await release(ADB_TOKEN, lease);
+    const unknown = await call(ADMIN_TOKEN)('POST', '/v1/devices/no-such-device/baseline');
+    expect(unknown.status).toBe(404);
+  }, 60_000);
 });

@@ -88,7 +88,15 @@ export function devicesPage(): void {
     remove.addEventListener('click', () =>
       act('DELETE', `/v1/devices/${encodeURIComponent(d.id)}`, `removed ${d.id}`),
     );
-    if (d.state !== 'quarantined') return [remove];
+    const baseline = el(
+      'button',
+      { type: 'button', class: 'secondary', 'aria-label': `Record the baseline of ${d.id}` },
+      'Record baseline',
+    );
+    baseline.addEventListener('click', () =>
+      act('POST', `/v1/devices/${encodeURIComponent(d.id)}/baseline`, `baseline of ${d.id} recorded`),
+    );
+    if (d.state !== 'quarantined') return [baseline, remove];
     const clear = el(
       'button',
       { type: 'button', 'aria-label': `Clear quarantine of ${d.id}` },
@@ -97,7 +105,7 @@ export function devicesPage(): void {
     clear.addEventListener('click', () =>
       act('POST', `/v1/devices/${encodeURIComponent(d.id)}/clear-quarantine`, `cleared ${d.id}`),
     );
-    return [clear, remove];
+    return [clear, baseline, remove];
   };
 
   const act = async (method: string, path: string, done: string) => {

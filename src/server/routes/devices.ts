@@ -147,4 +147,43 @@ export function registerDevices(app: OpenAPIHono<AppEnv>): void {
       return c.json(device, 200);
     },
   );
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/v1/devices/{id}/baseline',
+      operationId: 'recordDeviceBaseline',
+      tags: ['devices'],
+      summary:
+        'Admin: record what the reset between tenants restores the device to (its packages, files, settings and shell processes now); refused while it is leased',
+      security: [{ bearer: [] }],
+      middleware: guard({ access: 'admin' }),
+      request: { params: z.object({ id: DeviceIdParam }) },
+      responses: {
+        200: { description: 'the device', content: { 'application/json': { schema: DeviceSchema } } },
+        ...errorResponses(
+          SECURED_ERRORS,
+          'INVALID_ARGUMENT',
+          'NOT_FOUND',
+          'CONFLICT',
+          'DEVICE_OFFLINE',
+          'UNAVAILABLE',
+          'TIMEOUT',
+        ),
+      },
+    }),
+    async (c) => {
+      const caller = assertRole(c.get('principal'), 'admin');
+      const { id } = c.req.valid('param');
+      const side = requireDevices(c.get('services'));
+      // Read from the device: on the node that drives it (forwarded once).
+      if (c.req.header(PROXIED_HEADER) === undefined) {
+        const owner = await side.devices.ownerElsewhere(id);
+        if (owner !== null) return forwardToOwner(c, { lease: { deviceId: id }, owner }, 0) as never;
+      }
+      const device = await side.devices.recordBaseline(caller, id);
+      c.get('logger').info({ deviceId: id }, 'device baseline recorded');
+      return c.json(device, 200);
+    },
+  );
 }
