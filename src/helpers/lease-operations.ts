@@ -802,6 +802,17 @@ export class LeaseOperations {
       return;
     }
     try {
+      // Journaled before the install: when the install failed (a signer conflict with the package
+      // already there) or someone replaced it since, the package on the device is not the lease's.
+      const installed = await installedSha256(this.#device(record.serial), record.packageName);
+      if (installed !== record.sha256) {
+        actions.push(
+          installed === null
+            ? `app ${record.packageName} was already uninstalled on ${record.serial}`
+            : `app ${record.packageName} on ${record.serial} is not the APK the lease installed: left as it is`,
+        );
+        return;
+      }
       await uninstallApp(this.#device(record.serial), record.packageName);
       actions.push(`uninstalled app ${record.packageName} (installed during the lease) on ${record.serial}`);
     } catch (err) {

@@ -146,7 +146,16 @@ describe('lease apps', () => {
       body: Buffer.alloc(65 * 1024),
     });
     expect(big.status).toBe(413);
-    await api('DELETE', `/v1/leases/${lease.id}`);
+    // The refused install was journaled before it ran: teardown leaves the package that was there
+    // (the kept helper), and the device goes back to the pool clean.
+    const released = await api('DELETE', `/v1/leases/${lease.id}`);
+    expect(released.body.teardown.failures).toEqual([]);
+    expect(released.body.teardown.actions).toContain(
+      `app ${HELPER} on ${bridge.node.simulator!.devices[0]!.serial} is not the APK the lease installed: left as it is`,
+    );
+    const next = (await admin('POST', '/v1/leases', { ttlSeconds: 60 })).body;
+    expect(await packages(next.id)).toContain(`package:${HELPER}\n`);
+    await admin('DELETE', `/v1/leases/${next.id}`);
   });
 
   it('CLI: devicebridge app install | list | launch | uninstall', async () => {
