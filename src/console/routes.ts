@@ -132,7 +132,7 @@ const adbSection = (principal: Principal) => html`<section aria-labelledby="adb-
 <h2 id="adb-title">Remote adb</h2>
 ${
   hasCapability(principal, 'adb')
-    ? html`<p id="adb-hint" class="hint">Your token holds the adb capability: the endpoint is a full shell on the device as the shell user, and installs through it take any flags (the lease's teardown does not uninstall them). Paste your adbkey.pub, then <code>adb connect</code> the host:port shown; the endpoint closes when the lease ends.</p>
+    ? html`<p id="adb-hint" class="hint">Your token holds the adb capability: the endpoint is a full shell on the device as the shell user, and installs through it take any flags; what you leave on the device is removed when the lease ends. Paste your adbkey.pub, then <code>adb connect</code> the host:port shown; the endpoint closes when the lease ends.</p>
 <form id="adb-endpoint" class="row" novalidate>
 <label>Lease <select id="adb-lease" name="lease" required></select></label>
 <label>Your adb public key <textarea id="adb-key" name="publicKey" rows="2" cols="48" required placeholder="contents of ~/.android/adbkey.pub" aria-describedby="adb-hint adb-error"></textarea></label>
