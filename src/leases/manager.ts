@@ -810,7 +810,7 @@ export class LeaseManager {
     try {
       await this.#store.recordTeardown(record);
     } catch (err) {
-      // The device stays blocked until the store's teardown grace passes.
+      // The device stays blocked: only a recorded teardown frees it.
       this.#log.error({ err, leaseId: lease.id }, 'lease: recording teardown failed');
     }
     this.#wakeWaiters();

@@ -2,10 +2,10 @@
  * In-process lease store: the embedded default (one bridge node, no Redis). Same semantics as the
  * Redis store, operation for operation (both run the contract tests in test/integration/support):
  *
- * - A device is free when it has no lease pointer, or its pointer names an ended lease whose teardown
- *   has not been recorded for `teardownGraceMs` (the node running teardown died). Release and expiry
- *   keep the pointer until `recordTeardown`, so a device is never handed to the next client while
- *   its previous lease is still being torn down (or after a failed teardown quarantined it).
+ * - A device is free when it has no lease pointer. Release and expiry keep the pointer until
+ *   `recordTeardown`, so a device is never handed to the next client while its previous lease is
+ *   still being torn down (or after a failed teardown quarantined it) — however long that takes: a
+ *   teardown that never finished must be run again, never skipped by time.
  * - An active lease past its expiresAt still blocks its device until `claimExpired` ends it (and
  *   teardown runs); `renew` and `checkFence` refuse it as ended meanwhile.
  * - Fencing tokens come from a per-device counter that never resets.
@@ -18,7 +18,6 @@ import {
   checkTtl,
   copyLease,
   DEFAULT_RETENTION_MS,
-  DEFAULT_TEARDOWN_GRACE_MS,
   expiresAfter,
   foreignTeardown,
   newLeaseId,
@@ -46,14 +45,12 @@ function copyTeardown(record: TeardownRecord): TeardownRecord {
 
 interface DeviceSlot {
   fence: number;
+  /** The active lease, or the ended one whose teardown is not recorded yet. */
   leaseId?: string;
-  /** Set when the pointed-to lease ended and its teardown is not yet recorded. */
-  pendingSince?: number;
 }
 
 export class MemoryLeaseStore implements LeaseStore {
   readonly #now: () => number;
-  readonly #graceMs: number;
   readonly #retentionMs: number;
   readonly #devices = new Map<string, DeviceSlot>();
   readonly #leases = new Map<string, Lease>();
@@ -74,7 +71,6 @@ export class MemoryLeaseStore implements LeaseStore {
 
   constructor(options: StoreClockOptions = {}) {
     this.#now = options.now ?? Date.now;
-    this.#graceMs = options.teardownGraceMs ?? DEFAULT_TEARDOWN_GRACE_MS;
     this.#retentionMs = options.retentionMs ?? DEFAULT_RETENTION_MS;
   }
 
@@ -87,10 +83,8 @@ export class MemoryLeaseStore implements LeaseStore {
     return slot;
   }
 
-  #isFree(deviceId: string, now: number): boolean {
-    const slot = this.#devices.get(deviceId);
-    if (!slot || slot.leaseId === undefined) return true;
-    return slot.pendingSince !== undefined && slot.pendingSince + this.#graceMs <= now;
+  #isFree(deviceId: string): boolean {
+    return this.#devices.get(deviceId)?.leaseId === undefined;
   }
 
   /** Drop waiters whose deadline passed; returns the live queue (or undefined when empty). */
@@ -114,8 +108,6 @@ export class MemoryLeaseStore implements LeaseStore {
     lease.endedAt = now;
     this.#active.delete(lease.id);
     this.#ended.push({ at: now, id: lease.id });
-    const slot = this.#devices.get(lease.deviceId);
-    if (slot && slot.leaseId === lease.id) slot.pendingSince = now;
   }
 
   #prune(now: number): void {
@@ -137,7 +129,7 @@ export class MemoryLeaseStore implements LeaseStore {
       const head = queue?.keys().next().value;
       if (head !== undefined && head !== waiterId) return null;
     }
-    const deviceId = request.candidates.find((id) => this.#isFree(id, now));
+    const deviceId = request.candidates.find((id) => this.#isFree(id));
     if (deviceId === undefined) return null;
     const slot = this.#slot(deviceId);
     slot.fence += 1;
@@ -155,7 +147,6 @@ export class MemoryLeaseStore implements LeaseStore {
       ...(request.keepApps ? { keepApps: true } : {}),
     };
     slot.leaseId = lease.id;
-    delete slot.pendingSince;
     this.#leases.set(lease.id, lease);
     this.#active.add(lease.id);
     if (queueKey !== undefined && waiterId !== undefined && this.#removeWaiter(queueKey, waiterId)) {
@@ -347,7 +338,6 @@ export class MemoryLeaseStore implements LeaseStore {
     const lease = this.#leases.get(record.leaseId);
     if (slot && slot.leaseId === record.leaseId && lease?.state !== 'active') {
       delete slot.leaseId;
-      delete slot.pendingSince;
       // As in Redis: a freed device wakes listeners only while some queue has waiters.
       if (this.#queues.size > 0) this.#wake();
     }

@@ -50,7 +50,6 @@ import {
   byAcquired,
   checkTtl,
   DEFAULT_RETENTION_MS,
-  DEFAULT_TEARDOWN_GRACE_MS,
   expiresAfter,
   foreignTeardown,
   newLeaseId,
@@ -222,7 +221,6 @@ export class RedisLeaseStore implements LeaseStore {
   readonly #scripts: LeaseScripts;
   readonly #keys: LeaseKeys;
   readonly #now: () => number;
-  readonly #graceMs: number;
   readonly #retentionMs: number;
   readonly #indexMax: number;
   readonly #url: string | undefined;
@@ -253,7 +251,6 @@ export class RedisLeaseStore implements LeaseStore {
       });
     this.#scripts = new LeaseScripts(this.#client);
     this.#now = options.now ?? Date.now;
-    this.#graceMs = options.teardownGraceMs ?? DEFAULT_TEARDOWN_GRACE_MS;
     this.#retentionMs = options.retentionMs ?? DEFAULT_RETENTION_MS;
     this.#indexMax = options.teardownIndexMax ?? TEARDOWN_INDEX_MAX;
   }
@@ -292,7 +289,6 @@ export class RedisLeaseStore implements LeaseStore {
         selector,
         queued ? '1' : '0',
         request.waiterId ?? '',
-        this.#graceMs,
         request.keepApps ? '1' : '0',
         ...request.candidates.map((d) => this.#fences.get(d) ?? 0),
       ],

@@ -11,7 +11,6 @@ import type { Lease, LeaseStore, TeardownRecord } from '../../src/leases/types.t
 
 export interface StoreFactoryOptions {
   now: () => number;
-  teardownGraceMs?: number;
 }
 export type StoreFactory = (options: StoreFactoryOptions) => Promise<LeaseStore>;
 
@@ -59,12 +58,9 @@ export function teardownOf(
 
 export function leaseStoreContract(name: string, make: StoreFactory, options: { modelRuns: number }): void {
   describe(`LeaseStore contract: ${name}`, () => {
-    async function setup(grace?: number): Promise<{ store: LeaseStore; clock: FakeClock }> {
+    async function setup(): Promise<{ store: LeaseStore; clock: FakeClock }> {
       const clock = new FakeClock();
-      const store = await make({
-        now: clock.now,
-        ...(grace === undefined ? {} : { teardownGraceMs: grace }),
-      });
+      const store = await make({ now: clock.now });
       return { store, clock };
     }
 
@@ -291,19 +287,37 @@ export function leaseStoreContract(name: string, make: StoreFactory, options: { 
       await store.close();
     });
 
-    it('a teardown never recorded stops blocking its device after the grace period', async () => {
-      const { store, clock } = await setup(30_000);
-      const lease = await store.acquire({ ...base, candidates: ['d1'] });
-      await store.release(lease?.id ?? '');
-      clock.advance(29_999);
-      expect(await store.acquire({ ...base, candidates: ['d1'] })).toBeNull();
-      clock.advance(1);
-      const next = await store.acquire({ ...base, candidates: ['d1'] });
-      expect(next?.fencingToken).toBe(2);
-      // A late record of the old teardown must not free the device under its new holder.
-      await store.recordTeardown(teardownOf(lease as Lease, clock));
-      expect(await store.acquire({ ...base, candidates: ['d1'] })).toBeNull();
-      expect((await store.leaseOfDevice('d1'))?.id).toBe(next?.id);
+    it('a device whose lease ended stays blocked until its teardown is recorded, however long that takes (released, expired, one-step fallback)', async () => {
+      const { store, clock } = await setup();
+      const released = (await store.acquire({ ...base, candidates: ['d1'] })) as Lease;
+      const expired = (await store.acquire({ ...base, ttlSeconds: 1, candidates: ['d2'] })) as Lease;
+      const fallback = (await store.acquire({ ...base, candidates: ['d3'] })) as Lease;
+      await store.release(released.id);
+      clock.advance(1_000);
+      expect((await store.claimExpired(clock.t)).map((l) => l.id)).toEqual([expired.id]);
+      const pending = await store.releaseEmpty(
+        fallback.id,
+        undefined,
+        teardownOf(fallback, clock, { deviceId: 'd9' }),
+      );
+      expect(pending?.teardown).toBeNull();
+      // A teardown that never finished (its node crashed or hung) must not hand a dirty device to
+      // the next tenant: no time frees it — not minutes, not past the retention of ended leases.
+      for (const ms of [119_999, 1, 3_600_000, 30 * 24 * 3600 * 1000]) {
+        clock.advance(ms);
+        for (const d of ['d1', 'd2', 'd3']) {
+          expect(await store.acquire({ ...base, candidates: [d] })).toBeNull();
+        }
+      }
+      for (const lease of [released, expired, fallback]) {
+        await store.recordTeardown(teardownOf(lease, clock));
+        const next = (await store.acquire({ ...base, candidates: [lease.deviceId] })) as Lease;
+        expect(next.fencingToken).toBe(lease.fencingToken + 1);
+        // A late second record of the old teardown must not free the device under its new holder.
+        await store.recordTeardown(teardownOf(lease, clock));
+        expect(await store.acquire({ ...base, candidates: [lease.deviceId] })).toBeNull();
+        expect((await store.leaseOfDevice(lease.deviceId))?.id).toBe(next.id);
+      }
       await store.close();
     });
 
@@ -604,7 +618,6 @@ export function leaseStoreContract(name: string, make: StoreFactory, options: { 
 
     it('model: random interleavings never give two active leases on one device; tokens strictly increase', async () => {
       const devices = ['d0', 'd1', 'd2'];
-      const GRACE = 10_000;
       const op = fc.oneof(
         fc.record({
           kind: fc.constant('acquire' as const),
@@ -629,21 +642,17 @@ export function leaseStoreContract(name: string, make: StoreFactory, options: { 
       );
       await fc.assert(
         fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 40 }), async (ops) => {
-          const { store, clock } = await setup(GRACE);
+          const { store, clock } = await setup();
           // The model: per device its pointer; per lease what the store should say.
-          const pointer = new Map<string, { leaseId: string; pendingSince?: number }>();
+          const pointer = new Map<string, { leaseId: string }>();
           const leases = new Map<string, Lease>();
           const recorded = new Set<string>();
           const lastToken = new Map<string, number>();
-          const free = (d: string): boolean => {
-            const p = pointer.get(d);
-            return !p || (p.pendingSince !== undefined && p.pendingSince + GRACE <= clock.t);
-          };
+          // A device is free only once its last lease's teardown is recorded (never by time).
+          const free = (d: string): boolean => !pointer.has(d);
           const end = (lease: Lease, state: 'released' | 'expired'): void => {
             lease.state = state;
             lease.endedAt = clock.t;
-            const p = pointer.get(lease.deviceId);
-            if (p?.leaseId === lease.id) p.pendingSince = clock.t;
           };
           const all = (): Lease[] => [...leases.values()];
           try {
