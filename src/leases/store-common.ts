@@ -109,12 +109,14 @@ export function parseDeferredTeardown(json: string): DeferredTeardown {
   if (typeof v['from'] !== 'string') return bad('from');
   if (typeof v['owner'] !== 'string') return bad('owner');
   if (!Number.isFinite(v['deferredAt'])) return bad('deferredAt');
+  if (v['resumedFrom'] !== undefined && typeof v['resumedFrom'] !== 'string') return bad('resumedFrom');
   return {
     lease: lease as unknown as Lease,
     reason: v['reason'],
     from: v['from'],
     owner: v['owner'],
     deferredAt: v['deferredAt'] as number,
+    ...(typeof v['resumedFrom'] === 'string' ? { resumedFrom: v['resumedFrom'] } : {}),
   };
 }
 

@@ -85,6 +85,8 @@ export interface DeferredTeardown {
   /** The owner it was deferred to (the device may have another owner by the time it runs). */
   owner: string;
   deferredAt: number;
+  /** Set when an earlier run did not finish: the claimant of that run's stamp ('' = none). */
+  resumedFrom?: string;
 }
 
 /**
