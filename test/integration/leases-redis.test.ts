@@ -7,6 +7,7 @@ import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BridgeError } from '../../src/errors.ts';
 import { LeaseFailure, leaseError } from '../../src/leases/errors.ts';
+import { LeaseManager } from '../../src/leases/manager.ts';
 import { MemoryLeaseStore } from '../../src/leases/memory-store.ts';
 import { openLeaseStore } from '../../src/leases/open-store.ts';
 import { scriptSources } from '../../src/leases/redis-scripts.ts';
@@ -380,6 +381,52 @@ describe('RedisLeaseStore', () => {
     const claimed = claims.flat().map((l) => l.id);
     expect(claimed.sort()).toEqual(held.map((l) => l.id).sort());
     expect(await second.claimExpired(clock.t + 60_000)).toEqual([]);
+  });
+});
+
+describe('LeaseManager on Redis: a teardown that did not finish is run again', () => {
+  it('a lease ended by a node that crashed before its teardown ran: blocked, then torn down once by one of two nodes after the stale period', async () => {
+    const clock = new FakeClock();
+    const store = () => new RedisLeaseStore({ client: connection(), prefix, now: clock.now });
+    const crashed = store();
+    const lease = (await crashed.acquire({ ...req, ttlSeconds: 60, candidates: ['d1'] })) as Lease;
+    await crashed.release(lease.id, undefined, 'node-a#1'); // then the process died
+    const ran: string[] = [];
+    const managers = ['node-b', 'node-c'].map(
+      (node) =>
+        new LeaseManager({
+          store: store(),
+          node,
+          now: clock.now,
+          stalledTeardownMs: 60_000,
+          devices: {
+            match: async () => ({ matching: ['d1'], available: ['d1'] }),
+            ownerOf: async () => null,
+          },
+          teardown: {
+            closeLease: async () => {
+              ran.push(node);
+              return { actions: ['reset device'], failures: [] };
+            },
+          },
+        }),
+    );
+    clock.advance(59_999);
+    expect(await Promise.all(managers.map((m) => m.resumeStalledOnce()))).toEqual([0, 0]);
+    expect(await crashed.acquire({ ...req, candidates: ['d1'] })).toBeNull();
+    clock.advance(1);
+    const started = await Promise.all(managers.map((m) => m.resumeStalledOnce()));
+    expect(started.sort()).toEqual([0, 1]);
+    await Promise.all(managers.map((m) => m.stop())); // waits for the teardown it started
+    expect(ran).toHaveLength(1);
+    expect(await crashed.getTeardown(lease.id)).toMatchObject({
+      node: ran[0],
+      actions: ['teardown resumed: the earlier run on node node-a did not finish', 'reset device'],
+    });
+    expect(await client.exists(`${prefix}${HASH_TAG}:teardowns-due`)).toBe(0);
+    expect((await crashed.acquire({ ...req, candidates: ['d1'] }))?.fencingToken).toBe(
+      lease.fencingToken + 1,
+    );
   });
 });
 
