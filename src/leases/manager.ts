@@ -20,6 +20,15 @@
  * taken over from a dead node) and runs each exactly once. A release on the node that drives the
  * device of a lease that left nothing there (`LeaseTeardown.holdEmpty`) ends the lease and records
  * its empty teardown in one store step (`LeaseStore.releaseEmpty`: one Redis round trip).
+ *
+ * A teardown is never skipped: until it is recorded the lease's device stays blocked, and the lease
+ * stays in the store's teardowns due, stamped with the claimant that runs it (`<node>#<process>`).
+ * A running teardown refreshes its stamp every `stalledTeardownMs`/3, so a long device reset is not
+ * taken from it; a stamp older than `stalledTeardownMs` means the run never finished (its node
+ * crashed or hung, or its record was lost), and every expiry pass claims such teardowns
+ * (`claimStalledTeardowns`: each by one node) and runs each again on the node that drives the device
+ * — unless a deferred record of it waits for its owner. At start a node also takes at once what an
+ * earlier process with its name was running.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { BridgeError, invalidArgument, isBridgeError } from '../errors.ts';
@@ -62,6 +71,22 @@ const DEFER_ATTEMPTS = 3;
 const UNKNOWN_OWNER = 'unknown';
 /** A deferred teardown nobody could run for this long is dropped (logged): default one day. */
 const DEFERRED_MAX_AGE_SECONDS = 86_400;
+/** A due teardown whose stamp is this old did not finish and is run again: default a minute. */
+const STALLED_TEARDOWN_MS = 60_000;
+
+/** The node name in a teardown stamp's claimant (`<node>#<process>`); '' when there is none. */
+function claimantNode(claimant: string): string {
+  const hash = claimant.indexOf('#');
+  return hash < 0 ? claimant : claimant.slice(0, hash);
+}
+
+/** The first action of a teardown run again because an earlier run did not finish. */
+function resumedAction(claimant: string): string {
+  const node = claimantNode(claimant);
+  return node === ''
+    ? 'teardown resumed: no earlier run of it finished'
+    : `teardown resumed: the earlier run on node ${node} did not finish`;
+}
 
 export type TeardownReason = 'released' | 'expired';
 
@@ -113,6 +138,11 @@ export interface LeaseManagerOptions {
   deferredMaxAgeSeconds?: number;
   /** A claimed deferred teardown not recorded within this long is re-claimed (default 10 minutes). */
   deferredClaimStaleSeconds?: number;
+  /**
+   * A due teardown whose stamp is this old (ms) did not finish and is run again (default 60 s); a
+   * running teardown refreshes its stamp every third of it.
+   */
+  stalledTeardownMs?: number;
   logger?: Logger;
   /** Lease metrics (acquisitions, wait time, expiries, teardown outcomes). */
   metrics?: Pick<Metrics, 'leaseAcquisitions' | 'leaseWaitSeconds' | 'leaseExpiries' | 'leaseTeardowns'>;
@@ -168,6 +198,13 @@ export class LeaseManager {
   readonly #waiterTtl: number;
   readonly #deferredMaxAgeMs: number;
   readonly #deferredClaimStaleMs: number;
+  readonly #stalledTeardownMs: number;
+  /** This process's stamp on the teardowns it runs: `<node>#<random>`, new in every process. */
+  readonly #claimant: string;
+  /** Leases whose teardown runs in this process now. */
+  readonly #tearingDown = new Set<string>();
+  /** Set by `start()`: the next stalled-teardown pass also takes an earlier process's (same node). */
+  #takeEarlierRuns = false;
   readonly #log: Logger;
   readonly #metrics: LeaseManagerOptions['metrics'];
   readonly #now: () => number;
@@ -204,15 +241,23 @@ export class LeaseManager {
     this.#waiterTtl = options.waiterTtlSeconds ?? 5;
     this.#deferredMaxAgeMs = (options.deferredMaxAgeSeconds ?? DEFERRED_MAX_AGE_SECONDS) * 1000;
     this.#deferredClaimStaleMs = (options.deferredClaimStaleSeconds ?? DEFERRED_CLAIM_STALE_SECONDS) * 1000;
+    this.#stalledTeardownMs = options.stalledTeardownMs ?? STALLED_TEARDOWN_MS;
+    this.#claimant = `${this.#node}#${randomBytes(6).toString('base64url')}`;
     this.#log = options.logger ?? silentLogger();
     this.#metrics = options.metrics;
     this.#now = options.now ?? Date.now;
-    // Two steps, each on its own: a failing deferred-teardown pass never stops lease expiry.
+    // Three steps, each on its own: a failing deferred- or stalled-teardown pass never stops lease
+    // expiry.
     this.#expiry = new PeriodicTask(this.#expiryIntervalMs, async () => {
       try {
         await this.runDeferredOnce();
       } catch (err) {
         this.#log.error({ err }, 'lease: deferred teardown pass failed');
+      }
+      try {
+        await this.resumeStalledOnce();
+      } catch (err) {
+        this.#log.error({ err }, 'lease: stalled teardown pass failed');
       }
       try {
         return (await this.expireOnce()) >= EXPIRY_BATCH;
@@ -445,7 +490,7 @@ export class LeaseManager {
   ): Promise<ReleaseResult> {
     const fused = known === undefined ? undefined : await this.#releaseEmpty(leaseId, fencingToken, known);
     if (fused !== undefined) return fused;
-    const lease = await this.#store.release(leaseId, fencingToken);
+    const lease = await this.#store.release(leaseId, fencingToken, this.#claimant);
     if (!lease) throw await this.#notActive(leaseId);
     this.#log.info({ leaseId, deviceId: lease.deviceId }, 'lease: released');
     const teardown = await this.#track(this.#tearDown(lease, 'released'));
@@ -504,7 +549,7 @@ export class LeaseManager {
         failures: [],
         node: this.#node,
       };
-      result = await this.#store.releaseEmpty(leaseId, fencingToken, record);
+      result = await this.#store.releaseEmpty(leaseId, fencingToken, record, this.#claimant);
       // Not active (unknown or ended): its operations here are refused either way.
       ended = true;
     } catch (err) {
@@ -565,6 +610,7 @@ export class LeaseManager {
   /** Start the expiry loop and listen for wake-ups (idempotent). */
   start(): void {
     this.#stopping = false;
+    this.#takeEarlierRuns = true;
     this.#expiry.start();
     this.#unsubscribe ??= this.#store
       .onWakeup((kind) => {
@@ -621,7 +667,7 @@ export class LeaseManager {
 
   /** One expiry pass: claim expired leases (up to 100) and tear each down. Resolves how many. */
   async expireOnce(): Promise<number> {
-    const claimed = await this.#store.claimExpired(this.#now(), EXPIRY_BATCH);
+    const claimed = await this.#store.claimExpired(this.#now(), EXPIRY_BATCH, this.#claimant);
     await Promise.all(
       claimed.map((lease) => {
         this.#log.info({ leaseId: lease.id, deviceId: lease.deviceId }, 'lease: expired');
@@ -630,6 +676,48 @@ export class LeaseManager {
       }),
     );
     return claimed.length;
+  }
+
+  /**
+   * Run again the teardowns that did not finish: claim the due teardowns whose stamp is older than
+   * `stalledTeardownMs` (each handed to one node; after `start()`, also at once those an earlier
+   * process of this node stamped: it crashed) and hand each to the same path as a fresh teardown —
+   * run here when this node drives the device (or nobody does), else deferred to the owner. One whose
+   * deferred record waits for its owner is left to that (never deferred twice), one running in this
+   * process is left to its run. Each runs in the background (tracked: `stop()` waits for it), so the
+   * pass never waits for one. Resolves how many were started.
+   */
+  async resumeStalledOnce(): Promise<number> {
+    if (this.#stopping) return 0;
+    const earlier = this.#takeEarlierRuns;
+    const due = await this.#store.claimStalledTeardowns(
+      this.#now(),
+      this.#stalledTeardownMs,
+      EXPIRY_BATCH,
+      this.#claimant,
+      earlier ? { claimantPrefix: `${this.#node}#` } : {},
+    );
+    if (earlier) this.#takeEarlierRuns = false;
+    let waiting: Set<string> | undefined;
+    let started = 0;
+    for (const { lease, reason, claimant } of due) {
+      if (this.#tearingDown.has(lease.id)) continue;
+      if (waiting === undefined) {
+        const deferred = await this.#store.deferredTeardowns();
+        waiting = new Set([
+          ...deferred.items.map((item) => item.lease.id),
+          ...deferred.invalid.map((item) => item.leaseId),
+        ]);
+      }
+      if (waiting.has(lease.id)) continue;
+      this.#log.warn(
+        { leaseId: lease.id, deviceId: lease.deviceId, reason, earlier: claimant },
+        'lease: running again a teardown that did not finish',
+      );
+      void this.#track(this.#tearDown(lease, reason, claimant));
+      started++;
+    }
+    return started;
   }
 
   /**
@@ -689,7 +777,8 @@ export class LeaseManager {
    */
   async #runClaimed(item: DeferredTeardown): Promise<void> {
     const { id: leaseId } = item.lease;
-    await this.#runTeardown(item.lease, item.reason);
+    // The lease's stamp is the deferring node's: take it at once (the run is this node's now).
+    await this.#runTeardown(item.lease, item.reason, { resumedFrom: item.resumedFrom, stampFirst: true });
     try {
       if ((await this.#store.getTeardown(leaseId)) === null) return;
       await this.#store.takeDeferredTeardown(leaseId);
@@ -702,8 +791,9 @@ export class LeaseManager {
    * Tear down here when this node drives the device (or nobody does), else defer it to the owner.
    * When the owner cannot be looked up it is deferred too, to an unknown owner: the deferred pass
    * re-checks ownership, so the node that drives the device runs it (never a node without it).
+   * `resumedFrom`: the claimant of an earlier run that did not finish (this run says so).
    */
-  async #tearDown(lease: Lease, reason: TeardownReason): Promise<TeardownRecord> {
+  async #tearDown(lease: Lease, reason: TeardownReason, resumedFrom?: string): Promise<TeardownRecord> {
     let owner: string | null = null;
     let lookupFailed = false;
     try {
@@ -712,7 +802,9 @@ export class LeaseManager {
       lookupFailed = true;
       this.#log.warn({ err, leaseId: lease.id }, 'lease: owner lookup failed; deferring the teardown');
     }
-    if (!lookupFailed && (owner === null || owner === this.#node)) return this.#runTeardown(lease, reason);
+    if (!lookupFailed && (owner === null || owner === this.#node)) {
+      return this.#runTeardown(lease, reason, { resumedFrom, stampFirst: false });
+    }
     const at = this.#now();
     const record: TeardownRecord = {
       leaseId: lease.id,
@@ -721,6 +813,7 @@ export class LeaseManager {
       startedAt: at,
       finishedAt: at,
       actions: [
+        ...(resumedFrom === undefined ? [] : [resumedAction(resumedFrom)]),
         owner === null
           ? "deferred to the device's owner (the owner lookup failed; the owner runs and records the teardown)"
           : `deferred to the owner node ${owner} (it runs and records the teardown)`,
@@ -728,7 +821,14 @@ export class LeaseManager {
       failures: [],
       node: this.#node,
     };
-    const item = { lease, reason, from: this.#node, owner: owner ?? UNKNOWN_OWNER, deferredAt: at };
+    const item: DeferredTeardown = {
+      lease,
+      reason,
+      from: this.#node,
+      owner: owner ?? UNKNOWN_OWNER,
+      deferredAt: at,
+      ...(resumedFrom === undefined ? {} : { resumedFrom }),
+    };
     for (let attempt = 1; ; attempt++) {
       try {
         await this.#store.deferTeardown(item);
@@ -771,13 +871,52 @@ export class LeaseManager {
     return promise;
   }
 
-  async #runTeardown(lease: Lease, reason: TeardownReason): Promise<TeardownRecord> {
+  /**
+   * Run a lease's teardown here and record it. While it runs its stamp in the teardowns due is
+   * refreshed every third of `stalledTeardownMs` (so a long device reset is not claimed as stalled
+   * by another node); `stampFirst` stamps it at once (a run the store did not stamp for this process:
+   * a deferred one). `resumedFrom`: the claimant of an earlier run that did not finish.
+   */
+  async #runTeardown(
+    lease: Lease,
+    reason: TeardownReason,
+    run: { resumedFrom: string | undefined; stampFirst: boolean },
+  ): Promise<TeardownRecord> {
+    this.#tearingDown.add(lease.id);
+    let touching = false;
+    const touch = async (): Promise<void> => {
+      if (touching) return;
+      touching = true;
+      try {
+        await this.#store.touchTeardown(lease.id, this.#now(), this.#claimant);
+      } catch (err) {
+        this.#log.warn({ err, leaseId: lease.id }, 'lease: refreshing the teardown stamp failed');
+      } finally {
+        touching = false;
+      }
+    };
+    const refresh = setInterval(() => void touch(), Math.max(1, Math.floor(this.#stalledTeardownMs / 3)));
+    refresh.unref();
+    try {
+      if (run.stampFirst) void touch(); // alongside the start of the run, not before it
+      return await this.#runAndRecord(lease, reason, run.resumedFrom);
+    } finally {
+      clearInterval(refresh);
+      this.#tearingDown.delete(lease.id);
+    }
+  }
+
+  async #runAndRecord(
+    lease: Lease,
+    reason: TeardownReason,
+    resumedFrom: string | undefined,
+  ): Promise<TeardownRecord> {
     const startedAt = this.#now();
-    let actions: string[] = [];
+    let actions: string[] = resumedFrom === undefined ? [] : [resumedAction(resumedFrom)];
     let failures: string[] = [];
     try {
       const result = await this.#teardown.closeLease(lease, reason);
-      actions = [...result.actions];
+      actions = [...actions, ...result.actions];
       failures = [...result.failures];
     } catch (err) {
       failures.push(`teardown threw: ${err instanceof Error ? err.message : String(err)}`);
@@ -810,7 +949,7 @@ export class LeaseManager {
     try {
       await this.#store.recordTeardown(record);
     } catch (err) {
-      // The device stays blocked until the store's teardown grace passes.
+      // The device stays blocked and the teardown due: once its stamp is stale, a pass runs it again.
       this.#log.error({ err, leaseId: lease.id }, 'lease: recording teardown failed');
     }
     this.#wakeWaiters();

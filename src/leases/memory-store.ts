@@ -2,14 +2,18 @@
  * In-process lease store: the embedded default (one bridge node, no Redis). Same semantics as the
  * Redis store, operation for operation (both run the contract tests in test/integration/support):
  *
- * - A device is free when it has no lease pointer, or its pointer names an ended lease whose teardown
- *   has not been recorded for `teardownGraceMs` (the node running teardown died). Release and expiry
- *   keep the pointer until `recordTeardown`, so a device is never handed to the next client while
- *   its previous lease is still being torn down (or after a failed teardown quarantined it).
+ * - A device is free when it has no lease pointer. Release and expiry keep the pointer until
+ *   `recordTeardown`, so a device is never handed to the next client while its previous lease is
+ *   still being torn down (or after a failed teardown quarantined it) — however long that takes: a
+ *   teardown that never finished must be run again, never skipped by time.
  * - An active lease past its expiresAt still blocks its device until `claimExpired` ends it (and
  *   teardown runs); `renew` and `checkFence` refuse it as ended meanwhile.
+ * - Every lease that ends is due for teardown, stamped (time, claimant), until `recordTeardown`
+ *   frees its device; `claimStalledTeardowns` hands out the due teardowns whose stamp went stale
+ *   (their run never finished), re-stamped; `touchTeardown` keeps a running one fresh.
  * - Fencing tokens come from a per-device counter that never resets.
- * - Ended leases and teardown records are kept for `retentionMs` (default 7 days).
+ * - Ended leases and teardown records are kept for `retentionMs` (default 7 days) — an ended lease
+ *   whose teardown is due is kept until it is recorded.
  */
 import { LeaseFailure, leaseError } from './errors.ts';
 import {
@@ -18,7 +22,6 @@ import {
   checkTtl,
   copyLease,
   DEFAULT_RETENTION_MS,
-  DEFAULT_TEARDOWN_GRACE_MS,
   expiresAfter,
   foreignTeardown,
   newLeaseId,
@@ -30,6 +33,7 @@ import type {
   AcquireRequest,
   DeferredTeardown,
   DeferredTeardowns,
+  DueTeardown,
   EndedLease,
   Lease,
   LeaseStore,
@@ -46,20 +50,20 @@ function copyTeardown(record: TeardownRecord): TeardownRecord {
 
 interface DeviceSlot {
   fence: number;
+  /** The active lease, or the ended one whose teardown is not recorded yet. */
   leaseId?: string;
-  /** Set when the pointed-to lease ended and its teardown is not yet recorded. */
-  pendingSince?: number;
 }
 
 export class MemoryLeaseStore implements LeaseStore {
   readonly #now: () => number;
-  readonly #graceMs: number;
   readonly #retentionMs: number;
   readonly #devices = new Map<string, DeviceSlot>();
   readonly #leases = new Map<string, Lease>();
   readonly #active = new Set<string>();
   /** Ended lease ids in the order they ended, for retention pruning. */
   #ended: Array<{ at: number; id: string }> = [];
+  /** Teardowns due: ended lease id -> its stamp (when, by whom), until its teardown is recorded. */
+  readonly #due = new Map<string, { at: number; by: string }>();
   /** queueKey -> waiterId -> deadline (Map order = arrival order). */
   readonly #queues = new Map<string, Map<string, number>>();
   /** waiterId -> who waits (for `listWaiters`); deleted wherever the waiter leaves its queue. */
@@ -74,7 +78,6 @@ export class MemoryLeaseStore implements LeaseStore {
 
   constructor(options: StoreClockOptions = {}) {
     this.#now = options.now ?? Date.now;
-    this.#graceMs = options.teardownGraceMs ?? DEFAULT_TEARDOWN_GRACE_MS;
     this.#retentionMs = options.retentionMs ?? DEFAULT_RETENTION_MS;
   }
 
@@ -87,10 +90,8 @@ export class MemoryLeaseStore implements LeaseStore {
     return slot;
   }
 
-  #isFree(deviceId: string, now: number): boolean {
-    const slot = this.#devices.get(deviceId);
-    if (!slot || slot.leaseId === undefined) return true;
-    return slot.pendingSince !== undefined && slot.pendingSince + this.#graceMs <= now;
+  #isFree(deviceId: string): boolean {
+    return this.#devices.get(deviceId)?.leaseId === undefined;
   }
 
   /** Drop waiters whose deadline passed; returns the live queue (or undefined when empty). */
@@ -109,22 +110,27 @@ export class MemoryLeaseStore implements LeaseStore {
     return queue;
   }
 
-  #end(lease: Lease, state: 'released' | 'expired', now: number): void {
+  /** End an active lease: its teardown is due, stamped (now, claimant). */
+  #end(lease: Lease, state: 'released' | 'expired', now: number, claimant: string): void {
     lease.state = state;
     lease.endedAt = now;
     this.#active.delete(lease.id);
     this.#ended.push({ at: now, id: lease.id });
-    const slot = this.#devices.get(lease.deviceId);
-    if (slot && slot.leaseId === lease.id) slot.pendingSince = now;
+    this.#due.set(lease.id, { at: now, by: claimant });
   }
 
   #prune(now: number): void {
     let i = 0;
+    // A lease whose teardown is still due is kept for another retention period (as on Redis, where
+    // its hash expires a retention after the teardown is recorded).
+    const kept: Array<{ at: number; id: string }> = [];
     while (i < this.#ended.length && (this.#ended[i] as { at: number }).at + this.#retentionMs <= now) {
-      this.#leases.delete((this.#ended[i] as { id: string }).id);
+      const { id } = this.#ended[i] as { id: string };
+      if (this.#due.has(id)) kept.push({ at: now, id });
+      else this.#leases.delete(id);
       i++;
     }
-    if (i > 0) this.#ended = this.#ended.slice(i);
+    if (i > 0) this.#ended = [...this.#ended.slice(i), ...kept];
     for (const [id, entry] of this.#teardowns) if (entry.until <= now) this.#teardowns.delete(id);
   }
 
@@ -137,7 +143,7 @@ export class MemoryLeaseStore implements LeaseStore {
       const head = queue?.keys().next().value;
       if (head !== undefined && head !== waiterId) return null;
     }
-    const deviceId = request.candidates.find((id) => this.#isFree(id, now));
+    const deviceId = request.candidates.find((id) => this.#isFree(id));
     if (deviceId === undefined) return null;
     const slot = this.#slot(deviceId);
     slot.fence += 1;
@@ -155,7 +161,6 @@ export class MemoryLeaseStore implements LeaseStore {
       ...(request.keepApps ? { keepApps: true } : {}),
     };
     slot.leaseId = lease.id;
-    delete slot.pendingSince;
     this.#leases.set(lease.id, lease);
     this.#active.add(lease.id);
     if (queueKey !== undefined && waiterId !== undefined && this.#removeWaiter(queueKey, waiterId)) {
@@ -197,13 +202,13 @@ export class MemoryLeaseStore implements LeaseStore {
     return copyLease(lease);
   }
 
-  async release(leaseId: string, fencingToken?: number): Promise<Lease | null> {
+  async release(leaseId: string, fencingToken?: number, claimant = ''): Promise<Lease | null> {
     const lease = this.#leases.get(leaseId);
     if (lease?.state !== 'active') return null;
     if (fencingToken !== undefined && lease.fencingToken !== fencingToken) {
       throw leaseError(LeaseFailure.FenceMismatch, { leaseId });
     }
-    this.#end(lease, 'released', this.#now());
+    this.#end(lease, 'released', this.#now(), claimant);
     return copyLease(lease);
   }
 
@@ -211,6 +216,7 @@ export class MemoryLeaseStore implements LeaseStore {
     leaseId: string,
     fencingToken: number | undefined,
     teardown: TeardownRecord,
+    claimant = '',
   ): Promise<{ lease: Lease; teardown: TeardownRecord | null } | null> {
     if (teardown.leaseId !== leaseId) throw foreignTeardown(leaseId, teardown.leaseId);
     const lease = this.#leases.get(leaseId);
@@ -223,7 +229,7 @@ export class MemoryLeaseStore implements LeaseStore {
     // no helper journaled device state for the lease; otherwise the pending path of `release`.
     const journal = this.#deviceState.get(leaseId);
     const journaled = journal !== undefined && journal.until > now && journal.records.size > 0;
-    this.#end(lease, 'released', now);
+    this.#end(lease, 'released', now, claimant);
     if (lease.deviceId !== teardown.deviceId || journaled) {
       return { lease: copyLease(lease), teardown: null };
     }
@@ -248,7 +254,7 @@ export class MemoryLeaseStore implements LeaseStore {
     return copyLease(lease);
   }
 
-  async claimExpired(now: number, limit = 100): Promise<Lease[]> {
+  async claimExpired(now: number, limit = 100, claimant = ''): Promise<Lease[]> {
     const due: Lease[] = [];
     for (const id of this.#active) {
       const lease = this.#leases.get(id);
@@ -256,9 +262,48 @@ export class MemoryLeaseStore implements LeaseStore {
     }
     due.sort((a, b) => a.expiresAt - b.expiresAt || (a.id < b.id ? -1 : 1));
     const claimed = due.slice(0, Math.max(0, limit));
-    for (const lease of claimed) this.#end(lease, 'expired', now);
+    for (const lease of claimed) this.#end(lease, 'expired', now, claimant);
     this.#prune(now);
     return claimed.map(copyLease);
+  }
+
+  async claimStalledTeardowns(
+    now: number,
+    staleMs: number,
+    limit: number,
+    claimant: string,
+    options: { claimantPrefix?: string } = {},
+  ): Promise<DueTeardown[]> {
+    const prefix = options.claimantPrefix ?? '';
+    const taken: Array<{ id: string; at: number; by: string }> = [];
+    for (const [id, stamp] of this.#due) {
+      const stalled = stamp.at + staleMs <= now;
+      const earlier = prefix !== '' && stamp.by !== claimant && stamp.by.startsWith(prefix);
+      if (stalled || earlier) taken.push({ id, ...stamp });
+    }
+    // As the Redis script: the stalled ones oldest stamp first (then by id), then the earlier
+    // process's, within the limit.
+    const byStamp = (a: { id: string; at: number }, b: { id: string; at: number }): number =>
+      a.at - b.at || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+    const stalled = taken.filter((t) => t.at + staleMs <= now).sort(byStamp);
+    const earlier = taken.filter((t) => t.at + staleMs > now).sort(byStamp);
+    const out: DueTeardown[] = [];
+    for (const item of [...stalled, ...earlier].slice(0, Math.max(0, Math.floor(limit)))) {
+      const lease = this.#leases.get(item.id);
+      if (lease === undefined || lease.state === 'active') {
+        this.#due.delete(item.id);
+        continue;
+      }
+      this.#due.set(item.id, { at: now, by: claimant });
+      out.push({ lease: copyLease(lease), reason: lease.state, claimant: item.by, stampedAt: item.at });
+    }
+    return out;
+  }
+
+  async touchTeardown(leaseId: string, now: number, claimant: string): Promise<boolean> {
+    if (!this.#due.has(leaseId)) return false;
+    this.#due.set(leaseId, { at: now, by: claimant });
+    return true;
   }
 
   async enqueue(queueKey: string, waiterId: string, ttlSeconds: number, info?: WaiterInfo): Promise<void> {
@@ -345,9 +390,10 @@ export class MemoryLeaseStore implements LeaseStore {
     });
     const slot = this.#devices.get(record.deviceId);
     const lease = this.#leases.get(record.leaseId);
-    if (slot && slot.leaseId === record.leaseId && lease?.state !== 'active') {
+    if (lease?.state === 'active') return;
+    this.#due.delete(record.leaseId);
+    if (slot && slot.leaseId === record.leaseId) {
       delete slot.leaseId;
-      delete slot.pendingSince;
       // As in Redis: a freed device wakes listeners only while some queue has waiters.
       if (this.#queues.size > 0) this.#wake();
     }

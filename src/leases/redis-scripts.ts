@@ -13,6 +13,8 @@ export const SCRIPT_NAMES = [
   'release',
   'release-empty',
   'claim-expired',
+  'claim-stalled',
+  'touch-teardown',
   'check-fence',
   'lease-of-device',
   'list-active',

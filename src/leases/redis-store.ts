@@ -9,15 +9,21 @@
  * deployment cannot be spread over Cluster shards (lease traffic is small: a few ops per lease).
  * The prefix must not contain `{` or `}` (it would change the tag).
  *
- *   dev:<deviceId>    hash  lease (current or pending-teardown lease id), pending (ended at, ms), fence (counter, never reset)
+ *   dev:<deviceId>    hash  lease (the active lease, or the ended one whose teardown is not recorded
+ *                           yet: the device is blocked until it is), fence (counter, never reset)
  *
  * Fencing tokens stay monotonic per device even when Redis loses its data (restarted empty, a
  * flush): each store instance remembers the highest token it has seen per device (every lease it
  * acquires or reads) and passes it to `acquire` as a floor the counter never goes back below. A
  * node that never saw a device's lease cannot know its token; the device's owner sees every lease
  * of its devices (every lease-scoped call reads the lease there), so acquires through it are safe.
- *   lease:<id>        hash  the lease's fields; ended leases expire after the retention (7 days)
+ *   lease:<id>        hash  the lease's fields (plus `teardownBy` once ended: the claimant of its
+ *                           teardown's stamp); an ended lease expires a retention (7 days) after its
+ *                           teardown is recorded, never while its teardown is due
  *   active            zset  active lease ids by expiresAt
+ *   teardowns-due     zset  ended lease ids whose teardown is not recorded yet, by stamp time: the
+ *                           lease's end, then each claim (claim-stalled) or touch of a running
+ *                           teardown; a stale stamp means its run never finished: it is run again
  *   q:<queueKey>      zset  waiters by arrival sequence;  qd:<queueKey> hash waiter -> deadline
  *   queues            set   queue keys that have waiters;  qseq  arrival counter
  *   waiters           hash  waiterId -> {queueKey, selector, tenant, node, since, clientWaiterId?}
@@ -50,7 +56,6 @@ import {
   byAcquired,
   checkTtl,
   DEFAULT_RETENTION_MS,
-  DEFAULT_TEARDOWN_GRACE_MS,
   expiresAfter,
   foreignTeardown,
   newLeaseId,
@@ -64,6 +69,7 @@ import type {
   AcquireRequest,
   DeferredTeardown,
   DeferredTeardowns,
+  DueTeardown,
   EndedLease,
   Lease,
   LeaseSelector,
@@ -94,6 +100,8 @@ export class LeaseKeys {
   readonly base: string;
   // The store's fixed keys, built once (several go into every lease cycle).
   readonly active: string;
+  /** Zset of the ended leases whose teardown is due, by stamp time. */
+  readonly teardownsDue: string;
   readonly deferred: string;
   readonly deferredClaims: string;
   readonly queues: string;
@@ -109,6 +117,7 @@ export class LeaseKeys {
     this.#space = new KeySpace(prefix, HASH_TAG);
     this.base = this.#space.base;
     this.active = this.#space.key('active');
+    this.teardownsDue = this.#space.key('teardowns-due');
     this.deferred = this.#space.key('deferred');
     this.deferredClaims = this.#space.key('deferred-claims');
     this.queues = this.#space.key('queues');
@@ -222,7 +231,6 @@ export class RedisLeaseStore implements LeaseStore {
   readonly #scripts: LeaseScripts;
   readonly #keys: LeaseKeys;
   readonly #now: () => number;
-  readonly #graceMs: number;
   readonly #retentionMs: number;
   readonly #indexMax: number;
   readonly #url: string | undefined;
@@ -253,7 +261,6 @@ export class RedisLeaseStore implements LeaseStore {
       });
     this.#scripts = new LeaseScripts(this.#client);
     this.#now = options.now ?? Date.now;
-    this.#graceMs = options.teardownGraceMs ?? DEFAULT_TEARDOWN_GRACE_MS;
     this.#retentionMs = options.retentionMs ?? DEFAULT_RETENTION_MS;
     this.#indexMax = options.teardownIndexMax ?? TEARDOWN_INDEX_MAX;
   }
@@ -292,7 +299,6 @@ export class RedisLeaseStore implements LeaseStore {
         selector,
         queued ? '1' : '0',
         request.waiterId ?? '',
-        this.#graceMs,
         request.keepApps ? '1' : '0',
         ...request.candidates.map((d) => this.#fences.get(d) ?? 0),
       ],
@@ -364,16 +370,11 @@ export class RedisLeaseStore implements LeaseStore {
     return this.#seen(leaseFromReply(reply));
   }
 
-  async release(leaseId: string, fencingToken?: number): Promise<Lease | null> {
+  async release(leaseId: string, fencingToken?: number, claimant = ''): Promise<Lease | null> {
     const reply = await this.#scripts.run(
       'release',
-      [this.#keys.lease(leaseId), this.#keys.active],
-      [
-        this.#now(),
-        fencingToken === undefined ? '' : String(fencingToken),
-        this.#retentionMs,
-        this.#keys.base,
-      ],
+      [this.#keys.lease(leaseId), this.#keys.active, this.#keys.teardownsDue],
+      [this.#now(), fencingToken === undefined ? '' : String(fencingToken), claimant],
       { leaseId },
     );
     return reply === 0 ? null : this.#seen(leaseFromReply(reply));
@@ -383,6 +384,7 @@ export class RedisLeaseStore implements LeaseStore {
     leaseId: string,
     fencingToken: number | undefined,
     teardown: TeardownRecord,
+    claimant = '',
   ): Promise<{ lease: Lease; teardown: TeardownRecord | null } | null> {
     if (teardown.leaseId !== leaseId) throw foreignTeardown(leaseId, teardown.leaseId);
     const now = this.#now();
@@ -396,6 +398,7 @@ export class RedisLeaseStore implements LeaseStore {
         this.#keys.deviceState(leaseId),
         this.#keys.queues,
         this.#keys.teardownIndex(),
+        this.#keys.teardownsDue,
       ],
       [
         now,
@@ -406,6 +409,7 @@ export class RedisLeaseStore implements LeaseStore {
         JSON.stringify(teardown),
         this.#keys.wakeups,
         this.#indexMax,
+        claimant,
       ],
       { leaseId },
     );
@@ -427,13 +431,54 @@ export class RedisLeaseStore implements LeaseStore {
     return this.#seen(leaseFromReply(reply));
   }
 
-  async claimExpired(now: number, limit = 100): Promise<Lease[]> {
+  async claimExpired(now: number, limit = 100, claimant = ''): Promise<Lease[]> {
     const reply = await this.#scripts.run(
       'claim-expired',
-      [this.#keys.active],
-      [now, Math.max(0, Math.floor(limit)), this.#retentionMs, this.#keys.base],
+      [this.#keys.active, this.#keys.teardownsDue],
+      [now, Math.max(0, Math.floor(limit)), this.#keys.base, claimant],
     );
     return this.#seenAll(leasesFromReply(reply));
+  }
+
+  async claimStalledTeardowns(
+    now: number,
+    staleMs: number,
+    limit: number,
+    claimant: string,
+    options: { claimantPrefix?: string } = {},
+  ): Promise<DueTeardown[]> {
+    const reply = await this.#scripts.run(
+      'claim-stalled',
+      [this.#keys.teardownsDue],
+      [
+        now,
+        now - Math.max(0, Math.floor(staleMs)),
+        Math.max(0, Math.floor(limit)),
+        claimant,
+        this.#keys.base,
+        options.claimantPrefix ?? '',
+      ],
+    );
+    if (!Array.isArray(reply)) return [];
+    return reply.map((entry) => {
+      const [fields, by, at] = entry as [unknown, unknown, unknown];
+      const lease = this.#seen(leaseFromReply(fields));
+      return {
+        lease,
+        reason: lease.state === 'expired' ? 'expired' : 'released',
+        claimant: by === null || by === undefined ? '' : String(by),
+        stampedAt: Number(at),
+      };
+    });
+  }
+
+  async touchTeardown(leaseId: string, now: number, claimant: string): Promise<boolean> {
+    const reply = await this.#scripts.run(
+      'touch-teardown',
+      [this.#keys.teardownsDue, this.#keys.lease(leaseId)],
+      [leaseId, now, claimant],
+    );
+    return Number(reply) === 1;
   }
 
   async enqueue(queueKey: string, waiterId: string, ttlSeconds: number, info?: WaiterInfo): Promise<void> {
@@ -505,6 +550,7 @@ export class RedisLeaseStore implements LeaseStore {
         this.#keys.lease(record.leaseId),
         this.#keys.queues,
         this.#keys.teardownIndex(),
+        this.#keys.teardownsDue,
       ],
       [
         JSON.stringify(record),

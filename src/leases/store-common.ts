@@ -8,7 +8,6 @@ import { BridgeError, invalidArgument } from '../errors.ts';
 import { parseStrictJson } from '../strict-json.ts';
 import type { DeferredTeardown, DeferredTeardowns, Lease, LeaseSelector, Waiter } from './types.ts';
 
-export const DEFAULT_TEARDOWN_GRACE_MS = 120_000;
 export const DEFAULT_RETENTION_MS = 7 * 24 * 3600 * 1000;
 
 /** Random bytes drawn from a pool refilled 4 KiB at a time: one syscall per 273 ids, not per id. */
@@ -50,8 +49,6 @@ export function checkTtl(ttlSeconds: number): void {
 export interface StoreClockOptions {
   /** Clock in ms since the epoch; tests inject a fake one. Default `Date.now`. */
   now?: () => number;
-  /** How long a device stays blocked by an ended lease whose teardown was never recorded. */
-  teardownGraceMs?: number;
   /** How long ended leases and teardown records are kept. */
   retentionMs?: number;
 }
@@ -112,12 +109,14 @@ export function parseDeferredTeardown(json: string): DeferredTeardown {
   if (typeof v['from'] !== 'string') return bad('from');
   if (typeof v['owner'] !== 'string') return bad('owner');
   if (!Number.isFinite(v['deferredAt'])) return bad('deferredAt');
+  if (v['resumedFrom'] !== undefined && typeof v['resumedFrom'] !== 'string') return bad('resumedFrom');
   return {
     lease: lease as unknown as Lease,
     reason: v['reason'],
     from: v['from'],
     owner: v['owner'],
     deferredAt: v['deferredAt'] as number,
+    ...(typeof v['resumedFrom'] === 'string' ? { resumedFrom: v['resumedFrom'] } : {}),
   };
 }
 

@@ -85,6 +85,8 @@ export interface DeferredTeardown {
   /** The owner it was deferred to (the device may have another owner by the time it runs). */
   owner: string;
   deferredAt: number;
+  /** Set when an earlier run did not finish: the claimant of that run's stamp ('' = none). */
+  resumedFrom?: string;
 }
 
 /**
@@ -95,6 +97,20 @@ export interface DeferredTeardown {
 export interface DeferredTeardowns {
   items: DeferredTeardown[];
   invalid: Array<{ leaseId: string; problem: string }>;
+}
+
+/**
+ * An ended lease whose teardown is due (its teardown not recorded yet), as `claimStalledTeardowns`
+ * hands it out. Every lease that ends enters the store's teardowns due in the step that ends it,
+ * stamped with (time, claimant); `recordTeardown` removes it in the step that frees the device.
+ */
+export interface DueTeardown {
+  lease: Lease;
+  reason: 'released' | 'expired';
+  /** The claimant of the stamp this claim replaced ('' = none given when the lease ended). */
+  claimant: string;
+  /** When that stamp was set (ms): the lease's end, or the last claim or touch. */
+  stampedAt: number;
 }
 
 export interface LeaseStore {
@@ -110,29 +126,55 @@ export interface LeaseStore {
    * LEASE_EXPIRED (ended), CONFLICT (fencing token does not match).
    */
   renew(leaseId: string, fencingToken: number, ttlSeconds: number): Promise<Lease>;
-  /** End an active lease; resolves the ended lease, or null when it was not active. */
-  release(leaseId: string, fencingToken?: number): Promise<Lease | null>;
+  /**
+   * End an active lease; resolves the ended lease, or null when it was not active. Its teardown is
+   * due from then on, stamped (now, `claimant`, default '').
+   */
+  release(leaseId: string, fencingToken?: number, claimant?: string): Promise<Lease | null>;
   /**
    * End an active lease whose teardown is known to have nothing to undo (the caller, on the node
    * that drives the device, holds nothing of it) and record `teardown` in the same step, freeing the
    * device as `recordTeardown` does (with its wake-up rule) — only when the lease's device is
    * `teardown.deviceId` and no device-state journal exists for the lease. Otherwise it ends the
    * lease as `release` does (device pending until a teardown is recorded) and answers
-   * `teardown: null`: the caller runs the teardown. Resolves null when the lease was not active;
-   * throws CONFLICT when the fencing token is given and does not match.
+   * `teardown: null`: the caller runs the teardown (due, stamped (now, `claimant`) as by `release`).
+   * Resolves null when the lease was not active; throws CONFLICT when the fencing token is given and
+   * does not match.
    */
   releaseEmpty(
     leaseId: string,
     fencingToken: number | undefined,
     teardown: TeardownRecord,
+    claimant?: string,
   ): Promise<{ lease: Lease; teardown: TeardownRecord | null } | null>;
   /** Throws unless `leaseId` is the device's active lease with exactly this fencing token. */
   checkFence(deviceId: string, leaseId: string, fencingToken: number): Promise<Lease>;
   /**
    * Mark leases whose expiresAt ≤ now as expired and return them — each lease is returned by exactly
-   * one call across every process sharing the store (teardown runs exactly once).
+   * one call across every process sharing the store (teardown runs exactly once). Their teardowns
+   * are due from then on, stamped (now, `claimant`, default '').
    */
-  claimExpired(now: number, limit?: number): Promise<Lease[]>;
+  claimExpired(now: number, limit?: number, claimant?: string): Promise<Lease[]>;
+  /**
+   * The due teardowns whose stamp is at least `staleMs` old (their run did not finish: its node
+   * crashed or hung, or nobody ran it), oldest stamp first, at most `limit`, each re-stamped (now,
+   * `claimant`) in the same step: each is handed to one caller across every process per stale
+   * period. With `claimantPrefix`, also every due teardown whose claimant starts with it (other than
+   * `claimant` itself) however recent its stamp: a process that restarts with the same node identity
+   * takes over at once what its crashed predecessor was running.
+   */
+  claimStalledTeardowns(
+    now: number,
+    staleMs: number,
+    limit: number,
+    claimant: string,
+    options?: { claimantPrefix?: string },
+  ): Promise<DueTeardown[]>;
+  /**
+   * Refresh the stamp of a due teardown to (now, `claimant`) while it runs, so that it is not
+   * claimed as stalled. True when it was due; false (nothing changed) once it is recorded.
+   */
+  touchTeardown(leaseId: string, now: number, claimant: string): Promise<boolean>;
   /**
    * FIFO queue per selector key. `info` describes the waiter for `listWaiters` (recorded when it
    * joins; a re-enqueue only refreshes the deadline).
@@ -143,6 +185,10 @@ export interface LeaseStore {
   dequeue(queueKey: string, waiterId: string): Promise<void>;
   /** Number of live waiters (for metrics). */
   waiting(queueKey?: string): Promise<number>;
+  /**
+   * Store what a lease's teardown did and, in the same step, take it out of the teardowns due and
+   * free the device (unless the lease is still active or the device moved on to another lease).
+   */
   recordTeardown(record: TeardownRecord): Promise<void>;
   /** Leave a lease's teardown for the node that drives its device (kept for the retention period). */
   deferTeardown(item: DeferredTeardown): Promise<void>;

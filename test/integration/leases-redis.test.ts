@@ -7,6 +7,7 @@ import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BridgeError } from '../../src/errors.ts';
 import { LeaseFailure, leaseError } from '../../src/leases/errors.ts';
+import { LeaseManager } from '../../src/leases/manager.ts';
 import { MemoryLeaseStore } from '../../src/leases/memory-store.ts';
 import { openLeaseStore } from '../../src/leases/open-store.ts';
 import { scriptSources } from '../../src/leases/redis-scripts.ts';
@@ -123,7 +124,9 @@ describe('RedisLeaseStore', () => {
     expect(first?.deviceId).toBe('dev-4');
     await store.release(leases[0]?.id ?? '');
     await store.recordTeardown(teardownOf(leases[0] as Lease, clock));
+    await store.release(leases[1]?.id ?? ''); // its teardown due
     const keys = await keysUnder(prefix);
+    expect(keys).toContain(`${prefix}${HASH_TAG}:teardowns-due`);
     expect(keys.length).toBeGreaterThanOrEqual(10);
     const slots = new Set(keys.map(keySlot));
     expect(slots.size).toBe(1);
@@ -176,18 +179,26 @@ describe('RedisLeaseStore', () => {
     expect(await client.hkeys(`${base}qd:${q}`)).toEqual(['w2']);
 
     clock.advance(1_000);
-    await store.release(lease.id, lease.fencingToken);
-    expect(await client.hgetall(`${base}dev:d1`)).toEqual({
-      fence: '1',
-      lease: lease.id,
-      pending: String(clock.t),
-    });
-    expect(await client.hmget(`${base}lease:${lease.id}`, 'state', 'endedAt')).toEqual([
+    const endedAt = clock.t;
+    await store.release(lease.id, lease.fencingToken, 'node-a#1');
+    // The device keeps pointing at the ended lease until its teardown is recorded.
+    expect(await client.hgetall(`${base}dev:d1`)).toEqual({ fence: '1', lease: lease.id });
+    expect(await client.hmget(`${base}lease:${lease.id}`, 'state', 'endedAt', 'teardownBy')).toEqual([
       'released',
       String(clock.t),
+      'node-a#1',
     ]);
-    expect(await client.pttl(`${base}lease:${lease.id}`)).toBeGreaterThan(50_000);
+    // Due for teardown, stamped (end, claimant); the lease never expires while it is due.
+    expect(await client.zrange(`${base}teardowns-due`, '0', '-1', 'WITHSCORES')).toEqual([
+      lease.id,
+      String(clock.t),
+    ]);
+    expect(await client.pttl(`${base}lease:${lease.id}`)).toBe(-1);
     expect(await client.zcard(`${base}active`)).toBe(0);
+    clock.advance(1_000);
+    expect(await store.touchTeardown(lease.id, clock.t, 'node-b#1')).toBe(true);
+    expect(await client.zscore(`${base}teardowns-due`, lease.id)).toBe(String(clock.t));
+    expect(await client.hget(`${base}lease:${lease.id}`, 'teardownBy')).toBe('node-b#1');
 
     await store.recordTeardown(teardownOf(lease, clock));
     expect(await client.hgetall(`${base}dev:d1`)).toEqual({ fence: '1' });
@@ -195,17 +206,31 @@ describe('RedisLeaseStore', () => {
       teardownOf(lease, clock),
     );
     expect(await client.pttl(`${base}td:${lease.id}`)).toBeGreaterThan(50_000);
+    // Recorded: no longer due (the empty zset is gone), and the ended lease expires after the retention.
+    expect(await client.exists(`${base}teardowns-due`)).toBe(0);
+    expect(await client.pttl(`${base}lease:${lease.id}`)).toBeGreaterThan(50_000);
+    expect(await client.hget(`${base}lease:${lease.id}`, 'endedAt')).toBe(String(endedAt));
 
     // An expired lease ends the same way, through claim-expired.
     const second = await store.acquire({ ...req, ttlSeconds: 1, candidates: ['d1'] });
     clock.advance(1_000);
-    expect((await store.claimExpired(clock.t)).map((l) => l.id)).toEqual([second?.id]);
-    expect(await client.hgetall(`${base}dev:d1`)).toEqual({
-      fence: '2',
-      lease: second?.id,
-      pending: String(clock.t),
-    });
-    expect(await client.hget(`${base}lease:${second?.id}`, 'state')).toBe('expired');
+    expect((await store.claimExpired(clock.t, 10, 'node-c#1')).map((l) => l.id)).toEqual([second?.id]);
+    expect(await client.hgetall(`${base}dev:d1`)).toEqual({ fence: '2', lease: second?.id });
+    expect(await client.hmget(`${base}lease:${second?.id}`, 'state', 'teardownBy')).toEqual([
+      'expired',
+      'node-c#1',
+    ]);
+    expect(await client.zrange(`${base}teardowns-due`, '0', '-1', 'WITHSCORES')).toEqual([
+      second?.id,
+      String(clock.t),
+    ]);
+    // A stalled claim re-stamps it in the same script.
+    clock.advance(60_000);
+    expect(
+      (await store.claimStalledTeardowns(clock.t, 60_000, 10, 'node-d#1')).map((d) => d.claimant),
+    ).toEqual(['node-c#1']);
+    expect(await client.zscore(`${base}teardowns-due`, second?.id ?? '')).toBe(String(clock.t));
+    expect(await client.hget(`${base}lease:${second?.id}`, 'teardownBy')).toBe('node-d#1');
 
     // The last waiter leaving drops the queue's keys and its entry in the set of queues.
     await store.dequeue(q, 'w2');
@@ -305,6 +330,34 @@ describe('RedisLeaseStore', () => {
     expect(all.sort()).toEqual(ids.sort());
   });
 
+  it('claimStalledTeardowns hands each stalled teardown to exactly one of four racing stores (four connections)', async () => {
+    const clock = new FakeClock();
+    const stores = Array.from(
+      { length: 4 },
+      () => new RedisLeaseStore({ client: connection(), prefix, now: clock.now }),
+    );
+    const ids: string[] = [];
+    for (let i = 0; i < 60; i++) {
+      const lease = (await stores[0]?.acquire({ ...req, ttlSeconds: 60, candidates: [`d${i}`] })) as Lease;
+      await stores[0]?.release(lease.id, undefined, 'node-dead#1');
+      ids.push(lease.id);
+    }
+    clock.advance(60_000);
+    const drain = async (store: RedisLeaseStore, n: number): Promise<string[]> => {
+      const got: string[] = [];
+      for (;;) {
+        const batch = await store.claimStalledTeardowns(clock.t, 60_000, 3, `node-${n}#1`);
+        if (batch.length === 0) return got;
+        got.push(...batch.map((d) => d.lease.id));
+      }
+    };
+    const claims = await Promise.all(stores.map((store, n) => drain(store, n)));
+    const all = claims.flat();
+    expect(claims.filter((c) => c.length > 0).length).toBeGreaterThan(1);
+    expect(new Set(all).size).toBe(all.length);
+    expect(all.sort()).toEqual(ids.sort());
+  });
+
   it('restart: a new store on a new connection sees the leases, and they expire exactly once', async () => {
     const clock = new FakeClock();
     const first = new RedisLeaseStore({ url: REDIS_URL, prefix, now: clock.now });
@@ -328,6 +381,52 @@ describe('RedisLeaseStore', () => {
     const claimed = claims.flat().map((l) => l.id);
     expect(claimed.sort()).toEqual(held.map((l) => l.id).sort());
     expect(await second.claimExpired(clock.t + 60_000)).toEqual([]);
+  });
+});
+
+describe('LeaseManager on Redis: a teardown that did not finish is run again', () => {
+  it('a lease ended by a node that crashed before its teardown ran: blocked, then torn down once by one of two nodes after the stale period', async () => {
+    const clock = new FakeClock();
+    const store = () => new RedisLeaseStore({ client: connection(), prefix, now: clock.now });
+    const crashed = store();
+    const lease = (await crashed.acquire({ ...req, ttlSeconds: 60, candidates: ['d1'] })) as Lease;
+    await crashed.release(lease.id, undefined, 'node-a#1'); // then the process died
+    const ran: string[] = [];
+    const managers = ['node-b', 'node-c'].map(
+      (node) =>
+        new LeaseManager({
+          store: store(),
+          node,
+          now: clock.now,
+          stalledTeardownMs: 60_000,
+          devices: {
+            match: async () => ({ matching: ['d1'], available: ['d1'] }),
+            ownerOf: async () => null,
+          },
+          teardown: {
+            closeLease: async () => {
+              ran.push(node);
+              return { actions: ['reset device'], failures: [] };
+            },
+          },
+        }),
+    );
+    clock.advance(59_999);
+    expect(await Promise.all(managers.map((m) => m.resumeStalledOnce()))).toEqual([0, 0]);
+    expect(await crashed.acquire({ ...req, candidates: ['d1'] })).toBeNull();
+    clock.advance(1);
+    const started = await Promise.all(managers.map((m) => m.resumeStalledOnce()));
+    expect(started.sort()).toEqual([0, 1]);
+    await Promise.all(managers.map((m) => m.stop())); // waits for the teardown it started
+    expect(ran).toHaveLength(1);
+    expect(await crashed.getTeardown(lease.id)).toMatchObject({
+      node: ran[0],
+      actions: ['teardown resumed: the earlier run on node node-a did not finish', 'reset device'],
+    });
+    expect(await client.exists(`${prefix}${HASH_TAG}:teardowns-due`)).toBe(0);
+    expect((await crashed.acquire({ ...req, candidates: ['d1'] }))?.fencingToken).toBe(
+      lease.fencingToken + 1,
+    );
   });
 });
 

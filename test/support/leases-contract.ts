@@ -11,7 +11,6 @@ import type { Lease, LeaseStore, TeardownRecord } from '../../src/leases/types.t
 
 export interface StoreFactoryOptions {
   now: () => number;
-  teardownGraceMs?: number;
 }
 export type StoreFactory = (options: StoreFactoryOptions) => Promise<LeaseStore>;
 
@@ -59,12 +58,9 @@ export function teardownOf(
 
 export function leaseStoreContract(name: string, make: StoreFactory, options: { modelRuns: number }): void {
   describe(`LeaseStore contract: ${name}`, () => {
-    async function setup(grace?: number): Promise<{ store: LeaseStore; clock: FakeClock }> {
+    async function setup(): Promise<{ store: LeaseStore; clock: FakeClock }> {
       const clock = new FakeClock();
-      const store = await make({
-        now: clock.now,
-        ...(grace === undefined ? {} : { teardownGraceMs: grace }),
-      });
+      const store = await make({ now: clock.now });
       return { store, clock };
     }
 
@@ -291,19 +287,185 @@ export function leaseStoreContract(name: string, make: StoreFactory, options: { 
       await store.close();
     });
 
-    it('a teardown never recorded stops blocking its device after the grace period', async () => {
-      const { store, clock } = await setup(30_000);
-      const lease = await store.acquire({ ...base, candidates: ['d1'] });
-      await store.release(lease?.id ?? '');
-      clock.advance(29_999);
-      expect(await store.acquire({ ...base, candidates: ['d1'] })).toBeNull();
-      clock.advance(1);
-      const next = await store.acquire({ ...base, candidates: ['d1'] });
-      expect(next?.fencingToken).toBe(2);
-      // A late record of the old teardown must not free the device under its new holder.
-      await store.recordTeardown(teardownOf(lease as Lease, clock));
-      expect(await store.acquire({ ...base, candidates: ['d1'] })).toBeNull();
-      expect((await store.leaseOfDevice('d1'))?.id).toBe(next?.id);
+    it('a device whose lease ended stays blocked until its teardown is recorded, however long that takes (released, expired, one-step fallback)', async () => {
+      const { store, clock } = await setup();
+      const released = (await store.acquire({ ...base, candidates: ['d1'] })) as Lease;
+      const expired = (await store.acquire({ ...base, ttlSeconds: 1, candidates: ['d2'] })) as Lease;
+      const fallback = (await store.acquire({ ...base, candidates: ['d3'] })) as Lease;
+      await store.release(released.id);
+      clock.advance(1_000);
+      expect((await store.claimExpired(clock.t)).map((l) => l.id)).toEqual([expired.id]);
+      const pending = await store.releaseEmpty(
+        fallback.id,
+        undefined,
+        teardownOf(fallback, clock, { deviceId: 'd9' }),
+      );
+      expect(pending?.teardown).toBeNull();
+      // A teardown that never finished (its node crashed or hung) must not hand a dirty device to
+      // the next tenant: no time frees it — not minutes, not past the retention of ended leases.
+      for (const ms of [119_999, 1, 3_600_000, 30 * 24 * 3600 * 1000]) {
+        clock.advance(ms);
+        for (const d of ['d1', 'd2', 'd3']) {
+          expect(await store.acquire({ ...base, candidates: [d] })).toBeNull();
+        }
+      }
+      for (const lease of [released, expired, fallback]) {
+        await store.recordTeardown(teardownOf(lease, clock));
+        const next = (await store.acquire({ ...base, candidates: [lease.deviceId] })) as Lease;
+        expect(next.fencingToken).toBe(lease.fencingToken + 1);
+        // A late second record of the old teardown must not free the device under its new holder.
+        await store.recordTeardown(teardownOf(lease, clock));
+        expect(await store.acquire({ ...base, candidates: [lease.deviceId] })).toBeNull();
+        expect((await store.leaseOfDevice(lease.deviceId))?.id).toBe(next.id);
+      }
+      await store.close();
+    });
+
+    it('teardowns due: every ended lease is stamped (time, claimant) when it ends; only stale ones are claimed, re-stamped; recordTeardown removes them', async () => {
+      const { store, clock } = await setup();
+      const [r, e, f, fused, plain] = (await Promise.all(
+        ['d1', 'd2', 'd3', 'd4', 'd5'].map((d) =>
+          store.acquire({ ...base, ttlSeconds: d === 'd2' ? 1 : 60, candidates: [d] }),
+        ),
+      )) as [Lease, Lease, Lease, Lease, Lease];
+      const t0 = clock.t;
+      await store.release(r.id, r.fencingToken, 'node-a#1');
+      clock.advance(1_000);
+      expect((await store.claimExpired(clock.t, 100, 'node-b#1')).map((l) => l.id)).toEqual([e.id]);
+      const fallback = teardownOf(f, clock, { deviceId: 'd9' });
+      expect((await store.releaseEmpty(f.id, undefined, fallback, 'node-c#1'))?.teardown).toBeNull();
+      // Recorded in the step that ended it: never due.
+      const empty = teardownOf(fused, clock, { actions: [] });
+      expect((await store.releaseEmpty(fused.id, undefined, empty, 'node-c#1'))?.teardown).toEqual(empty);
+      await store.release(plain.id); // no claimant given: ''
+      const t1 = clock.t;
+      expect(await store.claimStalledTeardowns(clock.t, 60_000, 10, 'node-z#1')).toEqual([]);
+      clock.advance(59_000); // r's stamp is 60 s old, the others' 59 s
+      const first = await store.claimStalledTeardowns(clock.t, 60_000, 10, 'node-z#1');
+      expect(first).toEqual([
+        { lease: await store.get(r.id), reason: 'released', claimant: 'node-a#1', stampedAt: t0 },
+      ]);
+      expect(first[0]?.lease).toMatchObject({ id: r.id, state: 'released', endedAt: t0 });
+      // Re-stamped by the claim: nobody else gets it until it is stale again.
+      expect(await store.claimStalledTeardowns(clock.t, 60_000, 10, 'node-y#1')).toEqual([]);
+      clock.advance(1_000);
+      const second = await store.claimStalledTeardowns(clock.t, 60_000, 2, 'node-y#1');
+      const third = await store.claimStalledTeardowns(clock.t, 60_000, 2, 'node-y#1');
+      expect(second).toHaveLength(2); // the limit
+      const rest = [...second, ...third].sort((a, b) => (a.lease.id < b.lease.id ? -1 : 1));
+      const expected = [
+        { lease: await store.get(e.id), reason: 'expired', claimant: 'node-b#1', stampedAt: t1 },
+        { lease: await store.get(f.id), reason: 'released', claimant: 'node-c#1', stampedAt: t1 },
+        { lease: await store.get(plain.id), reason: 'released', claimant: '', stampedAt: t1 },
+      ].sort((a, b) => ((a.lease?.id ?? '') < (b.lease?.id ?? '') ? -1 : 1));
+      expect(rest).toEqual(expected);
+      // The oldest stamp first: r (re-stamped 1 s before the others) comes before them.
+      clock.advance(60_000);
+      expect(
+        (await store.claimStalledTeardowns(clock.t, 60_000, 1, 'node-x#1')).map((d) => d.lease.id),
+      ).toEqual([r.id]);
+      // A recorded teardown is no longer due; the others stay due until theirs are recorded.
+      await store.recordTeardown(teardownOf(r, clock));
+      await store.recordTeardown(teardownOf(e, clock, { reason: 'expired' }));
+      clock.advance(600_000);
+      const left = await store.claimStalledTeardowns(clock.t, 60_000, 10, 'node-x#1');
+      expect(left.map((d) => d.lease.id).sort()).toEqual([f.id, plain.id].sort());
+      await store.recordTeardown(teardownOf(f, clock));
+      await store.recordTeardown(teardownOf(plain, clock));
+      clock.advance(600_000);
+      expect(await store.claimStalledTeardowns(clock.t, 60_000, 10, 'node-x#1')).toEqual([]);
+      for (const d of ['d1', 'd2', 'd3', 'd5']) {
+        expect(await store.acquire({ ...base, candidates: [d] })).not.toBeNull();
+      }
+      await store.close();
+    });
+
+    it('touchTeardown refreshes the stamp of a due teardown while it runs; false once recorded (or never due)', async () => {
+      const { store, clock } = await setup();
+      const lease = (await store.acquire({ ...base, candidates: ['d1'] })) as Lease;
+      expect(await store.touchTeardown(lease.id, clock.t, 'node-a#1')).toBe(false); // active
+      expect(await store.touchTeardown('lease_nope', clock.t, 'node-a#1')).toBe(false);
+      await store.release(lease.id, undefined, 'node-a#1');
+      clock.advance(50_000);
+      const touched = clock.t;
+      expect(await store.touchTeardown(lease.id, clock.t, 'node-b#1')).toBe(true);
+      clock.advance(50_000); // 100 s after the lease ended, 50 s after the touch
+      expect(await store.claimStalledTeardowns(clock.t, 60_000, 10, 'node-z#1')).toEqual([]);
+      clock.advance(10_000);
+      expect(await store.claimStalledTeardowns(clock.t, 60_000, 10, 'node-z#1')).toEqual([
+        { lease: await store.get(lease.id), reason: 'released', claimant: 'node-b#1', stampedAt: touched },
+      ]);
+      await store.recordTeardown(teardownOf(lease, clock));
+      expect(await store.touchTeardown(lease.id, clock.t, 'node-b#1')).toBe(false);
+      clock.advance(600_000);
+      expect(await store.claimStalledTeardowns(clock.t, 60_000, 10, 'node-z#1')).toEqual([]);
+      await store.close();
+    });
+
+    it('claimStalledTeardowns: many concurrent claimers, each due teardown handed out once per stale period', async () => {
+      const { store, clock } = await setup();
+      const ids: string[] = [];
+      for (let i = 0; i < 30; i++) {
+        const lease = (await store.acquire({ ...base, candidates: [`d${i}`] })) as Lease;
+        await store.release(lease.id, undefined, 'node-dead#1');
+        ids.push(lease.id);
+      }
+      clock.advance(60_000);
+      const claim = (round: string) =>
+        Promise.all(
+          Array.from({ length: 20 }, (_, i) =>
+            store.claimStalledTeardowns(clock.t, 60_000, 7, `node-${i}#${round}`),
+          ),
+        );
+      const got = (await claim('a')).flat().map((d) => d.lease.id);
+      expect(got.sort()).toEqual([...ids].sort()); // each exactly once
+      expect((await claim('b')).flat()).toEqual([]);
+      clock.advance(60_000); // nobody touched them: stale again, and again each handed out once
+      const again = (await claim('c')).flat();
+      expect(again.map((d) => d.lease.id).sort()).toEqual([...ids].sort());
+      expect(new Set(again.map((d) => d.claimant)).size).toBeGreaterThan(1);
+      for (const d of again) expect(d.claimant).toMatch(/^node-\d+#a$/);
+      await store.close();
+    });
+
+    it('claimStalledTeardowns with a claimant prefix also takes, at once, what an earlier process of the same node stamped', async () => {
+      const { store, clock } = await setup();
+      const [a, b, c] = (await Promise.all(
+        ['d1', 'd2', 'd3'].map((d) => store.acquire({ ...base, candidates: [d] })),
+      )) as [Lease, Lease, Lease];
+      await store.release(a.id, undefined, 'node-a#old');
+      await store.release(b.id, undefined, 'node-ab#1'); // another node whose name starts alike
+      await store.release(c.id, undefined, 'node-a#new'); // this process's own
+      const restarted = await store.claimStalledTeardowns(clock.t, 60_000, 10, 'node-a#new', {
+        claimantPrefix: 'node-a#',
+      });
+      expect(restarted).toEqual([
+        { lease: await store.get(a.id), reason: 'released', claimant: 'node-a#old', stampedAt: clock.t },
+      ]);
+      // Now stamped by this process: taken once.
+      expect(
+        await store.claimStalledTeardowns(clock.t, 60_000, 10, 'node-a#new', { claimantPrefix: 'node-a#' }),
+      ).toEqual([]);
+      clock.advance(60_000);
+      expect(
+        (await store.claimStalledTeardowns(clock.t, 60_000, 10, 'node-q#1')).map((d) => d.lease.id).sort(),
+      ).toEqual([a.id, b.id, c.id].sort());
+      await store.close();
+    });
+
+    it('a due teardown and its lease outlive the retention of ended leases; recorded, they age out as before', async () => {
+      const { store, clock } = await setup();
+      const lease = (await store.acquire({ ...base, candidates: ['d1'] })) as Lease;
+      await store.release(lease.id, undefined, 'node-a#1');
+      clock.advance(8 * 24 * 3600 * 1000);
+      await store.claimExpired(clock.t); // a pass that prunes what aged out
+      expect((await store.get(lease.id))?.state).toBe('released');
+      const due = await store.claimStalledTeardowns(clock.t, 60_000, 10, 'node-b#1');
+      expect(due.map((d) => [d.lease.id, d.reason, d.claimant])).toEqual([
+        [lease.id, 'released', 'node-a#1'],
+      ]);
+      await store.recordTeardown(teardownOf(lease, clock));
+      expect(await store.acquire({ ...base, candidates: ['d1'] })).not.toBeNull();
       await store.close();
     });
 
@@ -604,7 +766,6 @@ export function leaseStoreContract(name: string, make: StoreFactory, options: { 
 
     it('model: random interleavings never give two active leases on one device; tokens strictly increase', async () => {
       const devices = ['d0', 'd1', 'd2'];
-      const GRACE = 10_000;
       const op = fc.oneof(
         fc.record({
           kind: fc.constant('acquire' as const),
@@ -626,24 +787,21 @@ export function leaseStoreContract(name: string, make: StoreFactory, options: { 
         fc.record({ kind: fc.constant('advance' as const), ms: fc.integer({ min: 0, max: 4_000 }) }),
         fc.record({ kind: fc.constant('claim' as const), record: fc.boolean() }),
         fc.record({ kind: fc.constant('teardown' as const), pick: fc.nat() }),
+        fc.record({ kind: fc.constant('stalled' as const) }),
       );
       await fc.assert(
         fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 40 }), async (ops) => {
-          const { store, clock } = await setup(GRACE);
+          const { store, clock } = await setup();
           // The model: per device its pointer; per lease what the store should say.
-          const pointer = new Map<string, { leaseId: string; pendingSince?: number }>();
+          const pointer = new Map<string, { leaseId: string }>();
           const leases = new Map<string, Lease>();
           const recorded = new Set<string>();
           const lastToken = new Map<string, number>();
-          const free = (d: string): boolean => {
-            const p = pointer.get(d);
-            return !p || (p.pendingSince !== undefined && p.pendingSince + GRACE <= clock.t);
-          };
+          // A device is free only once its last lease's teardown is recorded (never by time).
+          const free = (d: string): boolean => !pointer.has(d);
           const end = (lease: Lease, state: 'released' | 'expired'): void => {
             lease.state = state;
             lease.endedAt = clock.t;
-            const p = pointer.get(lease.deviceId);
-            if (p?.leaseId === lease.id) p.pendingSince = clock.t;
           };
           const all = (): Lease[] => [...leases.values()];
           try {
@@ -721,6 +879,15 @@ export function leaseStoreContract(name: string, make: StoreFactory, options: { 
                     if (p?.leaseId === lease.id) pointer.delete(lease.deviceId);
                   }
                 }
+              } else if (o.kind === 'stalled') {
+                // Due: every ended lease whose teardown is not recorded (stale at once with 0 ms).
+                const due = all()
+                  .filter((l) => l.state !== 'active' && !recorded.has(l.id))
+                  .map((l) => l.id)
+                  .sort();
+                const got = await store.claimStalledTeardowns(clock.t, 0, 1_000, 'model#1');
+                expect(got.map((d) => d.lease.id).sort()).toEqual(due);
+                for (const d of got) expect(d.reason).toBe(leases.get(d.lease.id)?.state);
               } else {
                 const ended = all().filter((l) => l.state !== 'active' && !recorded.has(l.id));
                 const lease = ended[o.pick % Math.max(1, ended.length)];

@@ -15,6 +15,8 @@ const item = {
 describe('parseDeferredTeardown', () => {
   it('reads back what was written', () => {
     expect(parseDeferredTeardown(JSON.stringify(item))).toEqual(item);
+    const resumed = { ...item, resumedFrom: 'node-c#Zx9' };
+    expect(parseDeferredTeardown(JSON.stringify(resumed))).toEqual(resumed);
   });
 
   it('any text is either a deferred teardown or an INTERNAL error naming what is wrong (never a throw of another kind)', () => {
@@ -42,6 +44,7 @@ describe('parseDeferredTeardown', () => {
       ['from', { ...item, from: null }],
       ['owner', { ...item, owner: undefined }],
       ['deferredAt', { ...item, deferredAt: 'soon' }],
+      ['resumedFrom', { ...item, resumedFrom: 3 }],
       ['lease', { ...item, lease: [] }],
     );
     fc.assert(

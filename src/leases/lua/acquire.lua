@@ -6,7 +6,7 @@
   KEYS[3]   queue deadline hash    (waiterId -> deadline ms)
   KEYS[4]   the new lease's hash   (lease:<ARGV[3]>)
   KEYS[5]   waiter description hash (waiterId -> JSON): a waiter leaving the queue loses its entry
-  KEYS[6..] device hashes of the candidates, in preference order (fields: lease, pending, fence):
+  KEYS[6..] device hashes of the candidates, in preference order (fields: lease, fence):
             `<base>dev:<deviceId>`, where KEYS[4] is `<base>lease:<ARGV[3]>` — the winner's device id
             is read off its key, so the ids are not sent a second time
 
@@ -19,15 +19,16 @@
   ARGV[7]   selector JSON
   ARGV[8]   '1' when a queue applies (KEYS[2], KEYS[3] are meaningful), else '0'
   ARGV[9]   waiterId ('' = none)
-  ARGV[10]  teardown grace ms (an ended lease whose teardown was never recorded stops blocking after it)
-  ARGV[11]  '1' when the lease keeps the apps installed during it (field keepApps), else '0'
-  ARGV[12..11+n] each candidate's fence floor, aligned with KEYS[6..] (n candidates): the highest
+  ARGV[10]  '1' when the lease keeps the apps installed during it (field keepApps), else '0'
+  ARGV[11..10+n] each candidate's fence floor, aligned with KEYS[6..] (n candidates): the highest
                  token the calling node has seen for it ('0' = none). The counter never goes back
                  below it: after Redis lost its data (the counter reads 0 again) tokens stay
                  monotonic per device.
 
-  A device is free when its hash has no `lease`, or `pending` (ended, teardown not yet recorded) is
-  older than the grace. An active lease past expiresAt still blocks until claim-expired ends it.
+  A device is free when its hash has no `lease`. An ended lease keeps it until record-teardown
+  clears it, however long that takes: a teardown that never finished must be run again, never
+  skipped by time (the next tenant would get a device not reset). An active lease past expiresAt
+  still blocks until claim-expired ends it.
   When the queue (after dropping waiters whose deadline passed) is non-empty, only its head waiter
   may acquire; on success that waiter leaves the queue.
 
@@ -45,15 +46,11 @@ if ARGV[8] == '1' then
   if head and head ~= waiter then return 0 end
 end
 
-local grace = tonumber(ARGV[10])
 for i = 6, #KEYS do
   local dev = KEYS[i]
-  local held = redis.call('HMGET', dev, 'lease', 'pending')
-  local current, pending = held[1], held[2]
-  local free = not current or (pending and (tonumber(pending) + grace <= now))
-  if free then
+  if redis.call('HEXISTS', dev, 'lease') == 0 then
     local fence = redis.call('HINCRBY', dev, 'fence', 1)
-    local floor = tonumber(ARGV[i + 6]) or 0
+    local floor = tonumber(ARGV[i + 5]) or 0
     if fence <= floor then
       fence = floor + 1
       redis.call('HSET', dev, 'fence', fence)
@@ -61,12 +58,11 @@ for i = 6, #KEYS do
     redis.call('HSET', dev, 'lease', ARGV[3])
     -- The id follows `<base>dev:` in the key, and #base = #KEYS[4] - #ARGV[3] - #'lease:'.
     local deviceId = string.sub(dev, #KEYS[4] - #ARGV[3] - 1)
-    if current then redis.call('HDEL', dev, 'pending') end
     redis.call('HSET', KEYS[4],
       'id', ARGV[3], 'deviceId', deviceId, 'tenant', ARGV[4], 'holder', ARGV[5],
       'fencingToken', fence, 'acquiredAt', ARGV[1], 'expiresAt', ARGV[2], 'ttlSeconds', ARGV[6],
       'selector', ARGV[7], 'state', 'active')
-    if ARGV[11] == '1' then redis.call('HSET', KEYS[4], 'keepApps', '1') end
+    if ARGV[10] == '1' then redis.call('HSET', KEYS[4], 'keepApps', '1') end
     redis.call('ZADD', KEYS[1], ARGV[2], ARGV[3])
     if ARGV[8] == '1' and waiter ~= '' then removeWaiter(KEYS[2], KEYS[3], KEYS[5], waiter) end
     return { i - 5, fence }

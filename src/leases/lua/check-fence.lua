@@ -2,7 +2,7 @@
   check-fence: is `lease` the device's active lease with exactly this fencing token? Read-only.
 
   KEYS[1]  lease hash
-  KEYS[2]  device hash (fields: lease, pending, fence)
+  KEYS[2]  device hash (fields: lease, fence)
 
   ARGV[1]  device id
   ARGV[2]  fencing token

@@ -1,7 +1,7 @@
 --[[
   lease-of-device: the device's active lease, if any. Read-only.
 
-  KEYS[1]  device hash (fields: lease, pending, fence)
+  KEYS[1]  device hash (fields: lease, fence)
 
   ARGV[1]  key base (`<prefix>{leases}:`): the lease hash is <base>lease:<id> — same hash tag
 
