@@ -106,6 +106,15 @@ async function leaseWithA11yThenKill(
   prior?: string,
 ): Promise<{ id: string; before: { enabled: string; accessibility: string } }> {
   const first = await startBridge();
+  if (prior !== undefined) {
+    // The farm's own value, set between leases and taken into the device's baseline.
+    await adbShell('settings', 'put', 'secure', 'enabled_accessibility_services', prior);
+    const devices = (await http(first.url, 'GET', '/v1/devices')).body['devices'] as Array<{ id: string }>;
+    for (const d of devices) {
+      const recorded = await http(first.url, 'POST', `/v1/devices/${d.id}/baseline`);
+      expect(recorded.status, JSON.stringify(recorded.body)).toBe(200);
+    }
+  }
   const lease = await http(first.url, 'POST', '/v1/leases', {
     selector: { labels: { glass: 'crash' } },
     ttlSeconds,
@@ -113,8 +122,6 @@ async function leaseWithA11yThenKill(
   });
   expect(lease.status, JSON.stringify(lease.body)).toBe(201);
   const id = lease.body['id'] as string;
-  if (prior !== undefined)
-    await adbShell('settings', 'put', 'secure', 'enabled_accessibility_services', prior);
   const before = await secure();
   const tree = await http(first.url, 'GET', `/v1/leases/${id}/a11y/tree`);
   expect(tree.status, JSON.stringify(tree.body)).toBe(200);

@@ -29,6 +29,8 @@ describe('a dead owner’s device reads ownerless', () => {
         endpoint: '127.0.0.1:9',
         serial: '127.0.0.1:9',
         source: 'config',
+        // node-gone recorded its baseline when the device joined the pool.
+        baseline: { capturedAt: 1, packages: 0, files: 0, settings: 0, processes: 0 },
       }),
     );
   }, 60_000);

@@ -30,16 +30,18 @@ const json = (method: string, path: string, body?: unknown) => timedRequest(brid
 
 describe('teardown restores the glass a11y settings', () => {
   it('release puts the prior secure settings back (journaled in the lease store) and records it', async () => {
+    const [record] = await bridge.node.devices.list();
+    const android = bridge.node.simulator!.devices.find(
+      (d) => d.serial === record!.serial || d.address === record!.endpoint,
+    )!.android as SimAndroidHandle;
+    const { client, ledger, locks } = bridge.node.adb;
+    const device = adbHelperDevice({ client, serial: record!.serial, ledger, locks });
+    // The farm's own a11y service, enabled before the lease and taken into the device's baseline.
+    await device.shell('settings put secure enabled_accessibility_services com.keep/.Me');
+    await bridge.node.devices.recordBaseline(record!.id);
     const acquired = await json('POST', '/v1/leases', { selector: {} });
     expect(acquired.status).toBe(201);
     const lease = acquired.body as { id: string; deviceId: string };
-    const record = await bridge.node.devices.get(lease.deviceId);
-    const android = bridge.node.simulator!.devices.find(
-      (d) => d.serial === record.serial || d.address === record.endpoint,
-    )!.android as SimAndroidHandle;
-    const { client, ledger, locks } = bridge.node.adb;
-    const device = adbHelperDevice({ client, serial: record.serial, ledger, locks });
-    await device.shell('settings put secure enabled_accessibility_services com.keep/.Me');
     await ensureHelper(device, manifest, new EnsureVerdicts(), {
       apk: async () => fixture('a11y-service.apk'),
     });
@@ -59,7 +61,7 @@ describe('teardown restores the glass a11y settings', () => {
     expect(released.status).toBe(200);
     expect(released.body['teardown'].failures).toEqual([]);
     expect(released.body['teardown'].actions).toContain(
-      `restored secure settings enabled_accessibility_services, accessibility_enabled on ${record.serial}`,
+      `restored secure settings enabled_accessibility_services, accessibility_enabled on ${record!.serial}`,
     );
     expect(android.runtime.settings.get('secure', 'enabled_accessibility_services')).toBe('com.keep/.Me');
     expect(android.runtime.settings.get('secure', 'accessibility_enabled')).toBe('0');
