@@ -110,4 +110,32 @@ describe('teardown runs on the owner (e2e, two bridges)', () => {
     expect(await helpersRunning()).toBe(0);
     expect(await redis.hlen(`${prefix}{leases}:deferred`)).toBe(0);
   }, 120_000);
+
+  it('what a tenant leaves is reset on the owner after a release through a non-owner', async () => {
+    const [, b] = nodes as [FleetNode, FleetNode];
+    const shell = async (id: string, command: string) => {
+      const res = await http(b.url, 'POST', `/v1/leases/${id}/shell`, { command });
+      expect(res.status, JSON.stringify(res.json)).toBe(200);
+      return String(res.json.stdout ?? '');
+    };
+    const first = (await http(b.url, 'POST', '/v1/leases', { waitSeconds: 10 })).json as { id: string };
+    await shell(
+      first.id,
+      'echo left > /data/local/tmp/left-behind; settings put secure some_marker 1; nohup sleep 600 > /dev/null 2>&1 &',
+    );
+    const released = await http(b.url, 'DELETE', `/v1/leases/${first.id}`);
+    expect(released.json.teardown).toMatchObject({ node: 'node-a', failures: [] });
+    expect(released.json.teardown.actions).toEqual(
+      expect.arrayContaining([
+        'reset: removed /data/local/tmp/left-behind (added during the lease)',
+        'reset: deleted setting secure some_marker',
+        expect.stringMatching(/^reset: killed process \d+ \(sleep 600\)/),
+      ]),
+    );
+    const next = (await http(b.url, 'POST', '/v1/leases', { waitSeconds: 10 })).json as { id: string };
+    expect(await shell(next.id, 'ls /data/local/tmp')).not.toContain('left-behind');
+    expect((await shell(next.id, 'settings get secure some_marker')).trim()).toBe('null');
+    expect(await shell(next.id, 'ps -A -o PID,USER,ARGS')).not.toContain('sleep 600');
+    expect((await http(b.url, 'DELETE', `/v1/leases/${next.id}`)).json.teardown.failures).toEqual([]);
+  }, 120_000);
 });

@@ -125,6 +125,8 @@ async function leaseWithA11yThenKill(
   const before = await secure();
   const tree = await http(first.url, 'GET', `/v1/leases/${id}/a11y/tree`);
   expect(tree.status, JSON.stringify(tree.body)).toBe(200);
+  // What the tenant leaves: the bridge that ends the lease after the crash resets it.
+  await adbShell('echo left > /data/local/tmp/left-behind; settings put global tenant_marker 1');
   expect((await secure()).enabled).toContain(A11Y_FIXTURE_COMPONENT);
   first.child.kill('SIGKILL');
   await waitForExit(first.child, 10_000);
@@ -145,6 +147,10 @@ describe('glass a11y settings restore after a bridge crash (e2e)', () => {
     expect(teardown.failures).toEqual([]);
     expect(teardown.actions.filter((a) => a.startsWith(RESTORED))).toEqual([`${RESTORED} ${device.serial}`]);
     expect(await secure()).toEqual(before);
+    expect(teardown.actions).toContain('reset: removed /data/local/tmp/left-behind (added during the lease)');
+    expect((await adbShell('settings get global tenant_marker; ls /data/local/tmp')).stdout).not.toMatch(
+      /^1$|left-behind/m,
+    );
     second.child.kill('SIGTERM');
     await waitForExit(second.child, 20_000);
   }, 180_000);
@@ -163,6 +169,7 @@ describe('glass a11y settings restore after a bridge crash (e2e)', () => {
     expect(record!.failures).toEqual([]);
     expect(record!.actions!.filter((a) => a.startsWith(RESTORED))).toEqual([`${RESTORED} ${device.serial}`]);
     expect(await secure()).toEqual(before);
+    expect(record!.actions).toContain('reset: deleted setting global tenant_marker');
     expect((await http(second.url, 'GET', `/v1/leases/${id}`)).body['state']).toBe('expired');
   }, 180_000);
 });

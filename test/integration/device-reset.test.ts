@@ -272,4 +272,34 @@ describe('the reset between tenants', () => {
     const unknown = await call(ADMIN_TOKEN)('POST', '/v1/devices/no-such-device/baseline');
     expect(unknown.status).toBe(404);
   }, 60_000);
+
+  it('an expired lease is reset too, before the next tenant gets the device', async () => {
+    const deviceId = ((await call(ADMIN_TOKEN)('GET', '/v1/devices')).body['devices'] as Json[])[1]![
+      'id'
+    ] as string;
+    const res = await call(ADB_TOKEN)('POST', '/v1/leases', { selector: { deviceId }, ttlSeconds: 1 });
+    expect(res.status).toBe(201);
+    const id = res.body['id'] as string;
+    const a = await endpointFor(ADB_TOKEN, id, tenantA);
+    await shell(tenantA, a, 'echo left > /sdcard/Download/expired.txt; settings put system tenant_key 7');
+    await tenantA.adb(['disconnect', a]);
+    let record: { actions: string[]; failures: string[] } | null = null;
+    for (let i = 0; i < 100 && record === null; i++) {
+      record = (await bridge.node.leases.store.getTeardown(id)) as typeof record;
+      if (record === null) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(record?.failures).toEqual([]);
+    expect(record?.actions).toEqual(
+      expect.arrayContaining([
+        'reset: removed /sdcard/Download/expired.txt (added during the lease)',
+        'reset: deleted setting system tenant_key',
+      ]),
+    );
+    const next = await acquire(OTHER_ADB_TOKEN, deviceId);
+    const b = await endpointFor(OTHER_ADB_TOKEN, next, tenantB);
+    expect(await shell(tenantB, b, 'cat /sdcard/Download/expired.txt')).toMatch(/No such file/);
+    expect((await shell(tenantB, b, 'settings get system tenant_key')).trim()).toBe('null');
+    await tenantB.adb(['disconnect', b]);
+    await release(OTHER_ADB_TOKEN, next);
+  }, 60_000);
 });
