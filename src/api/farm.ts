@@ -159,13 +159,9 @@ export const LeaseAppSchema = z
     sha256: z.string().nullable().openapi({ description: 'null for an app installed outside the API' }),
     installedAt: z.number().nullable().openapi({ description: 'null for an app installed outside the API' }),
     keep: z.boolean().openapi({ description: 'left installed at teardown' }),
-    source: z
-      .enum(['api', 'adb'])
-      .optional()
-      .openapi({
-        description:
-          "`api`: installed through this API; `adb`: found on the device (the lease's adb endpoint)",
-      }),
+    source: z.enum(['api', 'adb']).optional().openapi({
+      description: "`api`: installed through this API; `adb`: found on the device (the lease's adb endpoint)",
+    }),
   })
   .openapi('LeaseApp');
 

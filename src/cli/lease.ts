@@ -287,32 +287,34 @@ export function registerDevices(program: Command): void {
   common(
     devices
       .command('list')
-      .description('Every device: id, state, owner node, labels, and why a quarantined one is out of service'),
-  ).action(
-    async (opts: ClientFlags) => {
-      const c = await client(opts);
-      await run(
-        opts,
-        () => c.listDevices(),
-        (r) =>
-          r.devices.length
-            ? r.devices
-                .map((d) =>
-                  [
-                    d.id,
-                    d.state,
-                    d.ownerNode ?? '-',
-                    Object.entries(d.labels ?? {})
-                      .map(([k, v]) => `${k}=${v}`)
-                      .join(',') || '-',
-                    ...(d.state === 'quarantined' ? [`quarantined: ${d.quarantineReason ?? 'no reason given'}`] : []),
-                  ].join('\t'),
-                )
-                .join('\n')
-            : 'no devices',
-      );
-    },
-  );
+      .description(
+        'Every device: id, state, owner node, labels, and why a quarantined one is out of service',
+      ),
+  ).action(async (opts: ClientFlags) => {
+    const c = await client(opts);
+    await run(
+      opts,
+      () => c.listDevices(),
+      (r) =>
+        r.devices.length
+          ? r.devices
+              .map((d) =>
+                [
+                  d.id,
+                  d.state,
+                  d.ownerNode ?? '-',
+                  Object.entries(d.labels ?? {})
+                    .map(([k, v]) => `${k}=${v}`)
+                    .join(',') || '-',
+                  ...(d.state === 'quarantined'
+                    ? [`quarantined: ${d.quarantineReason ?? 'no reason given'}`]
+                    : []),
+                ].join('\t'),
+              )
+              .join('\n')
+          : 'no devices',
+    );
+  });
 }
 
 /** `devicebridge devices baseline ID` and `devices clear-quarantine ID` (admin). */

@@ -11,7 +11,6 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { ShellOptions, ShellResult } from '../adb/client.ts';
-import { shellCommand } from '../adb/shell-quote.ts';
 import {
   type DeviceBaseline,
   type DeviceReading,
@@ -21,10 +20,8 @@ import {
   isClean,
   killScript,
   parseItemOutcomes,
-  parseReading,
   quotable,
   readingMarker,
-  readingScript,
   removeScript,
   settingsScript,
   uninstallScript,

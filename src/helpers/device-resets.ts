@@ -115,7 +115,10 @@ export class DeviceResets {
    * Reset the lease's device to its baseline. Never throws; a device without a baseline, or that
    * cannot be found, is a failure (the device leaves the pool).
    */
-  async reset(lease: { id: string; deviceId: string }, keptApps: ReadonlyMap<string, string>): Promise<ResetResult> {
+  async reset(
+    lease: { id: string; deviceId: string },
+    keptApps: ReadonlyMap<string, string>,
+  ): Promise<ResetResult> {
     const none = (failure: string): ResetResult => ({
       actions: [],
       failures: [failure],

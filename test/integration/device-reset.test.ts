@@ -283,11 +283,15 @@ describe('the reset between tenants', () => {
     const a = await endpointFor(ADB_TOKEN, id, tenantA);
     await shell(tenantA, a, 'echo left > /sdcard/Download/expired.txt; settings put system tenant_key 7');
     await tenantA.adb(['disconnect', a]);
-    let record: { actions: string[]; failures: string[] } | null = null;
-    for (let i = 0; i < 100 && record === null; i++) {
-      record = (await bridge.node.leases.store.getTeardown(id)) as typeof record;
-      if (record === null) await new Promise((r) => setTimeout(r, 100));
-    }
+    const recorded = async () => {
+      for (let i = 0; i < 100; i++) {
+        const found = await bridge.node.leases.store.getTeardown(id);
+        if (found !== null) return found;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      return null;
+    };
+    const record = await recorded();
     expect(record?.failures).toEqual([]);
     expect(record?.actions).toEqual(
       expect.arrayContaining([
