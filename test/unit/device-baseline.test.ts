@@ -3,6 +3,10 @@
  * forge a section: the marker is random), the difference from the baseline, the batched reset
  * scripts and their per-item outcomes.
  */
+
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
@@ -21,7 +25,11 @@ import {
   removeScript,
   settingsScript,
 } from '../../src/devices/baseline.ts';
-import { DEFAULT_RESET_POLICY, parseResetPolicy } from '../../src/devices/reset-policy.ts';
+import {
+  DEFAULT_RESET_POLICY,
+  parseResetPolicy,
+  readResetPolicyFile,
+} from '../../src/devices/reset-policy.ts';
 
 const MARKER = readingMarker(() => '0123456789abcdef0123');
 
@@ -245,5 +253,23 @@ describe('reset policy', () => {
     );
     expect(() => parseResetPolicy({ extra: 1 })).toThrow(/reset policy/);
     expect(parseResetPolicy({ leaveAlone: ['/sdcard/Farm/'] }).leaveAlone).toEqual(['/sdcard/Farm']);
+  });
+
+  it('a policy file: strict JSON, the file and the field named in the error', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'reset-policy-'));
+    try {
+      const file = path.join(dir, 'policy.json');
+      await writeFile(file, '{"keepPackages": ["com.farm.agent"]}');
+      expect(readResetPolicyFile(file).keepPackages).toEqual(['com.farm.agent']);
+      await writeFile(file, '{"keepPackages": ["com.a"], "keepPackages": ["com.b"]}');
+      expect(() => readResetPolicyFile(file)).toThrow(/not JSON/);
+      await writeFile(file, '{"leaveAlone": ["/sdcard/../data"]}');
+      expect(() => readResetPolicyFile(file)).toThrow(
+        `reset policy ${file}: leaveAlone.0: must not contain ..`,
+      );
+      expect(() => readResetPolicyFile(path.join(dir, 'missing.json'))).toThrow(/ENOENT/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
