@@ -69,7 +69,8 @@ export function summarizeBaseline(b: DeviceBaseline): BaselineSummary {
 // ---------------------------------------------------------------------------------------------
 // Reading.
 
-const SECTIONS = [
+/** The reading's sections, in the order the script prints them. */
+export const READING_SECTIONS = [
   'packages',
   'settings-global',
   'settings-secure',
@@ -80,7 +81,7 @@ const SECTIONS = [
   'processes',
   'end',
 ] as const;
-type Section = (typeof SECTIONS)[number];
+type Section = (typeof READING_SECTIONS)[number];
 
 /** A marker the device cannot predict (hex). */
 export function readingMarker(random: () => string): string {
@@ -113,7 +114,7 @@ function sections(out: Buffer, marker: string): Record<Section, Buffer> {
   const found = {} as Record<Section, Buffer>;
   let cursor = 0;
   let current: Section | null = null;
-  for (const name of SECTIONS) {
+  for (const name of READING_SECTIONS) {
     const tag = Buffer.from(`\n${marker}:${name}\n`);
     const at = out.indexOf(tag, cursor);
     if (at === -1) throw new Error(`the device's reading has no ${name} section (output cut short?)`);

@@ -18,6 +18,7 @@ import {
   testTokens,
 } from '../support/bridge.ts';
 import { type ClientAdb, startClientAdb } from '../support/client-adb.ts';
+import { contractCall } from '../support/contract.ts';
 
 type Json = Record<string, unknown>;
 
@@ -27,20 +28,8 @@ let tenantA: ClientAdb;
 let tenantB: ClientAdb;
 let tmp: string;
 
-function call(token: string) {
-  return async (method: string, url: string, body?: unknown) => {
-    const res = await bridge.app.request(url, {
-      method,
-      headers: {
-        Authorization: `Bearer ${token}`,
-        ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const text = await res.text();
-    return { status: res.status, body: (text ? JSON.parse(text) : null) as Json };
-  };
-}
+/** One API call; every answer conforms to the route's documented response (contract). */
+const call = (token: string) => contractCall(bridge, token);
 
 async function acquire(token: string, deviceId: string): Promise<string> {
   const res = await call(token)('POST', '/v1/leases', {

@@ -20,6 +20,7 @@ import {
   parseProcesses,
   parseReading,
   parseSettingsList,
+  READING_SECTIONS,
   readingMarker,
   readingScript,
   removeScript,
@@ -34,19 +35,8 @@ import {
 const MARKER = readingMarker(() => '0123456789abcdef0123');
 
 function output(parts: Record<string, string | Buffer>): Buffer {
-  const order = [
-    'packages',
-    'settings-global',
-    'settings-secure',
-    'settings-system',
-    'dirs',
-    'files',
-    'self',
-    'processes',
-    'end',
-  ];
   return Buffer.concat(
-    order.map((name) =>
+    READING_SECTIONS.map((name) =>
       Buffer.concat([Buffer.from(`\n${MARKER}:${name}\n`), Buffer.from(parts[name] ?? '')]),
     ),
   );
