@@ -95,11 +95,18 @@ export function readingMarker(random: () => string): string {
  * `find` lists NUL-separated paths (`-H`: a root that is a link, such as `/sdcard`, is followed);
  * `ps` prints PID, PPID, USER and ARGS (toybox, Android 8+), or the old toolbox table (Android 7).
  */
+/**
+ * Third-party packages with their APK paths and versionCodes; `--show-versioncode` is Android 9+ (an
+ * older `pm` refuses the option: list without it).
+ */
+export const PACKAGE_LIST_COMMAND =
+  '{ pm list packages -3 -f --show-versioncode || pm list packages -3 -f; } 2>/dev/null';
+
 export function readingScript(policy: Pick<ResetPolicy, 'roots'>, marker: string): string {
   const roots = policy.roots.map(quoteShellArg).join(' ');
   const at = (s: Section) => `echo; echo ${marker}:${s}`;
   return [
-    `${at('packages')}; pm list packages -3 -f --show-versioncode 2>/dev/null`,
+    `${at('packages')}; ${PACKAGE_LIST_COMMAND}`,
     ...SETTINGS_TABLES.map((t) => `${at(`settings-${t}`)}; settings list ${t} 2>/dev/null`),
     `${at('dirs')}; find -H ${roots} -mindepth 1 -type d -print0 2>/dev/null`,
     `${at('files')}; find -H ${roots} -mindepth 1 ! -type d -print0 2>/dev/null`,
@@ -429,8 +436,12 @@ export function killScript(pids: readonly number[], marker: string): string {
     .join('\n');
 }
 
-/** Wake the screen, dismiss a keyguard that has no credential, go home. */
-export const HOME_SCRIPT = 'input keyevent KEYCODE_WAKEUP; wm dismiss-keyguard; input keyevent KEYCODE_HOME';
+/**
+ * Wake the screen, dismiss a keyguard that has no credential (`wm dismiss-keyguard`, Android 8+; the
+ * menu key on older versions), go home.
+ */
+export const HOME_SCRIPT =
+  'input keyevent KEYCODE_WAKEUP; { wm dismiss-keyguard || input keyevent KEYCODE_MENU; } 2>/dev/null; input keyevent KEYCODE_HOME';
 
 /**
  * The per-item outcomes of a reset script: index → exit status (`MARKER:i:status` lines) or the

@@ -8,7 +8,7 @@
 import type { AdbRuntime } from '../adb/runtime.ts';
 import type { ArtifactCache } from '../artifacts/cache.ts';
 import type { ArtifactStore } from '../artifacts/store.ts';
-import { parsePackageList, summarizeBaseline } from '../devices/baseline.ts';
+import { PACKAGE_LIST_COMMAND, parsePackageList, summarizeBaseline } from '../devices/baseline.ts';
 import type { ResetPolicy } from '../devices/reset-policy.ts';
 import type { DeviceStore } from '../devices/types.ts';
 import { isBridgeError } from '../errors.ts';
@@ -162,7 +162,7 @@ export class DeviceResets {
   async added(deviceId: string, serial: string): Promise<AddedPackage[]> {
     const baseline = await this.#o.devices.getBaseline(deviceId);
     if (baseline === null) return [];
-    const listed = await this.#o.adb.client.shell(serial, 'pm list packages -3 -f --show-versioncode', {
+    const listed = await this.#o.adb.client.shell(serial, PACKAGE_LIST_COMMAND, {
       timeoutMs: 30_000,
     });
     const owned = await this.#bridgeOwned();
