@@ -90,7 +90,7 @@ export function devicesPage(): void {
     );
     const baseline = el(
       'button',
-      { type: 'button', class: 'secondary', 'aria-label': `Record the baseline of ${d.id}` },
+      { type: 'button', class: 'secondary', 'aria-label': `Record baseline of ${d.id}` },
       'Record baseline',
     );
     baseline.addEventListener('click', () =>
