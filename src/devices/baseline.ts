@@ -364,6 +364,78 @@ export function diffReading(
   };
 }
 
+/** What the reset does about packages (pure: the APK sums were read by the caller). */
+export interface PackageDecisions {
+  /** Packages to uninstall: added by the tenant, or an impostor under a helper's name. */
+  uninstall: string[];
+  /** Baseline entries to write (a package reinstalled with the same APK, a helper the bridge updated), or to drop (null). */
+  baseline: Record<string, BaselinePackage | null>;
+  /** Said in the record. */
+  notes: string[];
+  /** What cannot be undone (the device leaves the pool). */
+  failures: string[];
+}
+
+/**
+ * Decide about added, moved and missing packages. `helpers` maps the bridge's own helper packages to
+ * the sha256s of their published releases: such a package stays (and its baseline entry follows it)
+ * when its APK is one of them, whether added, updated by the bridge or gone (the bridge installs it
+ * again when needed); under a helper's name any other APK is uninstalled. A baseline package whose
+ * APK moved stays when its bytes are the baseline's; replaced or uninstalled, it cannot be restored.
+ */
+export function decidePackages(
+  diff: Pick<DeviceDiff, 'addedPackages' | 'movedPackages' | 'missingPackages'>,
+  reading: Pick<DeviceReading, 'packages'>,
+  sums: ReadonlyMap<string, string | null>,
+  helpers: ReadonlyMap<string, ReadonlySet<string>>,
+): PackageDecisions {
+  const out: PackageDecisions = { uninstall: [], baseline: {}, notes: [], failures: [] };
+  const helperApk = (name: string, path: string): boolean | null => {
+    const allowed = helpers.get(name);
+    if (allowed === undefined) return null;
+    const sum = sums.get(path);
+    return sum !== null && sum !== undefined && allowed.has(sum);
+  };
+  for (const name of diff.addedPackages) {
+    if (helperApk(name, reading.packages[name]!.path) !== true) out.uninstall.push(name);
+  }
+  for (const m of diff.movedPackages) {
+    const sum = sums.get(m.now.path) ?? null;
+    const helper = helperApk(m.name, m.now.path);
+    if (helper === true || (sum !== null && sum === m.baseline.sha256)) {
+      out.baseline[m.name] = { ...m.now, sha256: sum };
+      out.notes.push(
+        helper === true
+          ? `the bridge's helper ${m.name} is a published release: its baseline entry follows it`
+          : `baseline package ${m.name} was reinstalled with the same APK`,
+      );
+      continue;
+    }
+    if (helper === false) {
+      out.uninstall.push(m.name);
+      out.baseline[m.name] = null;
+      continue;
+    }
+    const from = m.baseline.versionCode ?? '?';
+    const to = m.now.versionCode ?? '?';
+    out.failures.push(
+      `baseline package ${m.name} was replaced during the lease (versionCode ${from} -> ${to}, another APK): it cannot be restored without its APK`,
+    );
+  }
+  for (const name of diff.missingPackages) {
+    if (helpers.has(name)) {
+      out.baseline[name] = null;
+      out.notes.push(`the bridge's helper ${name} is gone: the bridge installs it again when needed`);
+      continue;
+    }
+    out.failures.push(
+      `baseline package ${name} was uninstalled during the lease: it cannot be restored without its APK`,
+    );
+  }
+  out.uninstall.sort();
+  return out;
+}
+
 /** Whether nothing differs (what the verification after a reset wants). */
 export function isClean(diff: DeviceDiff): boolean {
   return (

@@ -14,6 +14,7 @@ import type { ShellOptions, ShellResult } from '../adb/client.ts';
 import {
   type DeviceBaseline,
   type DeviceReading,
+  decidePackages,
   describeDiff,
   diffReading,
   HOME_SCRIPT,
@@ -131,9 +132,8 @@ export async function resetDevice(
 
   // Packages: the bridge's own helpers stay when they are a published release's bytes; a baseline
   // package whose APK moved stays when its bytes are the baseline's (reinstalled as it was).
-  const helperCandidates = diff.addedPackages.filter((p) => context.helperPackages.has(p));
   const toCheck = [
-    ...helperCandidates.map((p) => reading.packages[p]!.path),
+    ...diff.addedPackages.filter((p) => context.helperPackages.has(p)).map((p) => reading.packages[p]!.path),
     ...diff.movedPackages.map((m) => m.now.path),
   ];
   let sums = new Map<string, string | null>();
@@ -142,31 +142,15 @@ export async function resetDevice(
       sums = await apkSums(target, toCheck);
     });
   }
-  const uninstall = diff.addedPackages.filter((p) => {
-    const allowed = context.helperPackages.get(p);
-    if (allowed === undefined) return true;
-    const sum = sums.get(reading.packages[p]!.path);
-    return sum === null || sum === undefined || !allowed.has(sum);
-  });
-  for (const m of diff.movedPackages) {
-    const sum = sums.get(m.now.path);
-    if (sum !== undefined && sum !== null && sum === m.baseline.sha256) {
-      updated ??= structuredClone(baseline);
-      updated.packages[m.name] = { ...m.now, sha256: sum };
-      actions.push(`reset: baseline package ${m.name} was reinstalled with the same APK`);
-      continue;
-    }
-    const from = m.baseline.versionCode ?? '?';
-    const to = m.now.versionCode ?? '?';
-    failures.push(
-      `reset: baseline package ${m.name} was replaced during the lease (versionCode ${from} -> ${to}, another APK): it cannot be restored without its APK`,
-    );
+  const decided = decidePackages(diff, reading, sums, context.helperPackages);
+  const uninstall = decided.uninstall;
+  for (const [name, entry] of Object.entries(decided.baseline)) {
+    updated ??= structuredClone(baseline);
+    if (entry === null) delete updated.packages[name];
+    else updated.packages[name] = entry;
   }
-  for (const p of diff.missingPackages) {
-    failures.push(
-      `reset: baseline package ${p} was uninstalled during the lease: it cannot be restored without its APK`,
-    );
-  }
+  actions.push(...decided.notes.map((n) => `reset: ${n}`));
+  failures.push(...decided.failures.map((f) => `reset: ${f}`));
 
   // Processes first, so nothing the tenant left recreates files while they are removed.
   if (diff.processes.length > 0) {
@@ -276,7 +260,9 @@ export async function resetDevice(
   await run('verifying', async () => {
     const after = await readDevice(target, policy);
     const rest = diffReading(updated ?? baseline, after, policy, { keepPaths: context.keepPaths });
-    const helperLeft = new Set(helperCandidates.filter((p) => !uninstall.includes(p)));
+    const helperLeft = new Set(
+      diff.addedPackages.filter((p) => context.helperPackages.has(p) && !uninstall.includes(p)),
+    );
     rest.addedPackages = rest.addedPackages.filter((p) => !helperLeft.has(p));
     // Already reported above: a replaced or removed baseline package or file.
     rest.movedPackages = rest.movedPackages.filter((m) => !diff.movedPackages.some((d) => d.name === m.name));

@@ -11,6 +11,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   type DeviceReading,
+  decidePackages,
   describeDiff,
   diffReading,
   isClean,
@@ -200,6 +201,86 @@ describe('difference from the baseline', () => {
     expect(
       isClean(diffReading(base, reading({ settings: { global: {}, secure: {}, system: {} } }), policy)),
     ).toBe(true);
+  });
+});
+
+describe('package decisions', () => {
+  const HELPER = 'com.bridge.helper';
+  const helpers = new Map([[HELPER, new Set(['a'.repeat(64), 'b'.repeat(64)])]]);
+  const pkg = (path: string, versionCode = 1, sha256?: string) => ({
+    path,
+    versionCode,
+    ...(sha256 ? { sha256 } : {}),
+  });
+
+  it("keeps the bridge's helpers when their APK is a published release, uninstalls anything else", () => {
+    const reading = { packages: { [HELPER]: pkg('/h'), 'com.tenant': pkg('/t') } };
+    const sums = new Map([['/h', 'a'.repeat(64)]]);
+    expect(
+      decidePackages(
+        { addedPackages: [HELPER, 'com.tenant'], movedPackages: [], missingPackages: [] },
+        reading,
+        sums,
+        helpers,
+      ).uninstall,
+    ).toEqual(['com.tenant']);
+    const impostor = new Map([['/h', 'c'.repeat(64)]]);
+    expect(
+      decidePackages(
+        { addedPackages: [HELPER], movedPackages: [], missingPackages: [] },
+        reading,
+        impostor,
+        helpers,
+      ).uninstall,
+    ).toEqual([HELPER]);
+  });
+
+  it('a helper in the baseline that the bridge updated follows the release; one the tenant replaced goes', () => {
+    const moved = { name: HELPER, baseline: pkg('/old', 1, 'a'.repeat(64)), now: pkg('/new', 2) };
+    const reading = { packages: { [HELPER]: pkg('/new', 2) } };
+    const updated = decidePackages(
+      { addedPackages: [], movedPackages: [moved], missingPackages: [] },
+      reading,
+      new Map([['/new', 'b'.repeat(64)]]),
+      helpers,
+    );
+    expect(updated.failures).toEqual([]);
+    expect(updated.baseline[HELPER]).toEqual({ path: '/new', versionCode: 2, sha256: 'b'.repeat(64) });
+    const replaced = decidePackages(
+      { addedPackages: [], movedPackages: [moved], missingPackages: [] },
+      reading,
+      new Map([['/new', 'c'.repeat(64)]]),
+      helpers,
+    );
+    expect(replaced.uninstall).toEqual([HELPER]);
+    expect(replaced.baseline[HELPER]).toBeNull();
+    const gone = decidePackages(
+      { addedPackages: [], movedPackages: [], missingPackages: [HELPER] },
+      { packages: {} },
+      new Map(),
+      helpers,
+    );
+    expect(gone.failures).toEqual([]);
+    expect(gone.baseline[HELPER]).toBeNull();
+  });
+
+  it('a farm package reinstalled with the same APK stays; replaced or uninstalled it cannot be restored', () => {
+    const moved = { name: 'com.farm', baseline: pkg('/old', 7, 'd'.repeat(64)), now: pkg('/new', 7) };
+    const reading = { packages: { 'com.farm': pkg('/new', 7) } };
+    const diff = { addedPackages: [], movedPackages: [moved], missingPackages: [] };
+    expect(decidePackages(diff, reading, new Map([['/new', 'd'.repeat(64)]]), helpers).failures).toEqual([]);
+    expect(decidePackages(diff, reading, new Map([['/new', 'e'.repeat(64)]]), helpers).failures).toEqual([
+      expect.stringMatching(/com\.farm was replaced during the lease \(versionCode 7 -> 7/),
+    ]);
+    expect(decidePackages(diff, reading, new Map(), helpers).failures).toHaveLength(1);
+    expect(
+      decidePackages(
+        { addedPackages: [], movedPackages: [], missingPackages: ['com.farm'] },
+        { packages: {} },
+        new Map(),
+        helpers,
+      ).failures,
+    ).toEqual([expect.stringMatching(/com\.farm was uninstalled during the lease/)]);
   });
 });
 
