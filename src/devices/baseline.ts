@@ -27,6 +27,8 @@ export interface BaselinePackage {
 export interface ShellProcess {
   pid: number;
   args: string;
+  /** The SELinux context where `ps` prints it (Android 8+): adbd's is `u:r:adbd:s0`. */
+  label?: string;
 }
 
 /** What one reading of a device shows. */
@@ -111,7 +113,7 @@ export function readingScript(policy: Pick<ResetPolicy, 'roots'>, marker: string
     `${at('dirs')}; find -H ${roots} -mindepth 1 -type d -print0 2>/dev/null`,
     `${at('files')}; find -H ${roots} -mindepth 1 ! -type d -print0 2>/dev/null`,
     `${at('self')}; echo $$`,
-    `${at('processes')}; ps -A -o PID,PPID,USER,ARGS 2>/dev/null || ps`,
+    `${at('processes')}; ps -A -o PID,PPID,USER,LABEL,ARGS 2>/dev/null || ps`,
     at('end'),
   ].join('\n');
 }
@@ -177,25 +179,29 @@ export function parsePathList(bytes: Buffer): string[] {
 }
 
 /**
- * Shell-user processes from `ps -A -o PID,PPID,USER,ARGS` (toybox) or plain `ps` (toolbox: `USER PID
- * PPID VSIZE RSS WCHAN PC NAME`), without the reading's own shell (`self`) and its children.
+ * Shell-user processes from `ps -A -o PID,PPID,USER,LABEL,ARGS` (toybox; `PID,PPID,USER,ARGS` read
+ * too) or plain `ps` (toolbox: `USER PID PPID VSIZE RSS WCHAN PC NAME`), without the reading's own
+ * shell (`self`) and its children.
  */
 export function parseProcesses(text: string, self: number | null): ShellProcess[] {
   const lines = text.split('\n').filter((l) => l.trim() !== '');
   const header = (lines.shift() ?? '').trim().split(/\s+/);
   const out: ShellProcess[] = [];
   const toybox = header[0] === 'PID';
+  const labelled = toybox && header[3] === 'LABEL';
   for (const line of lines) {
     const cols = line.trim().split(/\s+/);
     let pid: number;
     let ppid: number;
     let user: string | undefined;
     let args: string;
+    let label: string | undefined;
     if (toybox) {
       pid = Number(cols[0]);
       ppid = Number(cols[1]);
       user = cols[2];
-      args = cols.slice(3).join(' ');
+      if (labelled) label = cols[3];
+      args = cols.slice(labelled ? 4 : 3).join(' ');
     } else {
       user = cols[0];
       pid = Number(cols[1]);
@@ -204,7 +210,7 @@ export function parseProcesses(text: string, self: number | null): ShellProcess[
     }
     if (!Number.isSafeInteger(pid) || pid <= 0 || user !== 'shell') continue;
     if (self !== null && (pid === self || ppid === self)) continue;
-    out.push({ pid, args });
+    out.push(label === undefined ? { pid, args } : { pid, args, label });
   }
   return out.sort((a, b) => a.pid - b.pid);
 }
@@ -300,6 +306,17 @@ function sameSetting(a: string | undefined, b: string | undefined): boolean {
   return (a ?? '') === (b ?? '');
 }
 
+/**
+ * adbd runs as the shell user on production builds: it is never the tenant's (killing it would cut
+ * the device off), whatever its pid after a reboot. Known by its SELinux domain, which a shell-user
+ * process cannot take whatever it calls itself; where `ps` prints no label (Android 7), by its path.
+ */
+export function isAdbd(p: ShellProcess): boolean {
+  if (p.label !== undefined) return p.label === 'u:r:adbd:s0';
+  const program = p.args.split(' ', 1)[0] ?? '';
+  return program === '/sbin/adbd' || program === '/system/bin/adbd';
+}
+
 export function diffReading(
   baseline: DeviceReading,
   now: DeviceReading,
@@ -350,7 +367,8 @@ export function diffReading(
   settings.sort((a, b) => (settingKey(a.table, a.key) < settingKey(b.table, b.key) ? -1 : 1));
 
   const baseProcs = new Set(baseline.processes.map((p) => `${p.pid} ${p.args}`));
-  const keepProc = (p: ShellProcess) => policy.keepProcesses.some((re) => new RegExp(re).test(p.args));
+  const keepProc = (p: ShellProcess) =>
+    isAdbd(p) || policy.keepProcesses.some((re) => new RegExp(re).test(p.args));
   const processes = now.processes.filter((p) => !baseProcs.has(`${p.pid} ${p.args}`) && !keepProc(p));
 
   return {

@@ -196,6 +196,25 @@ describe('difference from the baseline', () => {
     expect(isClean(diffReading(reading(), now, policy))).toBe(false);
   });
 
+  it('never kills adbd (it runs as the shell user), known by its SELinux domain, not its name', () => {
+    const now = reading({
+      processes: [
+        { pid: 700, args: 'adbd --root_seclabel=u:r:su:s0', label: 'u:r:adbd:s0' },
+        { pid: 701, args: 'adbd --root_seclabel=u:r:su:s0', label: 'u:r:shell:s0' },
+        { pid: 702, args: '/system/bin/adbd' },
+        { pid: 703, args: '/data/local/tmp/adbd' },
+      ],
+    });
+    expect(diffReading(reading(), now, policy).processes.map((p) => p.pid)).toEqual([701, 703]);
+    const ps = [
+      '  PID  PPID USER         LABEL                           ARGS',
+      '  602     1 shell        u:r:adbd:s0                     adbd --root_seclabel=u:r:su:s0',
+    ].join('\n');
+    expect(parseProcesses(ps, null)).toEqual([
+      { pid: 602, args: 'adbd --root_seclabel=u:r:su:s0', label: 'u:r:adbd:s0' },
+    ]);
+  });
+
   it('an empty setting and an absent one are the same (put cannot write empty)', () => {
     const base = reading({ settings: { global: { a: '' }, secure: {}, system: {} } });
     expect(

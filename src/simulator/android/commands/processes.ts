@@ -13,29 +13,67 @@ export interface ProcessRow {
   uid: number;
   /** argv joined with spaces, argv[0] as exec'd (`/system/bin/init second_stage`). */
   cmdline: string;
+  /** The SELinux context (`u:r:adbd:s0`); absent: the shell user's `u:r:shell:s0`. */
+  label?: string;
 }
 
 const ADBD_PID = 602;
 
 /** Long-running system processes of a booted device (pids below the simulator's first, 4200). */
 const SYSTEM_PROCESSES: readonly ProcessRow[] = [
-  { pid: 1, ppid: 0, user: 'root', uid: 0, cmdline: '/system/bin/init second_stage' },
-  { pid: 2, ppid: 0, user: 'root', uid: 0, cmdline: '[kthreadd]' },
-  { pid: 312, ppid: 1, user: 'root', uid: 0, cmdline: '/system/bin/ueventd' },
-  { pid: 540, ppid: 1, user: 'logd', uid: 1036, cmdline: '/system/bin/logd' },
-  { pid: 541, ppid: 1, user: 'system', uid: 1000, cmdline: '/system/bin/servicemanager' },
-  { pid: 560, ppid: 1, user: 'root', uid: 0, cmdline: 'zygote64' },
-  { pid: 588, ppid: 1, user: 'system', uid: 1000, cmdline: '/system/bin/surfaceflinger' },
+  { pid: 1, ppid: 0, user: 'root', uid: 0, cmdline: '/system/bin/init second_stage', label: 'u:r:init:s0' },
+  { pid: 2, ppid: 0, user: 'root', uid: 0, cmdline: '[kthreadd]', label: 'u:r:kernel:s0' },
+  { pid: 312, ppid: 1, user: 'root', uid: 0, cmdline: '/system/bin/ueventd', label: 'u:r:ueventd:s0' },
+  { pid: 540, ppid: 1, user: 'logd', uid: 1036, cmdline: '/system/bin/logd', label: 'u:r:logd:s0' },
+  {
+    pid: 541,
+    ppid: 1,
+    user: 'system',
+    uid: 1000,
+    cmdline: '/system/bin/servicemanager',
+    label: 'u:r:servicemanager:s0',
+  },
+  { pid: 560, ppid: 1, user: 'root', uid: 0, cmdline: 'zygote64', label: 'u:r:zygote:s0' },
+  {
+    pid: 588,
+    ppid: 1,
+    user: 'system',
+    uid: 1000,
+    cmdline: '/system/bin/surfaceflinger',
+    label: 'u:r:surfaceflinger:s0',
+  },
   {
     pid: ADBD_PID,
     ppid: 1,
     user: 'shell',
     uid: 2000,
     cmdline: '/apex/com.android.adbd/bin/adbd --root_seclabel=u:r:su:s0',
+    label: 'u:r:adbd:s0',
   },
-  { pid: 1043, ppid: 560, user: 'system', uid: 1000, cmdline: 'system_server' },
-  { pid: 1320, ppid: 560, user: 'u0_a120', uid: 10120, cmdline: 'com.android.systemui' },
-  { pid: 1688, ppid: 560, user: 'u0_a110', uid: 10110, cmdline: 'com.android.launcher3' },
+  {
+    pid: 1043,
+    ppid: 560,
+    user: 'system',
+    uid: 1000,
+    cmdline: 'system_server',
+    label: 'u:r:system_server:s0',
+  },
+  {
+    pid: 1320,
+    ppid: 560,
+    user: 'u0_a120',
+    uid: 10120,
+    cmdline: 'com.android.systemui',
+    label: 'u:r:platform_app:s0:c512,c768',
+  },
+  {
+    pid: 1688,
+    ppid: 560,
+    user: 'u0_a110',
+    uid: 10110,
+    cmdline: 'com.android.launcher3',
+    label: 'u:r:priv_app:s0:c512,c768',
+  },
 ];
 
 /** ARGS: the command line with the directory of argv[0] dropped (toybox's "argv[] -path"). */
@@ -60,6 +98,7 @@ const FIELDS: Record<string, { width: number; value(row: ProcessRow): string }> 
   NAME: { width: -27, value: (r) => args(r.cmdline).split(' ')[0] as string },
   ARGS: { width: -27, value: (r) => args(r.cmdline) },
   CMDLINE: { width: -27, value: (r) => r.cmdline },
+  LABEL: { width: -31, value: (r) => r.label ?? 'u:r:shell:s0' },
 };
 
 /** `ps` without -o: toybox's default columns. */
