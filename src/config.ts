@@ -159,6 +159,11 @@ const fields = {
       }, 'expected a host name or an IP address')
       .optional(),
   ],
+  /**
+   * How long `DELETE /v1/leases/{id}` waits for the lease's teardown; past it the release answers
+   * with the teardown pending (it runs on; its record follows in GET /v1/teardowns).
+   */
+  releaseWaitMs: ['DEVICEBRIDGE_RELEASE_WAIT_MS', z.coerce.number().int().min(0).max(600_000).default(5000)],
   healthIntervalMs: [
     'DEVICEBRIDGE_HEALTH_INTERVAL_MS',
     z.coerce.number().int().min(100).max(3_600_000).default(5000),

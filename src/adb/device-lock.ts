@@ -8,6 +8,11 @@
  * passes releases the lock at once, its promise rejects with TIMEOUT and the signal its work got is
  * aborted (so the work cancels its I/O). Without a deadline of its own a holder is bounded by
  * `maxHoldMs` (default 10 minutes): a lock is never held forever.
+ *
+ * Exclusive locks of a resource on a device (`withExclusive`: the instrumentation of one package,
+ * of which Android runs one at a time) are apart from the device's read/write lock. Their deadline
+ * bounds the wait only: the holder keeps the lock until its work settles (bounded by `maxHoldMs`),
+ * so the cleanup of a run (a force-stop) always ends before the next run starts.
  */
 import { BridgeError } from '../errors.ts';
 import type { Deadline } from './deadline.ts';
@@ -70,16 +75,21 @@ export class DeviceLocks {
     write: boolean,
     fn: (signal: AbortSignal) => Promise<T>,
     deadline: Deadline,
+    lock: { serial: string; kind: string; waitOnly?: boolean } = {
+      serial: key,
+      kind: write ? 'write' : 'read',
+    },
   ): Promise<T> {
     const controller = new AbortController();
     const timeoutMs = deadline.timeoutMs;
+    const name = lock.kind === 'read' || lock.kind === 'write' ? 'device lock' : `${lock.kind} lock`;
     const expired = () =>
       new BridgeError(
         'TIMEOUT',
         deadline.signal?.aborted
-          ? `device lock of ${key}: the operation was aborted`
-          : `device lock of ${key}: the operation's deadline of ${timeoutMs ?? this.#maxHoldMs} ms passed`,
-        { details: { serial: key, lock: write ? 'write' : 'read' } },
+          ? `${name} of ${lock.serial}: the operation was aborted`
+          : `${name} of ${lock.serial}: the operation's deadline of ${timeoutMs ?? this.#maxHoldMs} ms passed`,
+        { details: { serial: lock.serial, lock: lock.kind } },
       );
 
     const s = this.#state(key);
@@ -111,7 +121,8 @@ export class DeviceLocks {
         write,
         wake: () => {
           held = true;
-          if (timeoutMs === undefined) holdTimer = setTimeout(onDeadline, this.#maxHoldMs);
+          if (timeoutMs === undefined || lock.waitOnly)
+            holdTimer = setTimeout(onHoldExpired, this.#maxHoldMs);
           let work: Promise<T>;
           try {
             work = fn(controller.signal);
@@ -126,8 +137,14 @@ export class DeviceLocks {
           work.then(release, release);
         },
       };
+      function onHoldExpired(): void {
+        if (settled) return;
+        controller.abort();
+        settle(() => reject(expired()));
+      }
       function onDeadline(): void {
         if (settled) return;
+        if (held && lock.waitOnly) return; // the holder's work bounds itself
         if (!held) {
           const i = s.queue.indexOf(waiter);
           if (i >= 0) s.queue.splice(i, 1);
@@ -156,5 +173,22 @@ export class DeviceLocks {
 
   withWrite<T>(serial: string, fn: (signal: AbortSignal) => Promise<T>, deadline: Deadline = {}): Promise<T> {
     return this.#run(serial, true, fn, deadline);
+  }
+
+  /**
+   * One holder at a time of `resource` on the device (e.g. `instrumentation:PKG`), independent of the
+   * device's read/write lock. `wait` bounds the wait only; the holder keeps the lock until `fn` settles.
+   */
+  withExclusive<T>(
+    serial: string,
+    resource: string,
+    fn: (signal: AbortSignal) => Promise<T>,
+    wait: Deadline = {},
+  ): Promise<T> {
+    return this.#run(`${serial}\u0000${resource}`, true, fn, wait, {
+      serial,
+      kind: resource,
+      waitOnly: true,
+    });
   }
 }

@@ -97,9 +97,38 @@ export const TeardownSchema = z
   })
   .openapi('Teardown');
 
+/** Where the record of a teardown that was still running at the answer shows up. */
+export const TEARDOWN_RECORDS_PATH = '/v1/teardowns';
+
+export const TeardownPendingSchema = z
+  .object({
+    waitedMs: z.number().int().min(0).openapi({
+      description: 'how long the release waited for its teardown (`DEVICEBRIDGE_RELEASE_WAIT_MS`)',
+    }),
+    records: z.literal(TEARDOWN_RECORDS_PATH).openapi({
+      description: 'where the teardown record appears once the teardown ends',
+    }),
+  })
+  .openapi('TeardownPending', {
+    description:
+      'the teardown was still running when the release answered: it goes on in the background, the ' +
+      'device stays blocked until its record is written, and the record then shows in GET /v1/teardowns',
+  });
+
 export const ReleaseLeaseResponseSchema = z
-  .object({ lease: LeaseSchema, teardown: TeardownSchema })
+  .object({
+    lease: LeaseSchema,
+    teardown: TeardownSchema.nullable().openapi({
+      description: 'the teardown record; null while the teardown still runs (see `teardownPending`)',
+    }),
+    teardownPending: TeardownPendingSchema.optional(),
+  })
   .openapi('ReleasedLease');
+
+/** An ended lease with its recorded teardown (the teardown history). */
+export const EndedLeaseSchema = z
+  .object({ lease: LeaseSchema, teardown: TeardownSchema })
+  .openapi('EndedLease');
 
 /** The history of ended leases: `GET /v1/teardowns?limit=N`. */
 export const TeardownListQuerySchema = z
@@ -116,7 +145,7 @@ export const TeardownListQuerySchema = z
 
 export const TeardownListSchema = z
   .object({
-    teardowns: z.array(ReleaseLeaseResponseSchema).openapi({
+    teardowns: z.array(EndedLeaseSchema).openapi({
       description: 'ended leases with their teardown records, newest recorded first',
     }),
   })
@@ -131,4 +160,6 @@ export type AcquireLeaseRequest = z.input<typeof AcquireLeaseBodySchema>;
 export type RenewLeaseRequest = z.input<typeof RenewLeaseBodySchema>;
 export type Teardown = z.infer<typeof TeardownSchema>;
 export type ReleaseLeaseResponse = z.infer<typeof ReleaseLeaseResponseSchema>;
+export type TeardownPending = z.infer<typeof TeardownPendingSchema>;
+export type EndedLease = z.infer<typeof EndedLeaseSchema>;
 export type TeardownList = z.infer<typeof TeardownListSchema>;

@@ -1,7 +1,7 @@
 /** Lease use cases (acquire, list, get, renew, release) for a caller: what the lease routes and the CLI call. */
 import { BridgeError } from '../errors.ts';
 import type { LeaseManager, ReleaseResult } from '../leases/manager.ts';
-import type { EndedLease, Lease, LeaseSelector, TeardownRecord } from '../leases/types.ts';
+import type { EndedLease, Lease, LeaseSelector } from '../leases/types.ts';
 import type { Caller, LeaseScopes } from './lease-scope.ts';
 
 export interface AcquireInput {
@@ -30,20 +30,6 @@ export interface WaiterView {
 }
 
 /** The teardown of a lease released on its owner node whose record is not written yet. */
-function teardownPending(lease: Lease): TeardownRecord {
-  const at = lease.endedAt ?? Date.now();
-  return {
-    leaseId: lease.id,
-    deviceId: lease.deviceId,
-    reason: 'released',
-    startedAt: at,
-    finishedAt: at,
-    actions: ['released on the node that drives the device; its teardown runs and is recorded there'],
-    failures: [],
-    node: 'owner',
-  };
-}
-
 export class LeaseService {
   readonly #scopes: LeaseScopes;
   readonly #manager: LeaseManager;
@@ -110,8 +96,8 @@ export class LeaseService {
   /**
    * End the lease and tear it down. `afterLostAnswer`: the owner node was asked first and its answer
    * was lost (timeout, cut), so it may have released the lease already: a lease of the caller's
-   * tenant found released answers as released, with the owner's teardown record (or one saying the
-   * teardown runs there), instead of LEASE_EXPIRED.
+   * tenant found released answers as released, with the owner's teardown record (or, not recorded
+   * yet, with the teardown pending), instead of LEASE_EXPIRED.
    */
   async release(
     caller: Caller,
@@ -128,7 +114,9 @@ export class LeaseService {
         throw err;
       const lease = await this.#scopes.lease(caller, id, { active: false, fencingToken });
       if (lease.state !== 'released') throw err;
-      return { lease, teardown: (await this.#manager.teardownOf(lease.id)) ?? teardownPending(lease) };
+      // Not recorded yet: the owner's teardown still runs; its record follows in the teardown history.
+      const teardown = await this.#manager.teardownOf(lease.id);
+      return teardown === null ? { lease, teardown, teardownPending: { waitedMs: 0 } } : { lease, teardown };
     }
   }
 }

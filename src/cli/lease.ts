@@ -226,13 +226,20 @@ export function registerLease(program: Command): void {
         } catch (err) {
           // Released (or expired) already: the goal is reached; say so quietly and succeed.
           if (!(err instanceof BridgeClientError) || err.code !== 'LEASE_EXPIRED') throw err;
-          return { lease: await c.getLease(id), teardown: null, alreadyEnded: true };
+          return {
+            lease: await c.getLease(id),
+            teardown: null,
+            teardownPending: undefined,
+            alreadyEnded: true,
+          };
         }
       },
       (r) =>
-        r.teardown === null
+        r.alreadyEnded
           ? `${r.lease.id} already ${r.lease.state}`
-          : `${r.lease.id} released; teardown: ${r.teardown.actions.join(', ') || 'nothing to undo'}${r.teardown.failures.length ? `; FAILED: ${r.teardown.failures.join(', ')}` : ''}`,
+          : r.teardown === null
+            ? `${r.lease.id} released; teardown still running after ${Math.round((r.teardownPending?.waitedMs ?? 0) / 1000)} s (the device stays blocked until it ends; its record will be in GET /v1/teardowns)`
+            : `${r.lease.id} released; teardown: ${r.teardown.actions.join(', ') || 'nothing to undo'}${r.teardown.failures.length ? `; FAILED: ${r.teardown.failures.join(', ')}` : ''}`,
     );
   });
 

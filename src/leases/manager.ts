@@ -73,6 +73,8 @@ const UNKNOWN_OWNER = 'unknown';
 const DEFERRED_MAX_AGE_SECONDS = 86_400;
 /** A due teardown whose stamp is this old did not finish and is run again: default a minute. */
 const STALLED_TEARDOWN_MS = 60_000;
+/** How long a release waits for its teardown before it answers with the teardown pending: 5 s. */
+export const RELEASE_WAIT_MS = 5_000;
 
 /** The node name in a teardown stamp's claimant (`<node>#<process>`); '' when there is none. */
 function claimantNode(claimant: string): string {
@@ -143,6 +145,11 @@ export interface LeaseManagerOptions {
    * running teardown refreshes its stamp every third of it.
    */
   stalledTeardownMs?: number;
+  /**
+   * How long `release` waits for the teardown (default 5 s); past it the release answers with the
+   * teardown pending, and the teardown runs on and is recorded when it ends.
+   */
+  releaseWaitMs?: number;
   logger?: Logger;
   /** Lease metrics (acquisitions, wait time, expiries, teardown outcomes). */
   metrics?: Pick<Metrics, 'leaseAcquisitions' | 'leaseWaitSeconds' | 'leaseExpiries' | 'leaseTeardowns'>;
@@ -169,7 +176,10 @@ export interface AcquireOptions {
 
 export interface ReleaseResult {
   lease: Lease;
-  teardown: TeardownRecord;
+  /** The recorded teardown; null while it still runs (`teardownPending`). */
+  teardown: TeardownRecord | null;
+  /** The release answered before its teardown ended: it waited this long; the record comes later. */
+  teardownPending?: { waitedMs: number };
 }
 
 function intInRange(value: unknown, field: string, min: number, max: number): number {
@@ -199,6 +209,7 @@ export class LeaseManager {
   readonly #deferredMaxAgeMs: number;
   readonly #deferredClaimStaleMs: number;
   readonly #stalledTeardownMs: number;
+  readonly #releaseWaitMs: number;
   /** This process's stamp on the teardowns it runs: `<node>#<random>`, new in every process. */
   readonly #claimant: string;
   /** Leases whose teardown runs in this process now. */
@@ -242,6 +253,7 @@ export class LeaseManager {
     this.#deferredMaxAgeMs = (options.deferredMaxAgeSeconds ?? DEFERRED_MAX_AGE_SECONDS) * 1000;
     this.#deferredClaimStaleMs = (options.deferredClaimStaleSeconds ?? DEFERRED_CLAIM_STALE_SECONDS) * 1000;
     this.#stalledTeardownMs = options.stalledTeardownMs ?? STALLED_TEARDOWN_MS;
+    this.#releaseWaitMs = options.releaseWaitMs ?? RELEASE_WAIT_MS;
     this.#claimant = `${this.#node}#${randomBytes(6).toString('base64url')}`;
     this.#log = options.logger ?? silentLogger();
     this.#metrics = options.metrics;
@@ -488,13 +500,45 @@ export class LeaseManager {
     fencingToken?: number,
     known?: { deviceId: string },
   ): Promise<ReleaseResult> {
-    const fused = known === undefined ? undefined : await this.#releaseEmpty(leaseId, fencingToken, known);
+    const startedAt = performance.now();
+    const fused =
+      known === undefined ? undefined : await this.#releaseEmpty(leaseId, fencingToken, known, startedAt);
     if (fused !== undefined) return fused;
     const lease = await this.#store.release(leaseId, fencingToken, this.#claimant);
     if (!lease) throw await this.#notActive(leaseId);
     this.#log.info({ leaseId, deviceId: lease.deviceId }, 'lease: released');
-    const teardown = await this.#track(this.#tearDown(lease, 'released'));
-    return { lease, teardown };
+    return { lease, ...(await this.#awaitTeardown(lease, startedAt)) };
+  }
+
+  /**
+   * Start the released lease's teardown and wait for it until `releaseWaitMs` after the release
+   * began; past that the answer says it is pending. The teardown runs on either way (tracked: `stop()`
+   * waits for it) and records itself; the device stays blocked until it has.
+   */
+  async #awaitTeardown(
+    lease: Lease,
+    startedAt: number,
+  ): Promise<Pick<ReleaseResult, 'teardown' | 'teardownPending'>> {
+    const running = this.#track(this.#tearDown(lease, 'released'));
+    let timer: NodeJS.Timeout | undefined;
+    const waitMs = Math.max(0, this.#releaseWaitMs - (performance.now() - startedAt));
+    const timedOut = new Promise<null>((resolve) => {
+      timer = setTimeout(() => resolve(null), waitMs);
+    });
+    try {
+      const teardown = await Promise.race([running, timedOut]);
+      if (teardown !== null) return { teardown };
+    } finally {
+      clearTimeout(timer);
+    }
+    this.#log.warn(
+      { leaseId: lease.id, deviceId: lease.deviceId, waitedMs: this.#releaseWaitMs },
+      'lease: released; its teardown still runs (recorded when it ends)',
+    );
+    running.catch((err: unknown) =>
+      this.#log.error({ err, leaseId: lease.id }, 'lease: a teardown left running by its release failed'),
+    );
+    return { teardown: null, teardownPending: { waitedMs: this.#releaseWaitMs } };
   }
 
   /** Why a lease could not be released: NOT_FOUND, or LEASE_EXPIRED naming its state. */
@@ -518,6 +562,7 @@ export class LeaseManager {
     leaseId: string,
     fencingToken: number | undefined,
     known: { deviceId: string },
+    startedAt: number,
   ): Promise<ReleaseResult | undefined> {
     if (this.#teardown.holdEmpty === undefined) return undefined;
     const { deviceId } = known;
@@ -567,7 +612,7 @@ export class LeaseManager {
     if (result === null) throw await this.#notActive(leaseId);
     const { lease, teardown } = result;
     this.#log.info({ leaseId, deviceId: lease.deviceId }, 'lease: released');
-    if (teardown === null) return { lease, teardown: await this.#track(this.#tearDown(lease, 'released')) };
+    if (teardown === null) return { lease, ...(await this.#awaitTeardown(lease, startedAt)) };
     this.#metrics?.leaseTeardowns.inc({ outcome: 'ok' });
     this.#log.info(
       { leaseId, deviceId: lease.deviceId, reason: 'released', failures: 0, empty: true },

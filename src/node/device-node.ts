@@ -268,6 +268,7 @@ async function startSteps(options: DeviceNodeOptions, teardown: Teardown): Promi
     devices,
     teardown: operations,
     node,
+    releaseWaitMs: config.releaseWaitMs,
     logger,
     metrics,
   });

@@ -147,7 +147,7 @@ describe('lease shell, streamed', () => {
     const reading = collect({ argv: ['logcat'] }).catch((e: unknown) => e);
     await until('logcat to run on the device', () => followers() === 1, 5000);
     const released = await client.releaseLease(leaseId);
-    expect(released.teardown.failures).toEqual([]);
+    expect(released.teardown!.failures).toEqual([]);
     const err = await reading;
     expect(err).toBeInstanceOf(BridgeClientError);
     expect(err).toMatchObject({ code: 'LEASE_EXPIRED' });

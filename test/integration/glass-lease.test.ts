@@ -414,7 +414,7 @@ describe('glass companions per lease', () => {
       code: 'INVALID_ARGUMENT',
     });
     const released = await client.releaseLease(lease.id);
-    expect(released.teardown.actions).toContain(`stopped glass agent on ${serial()}`);
+    expect(released.teardown!.actions).toContain(`stopped glass agent on ${serial()}`);
   });
 
   it('the CLI: clipboard get|set, type, key, a11y tree|set-text|click with --lease and --json', async () => {

@@ -56,7 +56,10 @@ expectTypeOf(client.viewport('l')).resolves.toEqualTypeOf<ViewportResponse>();
 expectTypeOf(client.gesture('l', { kind: 'tap', x: 1, y: 2 })).resolves.toEqualTypeOf<GestureResponse>();
 expectTypeOf(client.releaseLease('l')).resolves.toEqualTypeOf<ReleaseLeaseResponse>();
 expectTypeOf(client.acquireLease({ selector: { sdkMin: 30 } })).resolves.toEqualTypeOf<Lease>();
-expectTypeOf<ReleaseLeaseResponse['teardown']['failures']>().toEqualTypeOf<string[]>();
+expectTypeOf<NonNullable<ReleaseLeaseResponse['teardown']>['failures']>().toEqualTypeOf<string[]>();
+expectTypeOf<ReleaseLeaseResponse['teardownPending']>().toEqualTypeOf<
+  { waitedMs: number; records: '/v1/teardowns' } | undefined
+>();
 expectTypeOf<GestureResponse['attempts'][number]['transport']>().toEqualTypeOf<'session' | 'one-shot'>();
 // @ts-expect-error: a gesture needs its kind's fields
 client.gesture('l', { kind: 'tap', x: 1 });

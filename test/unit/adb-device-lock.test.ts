@@ -82,3 +82,62 @@ describe('DeviceLocks deadlines', () => {
     await expect(locks.withWrite('d1', async () => 'ok', { timeoutMs: 100 })).resolves.toBe('ok');
   });
 });
+
+describe('DeviceLocks exclusive resources', () => {
+  it('holders of one resource take turns; the device read/write lock and other resources are apart', async () => {
+    const locks = new DeviceLocks();
+    let release!: () => void;
+    const first = locks.withExclusive(
+      'd1',
+      'instrumentation:p',
+      () => new Promise<void>((r) => (release = r)),
+    );
+    let secondRan = false;
+    const second = locks.withExclusive('d1', 'instrumentation:p', async () => {
+      secondRan = true;
+    });
+    await expect(locks.withWrite('d1', async () => 'write', { timeoutMs: 500 })).resolves.toBe('write');
+    await expect(
+      locks.withExclusive('d1', 'instrumentation:q', async () => 'other', { timeoutMs: 500 }),
+    ).resolves.toBe('other');
+    await expect(
+      locks.withExclusive('d2', 'instrumentation:p', async () => 'device 2', { timeoutMs: 500 }),
+    ).resolves.toBe('device 2');
+    expect(secondRan).toBe(false);
+    release();
+    await first;
+    await second;
+    expect(secondRan).toBe(true);
+  });
+
+  it('the deadline bounds the wait only: a holder keeps its turn until its work settles', async () => {
+    const locks = new DeviceLocks();
+    let release!: () => void;
+    let seen: AbortSignal | undefined;
+    const holder = locks.withExclusive(
+      'd1',
+      'instrumentation:p',
+      (signal) => {
+        seen = signal;
+        return new Promise<string>((r) => (release = () => r('held')));
+      },
+      { timeoutMs: 20 },
+    );
+    const waiter = locks.withExclusive('d1', 'instrumentation:p', async () => 'waited', { timeoutMs: 60 });
+    await expect(waiter).rejects.toMatchObject({ code: 'TIMEOUT' });
+    expect(((await waiter.catch((e: unknown) => e)) as Error).message).toMatch(
+      /instrumentation:p lock of d1/,
+    );
+    expect(seen?.aborted).toBe(false);
+    let nextRan = false;
+    const next = locks.withExclusive('d1', 'instrumentation:p', async () => {
+      nextRan = true;
+    });
+    await Promise.resolve();
+    expect(nextRan).toBe(false);
+    release();
+    await expect(holder).resolves.toBe('held');
+    await next;
+    expect(nextRan).toBe(true);
+  });
+});

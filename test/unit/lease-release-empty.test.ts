@@ -74,8 +74,8 @@ describe('LeaseManager.release in one step', () => {
       leaseId: lease.id,
       deviceId: 'd1',
       reason: 'released',
-      startedAt: teardown.startedAt,
-      finishedAt: teardown.startedAt,
+      startedAt: teardown!.startedAt,
+      finishedAt: teardown!.startedAt,
       actions: [],
       failures: [],
       node: 'node-a',
@@ -93,14 +93,14 @@ describe('LeaseManager.release in one step', () => {
     const { teardown } = await manager.release(lease.id, lease.fencingToken, lease);
     expect(closed).toEqual([lease.id]);
     expect(holds).toEqual([{ leaseId: lease.id, ended: true }]);
-    expect(teardown.actions).toEqual(['closed helper session']);
+    expect(teardown!.actions).toEqual(['closed helper session']);
     expect(await store.getTeardown(lease.id)).toEqual(teardown);
   });
 
   it('something of the lease here (no hold), or the device not known: the usual teardown', async () => {
     const held = setup({ held: false });
     const a = await held.manager.acquire(acquire);
-    expect((await held.manager.release(a.id, a.fencingToken, a)).teardown.actions).toEqual([
+    expect((await held.manager.release(a.id, a.fencingToken, a)).teardown!.actions).toEqual([
       'closed helper session',
     ]);
     expect(held.closed).toEqual([a.id]);
@@ -119,7 +119,7 @@ describe('LeaseManager.release in one step', () => {
       const { store, manager, closed, holds } = setup({ owner });
       const lease = await manager.acquire(acquire);
       const { teardown } = await manager.release(lease.id, lease.fencingToken, lease);
-      expect(teardown.actions[0]).toMatch(/^deferred to/);
+      expect(teardown!.actions[0]).toMatch(/^deferred to/);
       // The owner is read inside the hold (nothing of the lease can start here meanwhile), then let go.
       expect(holds).toEqual([{ leaseId: lease.id, ended: false }]);
       expect(closed).toEqual([]);
@@ -179,7 +179,7 @@ describe('LeaseManager.release in one step', () => {
     const { teardown } = await manager.release(lease.id, lease.fencingToken, { deviceId: 'd9' } as Lease);
     // The store saw another device than the lease's: the usual teardown ran, for the lease's device.
     expect(closed).toEqual([lease.id]);
-    expect(teardown.deviceId).toBe('d1');
+    expect(teardown!.deviceId).toBe('d1');
     expect(await store.getTeardown(lease.id)).toEqual(teardown);
   });
 });

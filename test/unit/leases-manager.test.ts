@@ -348,13 +348,46 @@ describe('LeaseManager release, renew and expiry', () => {
       actions: [`removed forwards of ${lease.id}`],
       failures: [],
     });
-    expect(teardown.finishedAt).toBeGreaterThanOrEqual(teardown.startedAt);
+    expect(teardown!.finishedAt).toBeGreaterThanOrEqual(teardown!.startedAt);
     expect(await store.getTeardown(lease.id)).toEqual(teardown);
     await expectCode(manager.release(lease.id), 'LEASE_EXPIRED');
     await expectCode(manager.release('lease_nope'), 'NOT_FOUND');
     expect(teardowns).toHaveLength(1);
     await expectCode(manager.checkFence('d1', lease.id, lease.fencingToken), 'LEASE_EXPIRED');
     expect((await manager.acquire({ ...who, selector: {} })).fencingToken).toBe(2);
+  });
+
+  it('release answers within releaseWaitMs with the teardown pending; the teardown runs on, is recorded, then frees the device', async () => {
+    let finish!: () => void;
+    const { manager, store } = harness({
+      devices: ['d1'],
+      releaseWaitMs: 50,
+      teardown: () =>
+        new Promise((resolve) => {
+          finish = () => resolve({ actions: ['closed helper session'], failures: [] });
+        }),
+    });
+    const lease = await manager.acquire({ ...who, selector: {} });
+    const started = performance.now();
+    const released = await manager.release(lease.id, lease.fencingToken);
+    expect(performance.now() - started).toBeLessThan(1000);
+    expect(released).toMatchObject({
+      lease: { state: 'released' },
+      teardown: null,
+      teardownPending: { waitedMs: 50 },
+    });
+    expect(await store.getTeardown(lease.id)).toBeNull();
+    // Not recorded: the device stays blocked.
+    await expectCode(manager.acquire({ ...who, selector: {} }), 'CONFLICT');
+    finish();
+    const deadline = performance.now() + 5000;
+    while ((await store.getTeardown(lease.id)) === null && performance.now() < deadline)
+      await new Promise((r) => setTimeout(r, 10));
+    expect(await store.getTeardown(lease.id)).toMatchObject({
+      leaseId: lease.id,
+      actions: ['closed helper session'],
+    });
+    expect((await manager.acquire({ ...who, selector: {} })).deviceId).toBe('d1');
   });
 
   it('renew extends within limits; a wrong token is CONFLICT', async () => {
@@ -424,15 +457,15 @@ describe('LeaseManager release, renew and expiry', () => {
     });
     const lease = await h.manager.acquire({ ...who, selector: {} });
     const { teardown } = await h.manager.release(lease.id);
-    expect(teardown.failures).toEqual(['remove forward tcp:41234: device offline']);
-    expect(teardown.actions).toEqual(['closed helper session', 'quarantined device']);
+    expect(teardown!.failures).toEqual(['remove forward tcp:41234: device offline']);
+    expect(teardown!.actions).toEqual(['closed helper session', 'quarantined device']);
     expect(h.quarantined).toEqual([{ deviceId: 'd1', reason: expect.stringContaining('device offline') }]);
     expect(freeAtQuarantine).toBe(false);
 
     mode = 'throw';
     const second = await h.manager.acquire({ ...who, selector: {} });
     const thrown = await h.manager.release(second.id);
-    expect(thrown.teardown.failures).toEqual(['teardown threw: adb gone']);
+    expect(thrown.teardown!.failures).toEqual(['teardown threw: adb gone']);
     expect(h.quarantined).toHaveLength(2);
     expect((await h.store.getTeardown(second.id))?.failures).toEqual(['teardown threw: adb gone']);
   });
@@ -479,7 +512,7 @@ describe('teardown on the owner node', () => {
     const { store, ran, a, b } = pair({ of: 'node-a' });
     const lease = await b.acquire(acquire);
     const released = await b.release(lease.id);
-    expect(released.teardown.actions).toEqual([
+    expect(released.teardown!.actions).toEqual([
       'deferred to the owner node node-a (it runs and records the teardown)',
     ]);
     expect(ran['node-b']).toEqual([]);
@@ -527,7 +560,7 @@ describe('teardown on the owner node', () => {
   it('with no device record (removed) the teardown runs where the lease ended', async () => {
     const { ran, b } = pair({ of: null });
     const lease = await b.acquire(acquire);
-    expect((await b.release(lease.id)).teardown.node).toBe('node-b');
+    expect((await b.release(lease.id)).teardown!.node).toBe('node-b');
     expect(ran['node-b']).toHaveLength(1);
   });
 });
@@ -698,8 +731,8 @@ describe('owner lookup failure at teardown (finding 3)', () => {
     owner.failing = true;
     const released = await b.release(lease.id);
     expect(ran['node-b']).toEqual([]);
-    expect(released.teardown.failures).toEqual([]);
-    expect(released.teardown.actions.join(' ')).toMatch(/deferred to the device's owner/);
+    expect(released.teardown!.failures).toEqual([]);
+    expect(released.teardown!.actions.join(' ')).toMatch(/deferred to the device's owner/);
     // While the lookup fails nobody runs it (and the pass does not throw); then the owner does.
     expect(await a.runDeferredOnce()).toBe(0);
     owner.failing = false;
@@ -781,7 +814,7 @@ describe('a deferred teardown is never lost (finding 2)', () => {
     managers.push(manager);
     const lease = await manager.acquire(acquire);
     const released = await manager.release(lease.id);
-    expect(released.teardown.failures).toEqual([]);
+    expect(released.teardown!.failures).toEqual([]);
     expect((await store.deferredTeardowns()).items.map((i) => i.lease.id)).toEqual([lease.id]);
   });
 });

@@ -57,8 +57,16 @@ export function leasesPage(): void {
         );
         release.addEventListener('click', async () => {
           try {
-            const r = await api<{ teardown: unknown }>('DELETE', `/v1/leases/${l.id}`);
-            teardown.textContent = JSON.stringify(r.teardown, null, 2);
+            const r = await api<{ teardown: unknown; teardownPending?: unknown }>(
+              'DELETE',
+              `/v1/leases/${l.id}`,
+            );
+            // Still running when the release answered: its record follows in the history below.
+            teardown.textContent = JSON.stringify(
+              r.teardown ?? { teardownPending: r.teardownPending },
+              null,
+              2,
+            );
             status(`released ${l.id}`);
           } catch (e) {
             status((e as Error).message);

@@ -2,6 +2,10 @@
  * One-shot helper runs: `am instrument -w ... RUNNER` with a command deadline above the helper's own
  * timeout, output parsed incrementally as it streams in, then interpreted. On timeout or crash the
  * helper is force-stopped so the next run starts clean.
+ *
+ * Runs of one package on one device take turns (`instrumentationLock`): starting an instrumentation
+ * kills a running one of the same package, and a force-stop kills every one. A run holds its turn
+ * until its force-stop is done; waiting for the turn counts against the run's deadline.
  */
 import { shellCommand } from '../../adb/shell-quote.ts';
 import { BridgeError } from '../../errors.ts';
@@ -31,6 +35,27 @@ export async function forceStop(device: HelperDevice, packageName: string): Prom
     .catch(() => undefined);
 }
 
+/** The per-device exclusive lock every `am instrument` of `packageName` holds while it runs. */
+export function instrumentationLock(packageName: string): string {
+  return `instrumentation:${packageName}`;
+}
+
+/**
+ * Force-stop the package in its turn: after a running one-shot of it ends, not under it. Past
+ * `waitMs` of waiting it stops the package all the same (a process must not outlive its owner).
+ */
+export async function forceStopInTurn(
+  device: HelperDevice,
+  packageName: string,
+  waitMs = 15_000,
+): Promise<void> {
+  await device.locks
+    .withExclusive(device.serial, instrumentationLock(packageName), () => forceStop(device, packageName), {
+      timeoutMs: waitMs,
+    })
+    .catch(() => forceStop(device, packageName));
+}
+
 export async function runOneShot(
   device: HelperDevice,
   manifest: HelperManifest,
@@ -39,6 +64,32 @@ export async function runOneShot(
   if (manifest.instrumentationRunner === undefined) {
     throw new BridgeError('INVALID_ARGUMENT', `manifest ${manifest.name} has no instrumentationRunner`);
   }
+  const requested = request.deadlineMs ?? request.capture.timeoutMs + COMMAND_DEADLINE_SLACK_MS;
+  const deadlineAt = performance.now() + requested;
+  return device.locks
+    .withExclusive(
+      device.serial,
+      instrumentationLock(manifest.packageName),
+      () =>
+        runLocked(device, manifest, {
+          ...request,
+          deadlineMs: Math.max(1, Math.floor(deadlineAt - performance.now())),
+        }),
+      { timeoutMs: requested, ...(request.signal ? { signal: request.signal } : {}) },
+    )
+    .catch((err: unknown) => {
+      // Cancelled while waiting for the turn: the caller's reason, as when cancelled while running.
+      if (request.signal?.aborted && request.signal.reason instanceof BridgeError)
+        throw request.signal.reason;
+      throw err;
+    });
+}
+
+async function runLocked(
+  device: HelperDevice,
+  manifest: HelperManifest & { instrumentationRunner: string },
+  request: OneShotRequest,
+): Promise<SuccessfulRun> {
   const command = buildInstrumentCommand({
     runner: manifest.instrumentationRunner,
     mode: request.mode,

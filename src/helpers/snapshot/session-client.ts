@@ -21,7 +21,7 @@ import {
 } from '../protocol/session-frames.ts';
 import { buildInstrumentCommand, type CaptureOptions } from './capture-options.ts';
 import type { HelperDevice } from './device.ts';
-import { forceStop } from './one-shot.ts';
+import { forceStopInTurn, instrumentationLock } from './one-shot.ts';
 
 export type SessionSuccess = Extract<SessionResponse, { ok: true }>;
 
@@ -106,6 +106,33 @@ export class HelperSession {
     });
     this.#target = this.#device.forwardTarget(this.#forward);
     if (signal?.aborted) throw cancelled(signal, 'helper session start');
+    // The instrumentation starts in its turn (a one-shot run of the package would be killed by it);
+    // the wait counts against the ready timeout.
+    const readyBy = performance.now() + readyTimeout;
+    await this.#device.locks
+      .withExclusive(
+        this.#device.serial,
+        instrumentationLock(this.manifest.packageName),
+        () => {
+          const left = Math.max(1, Math.floor(readyBy - performance.now()));
+          return this.#launch(runner, devicePort, left, Math.min(stepTimeout, left), signal);
+        },
+        { timeoutMs: readyTimeout, ...(signal ? { signal } : {}) },
+      )
+      .catch((err: unknown) => {
+        if (signal?.aborted) throw cancelled(signal, 'helper session start');
+        throw err;
+      });
+  }
+
+  /** Start the instrumentation and wait until it says it is ready. */
+  async #launch(
+    runner: string,
+    devicePort: number,
+    readyTimeout: number,
+    stepTimeout: number,
+    signal: AbortSignal | undefined,
+  ): Promise<void> {
     const command = buildInstrumentCommand({ runner, capture: this.capture, sessionPort: devicePort });
     const stream = await this.#device.shellStream(command, {
       timeoutMs: stepTimeout,
@@ -248,7 +275,7 @@ export class HelperSession {
       await Promise.race([this.#stream?.exit, new Promise((r) => setTimeout(r, 1000))]);
     }
     this.#stream?.close();
-    await forceStop(this.#device, this.manifest.packageName);
+    await forceStopInTurn(this.#device, this.manifest.packageName);
     if (this.#forward) await this.#device.closeForward(this.#forward).catch(() => undefined);
   }
 }

@@ -5,6 +5,7 @@ import {
   LeaseIdParam,
   ReleaseLeaseResponseSchema,
   SECURED_ERRORS,
+  TEARDOWN_RECORDS_PATH,
 } from '../../../api/index.ts';
 import type { AppEnv } from '../../env.ts';
 import { guard } from '../../middleware/guard.ts';
@@ -22,7 +23,9 @@ export const releaseLeaseRoute = createRoute({
   request: { params: z.object({ id: LeaseIdParam }) },
   responses: {
     200: {
-      description: 'released, with the teardown record',
+      description:
+        'released, with the teardown record; or, when the teardown did not end within ' +
+        '`DEVICEBRIDGE_RELEASE_WAIT_MS`, `teardown: null` and `teardownPending` (the record follows in GET /v1/teardowns)',
       content: { 'application/json': { schema: ReleaseLeaseResponseSchema } },
     },
     ...errorResponses(SECURED_ERRORS, LEASE_ERRORS),
@@ -36,6 +39,20 @@ export function registerReleaseLease(app: OpenAPIHono<AppEnv>): void {
       afterLostAnswer: c.get('ownerUnreachable') === true,
     });
     logLease(c, result.lease);
-    return c.json({ lease: view(result.lease), teardown: result.teardown }, 200);
+    return c.json(
+      {
+        lease: view(result.lease),
+        teardown: result.teardown,
+        ...(result.teardownPending === undefined
+          ? {}
+          : {
+              teardownPending: {
+                waitedMs: Math.round(result.teardownPending.waitedMs),
+                records: TEARDOWN_RECORDS_PATH,
+              },
+            }),
+      },
+      200,
+    );
   });
 }
