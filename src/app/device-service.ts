@@ -5,7 +5,8 @@
 import type { NodeDirectory } from '../devices/nodes.ts';
 import type { DeviceRegistry } from '../devices/registry.ts';
 import type { DeviceRecord } from '../devices/types.ts';
-import { BridgeError } from '../errors.ts';
+import { BridgeError, isBridgeError } from '../errors.ts';
+import type { LeaseManager } from '../leases/manager.ts';
 import type { Lease, LeaseStore } from '../leases/types.ts';
 import type { Caller } from './lease-scope.ts';
 
@@ -16,6 +17,9 @@ export function deviceView(record: DeviceRecord, lease: Lease | null, caller: Ca
   return { ...rest, leased: lease !== null, leaseId: visible ? lease.id : null };
 }
 export type DeviceView = ReturnType<typeof deviceView>;
+
+/** The tenant of the leases the bridge takes for itself (recording a baseline). */
+export const BRIDGE_TENANT = 'devicebridge';
 
 export interface RegisterInput {
   endpoint: string;
@@ -28,16 +32,20 @@ export class DeviceService {
   readonly #registry: DeviceRegistry;
   readonly #leases: Pick<LeaseStore, 'leaseOfDevice'>;
   readonly #nodes: Pick<NodeDirectory, 'alive' | 'urlOf'> | undefined;
+  readonly #manager: Pick<LeaseManager, 'acquire' | 'release'> | undefined;
 
   constructor(options: {
     registry: DeviceRegistry;
     leases: Pick<LeaseStore, 'leaseOfDevice'>;
     /** The node directory: where a device's live owner answers (removal runs there). */
     nodes?: Pick<NodeDirectory, 'alive' | 'urlOf'>;
+    /** Leases the device while its baseline is recorded again. */
+    manager?: Pick<LeaseManager, 'acquire' | 'release'>;
   }) {
     this.#registry = options.registry;
     this.#leases = options.leases;
     this.#nodes = options.nodes;
+    this.#manager = options.manager;
   }
 
   /**
@@ -85,8 +93,41 @@ export class DeviceService {
   }
 
   /** Admin: record the device's baseline again, now (on the node that drives it; never while leased). */
+  /**
+   * Admin: record the device's baseline again, now, on the node that drives it. The device is leased
+   * for it (to the bridge itself), so no tenant's lease or unfinished teardown can be running and
+   * none can start while it is read (CONFLICT when it is not free); the lease's own end then resets
+   * nothing. A quarantined device (never leased) is read as it is and stays quarantined; a device
+   * without a baseline yet (never leasable) too.
+   */
   async recordBaseline(caller: Caller | null, id: string): Promise<DeviceView> {
-    return this.#view(await this.#registry.recordBaseline(id), caller);
+    const record = await this.#registry.get(id);
+    if (record.state === 'quarantined' || record.baseline === undefined || this.#manager === undefined) {
+      return this.#view(await this.#registry.recordBaseline(id), caller);
+    }
+    let lease: Lease;
+    try {
+      lease = await this.#manager.acquire({
+        selector: { deviceId: id },
+        ttlSeconds: 120,
+        tenant: BRIDGE_TENANT,
+        holder: 'baseline',
+      });
+    } catch (err) {
+      if (isBridgeError(err) && err.code === 'CONFLICT') {
+        throw new BridgeError(
+          'CONFLICT',
+          `device ${id} is leased or its last lease's teardown is still running: its baseline is recorded between leases`,
+          { retryable: true, details: { deviceId: id } },
+        );
+      }
+      throw err;
+    }
+    try {
+      return this.#view(await this.#registry.recordBaseline(id, { underLease: lease.id }), caller);
+    } finally {
+      await this.#manager.release(lease.id, lease.fencingToken).catch(() => undefined);
+    }
   }
 
   async clearQuarantine(caller: Caller | null, id: string): Promise<DeviceView> {

@@ -505,7 +505,7 @@ export class DeviceRegistry extends EventEmitter {
    * node that drives it, never while it is leased (CONFLICT), only when it is online
    * (DEVICE_OFFLINE). Resolves the record with the baseline's counts.
    */
-  async recordBaseline(id: string): Promise<DeviceRecord> {
+  async recordBaseline(id: string, options: { underLease?: string } = {}): Promise<DeviceRecord> {
     const baselines = this.#baselines;
     if (baselines === undefined)
       throw new BridgeError('UNAVAILABLE', 'this bridge runs without the reset between tenants');
@@ -532,7 +532,7 @@ export class DeviceRegistry extends EventEmitter {
         );
       }
       const lease = await this.#leases?.leaseOfDevice(id);
-      if (lease) {
+      if (lease && lease.id !== options.underLease) {
         throw new BridgeError('CONFLICT', `device ${id} is leased: its baseline is recorded between leases`, {
           details: { deviceId: id },
         });

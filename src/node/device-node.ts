@@ -283,7 +283,12 @@ async function startSteps(options: DeviceNodeOptions, teardown: Teardown): Promi
     nodes: built.nodes,
     scopes,
     leases: new LeaseService({ scopes, manager: leases }),
-    devices: new DeviceService({ registry: devices, leases: built.leaseStore, nodes: built.nodes }),
+    devices: new DeviceService({
+      registry: devices,
+      leases: built.leaseStore,
+      nodes: built.nodes,
+      manager: leases,
+    }),
     helpers: new HelperService({ scopes, operations, metrics }),
     glass: new GlassService({ scopes, operations }),
     adbEndpoints: new AdbEndpointService({ scopes, operations }),
