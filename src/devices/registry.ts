@@ -30,6 +30,7 @@
  */
 import { EventEmitter } from 'node:events';
 import type { AdbClient } from '../adb/client.ts';
+import { adbFailureCode } from '../adb/host-protocol.ts';
 import type { TunnelManager } from '../adb/tunnels.ts';
 import { BridgeError, invalidArgument } from '../errors.ts';
 import { validateSelector } from '../leases/selector.ts';
@@ -448,6 +449,20 @@ export class DeviceRegistry extends EventEmitter {
       throw invalidArgument('a quarantine reason must be a non-empty string of at most 1000 characters');
     }
     return (await this.#step(id, { type: 'quarantine', reason })) ?? this.get(id);
+  }
+
+  /**
+   * Whether a teardown that failed on this device failed because the device did not answer — then
+   * it is run again once the device is back instead of quarantining it: a failure says adb could not
+   * reach it (offline, not connected, unauthorized, adb server unreachable: it may be back already),
+   * or a probe now gets no answer. False for a device without a record.
+   */
+  async unreachable(id: string, failures: readonly string[]): Promise<boolean> {
+    const record = await this.#store.get(id);
+    if (record === null) return false;
+    const away = new Set(['DEVICE_OFFLINE', 'UNAUTHORIZED_DEVICE', 'UNAVAILABLE']);
+    if (failures.some((f) => away.has(adbFailureCode(f).code))) return true;
+    return (await probeDevice(this.#client, record.serial, this.#probeTimeout)) !== null;
   }
 
   /** Admin: lift a quarantine; the state is re-read from adb at once and the failure count reset. */
