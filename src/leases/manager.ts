@@ -108,6 +108,11 @@ export interface Candidates {
   matching: string[];
   /** The matching devices that are online and not quarantined, in preference order. */
   available: string[];
+  /**
+   * Devices the selector matched a moment ago whose records the store no longer has (it lost its
+   * data; their owner puts them back): with none matching, the answer is to wait, not NOT_FOUND.
+   */
+  missing?: string[];
 }
 
 /** What the manager needs of the device registry. */
@@ -302,7 +307,9 @@ export class LeaseManager {
 
   /**
    * Lease a device matching the selector. NOT_FOUND (details.selector) when nothing matches at all;
-   * CONFLICT (retryable) when nothing freed within waitSeconds; INVALID_ARGUMENT for bad input.
+   * CONFLICT (retryable) when nothing freed within waitSeconds; UNAVAILABLE (retryable) without
+   * waitSeconds when only devices whose records the store lost match (with it, it waits for them);
+   * INVALID_ARGUMENT for bad input.
    */
   async acquire(options: AcquireOptions): Promise<Lease> {
     const started = performance.now();
@@ -329,7 +336,18 @@ export class LeaseManager {
 
     const first = await this.#devices.match(selector);
     if (first.matching.length === 0) {
-      throw new BridgeError('NOT_FOUND', 'no device matches the selector', { details: { selector } });
+      const missing = first.missing ?? [];
+      if (missing.length === 0) {
+        throw new BridgeError('NOT_FOUND', 'no device matches the selector', { details: { selector } });
+      }
+      // The store lost their records (Redis came back empty): they are put back shortly.
+      if (waitSeconds === 0 && options.waiterId === undefined) {
+        throw new BridgeError(
+          'UNAVAILABLE',
+          'the device records are being restored (the lease store lost its data): retry shortly',
+          { retryable: true, details: { selector, deviceIds: missing.slice(0, 20) } },
+        );
+      }
     }
     const queueKey = queueKeyFor(selector);
     const base = {
