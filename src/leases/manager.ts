@@ -229,8 +229,11 @@ export class LeaseManager {
   readonly #deferredClaimStaleMs: number;
   readonly #stalledTeardownMs: number;
   readonly #teardownRetryMs: number;
-  /** Leases whose teardown met an unreachable device here: how many runs it took so far. */
-  readonly #unanswered = new Map<string, number>();
+  /**
+   * Leases whose teardown met an unreachable device here: how many runs it took so far, and until
+   * when to remember it (another node may record it: the entry is then dropped by time).
+   */
+  readonly #unanswered = new Map<string, { attempts: number; until: number }>();
   /** This process's stamp on the teardowns it runs: `<node>#<random>`, new in every process. */
   readonly #claimant: string;
   /** Leases whose teardown runs in this process now. */
@@ -992,7 +995,8 @@ export class LeaseManager {
     resumedFrom: string | undefined,
   ): Promise<{ record: TeardownRecord; retryInMs?: number }> {
     const startedAt = this.#now();
-    const earlier = this.#unanswered.get(lease.id);
+    for (const [id, entry] of this.#unanswered) if (entry.until < startedAt) this.#unanswered.delete(id);
+    const earlier = this.#unanswered.get(lease.id)?.attempts;
     let actions: string[] =
       earlier !== undefined
         ? [`teardown run again (${earlier + 1}): its device did not answer before`]
@@ -1015,7 +1019,10 @@ export class LeaseManager {
     }
     if (failures.length > 0 && (skip || (await this.#waitsForDevice(lease, failures, startedAt)))) {
       const attempt = (earlier ?? 0) + 1;
-      this.#unanswered.set(lease.id, attempt);
+      this.#unanswered.set(lease.id, {
+        attempts: attempt,
+        until: (lease.endedAt ?? startedAt) + this.#teardownRetryMs + 60_000,
+      });
       const retryInMs = teardownBackoffMs(attempt);
       this.#log.warn(
         { leaseId: lease.id, deviceId: lease.deviceId, reason, attempt, retryInMs, failures },
