@@ -30,6 +30,7 @@
  */
 import { EventEmitter } from 'node:events';
 import type { AdbClient } from '../adb/client.ts';
+import { adbFailureCode } from '../adb/host-protocol.ts';
 import type { TunnelManager } from '../adb/tunnels.ts';
 import { BridgeError, invalidArgument } from '../errors.ts';
 import { validateSelector } from '../leases/selector.ts';
@@ -108,9 +109,17 @@ export interface MatchResult {
   matching: string[];
   /** The subset that is `online` now (same order). */
   available: string[];
+  /**
+   * Devices satisfying the selector whose records this node read from the store within the last
+   * minute but the store no longer has (sorted by id): the store lost its data (Redis restarted
+   * empty) and their owner puts them back at its next health pass — or another node removed them.
+   */
+  missing: string[];
 }
 
 const HEALTH_CONCURRENCY = 8;
+/** How long a record read from the store counts as `missing` once the store no longer has it. */
+const MISSING_GRACE_MS = 60_000;
 
 /** Does `record` satisfy `selector` (ignoring state)? An sdk bound never matches an unknown sdk. */
 export function matchesSelector(record: DeviceRecord, selector: DeviceSelector): boolean {
@@ -155,6 +164,8 @@ export class DeviceRegistry extends EventEmitter {
    * put back from here by the next health pass.
    */
   readonly #driven = new Map<string, DeviceRecord>();
+  /** Every record as last read from the store, with when (what `match` reports as `missing`). */
+  readonly #seen = new Map<string, { record: DeviceRecord; at: number }>();
   readonly #onTunnelState = (event: { endpoint: string; state: string }) => {
     this.#fromTunnel(event.endpoint, event.state).catch((err) =>
       this.#logger?.warn({ endpoint: event.endpoint, err: message(err) }, 'device state update failed'),
@@ -363,7 +374,15 @@ export class DeviceRegistry extends EventEmitter {
 
   /** Every record; one whose owner's heartbeat expired reads `ownerless`. */
   async list(): Promise<DeviceRecord[]> {
-    return this.#withOwners(await this.#store.list());
+    return this.#withOwners(this.#saw(await this.#store.list()));
+  }
+
+  /** Remember the records read from the store (and forget those seen too long ago); resolves them. */
+  #saw(records: DeviceRecord[]): DeviceRecord[] {
+    const at = this.#now();
+    for (const record of records) this.#seen.set(record.id, { record, at });
+    for (const [id, seen] of this.#seen) if (at - seen.at > MISSING_GRACE_MS) this.#seen.delete(id);
+    return records;
   }
 
   /** The owner node of a device, null when it has no record. */
@@ -416,6 +435,7 @@ export class DeviceRegistry extends EventEmitter {
       await this.#tunnels.remove(record.endpoint);
     }
     this.#driven.delete(id);
+    this.#seen.delete(id);
     await this.#store.delete(id);
     this.#logger?.info({ deviceId: id, forced: options.force === true }, 'device removed');
     this.emit('removed', { id });
@@ -433,6 +453,7 @@ export class DeviceRegistry extends EventEmitter {
       if (record.endpoint !== undefined && this.#tunnels.status(record.endpoint) !== undefined) {
         await this.#tunnels.remove(record.endpoint).catch(() => undefined);
       }
+      this.#seen.delete(record.id);
       if (!(await this.#store.delete(record.id))) continue;
       removed.push(record.id);
       this.emit('removed', { id: record.id });
@@ -448,6 +469,20 @@ export class DeviceRegistry extends EventEmitter {
       throw invalidArgument('a quarantine reason must be a non-empty string of at most 1000 characters');
     }
     return (await this.#step(id, { type: 'quarantine', reason })) ?? this.get(id);
+  }
+
+  /**
+   * Whether a teardown that failed on this device failed because the device did not answer — then
+   * it is run again once the device is back instead of quarantining it: a failure says adb could not
+   * reach it (offline, not connected, unauthorized, adb server unreachable: it may be back already),
+   * or a probe now gets no answer. False for a device without a record.
+   */
+  async unreachable(id: string, failures: readonly string[]): Promise<boolean> {
+    const record = await this.#store.get(id);
+    if (record === null) return false;
+    const away = new Set(['DEVICE_OFFLINE', 'UNAUTHORIZED_DEVICE', 'UNAVAILABLE']);
+    if (failures.some((f) => away.has(adbFailureCode(f).code))) return true;
+    return (await probeDevice(this.#client, record.serial, this.#probeTimeout)) !== null;
   }
 
   /** Admin: lift a quarantine; the state is re-read from adb at once and the failure count reset. */
@@ -583,13 +618,28 @@ export class DeviceRegistry extends EventEmitter {
    */
   async match(selector: DeviceSelector): Promise<MatchResult> {
     const valid = validateSelector(selector);
-    const matching = (await this.list()).filter((r) => matchesSelector(r, valid));
-    matching.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    let stored = await this.#store.list();
+    // A device this node drives whose record the store lost (Redis restarted empty) is put back at
+    // once, not at the next health pass: its lease requests need not wait for it.
+    const ids = new Set(stored.map((r) => r.id));
+    if ([...this.#driven.keys()].some((id) => !ids.has(id))) {
+      await this.#republish(stored);
+      stored = await this.#store.list();
+    }
+    const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+    const matching = (await this.#withOwners(this.#saw(stored))).filter((r) => matchesSelector(r, valid));
+    matching.sort(byId);
+    const now = new Set(stored.map((r) => r.id));
+    const missing = [...this.#seen.values()]
+      .map((seen) => seen.record)
+      .filter((r) => !now.has(r.id) && matchesSelector(r, valid))
+      .sort(byId);
     return {
       matching: matching.map((r) => r.id),
       available: matching
         .filter((r) => r.state === 'online' && (this.#baselines === undefined || r.baseline !== undefined))
         .map((r) => r.id),
+      missing: missing.map((r) => r.id),
     };
   }
 
@@ -700,7 +750,7 @@ export class DeviceRegistry extends EventEmitter {
         this.#logger?.warn({ err: message(err) }, 'adb discovery failed'),
       );
     }
-    const records = await this.#store.list();
+    const records = this.#saw(await this.#store.list());
     await this.#takeOver(records);
     const owned = await this.#republish(records);
     for (let i = 0; i < owned.length; i += HEALTH_CONCURRENCY) {

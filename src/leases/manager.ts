@@ -29,6 +29,13 @@
  * (`claimStalledTeardowns`: each by one node) and runs each again on the node that drives the device
  * — unless a deferred record of it waits for its owner. At start a node also takes at once what an
  * earlier process with its name was running.
+ *
+ * A teardown that failed because its device did not answer (`LeaseDevices.unreachable`: offline,
+ * unplugged, adb down) is neither recorded nor quarantined: its journal stays, the device stays
+ * blocked (its teardown due), and the teardown runs again — through the stalled-teardown pass, its
+ * stamp set so that it goes stale after a backoff (1 s, doubling, at most 15 s) — until it succeeds,
+ * fails on a device that answers (quarantined), or `teardownRetryMs` after the lease ended (the
+ * retries ran out: quarantined).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { BridgeError, invalidArgument, isBridgeError } from '../errors.ts';
@@ -75,6 +82,12 @@ const DEFERRED_MAX_AGE_SECONDS = 86_400;
 const STALLED_TEARDOWN_MS = 60_000;
 /** How long a release waits for its teardown before it answers with the teardown pending: 5 s. */
 export const RELEASE_WAIT_MS = 5_000;
+/** A teardown that met an unreachable device is run again for this long after the lease ended. */
+const TEARDOWN_RETRY_MS = 300_000;
+/** The delay before the next run of a teardown whose device did not answer (attempt 1, 2, …). */
+function teardownBackoffMs(attempt: number): number {
+  return Math.min(15_000, 1000 * 2 ** Math.max(0, attempt - 1));
+}
 
 /** The node name in a teardown stamp's claimant (`<node>#<process>`); '' when there is none. */
 function claimantNode(claimant: string): string {
@@ -97,6 +110,11 @@ export interface Candidates {
   matching: string[];
   /** The matching devices that are online and not quarantined, in preference order. */
   available: string[];
+  /**
+   * Devices the selector matched a moment ago whose records the store no longer has (it lost its
+   * data; their owner puts them back): with none matching, the answer is to wait, not NOT_FOUND.
+   */
+  missing?: string[];
 }
 
 /** What the manager needs of the device registry. */
@@ -107,6 +125,12 @@ export interface LeaseDevices {
   quarantine?(deviceId: string, reason: string): Promise<unknown>;
   /** The node that drives the device, null when it has no record (teardown then runs where it ended). */
   ownerOf?(deviceId: string): Promise<string | null>;
+  /**
+   * Whether a teardown that failed with these failures failed because the device did not answer
+   * (it is then run again once the device is back, not quarantined). Without it, every failure
+   * quarantines.
+   */
+  unreachable?(deviceId: string, failures: readonly string[]): Promise<boolean>;
 }
 
 /** What undoes a lease on its device (this node's lease operations). */
@@ -150,6 +174,11 @@ export interface LeaseManagerOptions {
    * teardown pending, and the teardown runs on and is recorded when it ends.
    */
   releaseWaitMs?: number;
+  /**
+   * How long after a lease ended its teardown is run again while its device does not answer
+   * (default 5 minutes); then the device is quarantined.
+   */
+  teardownRetryMs?: number;
   logger?: Logger;
   /** Lease metrics (acquisitions, wait time, expiries, teardown outcomes). */
   metrics?: Pick<Metrics, 'leaseAcquisitions' | 'leaseWaitSeconds' | 'leaseExpiries' | 'leaseTeardowns'>;
@@ -210,6 +239,12 @@ export class LeaseManager {
   readonly #deferredClaimStaleMs: number;
   readonly #stalledTeardownMs: number;
   readonly #releaseWaitMs: number;
+  readonly #teardownRetryMs: number;
+  /**
+   * Leases whose teardown met an unreachable device here: how many runs it took so far, and until
+   * when to remember it (another node may record it: the entry is then dropped by time).
+   */
+  readonly #unanswered = new Map<string, { attempts: number; until: number }>();
   /** This process's stamp on the teardowns it runs: `<node>#<random>`, new in every process. */
   readonly #claimant: string;
   /** Leases whose teardown runs in this process now. */
@@ -254,6 +289,7 @@ export class LeaseManager {
     this.#deferredClaimStaleMs = (options.deferredClaimStaleSeconds ?? DEFERRED_CLAIM_STALE_SECONDS) * 1000;
     this.#stalledTeardownMs = options.stalledTeardownMs ?? STALLED_TEARDOWN_MS;
     this.#releaseWaitMs = options.releaseWaitMs ?? RELEASE_WAIT_MS;
+    this.#teardownRetryMs = options.teardownRetryMs ?? TEARDOWN_RETRY_MS;
     this.#claimant = `${this.#node}#${randomBytes(6).toString('base64url')}`;
     this.#log = options.logger ?? silentLogger();
     this.#metrics = options.metrics;
@@ -286,7 +322,9 @@ export class LeaseManager {
 
   /**
    * Lease a device matching the selector. NOT_FOUND (details.selector) when nothing matches at all;
-   * CONFLICT (retryable) when nothing freed within waitSeconds; INVALID_ARGUMENT for bad input.
+   * CONFLICT (retryable) when nothing freed within waitSeconds; UNAVAILABLE (retryable) without
+   * waitSeconds when only devices whose records the store lost match (with it, it waits for them);
+   * INVALID_ARGUMENT for bad input.
    */
   async acquire(options: AcquireOptions): Promise<Lease> {
     const started = performance.now();
@@ -313,7 +351,18 @@ export class LeaseManager {
 
     const first = await this.#devices.match(selector);
     if (first.matching.length === 0) {
-      throw new BridgeError('NOT_FOUND', 'no device matches the selector', { details: { selector } });
+      const missing = first.missing ?? [];
+      if (missing.length === 0) {
+        throw new BridgeError('NOT_FOUND', 'no device matches the selector', { details: { selector } });
+      }
+      // The store lost their records (Redis came back empty): they are put back shortly.
+      if (waitSeconds === 0 && options.waiterId === undefined) {
+        throw new BridgeError(
+          'UNAVAILABLE',
+          'the device records are being restored (the lease store lost its data): retry shortly',
+          { retryable: true, details: { selector, deviceIds: missing.slice(0, 20) } },
+        );
+      }
     }
     const queueKey = queueKeyFor(selector);
     const base = {
@@ -825,7 +874,8 @@ export class LeaseManager {
     // The lease's stamp is the deferring node's: take it at once (the run is this node's now).
     await this.#runTeardown(item.lease, item.reason, { resumedFrom: item.resumedFrom, stampFirst: true });
     try {
-      if ((await this.#store.getTeardown(leaseId)) === null) return;
+      // A run that waits for its device is this node's now: the stalled-teardown pass runs it again.
+      if (!this.#unanswered.has(leaseId) && (await this.#store.getTeardown(leaseId)) === null) return;
       await this.#store.takeDeferredTeardown(leaseId);
     } catch (err) {
       this.#log.warn({ err, leaseId }, 'lease: removing a deferred teardown failed; its claim goes stale');
@@ -928,43 +978,123 @@ export class LeaseManager {
     run: { resumedFrom: string | undefined; stampFirst: boolean },
   ): Promise<TeardownRecord> {
     this.#tearingDown.add(lease.id);
-    let touching = false;
-    const touch = async (): Promise<void> => {
-      if (touching) return;
-      touching = true;
-      try {
-        await this.#store.touchTeardown(lease.id, this.#now(), this.#claimant);
-      } catch (err) {
-        this.#log.warn({ err, leaseId: lease.id }, 'lease: refreshing the teardown stamp failed');
-      } finally {
-        touching = false;
-      }
-    };
+    let touching: Promise<void> | undefined;
+    const touch = (): Promise<void> =>
+      (touching ??= this.#store
+        .touchTeardown(lease.id, this.#now(), this.#claimant)
+        .then(
+          () => undefined,
+          (err: unknown) => {
+            this.#log.warn({ err, leaseId: lease.id }, 'lease: refreshing the teardown stamp failed');
+          },
+        )
+        .finally(() => {
+          touching = undefined;
+        }));
     const refresh = setInterval(() => void touch(), Math.max(1, Math.floor(this.#stalledTeardownMs / 3)));
     refresh.unref();
+    let retryInMs: number | undefined;
     try {
       if (run.stampFirst) void touch(); // alongside the start of the run, not before it
-      return await this.#runAndRecord(lease, reason, run.resumedFrom);
+      const done = await this.#runAndRecord(lease, reason, run.resumedFrom);
+      retryInMs = done.retryInMs;
+      return done.record;
     } finally {
       clearInterval(refresh);
+      if (retryInMs !== undefined) {
+        // Stamped so that it goes stale (the stalled-teardown pass runs it) after the backoff.
+        await touching;
+        await this.#store
+          .touchTeardown(lease.id, this.#now() - this.#stalledTeardownMs + retryInMs, this.#claimant)
+          .catch((err: unknown) => {
+            this.#log.warn({ err, leaseId: lease.id }, 'lease: scheduling the teardown again failed');
+          });
+      }
       this.#tearingDown.delete(lease.id);
     }
   }
 
+  /**
+   * Whether a failed (or about to be repeated) teardown waits for its device: the device did not
+   * answer and the retries have not run out. Never throws: when it cannot tell, it waits.
+   */
+  async #waitsForDevice(lease: Lease, failures: readonly string[], startedAt: number): Promise<boolean> {
+    const unreachable = this.#devices.unreachable;
+    if (unreachable === undefined || this.#stopping) return false;
+    if (startedAt - (lease.endedAt ?? startedAt) >= this.#teardownRetryMs) return false;
+    try {
+      return await unreachable.call(this.#devices, lease.deviceId, failures);
+    } catch (err) {
+      this.#log.warn({ err, leaseId: lease.id }, 'lease: could not tell whether the device answers');
+      return true;
+    }
+  }
+
+  /**
+   * Run the teardown and record it; or, when its device did not answer (and the retries have not run
+   * out), leave it due and answer `retryInMs` with a record of what happened so far (not stored).
+   */
   async #runAndRecord(
     lease: Lease,
     reason: TeardownReason,
     resumedFrom: string | undefined,
-  ): Promise<TeardownRecord> {
+  ): Promise<{ record: TeardownRecord; retryInMs?: number }> {
     const startedAt = this.#now();
-    let actions: string[] = resumedFrom === undefined ? [] : [resumedAction(resumedFrom)];
+    for (const [id, entry] of this.#unanswered) if (entry.until < startedAt) this.#unanswered.delete(id);
+    const earlier = this.#unanswered.get(lease.id)?.attempts;
+    let actions: string[] =
+      earlier !== undefined
+        ? [`teardown run again (${earlier + 1}): its device did not answer before`]
+        : resumedFrom === undefined
+          ? []
+          : [resumedAction(resumedFrom)];
     let failures: string[] = [];
-    try {
-      const result = await this.#teardown.closeLease(lease, reason);
-      actions = [...actions, ...result.actions];
-      failures = [...result.failures];
-    } catch (err) {
-      failures.push(`teardown threw: ${err instanceof Error ? err.message : String(err)}`);
+    // A repeated run first asks whether the device answers now (no run, no journal read, when not).
+    const skip = earlier !== undefined && (await this.#waitsForDevice(lease, [], startedAt));
+    if (skip) {
+      failures.push('the device does not answer yet');
+    } else {
+      try {
+        const result = await this.#teardown.closeLease(lease, reason);
+        actions = [...actions, ...result.actions];
+        failures = [...result.failures];
+      } catch (err) {
+        failures.push(`teardown threw: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    }
+    if (failures.length > 0 && (skip || (await this.#waitsForDevice(lease, failures, startedAt)))) {
+      const attempt = (earlier ?? 0) + 1;
+      this.#unanswered.set(lease.id, {
+        attempts: attempt,
+        until: (lease.endedAt ?? startedAt) + this.#teardownRetryMs + 60_000,
+      });
+      const retryInMs = teardownBackoffMs(attempt);
+      this.#log.warn(
+        { leaseId: lease.id, deviceId: lease.deviceId, reason, attempt, retryInMs, failures },
+        'lease: teardown waits for its device (it did not answer); it runs again',
+      );
+      const record: TeardownRecord = {
+        leaseId: lease.id,
+        deviceId: lease.deviceId,
+        reason,
+        startedAt,
+        finishedAt: this.#now(),
+        actions: [
+          ...actions,
+          `teardown pending: the device did not answer (${failures.join('; ')}); ` +
+            'the teardown runs again once it is back (the device stays out of the pool meanwhile)',
+        ],
+        failures: [],
+        node: this.#node,
+      };
+      return { record, retryInMs };
+    }
+    if (earlier !== undefined) this.#unanswered.delete(lease.id);
+    if (failures.length > 0 && earlier !== undefined && lease.endedAt !== undefined) {
+      const waited = startedAt - lease.endedAt;
+      if (waited >= this.#teardownRetryMs) {
+        failures.push(`the device did not answer for ${Math.round(waited / 1000)} s: the retries ran out`);
+      }
     }
     if (failures.length > 0 && this.#devices.quarantine) {
       try {
@@ -998,6 +1128,6 @@ export class LeaseManager {
       this.#log.error({ err, leaseId: lease.id }, 'lease: recording teardown failed');
     }
     this.#wakeWaiters();
-    return record;
+    return { record };
   }
 }

@@ -146,7 +146,9 @@ export class MemoryLeaseStore implements LeaseStore {
     const deviceId = request.candidates.find((id) => this.#isFree(id));
     if (deviceId === undefined) return null;
     const slot = this.#slot(deviceId);
-    slot.fence += 1;
+    // A device's counter starts at the time in microseconds, then goes up by one per lease (as on
+    // Redis, lua/acquire.lua): a store that starts empty continues above an earlier one's tokens.
+    slot.fence = slot.fence === 0 ? Math.floor(now) * 1000 : slot.fence + 1;
     const lease: Lease = {
       id: newLeaseId(),
       deviceId,

@@ -13,10 +13,11 @@
  *                           yet: the device is blocked until it is), fence (counter, never reset)
  *
  * Fencing tokens stay monotonic per device even when Redis loses its data (restarted empty, a
- * flush): each store instance remembers the highest token it has seen per device (every lease it
- * acquires or reads) and passes it to `acquire` as a floor the counter never goes back below. A
- * node that never saw a device's lease cannot know its token; the device's owner sees every lease
- * of its devices (every lease-scoped call reads the lease there), so acquires through it are safe.
+ * flush): a device's counter starts at the time in microseconds (see lua/acquire.lua), so any node —
+ * also one that never saw the device's leases — continues above every token handed out before.
+ * Each store instance also remembers the highest token it has seen per device (every lease it
+ * acquires or reads) and passes it to `acquire` as a floor (a second guard, against a clock that
+ * stepped back on a node that saw the device).
  *   lease:<id>        hash  the lease's fields (plus `teardownBy` once ended: the claimant of its
  *                           teardown's stamp); an ended lease expires a retention (7 days) after its
  *                           teardown is recorded, never while its teardown is due

@@ -19,7 +19,11 @@ export interface Lease {
   tenant: string;
   /** Name of the principal that took it. */
   holder: string;
-  /** Strictly increasing per device across every lease ever granted on it. */
+  /**
+   * Strictly increasing per device across every lease ever granted on it, also across a store that
+   * lost its data: a device's first token is the time in microseconds (a large integer, below 2^53),
+   * each next one is one more.
+   */
   fencingToken: number;
   acquiredAt: number;
   expiresAt: number;

@@ -369,6 +369,47 @@ describe('chaos: adb server and release races', () => {
   }, 120_000);
 });
 
+describe('chaos: release while the device is offline', () => {
+  it('release during a 3 s offline fault: the teardown runs again once the device is back, no quarantine', async () => {
+    const d = devices[1]!;
+    const leaseId = await acquire(d.id);
+    expect((await snapshot(leaseId, { transport: 'session' })).status).toBe(200);
+    const started = performance.now();
+    d.sim.setFault({ offlineAfterMs: 0 });
+    const back = setTimeout(() => d.sim.clearFault(), 3000);
+    let released: Answer;
+    try {
+      released = await api('DELETE', `/v1/leases/${leaseId}`);
+    } finally {
+      // The fault lasts its 3 s whatever the release did.
+      while (d.sim.faults.offlineAfterMs !== undefined) await new Promise((r) => setTimeout(r, 100));
+      clearTimeout(back);
+    }
+    expect(released.status, brief(released.body)).toBe(200);
+    expect(released.body.teardown.failures).toEqual([]);
+    let record: Json | null = null;
+    const deadline = performance.now() + 60_000;
+    while (record === null && performance.now() < deadline) {
+      record = await bridge.node.leases.teardownOf(leaseId);
+      if (record === null) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(record, 'teardown recorded within 60 s').not.toBeNull();
+    expect(record!.failures).toEqual([]);
+    expect(record!.actions).not.toContain('quarantined device');
+    expect(await forwardsOf(d.sim.serial), 'forwards left').toEqual([]);
+    expect(d.sim.runningHelpers(), 'helpers left running').toBe(0);
+    const device = (await api('GET', '/v1/devices')).body.devices.find((x: Json) => x.id === d.id);
+    expect(device.state).not.toBe('quarantined');
+    rows.push({
+      fault: 'release during a 3 s offline fault',
+      code: 'ok (200)',
+      retryable: '-',
+      recoveryS: ((performance.now() - started) / 1000).toFixed(2),
+      boundS: 60,
+    });
+  }, 90_000);
+});
+
 describe('chaos: the end state', () => {
   it('0 forwards, 0 helpers, every device online and none quarantined, no lease lost', async () => {
     expect(await bridge.node.adb.client.listForwards({ timeoutMs: 5000 })).toEqual([]);

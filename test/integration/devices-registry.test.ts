@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import path from 'node:path';
+import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { AdbClient } from '../../src/adb/client.ts';
 import { AdbServer } from '../../src/adb/server.ts';
@@ -150,13 +151,18 @@ describe('DeviceRegistry: registration', () => {
     expect(await registry.match({ labels: { pool: 'ci' } })).toEqual({
       matching: [other.id],
       available: [other.id],
+      missing: [],
     });
     const bySdk = await registry.match({ sdkMin: 34, sdkMax: 34 });
     expect(bySdk.matching).toEqual([record.id, other.id].sort());
     expect((await registry.match({ sdkMin: 35 })).matching).toEqual([]);
     expect((await registry.match({ deviceId: record.id })).matching).toEqual([record.id]);
     await registry.quarantine(other.id, 'admin: flaky screen');
-    expect(await registry.match({ labels: { pool: 'ci' } })).toEqual({ matching: [other.id], available: [] });
+    expect(await registry.match({ labels: { pool: 'ci' } })).toEqual({
+      matching: [other.id],
+      available: [],
+      missing: [],
+    });
     await expect(registry.match({ sdkMin: 40, sdkMax: 30 })).rejects.toMatchObject({
       code: 'INVALID_ARGUMENT',
     });
@@ -510,5 +516,50 @@ describe('DeviceRegistry: health', () => {
     expect(updated.labels).toEqual({ pool: 'gpu' });
     expect(otherTunnels.list()).toEqual([]); // node-b does not connect a device node-a owns
     expect((await other.match({ labels: { pool: 'gpu' } })).available).toEqual([record.id]);
+  });
+
+  it('the store lost its data: the owner puts its device back at its next match; another node reports it missing meanwhile', async () => {
+    const prefix = `test-${randomUUID()}:`;
+    const { sim, registry } = await bed({}, { store: new RedisDeviceStore({ prefix }) });
+    const record = await registry.register({ endpoint: sim.devices[0]!.address, labels: { pool: 'ci' } });
+    const otherStore = new RedisDeviceStore({ prefix });
+    const other = new DeviceRegistry({
+      store: otherStore,
+      client,
+      tunnels: new TunnelManager({ client }),
+      policy: new EndpointPolicy(),
+      node: 'node-b',
+    });
+    const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+    const loseData = async () => {
+      const keys = await redis.keys(`${prefix}*`);
+      if (keys.length > 0) await redis.del(...keys);
+    };
+    cleanups.push(async () => {
+      await registry.remove(record.id, { force: true }).catch(() => undefined);
+      await otherStore.close();
+      await loseData();
+      await redis.quit();
+    });
+    const selector = { labels: { pool: 'ci' } };
+    await registry.checkHealth(); // a running node's health pass: it drives the device
+    expect(await other.match(selector)).toEqual({
+      matching: [record.id],
+      available: [record.id],
+      missing: [],
+    });
+
+    await loseData();
+    // Another node: nothing matches, but the device it saw a moment ago is missing (wait, not 404).
+    expect(await other.match(selector)).toEqual({ matching: [], available: [], missing: [record.id] });
+    expect((await other.match({ labels: { pool: 'gpu' } })).missing).toEqual([]);
+    // The owner puts the record back as soon as it matches.
+    expect((await registry.match(selector)).matching).toEqual([record.id]);
+    expect((await other.match(selector)).missing).toEqual([]);
+    expect((await other.match(selector)).matching).toEqual([record.id]);
+
+    // A device removed here is not missing here.
+    await registry.remove(record.id, { force: true });
+    expect(await registry.match(selector)).toEqual({ matching: [], available: [], missing: [] });
   });
 });

@@ -84,29 +84,45 @@ function keySlot(key: string): number {
 const req = { tenant: 't1', holder: 'h', ttlSeconds: 1, selector: { labels: { pool: 'x' } } };
 
 describe('RedisLeaseStore', () => {
-  it('fencing tokens stay monotonic per device across a Redis data loss (the lease store keys flushed while a lease is held)', async () => {
+  it('fencing tokens stay monotonic per device across a Redis data loss, through every node (also one that never saw the device)', async () => {
     const clock = new FakeClock();
+    // Three nodes on one prefix: the one that leases, the device's owner (only reads the lease), and
+    // one that never saw the device.
     const acquirer = new RedisLeaseStore({ client, prefix, now: clock.now });
-    // Another node that only read the lease (the device's owner serving a lease-scoped call).
     const owner = new RedisLeaseStore({ client: connection(), prefix, now: clock.now });
-    let held = await acquirer.acquire({ ...req, ttlSeconds: 60, candidates: ['dev-1'] });
-    await acquirer.release(held!.id);
-    await acquirer.recordTeardown(teardownOf(held!, clock));
-    held = await acquirer.acquire({ ...req, ttlSeconds: 60, candidates: ['dev-1'] });
-    expect(held?.fencingToken).toBe(2);
-    expect((await owner.get(held!.id))?.fencingToken).toBe(2);
+    const stranger = new RedisLeaseStore({ client: connection(), prefix, now: clock.now });
+    const nodes = [acquirer, owner, stranger];
+    const handedOut: number[] = [];
+    const cycle = async (store: RedisLeaseStore): Promise<number> => {
+      const lease = await store.acquire({ ...req, ttlSeconds: 60, candidates: ['dev-1'] });
+      if (lease === null) throw new Error('expected a lease');
+      await store.release(lease.id);
+      await store.recordTeardown(teardownOf(lease, clock));
+      return lease.fencingToken;
+    };
+    for (let i = 0; i < 5; i++) handedOut.push(await cycle(acquirer));
+    const held = await acquirer.acquire({ ...req, ttlSeconds: 60, candidates: ['dev-1'] });
+    handedOut.push(held!.fencingToken);
+    expect((await owner.get(held!.id))?.fencingToken).toBe(held!.fencingToken);
+    expect(handedOut).toEqual([...handedOut].sort((a, b) => a - b));
+    expect(new Set(handedOut).size).toBe(handedOut.length);
 
-    // Redis loses the data (restarted empty, a flush).
-    await client.del(...(await keysUnder(prefix)));
-    const again = await acquirer.acquire({ ...req, ttlSeconds: 60, candidates: ['dev-1'] });
-    expect(again?.fencingToken).toBeGreaterThan(2);
-    await client.del(...(await keysUnder(prefix)));
-    const viaOwner = await owner.acquire({ ...req, ttlSeconds: 60, candidates: ['dev-1'] });
-    expect(viaOwner?.fencingToken).toBeGreaterThan(2);
-    // A device never seen starts at 1 as before.
-    expect((await acquirer.acquire({ ...req, ttlSeconds: 60, candidates: ['dev-new'] }))?.fencingToken).toBe(
-      1,
-    );
+    // Redis loses the data (restarted empty, a flush), again and again: every node continues above
+    // every token handed out before.
+    for (const node of [stranger, owner, acquirer, stranger]) {
+      await client.del(...(await keysUnder(prefix)));
+      clock.advance(1); // the time Redis was gone
+      const token = await cycle(node);
+      expect(token).toBeGreaterThan(Math.max(...handedOut));
+      expect(Number.isSafeInteger(token)).toBe(true);
+      handedOut.push(token);
+    }
+    // Through every node without a loss: still one more each time.
+    for (const node of nodes) {
+      const token = await cycle(node);
+      expect(token).toBeGreaterThan(Math.max(...handedOut));
+      handedOut.push(token);
+    }
   });
 
   it('every key it writes carries the one hash tag (one Cluster slot), queues and teardowns included', async () => {
@@ -158,13 +174,16 @@ describe('RedisLeaseStore', () => {
       waiterId: 'w1',
     });
     if (!lease) throw new Error('expected a lease');
-    expect(await client.hgetall(`${base}dev:d1`)).toEqual({ fence: '1', lease: lease.id });
+    expect(await client.hgetall(`${base}dev:d1`)).toEqual({
+      fence: String(lease.fencingToken),
+      lease: lease.id,
+    });
     expect(await client.hgetall(`${base}lease:${lease.id}`)).toEqual({
       id: lease.id,
       deviceId: 'd1',
       tenant: 't1',
       holder: 'h',
-      fencingToken: '1',
+      fencingToken: String(lease.fencingToken),
       acquiredAt: String(clock.t),
       expiresAt: String(clock.t + 10_000),
       ttlSeconds: '10',
@@ -182,7 +201,10 @@ describe('RedisLeaseStore', () => {
     const endedAt = clock.t;
     await store.release(lease.id, lease.fencingToken, 'node-a#1');
     // The device keeps pointing at the ended lease until its teardown is recorded.
-    expect(await client.hgetall(`${base}dev:d1`)).toEqual({ fence: '1', lease: lease.id });
+    expect(await client.hgetall(`${base}dev:d1`)).toEqual({
+      fence: String(lease.fencingToken),
+      lease: lease.id,
+    });
     expect(await client.hmget(`${base}lease:${lease.id}`, 'state', 'endedAt', 'teardownBy')).toEqual([
       'released',
       String(clock.t),
@@ -201,7 +223,7 @@ describe('RedisLeaseStore', () => {
     expect(await client.hget(`${base}lease:${lease.id}`, 'teardownBy')).toBe('node-b#1');
 
     await store.recordTeardown(teardownOf(lease, clock));
-    expect(await client.hgetall(`${base}dev:d1`)).toEqual({ fence: '1' });
+    expect(await client.hgetall(`${base}dev:d1`)).toEqual({ fence: String(lease.fencingToken) });
     expect(JSON.parse((await client.get(`${base}td:${lease.id}`)) ?? 'null')).toEqual(
       teardownOf(lease, clock),
     );
@@ -215,7 +237,10 @@ describe('RedisLeaseStore', () => {
     const second = await store.acquire({ ...req, ttlSeconds: 1, candidates: ['d1'] });
     clock.advance(1_000);
     expect((await store.claimExpired(clock.t, 10, 'node-c#1')).map((l) => l.id)).toEqual([second?.id]);
-    expect(await client.hgetall(`${base}dev:d1`)).toEqual({ fence: '2', lease: second?.id });
+    expect(await client.hgetall(`${base}dev:d1`)).toEqual({
+      fence: String(lease.fencingToken + 1),
+      lease: second?.id,
+    });
     expect(await client.hmget(`${base}lease:${second?.id}`, 'state', 'teardownBy')).toEqual([
       'expired',
       'node-c#1',
@@ -276,16 +301,17 @@ describe('RedisLeaseStore', () => {
     const base = `${prefix}${HASH_TAG}:`;
     const run = (leaseId: string, deviceId: string, token: number, now: number) =>
       client.eval(lua, 2, `${base}lease:${leaseId}`, `${base}dev:${deviceId}`, deviceId, String(token), now);
-    expect(await run('lease_none', 'd1', 1, clock.t)).toBe(LeaseFailure.NotFound);
-    expect(await run(lease.id, 'd2', 1, clock.t)).toBe(LeaseFailure.WrongDevice);
-    expect(await run(lease.id, 'd1', 2, clock.t)).toBe(LeaseFailure.FenceMismatch);
-    expect(await run(lease.id, 'd1', 1, clock.t + 10_000)).toBe(LeaseFailure.Ended);
-    expect(Array.isArray(await run(lease.id, 'd1', 1, clock.t))).toBe(true);
+    const token = lease.fencingToken;
+    expect(await run('lease_none', 'd1', token, clock.t)).toBe(LeaseFailure.NotFound);
+    expect(await run(lease.id, 'd2', token, clock.t)).toBe(LeaseFailure.WrongDevice);
+    expect(await run(lease.id, 'd1', token + 1, clock.t)).toBe(LeaseFailure.FenceMismatch);
+    expect(await run(lease.id, 'd1', token, clock.t + 10_000)).toBe(LeaseFailure.Ended);
+    expect(Array.isArray(await run(lease.id, 'd1', token, clock.t))).toBe(true);
     const expected = { [-1]: 'NOT_FOUND', [-2]: 'LEASE_EXPIRED', [-3]: 'CONFLICT', [-4]: 'CONFLICT' };
     for (const failure of Object.values(LeaseFailure))
       expect(leaseError(failure).code).toBe(expected[failure]);
     // The store surfaces them as BridgeErrors with details.
-    const err = await expectCode(store.checkFence('d2', lease.id, 1), 'CONFLICT');
+    const err = await expectCode(store.checkFence('d2', lease.id, token), 'CONFLICT');
     expect(err.details).toEqual({ leaseId: lease.id, deviceId: 'd2' });
   });
 

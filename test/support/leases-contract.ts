@@ -76,7 +76,8 @@ export function leaseStoreContract(name: string, make: StoreFactory, options: { 
         expiresAt: clock.t + 60_000,
         ttlSeconds: 60,
         selector: { labels: { pool: 'a' } },
-        fencingToken: 1,
+        // A device's first token is the time in microseconds.
+        fencingToken: clock.t * 1000,
       });
       expect(a?.id).toMatch(/^lease_[A-Za-z0-9_-]{20}$/);
       const b = await store.acquire({ ...base, candidates: ['d1', 'd2'] });
@@ -124,9 +125,10 @@ export function leaseStoreContract(name: string, make: StoreFactory, options: { 
         await store.recordTeardown(teardownOf(lease, clock));
         previous = lease;
       }
-      expect(tokens).toEqual([1, 2, 3, 4]);
-      // Another device has its own counter.
-      expect((await store.acquire({ ...base, candidates: ['d2'] }))?.fencingToken).toBe(1);
+      const first = T0 * 1000;
+      expect(tokens).toEqual([first, first + 1, first + 2, first + 3]);
+      // Another device has its own counter (started at its first lease's time).
+      expect((await store.acquire({ ...base, candidates: ['d2'] }))?.fencingToken).toBe(clock.t * 1000);
       await store.close();
     });
 
@@ -183,8 +185,31 @@ export function leaseStoreContract(name: string, make: StoreFactory, options: { 
       await store.recordTeardown(record);
       expect(await store.getTeardown(lease.id)).toEqual(record);
       expect(await store.getTeardown('lease_nope')).toBeNull();
-      expect((await store.acquire({ ...base, candidates: ['d1'] }))?.fencingToken).toBe(2);
+      expect((await store.acquire({ ...base, candidates: ['d1'] }))?.fencingToken).toBe(
+        lease.fencingToken + 1,
+      );
       await store.close();
+    });
+
+    it('fencing tokens stay above every earlier one when the store starts empty (its data lost)', async () => {
+      const { store, clock } = await setup();
+      const tokens: number[] = [];
+      for (let i = 0; i < 5; i++) {
+        const lease = await store.acquire({ ...base, candidates: ['d1'] });
+        if (!lease) throw new Error('expected a lease');
+        tokens.push(lease.fencingToken);
+        await store.release(lease.id);
+        await store.recordTeardown(teardownOf(lease, clock));
+      }
+      for (let i = 1; i < tokens.length; i++) expect(tokens[i]).toBeGreaterThan(tokens[i - 1]!);
+      await store.close();
+      // An empty store standing in for the same one after its data was lost, a moment later.
+      clock.advance(1);
+      const fresh = await make({ now: clock.now });
+      const after = await fresh.acquire({ ...base, candidates: ['d1'] });
+      expect(after?.fencingToken).toBeGreaterThan(Math.max(...tokens));
+      expect(Number.isSafeInteger(after?.fencingToken)).toBe(true);
+      await fresh.close();
     });
 
     it('releaseEmpty: ends the lease and records its empty teardown at once (device freed); token checked; null when not active', async () => {
@@ -650,7 +675,7 @@ export function leaseStoreContract(name: string, make: StoreFactory, options: { 
       await store.release(first?.id ?? '');
       await store.recordTeardown(teardownOf(first as Lease, clock));
       expect(await store.acquire({ ...req, waiterId: 'w2' })).toBeNull();
-      expect((await store.acquire({ ...req, waiterId: 'w3' }))?.fencingToken).toBe(2);
+      expect((await store.acquire({ ...req, waiterId: 'w3' }))?.fencingToken).toBe(first!.fencingToken + 1);
       expect(await store.waiting(q)).toBe(0);
       await store.enqueue(q, 'w4', 30);
       await store.dequeue(q, 'w4');

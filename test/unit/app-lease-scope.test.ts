@@ -62,7 +62,7 @@ describe('LeaseScopes', () => {
     expect(scopes.local(scope)).toEqual({
       id: here.id,
       deviceId: 'here',
-      fencingToken: 1,
+      fencingToken: here.fencingToken,
       serial: 'serial-here',
     });
   });

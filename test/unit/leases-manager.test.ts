@@ -205,13 +205,13 @@ describe('LeaseManager.acquire', () => {
     const bob = await waiters[0];
     // Woken by the local release, not by the 5 s poll.
     expect(performance.now() - started).toBeLessThan(1_000);
-    expect(bob).toMatchObject({ holder: 'bob', deviceId: 'd1', fencingToken: 2 });
+    expect(bob).toMatchObject({ holder: 'bob', deviceId: 'd1', fencingToken: first.fencingToken + 1 });
     await manager.release(bob?.id ?? '');
     const carol = await waiters[1];
     await manager.release(carol?.id ?? '');
     const dave = await waiters[2];
     expect(order).toEqual(['bob', 'carol', 'dave']);
-    expect(dave?.fencingToken).toBe(4);
+    expect(dave?.fencingToken).toBe(first.fencingToken + 3);
   });
 
   it('a device freed elsewhere between the first attempt and joining the queue is taken at once, not at the next poll', async () => {
@@ -241,7 +241,7 @@ describe('LeaseManager.acquire', () => {
     };
     const started = performance.now();
     const lease = await manager.acquire({ ...who, holder: 'bob', selector: {}, waitSeconds: 3 });
-    expect(lease).toMatchObject({ holder: 'bob', deviceId: 'd1', fencingToken: 2 });
+    expect(lease).toMatchObject({ holder: 'bob', deviceId: 'd1', fencingToken: held.fencingToken + 1 });
     expect(freed).toBe(true);
     expect(performance.now() - started).toBeLessThan(1_000);
   });
@@ -328,7 +328,7 @@ describe('LeaseManager.acquire', () => {
     // The next waiter is not stuck behind the aborted one.
     const next = manager.acquire({ ...who, selector: {}, waitSeconds: 5 });
     await manager.release(held.id);
-    expect((await next).fencingToken).toBe(2);
+    expect((await next).fencingToken).toBe(held.fencingToken + 1);
   });
 });
 
@@ -354,7 +354,7 @@ describe('LeaseManager release, renew and expiry', () => {
     await expectCode(manager.release('lease_nope'), 'NOT_FOUND');
     expect(teardowns).toHaveLength(1);
     await expectCode(manager.checkFence('d1', lease.id, lease.fencingToken), 'LEASE_EXPIRED');
-    expect((await manager.acquire({ ...who, selector: {} })).fencingToken).toBe(2);
+    expect((await manager.acquire({ ...who, selector: {} })).fencingToken).toBe(lease.fencingToken + 1);
   });
 
   it('release answers within releaseWaitMs with the teardown pending; the teardown runs on, is recorded, then frees the device', async () => {

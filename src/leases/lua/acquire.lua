@@ -22,8 +22,14 @@
   ARGV[10]  '1' when the lease keeps the apps installed during it (field keepApps), else '0'
   ARGV[11..10+n] each candidate's fence floor, aligned with KEYS[6..] (n candidates): the highest
                  token the calling node has seen for it ('0' = none). The counter never goes back
-                 below it: after Redis lost its data (the counter reads 0 again) tokens stay
-                 monotonic per device.
+                 below it.
+
+  Fencing tokens: a device's counter starts at now (ARGV[1]) in microseconds (now * 1000) when it
+  has none — its first lease, or the first after Redis lost its data (restarted empty, a flush) —
+  and goes up by one per lease. So any node's next token after a loss is above every token handed
+  out before, as long as the device took fewer than one lease per microsecond on average since its
+  counter started and the nodes' clocks agree (as lease expiry already needs) to within that
+  margin. Tokens are stored and answered as decimal integers (below 2^53 until the year 2255).
 
   A device is free when its hash has no `lease`. An ended lease keeps it until record-teardown
   clears it, however long that takes: a teardown that never finished must be run again, never
@@ -49,13 +55,13 @@ end
 for i = 6, #KEYS do
   local dev = KEYS[i]
   if redis.call('HEXISTS', dev, 'lease') == 0 then
-    local fence = redis.call('HINCRBY', dev, 'fence', 1)
+    local counter = tonumber(redis.call('HGET', dev, 'fence'))
+    local fence = counter and counter + 1 or now * 1000
     local floor = tonumber(ARGV[i + 5]) or 0
-    if fence <= floor then
-      fence = floor + 1
-      redis.call('HSET', dev, 'fence', fence)
-    end
-    redis.call('HSET', dev, 'lease', ARGV[3])
+    if fence <= floor then fence = floor + 1 end
+    -- As a decimal integer: a Lua number passed to Redis would be written in %.14g (rounded).
+    fence = string.format('%.0f', fence)
+    redis.call('HSET', dev, 'fence', fence, 'lease', ARGV[3])
     -- The id follows `<base>dev:` in the key, and #base = #KEYS[4] - #ARGV[3] - #'lease:'.
     local deviceId = string.sub(dev, #KEYS[4] - #ARGV[3] - 1)
     redis.call('HSET', KEYS[4],
@@ -65,7 +71,7 @@ for i = 6, #KEYS do
     if ARGV[10] == '1' then redis.call('HSET', KEYS[4], 'keepApps', '1') end
     redis.call('ZADD', KEYS[1], ARGV[2], ARGV[3])
     if ARGV[8] == '1' and waiter ~= '' then removeWaiter(KEYS[2], KEYS[3], KEYS[5], waiter) end
-    return { i - 5, fence }
+    return { i - 5, tonumber(fence) }
   end
 end
 return 0
