@@ -289,18 +289,26 @@ export interface GlassForwarder {
   forwardTarget(entry: ForwardEntry): ForwardTarget;
   openForward(owner: string, remote: string, deadline?: { timeoutMs?: number }): Promise<ForwardEntry>;
   closeForward(entry: ForwardEntry): Promise<void>;
+  /** Whether the adb server still has the forward; one it lost is forgotten (not left stale). */
+  checkForward(entry: ForwardEntry, deadline?: { timeoutMs?: number }): Promise<boolean>;
 }
 
 /**
  * A glass component's connection through a forward owned by `owner` (kept across reconnects):
  * ready once the banner came and `probe` answered; a failed probe closes the connection (the
  * components serve one client at a time, so a kept one would block every retry).
+ *
+ * A connection the forward's local side refuses (ECONNREFUSED, ENOENT: no listener there) means the
+ * adb server may have lost the forward — its device's transport ended and came back, or the server
+ * was restarted — while the component may be listening again on the device: the forward is checked
+ * through the ledger and, when gone, forgotten and opened anew, and the connection tried through it.
  */
 export class GlassEndpoint {
   readonly #device: GlassForwarder;
   readonly #owner: string;
   readonly #socketName: string;
   #forward: ForwardEntry | null = null;
+  #closed = false;
 
   constructor(device: GlassForwarder, owner: string, socketName: string) {
     this.#device = device;
@@ -312,11 +320,8 @@ export class GlassEndpoint {
     probe: (client: GlassLineClient) => Promise<unknown>,
     options: { intervalMs: number; totalMs: number },
   ): Promise<GlassLineClient> {
-    this.#forward ??= await this.#device.openForward(this.#owner, `localabstract:${this.#socketName}`, {
-      timeoutMs: 10_000,
-    });
-    const target = this.#device.forwardTarget(this.#forward);
-    const client = await openWhenReady(() => connectForward(target), {
+    await this.#open();
+    const client = await openWhenReady(() => this.#connectOnce(), {
       component: this.#socketName,
       ...options,
     });
@@ -329,11 +334,39 @@ export class GlassEndpoint {
     return client;
   }
 
-  /** Remove the forward (idempotent). */
+  /** Remove the forward (idempotent); a forward an open in flight creates afterwards is removed too. */
   async close(): Promise<void> {
+    this.#closed = true;
     if (this.#forward === null) return;
     const forward = this.#forward;
     this.#forward = null;
     await this.#device.closeForward(forward);
+  }
+
+  async #open(): Promise<ForwardEntry> {
+    if (this.#forward !== null) return this.#forward;
+    if (this.#closed)
+      throw new BridgeError('UNAVAILABLE', `the connection to ${this.#socketName} was closed`);
+    const forward = await this.#device.openForward(this.#owner, `localabstract:${this.#socketName}`, {
+      timeoutMs: 10_000,
+    });
+    if (this.#closed) {
+      await this.#device.closeForward(forward);
+      throw new BridgeError('UNAVAILABLE', `the connection to ${this.#socketName} was closed`);
+    }
+    this.#forward = forward;
+    return forward;
+  }
+
+  /** One connection through the forward; refused: the forward is checked and, when gone, replaced. */
+  async #connectOnce(): Promise<Duplex> {
+    const forward = await this.#open();
+    try {
+      return await connectForward(this.#device.forwardTarget(forward));
+    } catch (err) {
+      if (await this.#device.checkForward(forward, { timeoutMs: 5000 })) throw err;
+      if (this.#forward === forward) this.#forward = null;
+      return connectForward(this.#device.forwardTarget(await this.#open()));
+    }
   }
 }
