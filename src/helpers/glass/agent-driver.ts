@@ -100,7 +100,12 @@ export class GlassAgent {
 
   private constructor(options: GlassAgentOptions) {
     this.#o = options;
-    this.#endpoint = new GlassEndpoint(options.device, options.owner, options.manifest.socketName);
+    this.#endpoint = new GlassEndpoint(
+      options.device,
+      options.owner,
+      options.manifest.socketName,
+      'glass-agent',
+    );
   }
 
   /** Push (when needed), start and connect; resolves once the agent answered `ping`. */

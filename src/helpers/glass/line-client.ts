@@ -15,6 +15,7 @@ import type { ForwardEntry } from '../../adb/forward-ledger.ts';
 import type { ForwardTarget } from '../../adb/forward-target.ts';
 import { BridgeError, isBridgeError } from '../../errors.ts';
 import { parseStrictJson } from '../../strict-json.ts';
+import { type Attempt, type AttemptTransport, attemptOutcome } from '../attempt.ts';
 
 export const GLASS_BANNER = '{"hello":{"proto":1}}';
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
@@ -236,31 +237,45 @@ export function startFailureOf(err: unknown): StartFailure | undefined {
   return value === 'exited' || value === 'never-ready' || value === 'never-bound' ? value : undefined;
 }
 
+/** The glass companions, as attempts name them (`transport`). */
+export type GlassCompanion = Extract<AttemptTransport, 'glass-agent' | 'glass-a11y'>;
+
 /**
  * Connect and wait for the banner, again every `intervalMs` until `totalMs` has passed (defaults:
  * 200 ms and 5 s, as a freshly started agent or a just-enabled service needs a moment to listen).
- * Rejects with the last attempt's reason, naming the number of attempts.
+ * Rejects with the last attempt's reason, naming the number of attempts; its `details.attempts`
+ * lists each (`{transport: companion, outcome: ok or the failure's code, ms}`).
  */
 export async function openWhenReady(
   connect: () => Promise<Duplex>,
-  options: GlassClientOptions & { intervalMs?: number; totalMs?: number; signal?: AbortSignal },
+  options: GlassClientOptions & {
+    companion: GlassCompanion;
+    intervalMs?: number;
+    totalMs?: number;
+    signal?: AbortSignal;
+  },
 ): Promise<GlassLineClient> {
   const intervalMs = options.intervalMs ?? 200;
   const deadline = Date.now() + (options.totalMs ?? 5000);
-  let attempts = 0;
+  const attempts: Attempt[] = [];
   for (;;) {
-    attempts++;
     let last: unknown;
+    const started = performance.now();
     try {
       return await GlassLineClient.open(await connect(), options);
     } catch (err) {
       last = err;
+      attempts.push({
+        transport: options.companion,
+        outcome: attemptOutcome(err),
+        ms: Math.round((performance.now() - started) * 100) / 100,
+      });
     }
     if (options.signal?.aborted || Date.now() + intervalMs > deadline) {
       const why = last instanceof Error ? last.message : String(last);
       throw new BridgeError(
         'UNAVAILABLE',
-        `${options.component} did not become ready after ${attempts} attempts: ${why}`,
+        `${options.component} did not become ready after ${attempts.length} attempts: ${why}`,
         {
           retryable: true,
           details: {
@@ -307,13 +322,15 @@ export class GlassEndpoint {
   readonly #device: GlassForwarder;
   readonly #owner: string;
   readonly #socketName: string;
+  readonly #companion: GlassCompanion;
   #forward: ForwardEntry | null = null;
   #closed = false;
 
-  constructor(device: GlassForwarder, owner: string, socketName: string) {
+  constructor(device: GlassForwarder, owner: string, socketName: string, companion: GlassCompanion) {
     this.#device = device;
     this.#owner = owner;
     this.#socketName = socketName;
+    this.#companion = companion;
   }
 
   async connect(
@@ -323,6 +340,7 @@ export class GlassEndpoint {
     await this.#open();
     const client = await openWhenReady(() => this.#connectOnce(), {
       component: this.#socketName,
+      companion: this.#companion,
       ...options,
     });
     try {
