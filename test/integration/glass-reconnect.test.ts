@@ -22,7 +22,7 @@ import { GLASS_AGENT_MAIN } from '../support/device-bed.ts';
 import { publishGlassAgent } from '../support/glass.ts';
 
 /** A device as GET /v1/devices lists it (the fields read here). */
-type ListedDevice = { id: string; serial: string; state: string };
+type ListedDevice = { id: string; serial: string; state: string; quarantineReason?: string };
 
 /** The agent's per-request deadline (GlassAgentOptions.requestTimeoutMs's default). */
 const AGENT_DEADLINE_MS = 30_000;
@@ -87,9 +87,10 @@ async function deviceBack(): Promise<boolean> {
   const listed = await bridge.node.adb.client.devices({ timeoutMs: 2000 });
   const adbState = listed.find((d) => d.serial === serial())?.state ?? 'absent';
   const devices = (await api('GET', '/v1/devices')).body.devices as ListedDevice[];
-  const state = devices.find((d) => d.id === deviceId)?.state;
-  if (adbState === 'device' && state === 'online') return true;
-  throw new Error(`adb reads ${adbState}, the bridge ${state}`);
+  const record = devices.find((d) => d.id === deviceId);
+  if (adbState === 'device' && record?.state === 'online') return true;
+  const why = record?.quarantineReason === undefined ? '' : ` (${record.quarantineReason})`;
+  throw new Error(`adb reads ${adbState}, the bridge ${record?.state}${why}`);
 }
 
 async function acquire(): Promise<string> {
@@ -100,7 +101,12 @@ async function acquire(): Promise<string> {
 }
 
 beforeAll(async () => {
-  bridge = await testDeviceBridge({ simulate: 1, env: { DEVICEBRIDGE_NODE: 'glass-reconnect' } });
+  // Health checks every second, as in the chaos suite: five failed checks quarantine a device, and a
+  // loaded machine may take longer than 2.5 s to reconnect it after the adb server is killed.
+  bridge = await testDeviceBridge({
+    simulate: 1,
+    env: { DEVICEBRIDGE_NODE: 'glass-reconnect', DEVICEBRIDGE_HEALTH_INTERVAL_MS: '1000' },
+  });
   tmp = await tempDir();
   await publishGlassAgent(bridge.services.store, tmp.dir, { version: '1.0.0' });
   const listed = (await api('GET', '/v1/devices')).body.devices as ListedDevice[];
