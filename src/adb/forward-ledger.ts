@@ -114,6 +114,29 @@ export class ForwardLedger {
     }
   }
 
+  /**
+   * Whether the adb server still has `entry`'s forward (same serial, local and remote). One it no
+   * longer has — adb drops a device's forwards when its transport ends, a restarted server starts
+   * with none — is forgotten here (its socket file unlinked), so nothing stale stays to connect to:
+   * the owner opens a new one. A listener the server gives another target is left alone.
+   */
+  async verify(entry: ForwardEntry, deadline?: Deadline): Promise<boolean> {
+    while (this.#reconciling) await this.#reconciling.catch(() => undefined);
+    const live = await this.#adb.listForwards(deadline);
+    if (live.some((f) => f.serial === entry.serial && f.local === entry.local && f.remote === entry.remote)) {
+      return true;
+    }
+    const k = key(entry.serial, entry.local);
+    const held = this.#entries.get(k);
+    if (held !== undefined && held.owner === entry.owner && held.remote === entry.remote) {
+      this.#entries.delete(k);
+      if (!live.some((f) => f.serial === entry.serial && f.local === entry.local)) {
+        await this.#unlinkSocket(entry.local);
+      }
+    }
+    return false;
+  }
+
   /** Whether `owner` has a forward in the ledger (no list built). */
   holds(owner: string): boolean {
     for (const entry of this.#entries.values()) if (entry.owner === owner) return true;

@@ -5,6 +5,7 @@
  */
 import { z } from '@hono/zod-openapi';
 import { ERROR_CODE_NAMES, ERROR_CODES, type ErrorCode } from '../errors.ts';
+import { AttemptSchema } from './attempts.ts';
 
 function codeTable(): string {
   const rows = ERROR_CODE_NAMES.map((code) => {
@@ -27,7 +28,15 @@ export const ErrorSchema = z
       message: z.string(),
       requestId: z.string().openapi({ description: 'also in the X-Request-Id header' }),
       retryable: z.boolean(),
-      details: z.record(z.string(), z.unknown()).optional(),
+      details: z
+        .object({
+          attempts: z.array(AttemptSchema).optional().openapi({
+            description: 'what the request tried, in order (helper and glass companion errors)',
+          }),
+        })
+        .catchall(z.unknown())
+        .optional()
+        .openapi({ description: 'more about the failure, by code; `attempts` has one shape everywhere' }),
     }),
   })
   .openapi('Error', { description: 'The body of every error answer' });

@@ -4,11 +4,11 @@
  */
 import { z } from '@hono/zod-openapi';
 import { MAX_DEADLINE_MS } from '../helpers/snapshot/driver.ts';
+import { ServedAttemptSchema, ServedTransportSchema } from './attempts.ts';
 
 export { MAX_DEADLINE_MS };
 
 export const TransportField = z.enum(['auto', 'session', 'one-shot']).default('auto');
-export const ServedTransportSchema = z.enum(['session', 'one-shot']);
 
 export const DeadlineField = z
   .number()
@@ -26,13 +26,7 @@ export const CaptureFields = {
   maxNodes: z.number().int().optional(),
 };
 
-export const AttemptSchema = z
-  .object({
-    transport: ServedTransportSchema,
-    outcome: z.string().openapi({ description: '`ok` or the error code' }),
-    ms: z.number(),
-  })
-  .openapi('Attempt');
+export { AttemptSchema, ServedAttemptSchema, ServedTransportSchema } from './attempts.ts';
 
 // ---- ensure
 
@@ -143,7 +137,7 @@ const snapshotServedFields = {
   fallback: z.string().optional().openapi({ description: 'why `auto` fell back to one-shot' }),
   elapsedMs: z.number(),
   deadlineMs: z.number(),
-  attempts: z.array(AttemptSchema),
+  attempts: z.array(ServedAttemptSchema),
   helperElapsedMs: z.number().nullable(),
   waitForIdleTimeoutMs: z.number().nullable(),
   nodeCount: z.number().int().nullable(),
@@ -184,7 +178,7 @@ export const ViewportResponseSchema = z
     height: z.number(),
     elapsedMs: z.number(),
     deadlineMs: z.number(),
-    attempts: z.array(AttemptSchema),
+    attempts: z.array(ServedAttemptSchema),
   })
   .openapi('Viewport');
 
@@ -266,7 +260,7 @@ export const GestureResponseSchema = z
     transport: ServedTransportSchema,
     elapsedMs: z.number(),
     deadlineMs: z.number(),
-    attempts: z.array(AttemptSchema),
+    attempts: z.array(ServedAttemptSchema),
     helperElapsedMs: z.number().nullable(),
   })
   .openapi('GestureResult');
@@ -285,7 +279,7 @@ export type ViewportResponse = z.infer<typeof ViewportResponseSchema>;
 export type GestureSpec = z.infer<typeof GestureSpecSchema>;
 export type GestureRequest = z.input<typeof GestureBodySchema>;
 export type GestureResponse = z.infer<typeof GestureResponseSchema>;
-export type Attempt = z.infer<typeof AttemptSchema>;
+export type { Attempt, ServedAttempt } from './attempts.ts';
 export type Transport = z.infer<typeof TransportField>;
 
 // ---- screenshot

@@ -54,10 +54,10 @@ import { type PngHeader, readPngHeader } from './protocol/png-header.ts';
 import type { TouchPlan } from './protocol/touch-plan.ts';
 import { adbHelperDevice } from './snapshot/device.ts';
 import {
-  type Attempt,
   type DriverRequest,
   defaultDeadlineMs,
   isHelperAnswer,
+  type ServedAttempt,
   SnapshotDriver,
   withAttempts,
 } from './snapshot/driver.ts';
@@ -67,9 +67,9 @@ import { forceStop } from './snapshot/one-shot.ts';
 export const SNAPSHOT_HELPER = 'android-snapshot-helper';
 
 /** The attempts a driver error lists (none when it lists none). */
-function attemptsOf(err: unknown): Attempt[] {
+function attemptsOf(err: unknown): ServedAttempt[] {
   const attempts = err instanceof BridgeError ? err.details?.['attempts'] : undefined;
-  return Array.isArray(attempts) ? (attempts as Attempt[]) : [];
+  return Array.isArray(attempts) ? (attempts as ServedAttempt[]) : [];
 }
 
 /**
@@ -307,7 +307,7 @@ export class LeaseOperations {
    * while the driver's live session vouches for the helper (`helperVerified`): per snapshot that saves
    * an adb connection, a `cmd package` run on the device and the device's write lock.
    */
-  #withReady<T extends { attempts: Attempt[]; fallback?: string }>(
+  #withReady<T extends { attempts: ServedAttempt[]; fallback?: string }>(
     lease: LeaseTarget,
     request: DriverRequest,
     extraMs: number,

@@ -7,7 +7,9 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Attempt, AttemptSchema } from '../../src/api/index.ts';
 import { FsArtifactStore } from '../../src/artifacts/fs-store.ts';
+import type { BridgeError } from '../../src/errors.ts';
 import { LeaseOperations, type LeaseTarget } from '../../src/helpers/lease-operations.ts';
 import { MemoryLeaseStore } from '../../src/leases/memory-store.ts';
 import { RedisLeaseStore } from '../../src/leases/redis-store.ts';
@@ -86,6 +88,13 @@ describe('glass companions on LeaseOperations', () => {
     expect(err).toMatchObject({ code: 'COMPANION_UNSUPPORTED', retryable: false });
     expect((err as Error).message).toContain('cannot run the glass companion glass-a11y');
     expect((err as Error).message).toContain('did not come up');
+    // What it tried, in the one shape every error's `details.attempts` has (helpers' too).
+    const attempts = (err as BridgeError).details?.['attempts'];
+    expect(AttemptSchema.array().safeParse(attempts).success, JSON.stringify(attempts)).toBe(true);
+    expect(attempts).toHaveLength(3);
+    for (const attempt of attempts as Attempt[]) {
+      expect(attempt).toMatchObject({ transport: 'glass-a11y', outcome: 'UNAVAILABLE' });
+    }
     const teardown = await end(target);
     expect(teardown.failures).toEqual([]);
     expect(teardown.actions).toContain(

@@ -104,3 +104,44 @@ describe('ForwardLedger reconcile and opens in flight', () => {
     expect([...adb.server.keys()]).toEqual([`s1 ${entry.local}`]);
   });
 });
+
+describe('ForwardLedger verify', () => {
+  it('a forward the server still has is kept', async () => {
+    const adb = fakeAdb();
+    const ledger = new ForwardLedger(adb, { ownsServer: true });
+    const entry = await ledger.open('lease-1', 's1', 'tcp:0', 'localabstract:glass-agent');
+    expect(await ledger.verify(entry)).toBe(true);
+    expect(ledger.entries('lease-1')).toEqual([entry]);
+  });
+
+  it('a forward the server lost (its device reconnected) is forgotten, so a new one replaces it', async () => {
+    const adb = fakeAdb();
+    const ledger = new ForwardLedger(adb, { ownsServer: true });
+    const entry = await ledger.open('lease-1', 's1', 'tcp:0', 'localabstract:glass-agent');
+    const other = await ledger.open('lease-1', 's1', 'tcp:0', 'tcp:9000');
+    adb.server.clear();
+    expect(await ledger.verify(entry)).toBe(false);
+    expect(ledger.entries('lease-1')).toEqual([other]);
+    const renewed = await ledger.open('lease-1', 's1', 'tcp:0', 'localabstract:glass-agent');
+    expect(ledger.entries('lease-1')).toEqual([other, renewed]);
+  });
+
+  it('the same local now forwarding elsewhere is not the entry: it is forgotten, the other left alone', async () => {
+    const adb = fakeAdb();
+    const ledger = new ForwardLedger(adb, { ownsServer: true });
+    const entry = await ledger.open('lease-1', 's1', 'tcp:0', 'localabstract:glass-agent');
+    adb.server.set(`s1 ${entry.local}`, 'tcp:7000');
+    expect(await ledger.verify(entry)).toBe(false);
+    expect(ledger.entries()).toEqual([]);
+    expect(adb.server.get(`s1 ${entry.local}`)).toBe('tcp:7000');
+  });
+
+  it('a server that cannot list its forwards is an error, and the entry stays', async () => {
+    const adb = fakeAdb();
+    const ledger = new ForwardLedger(adb, { ownsServer: true });
+    const entry = await ledger.open('lease-1', 's1', 'tcp:0', 'localabstract:glass-agent');
+    adb.listFails = true;
+    await expect(ledger.verify(entry)).rejects.toThrow('adb server unreachable');
+    expect(ledger.entries('lease-1')).toEqual([entry]);
+  });
+});

@@ -48,7 +48,8 @@ const failure = (p: Promise<unknown>) =>
     () => {
       throw new Error('expected a rejection');
     },
-    (e: unknown) => e as { code: string; retryable: boolean; message: string },
+    (e: unknown) =>
+      e as { code: string; retryable: boolean; message: string; details?: Record<string, unknown> },
   );
 
 describe('GlassLineClient', () => {
@@ -154,7 +155,7 @@ describe('openWhenReady', () => {
         }
         return agentSocket().host;
       },
-      { component: 'glass-agent', intervalMs: 1, totalMs: 5000 },
+      { component: 'glass-agent', companion: 'glass-agent', intervalMs: 1, totalMs: 5000 },
     );
     expect(attempts).toBe(3);
     expect(await client.request('ping')).toEqual({ id: 1, ok: true });
@@ -168,10 +169,17 @@ describe('openWhenReady', () => {
           device.destroy();
           return host;
         },
-        { component: 'glass-a11y', intervalMs: 1, totalMs: 30 },
+        { component: 'glass-a11y', companion: 'glass-a11y', intervalMs: 1, totalMs: 30 },
       ),
     );
     expect(err.code).toBe('UNAVAILABLE');
-    expect(err.message).toMatch(/^glass-a11y did not become ready after \d+ attempts: /);
+    const count = Number(/^glass-a11y did not become ready after (\d+) attempts: /.exec(err.message)?.[1]);
+    // Each attempt listed, in the shape helper errors use.
+    const attempts = err.details?.['attempts'] as Array<Record<string, unknown>>;
+    expect(attempts).toHaveLength(count);
+    expect(count).toBeGreaterThan(1);
+    for (const attempt of attempts) {
+      expect(attempt).toEqual({ transport: 'glass-a11y', outcome: 'UNAVAILABLE', ms: expect.any(Number) });
+    }
   });
 });

@@ -16,6 +16,7 @@ import { shellCommand } from '../../adb/shell-quote.ts';
 import { BridgeError } from '../../errors.ts';
 import type { LeaseStore } from '../../leases/types.ts';
 import { type AccessibilityServiceManifest, resolveComponent } from '../../manifest/index.ts';
+import { type Attempt, attemptOutcome } from '../attempt.ts';
 import type { HelperDevice } from '../snapshot/device.ts';
 import { GlassEndpoint, type GlassLineClient, type StartFailure } from './line-client.ts';
 
@@ -129,7 +130,12 @@ export class GlassA11y {
 
   private constructor(options: A11yEnableOptions) {
     this.#o = options;
-    this.#endpoint = new GlassEndpoint(options.device, options.owner, options.manifest.socketName);
+    this.#endpoint = new GlassEndpoint(
+      options.device,
+      options.owner,
+      options.manifest.socketName,
+      'glass-a11y',
+    );
   }
 
   /** Journal the prior settings, enable the service and wait until it serves a tree. */
@@ -150,7 +156,17 @@ export class GlassA11y {
     let last: unknown;
     /** Whether the last attempt failed writing the settings (not waiting for the service). */
     let settingsFailed = false;
+    const tried: Attempt[] = [];
     for (let attempt = 1; attempt <= max; attempt++) {
+      const started = performance.now();
+      const failed = (err: unknown): void => {
+        last = err;
+        tried.push({
+          transport: 'glass-a11y',
+          outcome: attemptOutcome(err),
+          ms: Math.round((performance.now() - started) * 100) / 100,
+        });
+      };
       try {
         if (attempt > 1) {
           // Rebind: the service is unbound when its component leaves the list, bound when it returns.
@@ -159,7 +175,7 @@ export class GlassA11y {
         await writeSecureSetting(device, ENABLED_SERVICES, enabled);
         await writeSecureSetting(device, ACCESSIBILITY_ENABLED, '1');
       } catch (err) {
-        last = err;
+        failed(err);
         settingsFailed = true;
         continue;
       }
@@ -167,7 +183,7 @@ export class GlassA11y {
         await a11y.#connect();
         return { a11y, prior, attempts: attempt };
       } catch (err) {
-        last = err;
+        failed(err);
         settingsFailed = false;
       }
     }
@@ -180,7 +196,11 @@ export class GlassA11y {
       'UNAVAILABLE',
       `the glass a11y service did not come up on ${device.serial} after ${max} attempts: ${why}`,
       {
-        details: { serial: device.serial, attempts: max, startFailure: 'never-bound' satisfies StartFailure },
+        details: {
+          serial: device.serial,
+          attempts: tried,
+          startFailure: 'never-bound' satisfies StartFailure,
+        },
       },
     );
   }

@@ -8,7 +8,10 @@
  * A stale agent (left by a bridge that crashed) holds the socket: the new one exits with "Address
  * already in use"; it is killed (`pkill -f` its main class, literally) and the agent started again, once. A
  * request whose connection broke (protocol error, drop, deadline) rejects with a retryable error;
- * the next request reconnects, and starts the agent again when its process has exited.
+ * the next request reconnects, and starts the agent again when its process has exited. A device
+ * whose adb transport ended and came back (or an adb server that was restarted) has neither the
+ * agent's forward nor, usually, its process: the reconnect opens the forward anew through the ledger
+ * (the lost one forgotten, never left stale) and starts the agent again, within that request's deadline.
  */
 import type { ShellStream } from '../../adb/client.ts';
 import { quoteShellArg, shellCommand } from '../../adb/shell-quote.ts';
@@ -65,6 +68,19 @@ export async function stopGlassAgentProcesses(
   const result = await device.shell(shellCommand('pkill', '-f', pattern), { timeoutMs });
   return result.exitCode === 0;
 }
+/** `work`, or the error `late()` makes once `deadlineAt` (performance.now() time) has passed. */
+async function withinDeadline<T>(work: Promise<T>, deadlineAt: number, late: () => Error): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(late()), Math.max(0, deadlineAt - performance.now()));
+  });
+  try {
+    return await Promise.race([work, expired]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** An agent still running this long after its start, silent or not, counts as started. */
 const STARTUP_QUIET_MS = 2000;
 
@@ -84,7 +100,12 @@ export class GlassAgent {
 
   private constructor(options: GlassAgentOptions) {
     this.#o = options;
-    this.#endpoint = new GlassEndpoint(options.device, options.owner, options.manifest.socketName);
+    this.#endpoint = new GlassEndpoint(
+      options.device,
+      options.owner,
+      options.manifest.socketName,
+      'glass-agent',
+    );
   }
 
   /** Push (when needed), start and connect; resolves once the agent answered `ping`. */
@@ -101,21 +122,37 @@ export class GlassAgent {
     }
   }
 
-  /** One request; a broken connection rejects it (retryable) and is re-established by the next. */
+  /**
+   * One request, answered within the request deadline (`requestTimeoutMs`) whatever it takes; a
+   * broken connection rejects it (retryable) and is re-established by the next: the agent started
+   * again when its process has exited, the forward opened anew when the adb server lost it (see
+   * GlassEndpoint), all within that request's deadline.
+   */
   async request(op: string, fields: Record<string, unknown> = {}): Promise<GlassReply> {
     this.#refuseClosed();
+    const timeoutMs = this.#o.requestTimeoutMs ?? 30_000;
+    const deadlineAt = performance.now() + timeoutMs;
     if (this.#client === null || this.#client.closed) {
       this.#reconnecting ??= (async () => {
         if (this.#exited) await this.#launch();
-        await this.#connect();
+        await this.#connect(deadlineAt);
       })().finally(() => {
         this.#reconnecting = null;
       });
-      await this.#reconnecting;
+      await withinDeadline(
+        this.#reconnecting,
+        deadlineAt,
+        () =>
+          new BridgeError(
+            'TIMEOUT',
+            `the glass agent on ${this.#o.device.serial} was not reachable within the request deadline of ${timeoutMs} ms`,
+            { retryable: true, details: { component: 'glass-agent', op, timeoutMs } },
+          ),
+      );
       this.#refuseClosed();
     }
     return (this.#client as GlassLineClient).request(op, fields, {
-      timeoutMs: this.#o.requestTimeoutMs ?? 30_000,
+      timeoutMs: Math.max(1, Math.ceil(deadlineAt - performance.now())),
     });
   }
 
@@ -240,11 +277,13 @@ export class GlassAgent {
     return 'started';
   }
 
-  async #connect(): Promise<void> {
+  /** Connect and ping, for up to `readyTimeoutMs` (less when `deadlineAt` comes first). */
+  async #connect(deadlineAt = Number.POSITIVE_INFINITY): Promise<void> {
+    const totalMs = Math.max(0, Math.min(this.#o.readyTimeoutMs ?? 5000, deadlineAt - performance.now()));
     const client = await this.#endpoint
-      .connect((c) => c.request('ping', {}, { timeoutMs: 5000 }), {
+      .connect((c) => c.request('ping', {}, { timeoutMs: Math.min(5000, Math.max(1, totalMs)) }), {
         intervalMs: this.#o.intervalMs ?? 200,
-        totalMs: this.#o.readyTimeoutMs ?? 5000,
+        totalMs,
       })
       .catch((err: unknown) => {
         if (!this.#closed) throw err;

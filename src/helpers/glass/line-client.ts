@@ -15,6 +15,7 @@ import type { ForwardEntry } from '../../adb/forward-ledger.ts';
 import type { ForwardTarget } from '../../adb/forward-target.ts';
 import { BridgeError, isBridgeError } from '../../errors.ts';
 import { parseStrictJson } from '../../strict-json.ts';
+import { type Attempt, type AttemptTransport, attemptOutcome } from '../attempt.ts';
 
 export const GLASS_BANNER = '{"hello":{"proto":1}}';
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
@@ -236,31 +237,45 @@ export function startFailureOf(err: unknown): StartFailure | undefined {
   return value === 'exited' || value === 'never-ready' || value === 'never-bound' ? value : undefined;
 }
 
+/** The glass companions, as attempts name them (`transport`). */
+export type GlassCompanion = Extract<AttemptTransport, 'glass-agent' | 'glass-a11y'>;
+
 /**
  * Connect and wait for the banner, again every `intervalMs` until `totalMs` has passed (defaults:
  * 200 ms and 5 s, as a freshly started agent or a just-enabled service needs a moment to listen).
- * Rejects with the last attempt's reason, naming the number of attempts.
+ * Rejects with the last attempt's reason, naming the number of attempts; its `details.attempts`
+ * lists each (`{transport: companion, outcome: ok or the failure's code, ms}`).
  */
 export async function openWhenReady(
   connect: () => Promise<Duplex>,
-  options: GlassClientOptions & { intervalMs?: number; totalMs?: number; signal?: AbortSignal },
+  options: GlassClientOptions & {
+    companion: GlassCompanion;
+    intervalMs?: number;
+    totalMs?: number;
+    signal?: AbortSignal;
+  },
 ): Promise<GlassLineClient> {
   const intervalMs = options.intervalMs ?? 200;
   const deadline = Date.now() + (options.totalMs ?? 5000);
-  let attempts = 0;
+  const attempts: Attempt[] = [];
   for (;;) {
-    attempts++;
     let last: unknown;
+    const started = performance.now();
     try {
       return await GlassLineClient.open(await connect(), options);
     } catch (err) {
       last = err;
+      attempts.push({
+        transport: options.companion,
+        outcome: attemptOutcome(err),
+        ms: Math.round((performance.now() - started) * 100) / 100,
+      });
     }
     if (options.signal?.aborted || Date.now() + intervalMs > deadline) {
       const why = last instanceof Error ? last.message : String(last);
       throw new BridgeError(
         'UNAVAILABLE',
-        `${options.component} did not become ready after ${attempts} attempts: ${why}`,
+        `${options.component} did not become ready after ${attempts.length} attempts: ${why}`,
         {
           retryable: true,
           details: {
@@ -289,35 +304,43 @@ export interface GlassForwarder {
   forwardTarget(entry: ForwardEntry): ForwardTarget;
   openForward(owner: string, remote: string, deadline?: { timeoutMs?: number }): Promise<ForwardEntry>;
   closeForward(entry: ForwardEntry): Promise<void>;
+  /** Whether the adb server still has the forward; one it lost is forgotten (not left stale). */
+  checkForward(entry: ForwardEntry, deadline?: { timeoutMs?: number }): Promise<boolean>;
 }
 
 /**
  * A glass component's connection through a forward owned by `owner` (kept across reconnects):
  * ready once the banner came and `probe` answered; a failed probe closes the connection (the
  * components serve one client at a time, so a kept one would block every retry).
+ *
+ * A connection the forward's local side refuses (ECONNREFUSED, ENOENT: no listener there) means the
+ * adb server may have lost the forward — its device's transport ended and came back, or the server
+ * was restarted — while the component may be listening again on the device: the forward is checked
+ * through the ledger and, when gone, forgotten and opened anew, and the connection tried through it.
  */
 export class GlassEndpoint {
   readonly #device: GlassForwarder;
   readonly #owner: string;
   readonly #socketName: string;
+  readonly #companion: GlassCompanion;
   #forward: ForwardEntry | null = null;
+  #closed = false;
 
-  constructor(device: GlassForwarder, owner: string, socketName: string) {
+  constructor(device: GlassForwarder, owner: string, socketName: string, companion: GlassCompanion) {
     this.#device = device;
     this.#owner = owner;
     this.#socketName = socketName;
+    this.#companion = companion;
   }
 
   async connect(
     probe: (client: GlassLineClient) => Promise<unknown>,
     options: { intervalMs: number; totalMs: number },
   ): Promise<GlassLineClient> {
-    this.#forward ??= await this.#device.openForward(this.#owner, `localabstract:${this.#socketName}`, {
-      timeoutMs: 10_000,
-    });
-    const target = this.#device.forwardTarget(this.#forward);
-    const client = await openWhenReady(() => connectForward(target), {
+    await this.#open();
+    const client = await openWhenReady(() => this.#connectOnce(), {
       component: this.#socketName,
+      companion: this.#companion,
       ...options,
     });
     try {
@@ -329,11 +352,39 @@ export class GlassEndpoint {
     return client;
   }
 
-  /** Remove the forward (idempotent). */
+  /** Remove the forward (idempotent); a forward an open in flight creates afterwards is removed too. */
   async close(): Promise<void> {
+    this.#closed = true;
     if (this.#forward === null) return;
     const forward = this.#forward;
     this.#forward = null;
     await this.#device.closeForward(forward);
+  }
+
+  async #open(): Promise<ForwardEntry> {
+    if (this.#forward !== null) return this.#forward;
+    if (this.#closed)
+      throw new BridgeError('UNAVAILABLE', `the connection to ${this.#socketName} was closed`);
+    const forward = await this.#device.openForward(this.#owner, `localabstract:${this.#socketName}`, {
+      timeoutMs: 10_000,
+    });
+    if (this.#closed) {
+      await this.#device.closeForward(forward);
+      throw new BridgeError('UNAVAILABLE', `the connection to ${this.#socketName} was closed`);
+    }
+    this.#forward = forward;
+    return forward;
+  }
+
+  /** One connection through the forward; refused: the forward is checked and, when gone, replaced. */
+  async #connectOnce(): Promise<Duplex> {
+    const forward = await this.#open();
+    try {
+      return await connectForward(this.#device.forwardTarget(forward));
+    } catch (err) {
+      if (await this.#device.checkForward(forward, { timeoutMs: 5000 })) throw err;
+      if (this.#forward === forward) this.#forward = null;
+      return connectForward(this.#device.forwardTarget(await this.#open()));
+    }
   }
 }

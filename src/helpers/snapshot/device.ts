@@ -17,6 +17,8 @@ export interface HelperDevice {
   push(localPath: string, remotePath: string, deadline?: Deadline): Promise<void>;
   openForward(owner: string, remote: string, deadline?: Deadline): Promise<ForwardEntry>;
   closeForward(entry: ForwardEntry): Promise<void>;
+  /** Whether the adb server still has the forward; one it lost is forgotten by the ledger. */
+  checkForward(entry: ForwardEntry, deadline?: Deadline): Promise<boolean>;
   readonly locks: DeviceLocks;
 }
 
@@ -36,5 +38,6 @@ export function adbHelperDevice(options: {
     push: (local, remote, deadline) => client.push(serial, local, remote, deadline ?? {}),
     openForward: (owner, remote, deadline) => ledger.openReachable(owner, serial, remote, deadline),
     closeForward: (entry) => ledger.close(entry.serial, entry.local),
+    checkForward: (entry, deadline) => ledger.verify(entry, deadline),
   };
 }

@@ -7,8 +7,10 @@
  * fallback) fits in `deadlineMs` (default: the helper's `timeoutMs` plus the command slack), and the
  * answer — or the error's `details` — lists what was tried (`attempts`).
  */
+
 import { BridgeError } from '../../errors.ts';
 import type { HelperManifest } from '../../manifest/index.ts';
+import type { ServedAttempt } from '../attempt.ts';
 import type {
   GestureResultFields,
   SnapshotResultFields,
@@ -34,19 +36,14 @@ export interface DriverRequest {
   startedAt?: number;
 }
 
-/** One transport tried for a request: `outcome` is `ok` or the error code. */
-export interface Attempt {
-  transport: 'session' | 'one-shot';
-  outcome: string;
-  ms: number;
-}
+export type { ServedAttempt } from '../attempt.ts';
 
 interface Served {
   transport: 'session' | 'one-shot';
   /** Why `auto` fell back to one-shot, when it did. */
   fallback?: string;
   elapsedMs: number;
-  attempts: Attempt[];
+  attempts: ServedAttempt[];
   deadlineMs: number;
 }
 
@@ -62,7 +59,7 @@ const round2 = (ms: number) => Math.round(ms * 100) / 100;
 const RUNNING = 'running';
 
 /** The same error with `attempts` (and the deadline) added to its details. */
-export function withAttempts(err: unknown, attempts: Attempt[], deadlineMs: number): unknown {
+export function withAttempts(err: unknown, attempts: ServedAttempt[], deadlineMs: number): unknown {
   if (!(err instanceof BridgeError)) return err;
   return new BridgeError(err.code, err.message, {
     retryable: err.retryable,
@@ -221,7 +218,7 @@ export class SnapshotDriver {
     if (outer?.aborted) relay();
     else outer?.addEventListener('abort', relay, { once: true });
     const signal = expired.signal;
-    const attempts: Attempt[] = [];
+    const attempts: ServedAttempt[] = [];
     const onGiveUp: Array<(code: string) => void> = [];
     const gaveUp = new Promise<never>((_, reject) => {
       const onAbort = () => reject(signal.reason);
@@ -277,14 +274,14 @@ export class SnapshotDriver {
 
   async #serveUnlocked<T>(
     request: DriverRequest,
-    step: Step & { attempts: Attempt[]; onGiveUp: Array<(code: string) => void> },
+    step: Step & { attempts: ServedAttempt[]; onGiveUp: Array<(code: string) => void> },
     viaSession: (s: HelperSession, step: Step) => Promise<T>,
     viaOneShot: (step: Step) => Promise<T>,
   ): Promise<{ value: T; transport: 'session' | 'one-shot'; fallback?: string }> {
     const transport = request.transport ?? 'auto';
-    const attempt = async <R>(kind: Attempt['transport'], fn: () => Promise<R>): Promise<R> => {
+    const attempt = async <R>(kind: 'session' | 'one-shot', fn: () => Promise<R>): Promise<R> => {
       const t0 = performance.now();
-      const entry: Attempt = { transport: kind, outcome: RUNNING, ms: 0 };
+      const entry: ServedAttempt = { transport: kind, outcome: RUNNING, ms: 0 };
       step.attempts.push(entry);
       const settle = (outcome: string) => {
         if (entry.outcome !== RUNNING) return; // the request already gave up and recorded it
