@@ -113,9 +113,12 @@ function* longString(
   let start = 0;
   while (start < text.length) {
     let end = Math.min(start + SLICE_CHARS, text.length);
-    // Never split a surrogate pair between two slices.
+    // Never split a surrogate pair between two slices (a lone high surrogate ends its slice).
     const c = text.charCodeAt(end - 1);
-    if (end < text.length && c >= 0xd800 && c <= 0xdbff) end++;
+    if (end < text.length && c >= 0xd800 && c <= 0xdbff) {
+      const d = text.charCodeAt(end);
+      if (d >= 0xdc00 && d <= 0xdfff) end++;
+    }
     out.stringPart(text, start, end);
     start = end;
     if (out.length >= pieceBytes) yield out.take();
