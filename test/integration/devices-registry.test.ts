@@ -393,6 +393,26 @@ describe('DeviceRegistry: health', () => {
     expect(states.at(-1)).toBe('online');
   });
 
+  it('a device that stalled is online and leasable again soon after the stall is lifted, not at the next health pass', async () => {
+    // A long health interval: the next pass after the one that saw the stall is 30 s away.
+    const { sim, registry } = await bed({}, { healthIntervalMs: 30_000, probeTimeoutMs: 500 });
+    const d = sim.devices[0]!;
+    const record = await registry.register({ endpoint: d.address });
+    registry.start();
+    await waitForState(registry, record.id, 'online', 5_000);
+    // The link stays up (adb still lists it as `device`) but the device answers nothing.
+    d.setFaults({ stall: true });
+    await registry.checkHealth();
+    expect((await registry.get(record.id)).state).toBe('offline');
+    expect((await registry.match({ deviceId: record.id })).available).toEqual([]);
+
+    d.setFaults({});
+    const lifted = Date.now();
+    await waitForState(registry, record.id, 'online', 5_000);
+    expect(Date.now() - lifted).toBeLessThan(5_000);
+    expect((await registry.match({ deviceId: record.id })).available).toEqual([record.id]);
+  }, 20_000);
+
   it('repeated health failures quarantine the device with a reason until an admin clears it', async () => {
     const { sim, registry, events } = await bed({}, { healthIntervalMs: 150, quarantineAfterFailures: 3 });
     const d = sim.devices[0]!;
