@@ -21,7 +21,9 @@
  * 500 ms, backing off to 2 s (never more often than the loop), until it is online, unauthorized
  * or no longer offline: a device whose link stayed up (a stall lifted) is leasable again within a
  * second, not at the next pass. These quick checks only ever bring a device back: a failing one is
- * not counted towards quarantine (the loop's passes count).
+ * not counted towards quarantine (the loop's passes count). A device online again with failures
+ * counted (its tunnel came back) gets the same quick checks until one passes, which ends its run
+ * of failures: failures in two outages with the device back in between are not consecutive.
  *
  * Fleet (with a node directory): a record whose owner's heartbeat expired reads as `ownerless`
  * (never leasable). Each health pass takes over ownerless devices this node can reach — tunnels it
@@ -139,6 +141,11 @@ export function matchesSelector(record: DeviceRecord, selector: DeviceSelector):
   if (selector.sdkMin !== undefined && (sdk === undefined || sdk < selector.sdkMin)) return false;
   if (selector.sdkMax !== undefined && (sdk === undefined || sdk > selector.sdkMax)) return false;
   return true;
+}
+
+/** An offline device, or one online again whose run of failures no passing check has ended yet. */
+function needsRecheck(record: DeviceRecord): boolean {
+  return record.state === 'offline' || (record.state === 'online' && record.consecutiveFailures > 0);
 }
 
 function message(err: unknown): string {
@@ -671,7 +678,7 @@ export class DeviceRegistry extends EventEmitter {
       };
     });
     if (updated) for (const effect of effects) this.#carryOut(id, effect);
-    if (updated?.state === 'offline' && updated.ownerNode === this.#node) this.#recheckSoon(id);
+    if (updated !== null && updated.ownerNode === this.#node && needsRecheck(updated)) this.#recheckSoon(id);
     return updated;
   }
 
@@ -772,13 +779,13 @@ export class DeviceRegistry extends EventEmitter {
   }
 
   /**
-   * One quick check of an offline device: what a health pass concludes, written only when it is not
-   * offline any more (an offline conclusion is left to the loop, which counts it). True when the
-   * device is still offline and this node still drives it (check again).
+   * One quick check of an offline device (or one back with failures counted): what a health pass
+   * concludes, written only when it is not offline (an offline conclusion is left to the loop, which
+   * counts it). True when it is still to be checked again on this node.
    */
   async #recheck(id: string): Promise<boolean> {
     const record = await this.#store.get(id);
-    if (!record || record.ownerNode !== this.#node || record.state !== 'offline') return false;
+    if (!record || record.ownerNode !== this.#node || !needsRecheck(record)) return false;
     let adb: Map<string, string>;
     try {
       adb = new Map(
