@@ -17,6 +17,13 @@
  * pass's conclusion is a state-machine event (failures counted towards quarantine after
  * `quarantineAfterFailures`; an unreachable adb server is not the device's failure; `unauthorized`
  * is a state, not a failure). Tunnel `state` events update the state at once (without counting).
+ * While the loop runs, an offline device this node drives is checked again on its own every
+ * 500 ms, backing off to 2 s (never more often than the loop), until it is online, unauthorized
+ * or no longer offline: a device whose link stayed up (a stall lifted) is leasable again within a
+ * second, not at the next pass. These quick checks only ever bring a device back: a failing one is
+ * not counted towards quarantine (the loop's passes count). A device online again with failures
+ * counted (its tunnel came back) gets the same quick checks until one passes, which ends its run
+ * of failures: failures in two outages with the device back in between are not consecutive.
  *
  * Fleet (with a node directory): a record whose owner's heartbeat expired reads as `ownerless`
  * (never leasable). Each health pass takes over ownerless devices this node can reach — tunnels it
@@ -120,6 +127,9 @@ export interface MatchResult {
 const HEALTH_CONCURRENCY = 8;
 /** How long a record read from the store counts as `missing` once the store no longer has it. */
 const MISSING_GRACE_MS = 60_000;
+/** The first and the longest wait between quick checks of an offline device (see the header). */
+const RECHECK_FIRST_MS = 500;
+const RECHECK_MAX_MS = 2000;
 
 /** Does `record` satisfy `selector` (ignoring state)? An sdk bound never matches an unknown sdk. */
 export function matchesSelector(record: DeviceRecord, selector: DeviceSelector): boolean {
@@ -131,6 +141,11 @@ export function matchesSelector(record: DeviceRecord, selector: DeviceSelector):
   if (selector.sdkMin !== undefined && (sdk === undefined || sdk < selector.sdkMin)) return false;
   if (selector.sdkMax !== undefined && (sdk === undefined || sdk > selector.sdkMax)) return false;
   return true;
+}
+
+/** An offline device, or one online again whose run of failures no passing check has ended yet. */
+function needsRecheck(record: DeviceRecord): boolean {
+  return record.state === 'offline' || (record.state === 'online' && record.consecutiveFailures > 0);
 }
 
 function message(err: unknown): string {
@@ -158,6 +173,8 @@ export class DeviceRegistry extends EventEmitter {
   readonly #reachable = new Set<string>();
   readonly #now: () => number;
   readonly #loop: PeriodicTask;
+  /** Quick checks of offline devices this node drives: the pending timer or the check running, by id. */
+  readonly #rechecks = new Map<string, { timer?: NodeJS.Timeout; run?: Promise<void> }>();
   /**
    * The records of the devices this node drives, as last seen in the store: the node is the source
    * of truth for what it is connected to, so a record the store lost (Redis restarted empty) is
@@ -661,6 +678,7 @@ export class DeviceRegistry extends EventEmitter {
       };
     });
     if (updated) for (const effect of effects) this.#carryOut(id, effect);
+    if (updated !== null && updated.ownerNode === this.#node && needsRecheck(updated)) this.#recheckSoon(id);
     return updated;
   }
 
@@ -732,6 +750,61 @@ export class DeviceRegistry extends EventEmitter {
   async stop(): Promise<void> {
     this.#tunnels.off('state', this.#onTunnelState);
     await this.#loop.stop();
+    const running = [...this.#rechecks.values()];
+    this.#rechecks.clear();
+    for (const r of running) clearTimeout(r.timer);
+    await Promise.all(running.map((r) => r.run));
+  }
+
+  /** Check an offline device this node drives again after `delayMs`, then with backoff (see the header). */
+  #recheckSoon(id: string, delayMs = RECHECK_FIRST_MS): void {
+    if (!this.#loop.running || this.#rechecks.has(id)) return;
+    const delay = Math.min(delayMs, RECHECK_MAX_MS, this.#interval);
+    const entry: { timer?: NodeJS.Timeout; run?: Promise<void> } = {};
+    entry.timer = setTimeout(() => {
+      entry.run = this.#recheck(id).then(
+        (again) => {
+          if (this.#rechecks.get(id) !== entry) return; // stopped meanwhile
+          this.#rechecks.delete(id);
+          if (again) this.#recheckSoon(id, delay * 2);
+        },
+        (err) => {
+          this.#logger?.warn({ deviceId: id, err: message(err) }, 'device quick check failed');
+          if (this.#rechecks.get(id) === entry) this.#rechecks.delete(id);
+        },
+      );
+    }, delay);
+    entry.timer.unref?.();
+    this.#rechecks.set(id, entry);
+  }
+
+  /**
+   * One quick check of an offline device (or one back with failures counted): what a health pass
+   * concludes, written only when it is not offline (an offline conclusion is left to the loop, which
+   * counts it). True when it is still to be checked again on this node.
+   */
+  async #recheck(id: string): Promise<boolean> {
+    const record = await this.#store.get(id);
+    if (!record || record.ownerNode !== this.#node || !needsRecheck(record)) return false;
+    let adb: Map<string, string>;
+    try {
+      adb = new Map(
+        (await this.#client.devices({ timeoutMs: this.#probeTimeout })).map((d) => [d.serial, d.state]),
+      );
+    } catch {
+      return true; // the adb server is not the device's failure: the loop sees to it
+    }
+    const tunnel = record.endpoint === undefined ? undefined : this.#tunnels.status(record.endpoint);
+    const event = await healthEvent(record, adb, tunnel?.state, () =>
+      probeDevice(this.#client, record.serial, this.#probeTimeout),
+    );
+    if (event.type !== 'observed' || event.observed === 'offline') return true;
+    await this.#apply(record, event.observed, { count: event.count });
+    if (event.observed === 'online' && record.baseline === undefined) {
+      const now = await this.#store.get(record.id);
+      if (now?.state === 'online') await this.#baselineIfMissing(now);
+    }
+    return false;
   }
 
   /** One health pass over the records this node owns (what the loop runs every interval). */
@@ -861,6 +934,8 @@ export class DeviceRegistry extends EventEmitter {
         count: event.count,
         ...(event.failure === undefined ? {} : { failure: event.failure }),
       });
+      // Offline before and still (no state change to start them): quick checks from here.
+      if (event.observed === 'offline') this.#recheckSoon(record.id);
       if (event.observed === 'online' && record.baseline === undefined) {
         const now = await this.#store.get(record.id);
         if (now?.state === 'online') await this.#baselineIfMissing(now);

@@ -27,6 +27,8 @@ const TIMEOUT_MS = 2000;
 const DEADLINE_MS = 4000;
 /** Slack for the HTTP layer and the event loop of a loaded 2-core machine. */
 const MARGIN_MS = 1500;
+/** How long a release waits for its teardown before it answers with the teardown pending. */
+const RELEASE_WAIT_MS = 5000;
 
 interface Row {
   fault: string;
@@ -155,7 +157,10 @@ async function runCase(c: FaultCase): Promise<void> {
 }
 
 beforeAll(async () => {
-  bridge = await testDeviceBridge({ simulate: 3, env: { DEVICEBRIDGE_HEALTH_INTERVAL_MS: '1000' } });
+  bridge = await testDeviceBridge({
+    simulate: 3,
+    env: { DEVICEBRIDGE_HEALTH_INTERVAL_MS: '1000', DEVICEBRIDGE_RELEASE_WAIT_MS: String(RELEASE_WAIT_MS) },
+  });
   const listed = (await api('GET', '/v1/devices')).body.devices as Json[];
   const sims = bridge.node.simulator!.devices;
   devices = sims.map((sim) => ({ id: listed.find((x) => x.serial === sim.serial)!.id as string, sim }));
@@ -405,6 +410,97 @@ describe('chaos: release while the device is offline', () => {
       code: 'ok (200)',
       retryable: '-',
       recoveryS: ((performance.now() - started) / 1000).toFixed(2),
+      boundS: 60,
+    });
+  }, 90_000);
+});
+
+/** Poll the lease's teardown record until it is written (fails after `ms`). */
+async function teardownRecord(leaseId: string, ms: number): Promise<Json> {
+  const deadline = performance.now() + ms;
+  for (;;) {
+    const record = await bridge.node.leases.teardownOf(leaseId);
+    if (record !== null) return record as Json;
+    if (performance.now() > deadline) throw new Error(`teardown of ${leaseId} not recorded within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe('chaos: one-shot calls at once under a fault', () => {
+  it('latency 150 ms: 10 pairs of one-shot calls at once on one lease, none fails', async () => {
+    const d = devices[2]!;
+    const leaseId = await acquire(d.id);
+    const oneShot = () => snapshot(leaseId, { transport: 'one-shot' });
+    const tap = () =>
+      api('POST', `/v1/leases/${leaseId}/gestures`, {
+        kind: 'tap',
+        x: 10,
+        y: 10,
+        transport: 'one-shot',
+        deadlineMs: DEADLINE_MS,
+      });
+    expect((await oneShot()).status).toBe(200); // the helper installed before the fault
+    d.sim.setFault({ latencyMs: 150 });
+    const failed: string[] = [];
+    let slowest = 0;
+    try {
+      for (let pair = 0; pair < 10; pair++) {
+        const answers = await Promise.all([oneShot(), pair % 2 === 0 ? oneShot() : tap()]);
+        for (const a of answers) {
+          expectTyped(a, 'one-shot pair under latency');
+          slowest = Math.max(slowest, a.ms);
+          if (a.status !== 200) failed.push(`${a.body.error.code}: ${a.body.error.message}`);
+        }
+      }
+    } finally {
+      d.sim.clearFault();
+    }
+    expect(failed, failed.join('\n')).toEqual([]);
+    expect(slowest).toBeLessThan(DEADLINE_MS + MARGIN_MS);
+    await releaseClean(leaseId, d, 'one-shot pairs under latency');
+    rows.push({
+      fault: 'one-shot pairs under latency 150 ms',
+      code: 'ok (200)',
+      retryable: '-',
+      recoveryS: '0.00',
+      boundS: 0,
+    });
+  }, 90_000);
+});
+
+describe('chaos: release while the device stalls', () => {
+  it('release during a stall answers within the release wait, the teardown is recorded once the stall is lifted', async () => {
+    const d = devices[0]!;
+    const leaseId = await acquire(d.id);
+    expect((await snapshot(leaseId, { transport: 'session' })).status).toBe(200);
+    d.sim.setFault({ stall: true });
+    let released: Answer;
+    try {
+      released = await api('DELETE', `/v1/leases/${leaseId}`);
+    } finally {
+      d.sim.clearFault();
+    }
+    const lifted = performance.now();
+    expect(released.status, brief(released.body)).toBe(200);
+    expect(released.ms).toBeLessThan(RELEASE_WAIT_MS + MARGIN_MS);
+    // The teardown finished in time (its record), or it is still running (pending, never both).
+    if (released.body.teardown === null) {
+      expect(released.body.teardownPending).toMatchObject({ waitedMs: RELEASE_WAIT_MS });
+    } else {
+      expect(released.body.teardownPending).toBeUndefined();
+    }
+    const record = await teardownRecord(leaseId, 60_000);
+    expect(record.failures).toEqual([]);
+    expect(record.actions).not.toContain('quarantined device');
+    expect(await forwardsOf(d.sim.serial), 'forwards left').toEqual([]);
+    expect(d.sim.runningHelpers(), 'helpers left running').toBe(0);
+    const device = (await api('GET', '/v1/devices')).body.devices.find((x: Json) => x.id === d.id);
+    expect(device.state).not.toBe('quarantined');
+    rows.push({
+      fault: 'release during a stall',
+      code: released.body.teardown === null ? 'ok (200, teardown pending)' : 'ok (200)',
+      retryable: '-',
+      recoveryS: ((performance.now() - lifted) / 1000).toFixed(2),
       boundS: 60,
     });
   }, 90_000);

@@ -393,6 +393,52 @@ describe('DeviceRegistry: health', () => {
     expect(states.at(-1)).toBe('online');
   });
 
+  it('a device that stalled is online and leasable again soon after the stall is lifted, not at the next health pass', async () => {
+    // A long health interval: the next pass after the one that saw the stall is 30 s away.
+    const { sim, registry } = await bed({}, { healthIntervalMs: 30_000, probeTimeoutMs: 500 });
+    const d = sim.devices[0]!;
+    const record = await registry.register({ endpoint: d.address });
+    registry.start();
+    await waitForState(registry, record.id, 'online', 5_000);
+    // The link stays up (adb still lists it as `device`) but the device answers nothing.
+    d.setFaults({ stall: true });
+    await registry.checkHealth();
+    expect((await registry.get(record.id)).state).toBe('offline');
+    expect((await registry.match({ deviceId: record.id })).available).toEqual([]);
+
+    d.setFaults({});
+    const lifted = Date.now();
+    await waitForState(registry, record.id, 'online', 5_000);
+    expect(Date.now() - lifted).toBeLessThan(5_000);
+    expect((await registry.match({ deviceId: record.id })).available).toEqual([record.id]);
+  }, 20_000);
+
+  it('failures of two outages with the device back in between are not consecutive: a passing check ends the run', async () => {
+    const { sim, registry } = await bed({}, { healthIntervalMs: 30_000, quarantineAfterFailures: 4 });
+    const d = sim.devices[0]!;
+    const record = await registry.register({ endpoint: d.address });
+    registry.start();
+    await waitForState(registry, record.id, 'online', 5_000);
+    for (let outage = 0; outage < 2; outage++) {
+      d.setFaults({ offlineAfterMs: 0 });
+      d.disconnectAll();
+      await waitForState(registry, record.id, 'offline', 10_000);
+      // Two counted failures (three with the loop's first pass): short of quarantine, not of two outages.
+      for (let pass = 0; pass < 2; pass++) await registry.checkHealth();
+      expect((await registry.get(record.id)).consecutiveFailures).toBeGreaterThanOrEqual(2);
+      expect((await registry.get(record.id)).state).toBe('offline');
+      d.setFaults({});
+      await waitForState(registry, record.id, 'online', 10_000);
+      // Back through its tunnel (no pass for 30 s): a quick check that passes ends the run.
+      const deadline = Date.now() + 5_000;
+      while ((await registry.get(record.id)).consecutiveFailures > 0 && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      expect((await registry.get(record.id)).consecutiveFailures, `outage ${outage + 1}`).toBe(0);
+    }
+    expect((await registry.get(record.id)).state).toBe('online');
+  }, 60_000);
+
   it('repeated health failures quarantine the device with a reason until an admin clears it', async () => {
     const { sim, registry, events } = await bed({}, { healthIntervalMs: 150, quarantineAfterFailures: 3 });
     const d = sim.devices[0]!;

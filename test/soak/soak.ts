@@ -2,9 +2,17 @@
  * Soak (opt-in, not part of `npm test`): `npm run soak [-- --seconds N]` (or SOAK_SECONDS; default
  * 600). One bridge (leases in memory), 10 simulated devices behind its real adb server, 10 clients
  * leasing any device and running random operations (snapshots through every transport, viewport,
- * gestures, ensure, releases racing an operation), while a fault injector switches a random fault
- * on a random device for 0.3–2 s, over and over. Every answer must be a success or a typed error
- * (`INTERNAL`, an unclassified failure, counts as a violation).
+ * gestures, ensure, two one-shot calls at once on the lease, releases racing an operation), while a
+ * fault injector switches a random fault on a random device for 0.3–2 s, over and over. Every
+ * answer must be a success or a typed error (`INTERNAL`, an unclassified failure, counts as a
+ * violation). A call on a device no fault touched while it ran must succeed (two one-shot calls at
+ * once included: they take turns; they never kill each other).
+ *
+ * Some leases end with a fault of their client's own on their device (one the injector leaves
+ * alone meanwhile): a release during a stall must answer within the release wait plus a margin,
+ * with the teardown's record or `teardownPending`; a release during a short offline fault (0.5–3 s)
+ * must answer, and its device must come back (not quarantined). Teardowns still pending are
+ * awaited at the end; each must be recorded without failures.
  *
  * At the end the faults are lifted and the soak checks: every device back online (none
  * quarantined), 0 forwards on the adb server, 0 helpers running on any device, no active lease,
@@ -30,6 +38,9 @@ function secondsArg(): number {
 const SECONDS = secondsArg();
 const DEVICES = 10;
 const CLIENTS = 10;
+/** DEVICEBRIDGE_RELEASE_WAIT_MS of the soak's bridge, and the slack a release answer may take beyond it. */
+const RELEASE_WAIT_MS = 2000;
+const RELEASE_MARGIN_MS = 1500;
 const FAULTS: Array<[string, (d: SimulatedDevice) => void]> = [
   ['latency-ms=100', (d) => d.setFault({ latencyMs: 100 })],
   ['bandwidth=128k', (d) => d.setFault({ bandwidthBytesPerSec: 128 * 1024 })],
@@ -50,9 +61,29 @@ const pick = <T>(items: readonly T[]): T => items[Math.floor(Math.random() * ite
 
 const bridge = await testDeviceBridge({
   simulate: DEVICES,
-  env: { DEVICEBRIDGE_HEALTH_INTERVAL_MS: '1000' },
+  env: { DEVICEBRIDGE_HEALTH_INTERVAL_MS: '1000', DEVICEBRIDGE_RELEASE_WAIT_MS: String(RELEASE_WAIT_MS) },
 });
 const sims = bridge.node.simulator!.devices;
+/**
+ * Devices with a fault on now (the injector's or a client's own): a fault is set only on a device
+ * not in here. `touched` counts every fault set or lifted on a device, so a client can tell that
+ * no fault touched its device while its calls ran.
+ */
+const faulted = new Set<SimulatedDevice>();
+const touched = new Map<SimulatedDevice, number>();
+function faultOn(d: SimulatedDevice, apply: (d: SimulatedDevice) => void): boolean {
+  if (faulted.has(d)) return false;
+  faulted.add(d);
+  touched.set(d, (touched.get(d) ?? 0) + 1);
+  apply(d);
+  return true;
+}
+function faultOff(d: SimulatedDevice): void {
+  d.clearFault();
+  d.plug();
+  touched.set(d, (touched.get(d) ?? 0) + 1);
+  faulted.delete(d);
+}
 
 async function api(method: string, path: string, body?: unknown) {
   const res = await bridge.app.request(path, {
@@ -65,12 +96,23 @@ async function api(method: string, path: string, body?: unknown) {
   return { status: res.status, body: (text ? JSON.parse(text) : null) as Json };
 }
 
+/** The simulated device behind each device id. */
+const simOf = new Map<string, SimulatedDevice>();
+for (const d of (await api('GET', '/v1/devices')).body.devices as Json[]) {
+  const sim = sims.find((x) => x.serial === d.serial);
+  if (sim) simOf.set(d.id as string, sim);
+}
+
 const outcomes = new Map<string, number>();
 const faultsApplied = new Map<string, number>();
 const violations: string[] = [];
 /** One message per error code seen, for the summary. */
 const examples = new Map<string, string>();
 const leases: string[] = [];
+/** Leases whose release answered with the teardown still running. */
+const pending: string[] = [];
+/** The special releases: how many, and the slowest answer (ms). */
+const specialReleases = { stall: 0, offline: 0, pending: 0, slowestMs: 0 };
 let operations = 0;
 
 function record(op: string, res: { status: number; body: Json }): void {
@@ -113,6 +155,99 @@ const ops: Array<[string, (id: string) => Promise<{ status: number; body: Json }
   ['ensure', (id) => api('POST', `/v1/leases/${id}/helpers/android-snapshot-helper/ensure`, {})],
 ];
 
+const oneShotSnapshot = (id: string) =>
+  api('POST', `/v1/leases/${id}/snapshot`, { transport: 'one-shot', timeoutMs: 2000, deadlineMs: 4000 });
+const oneShotTap = (id: string) =>
+  api('POST', `/v1/leases/${id}/gestures`, {
+    kind: 'tap',
+    x: 50,
+    y: 60,
+    transport: 'one-shot',
+    deadlineMs: 4000,
+  });
+
+type Answer = { status: number; body: Json };
+
+/**
+ * Run `calls` on the lease's device; when no fault was on it or set or lifted while they ran, every
+ * answer must be a success (a failure there is the bridge's, not the fault's).
+ */
+async function onDevice(
+  sim: SimulatedDevice | undefined,
+  what: string,
+  calls: () => Promise<Answer[]>,
+): Promise<Answer[]> {
+  const before = sim === undefined || faulted.has(sim) ? -1 : (touched.get(sim) ?? 0);
+  const answers = await calls();
+  const untouched = sim !== undefined && before >= 0 && !faulted.has(sim) && touched.get(sim) === before;
+  const failed = answers.filter((a) => a.status !== 200);
+  if (untouched && failed.length > 0) {
+    violations.push(
+      `${what} on a device without faults failed: ${failed
+        .map((a) => `${a.body?.error?.code}: ${String(a.body?.error?.message).slice(0, 160)}`)
+        .join('; ')}`,
+    );
+  }
+  return answers;
+}
+
+/** Two one-shot calls at once on the lease (they take turns; they never kill each other). */
+async function oneShotPair(id: string, sim: SimulatedDevice | undefined): Promise<void> {
+  const second = Math.random() < 0.5 ? oneShotSnapshot : oneShotTap;
+  const answers = await onDevice(sim, 'one-shot pair', () => Promise.all([oneShotSnapshot(id), second(id)]));
+  record('one-shot pair: snapshot', answers[0]!);
+  record(`one-shot pair: ${second === oneShotTap ? 'tap' : 'snapshot'}`, answers[1]!);
+}
+
+/**
+ * Release while the lease's device stalls or is offline for a moment (a fault of this client's own,
+ * lifted after the answer or after 0.5–3 s): bounded, with the record or `teardownPending`.
+ */
+async function releaseDuringFault(
+  id: string,
+  sim: SimulatedDevice,
+  kind: 'stall' | 'offline',
+): Promise<void> {
+  if (kind === 'stall') {
+    if (!faultOn(sim, (d) => d.setFault({ stall: true }))) return releaseNormally(id);
+  } else {
+    if (!faultOn(sim, (d) => d.setFault({ offlineAfterMs: 0 }))) return releaseNormally(id);
+    setTimeout(() => faultOff(sim), 500 + Math.random() * 2500);
+  }
+  const started = performance.now();
+  let rel: { status: number; body: Json };
+  try {
+    rel = await api('DELETE', `/v1/leases/${id}`);
+  } finally {
+    if (kind === 'stall') faultOff(sim);
+  }
+  const ms = performance.now() - started;
+  specialReleases[kind]++;
+  specialReleases.slowestMs = Math.max(specialReleases.slowestMs, Math.round(ms));
+  record(`release during ${kind}`, rel);
+  if (rel.status === 200) {
+    if (ms > RELEASE_WAIT_MS + RELEASE_MARGIN_MS)
+      violations.push(`release during ${kind} answered after ${Math.round(ms)} ms`);
+    if (rel.body.teardown === null) {
+      if (rel.body.teardownPending === undefined)
+        violations.push(`release during ${kind}: neither a teardown record nor teardownPending`);
+      else {
+        pending.push(id);
+        specialReleases.pending++;
+      }
+    }
+  }
+  teardownFailures(rel);
+}
+
+async function releaseNormally(id: string): Promise<void> {
+  const rel = await api('DELETE', `/v1/leases/${id}`);
+  record('release', rel);
+  if (rel.status === 200 && rel.body.teardown === null && rel.body.teardownPending !== undefined)
+    pending.push(id);
+  teardownFailures(rel);
+}
+
 const endAt = Date.now() + SECONDS * 1000;
 
 async function client(): Promise<void> {
@@ -124,13 +259,24 @@ async function client(): Promise<void> {
       continue;
     }
     const id = acquired.body.id as string;
+    const sim = simOf.get(acquired.body.deviceId as string);
     leases.push(id);
     const rounds = 1 + Math.floor(Math.random() * 6);
     for (let i = 0; i < rounds && Date.now() < endAt; i++) {
+      if (Math.random() < 0.15) {
+        await oneShotPair(id, sim);
+        continue;
+      }
       const [name, op] = pick(ops);
-      record(name, await op(id));
+      const [res] = await onDevice(sim, name, async () => [await op(id)]);
+      record(name, res!);
     }
-    if (Math.random() < 0.3) {
+    const ending = Math.random();
+    if (sim !== undefined && ending < 0.08) {
+      await releaseDuringFault(id, sim, 'stall');
+    } else if (sim !== undefined && ending < 0.16) {
+      await releaseDuringFault(id, sim, 'offline');
+    } else if (ending < 0.4) {
       // Release racing an operation.
       const [name, op] = pick(ops);
       const running = op(id);
@@ -138,11 +284,11 @@ async function client(): Promise<void> {
       const [res, rel] = await Promise.all([running, api('DELETE', `/v1/leases/${id}`)]);
       record(`${name} (racing release)`, res);
       record('release', rel);
+      if (rel.status === 200 && rel.body.teardown === null && rel.body.teardownPending !== undefined)
+        pending.push(id);
       teardownFailures(rel);
     } else {
-      const rel = await api('DELETE', `/v1/leases/${id}`);
-      record('release', rel);
-      teardownFailures(rel);
+      await releaseNormally(id);
     }
   }
 }
@@ -157,11 +303,13 @@ async function injector(): Promise<void> {
   while (Date.now() < endAt) {
     const d = pick(sims);
     const [name, apply] = pick(FAULTS);
-    apply(d);
+    if (!faultOn(d, apply)) {
+      await sleep(50); // a client's own fault is on it
+      continue;
+    }
     faultsApplied.set(name, (faultsApplied.get(name) ?? 0) + 1);
     await sleep(300 + Math.random() * 1700);
-    d.clearFault();
-    d.plug();
+    faultOff(d);
     await sleep(Math.random() * 1000);
   }
 }
@@ -169,9 +317,21 @@ async function injector(): Promise<void> {
 const started = Date.now();
 process.stderr.write(`soak: ${SECONDS} s, ${DEVICES} devices, ${CLIENTS} clients\n`);
 await Promise.all([...Array.from({ length: CLIENTS }, client), injector()]);
-for (const d of sims) {
-  d.clearFault();
-  d.plug();
+// Clients' offline faults still running end on their timers; wait for them, then lift everything.
+for (let waited = 0; faulted.size > 0 && waited < 5000; waited += 50) await sleep(50);
+for (const d of sims) faultOff(d);
+
+// Teardowns that were still running when their release answered: each recorded, without failures.
+for (const id of pending) {
+  let teardown: Json | null = null;
+  const until = Date.now() + 60_000;
+  while (teardown === null && Date.now() < until) {
+    teardown = (await bridge.node.leases.teardownOf(id)) as Json | null;
+    if (teardown === null) await sleep(100);
+  }
+  if (teardown === null) violations.push(`teardown of ${id} still not recorded 60 s after the soak`);
+  else if ((teardown.failures as string[]).length > 0)
+    violations.push(`pending teardown of ${id} failed: ${(teardown.failures as string[]).join('; ')}`);
 }
 
 // Every device back online without operator action.
@@ -217,6 +377,7 @@ const summary = {
   leases: leases.length,
   operations,
   faults: Object.fromEntries(faultsApplied),
+  releasesDuringFaults: specialReleases,
   outcomes: Object.fromEntries([...outcomes].sort()),
   examples: Object.fromEntries(examples),
   endState: {
