@@ -15,6 +15,7 @@ import { mapAdbError } from './errors.ts';
 import { isForwardSpec } from './forward-target.ts';
 import { HostConnection } from './host-connection.ts';
 import {
+  AdbFailError,
   type DeviceListEntry,
   diffDeviceLists,
   isConnectedMessage,
@@ -353,7 +354,21 @@ export class AdbClient {
       `host-serial:${serial}:forward:${local};${remote}`,
       deadline,
       'forward',
-      async (c, d) => parseForwardResult(await c.rest(d, 'forward')),
+      async (c, d) => {
+        try {
+          return parseForwardResult(await c.rest(d, 'forward'));
+        } catch (err) {
+          // A FAIL without a reason after the transport's OKAY: the transport went away meanwhile.
+          if (err instanceof AdbFailError && err.adbMessage === '') {
+            throw new BridgeError(
+              'DEVICE_OFFLINE',
+              `forward on ${serial}: the adb server refused it without a reason (the device went away meanwhile)`,
+              { retryable: true, details: { operation: 'forward', serial, adbMessage: '' } },
+            );
+          }
+          throw err;
+        }
+      },
       serial,
     );
     if (local === 'tcp:0') {
