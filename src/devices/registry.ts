@@ -45,7 +45,7 @@ import type { LeaseSelector as DeviceSelector, LeaseStore } from '../leases/type
 import { isSemver } from '../manifest/semver.ts';
 import type { Logger } from '../observability/logger.ts';
 import { PeriodicTask } from '../periodic.ts';
-import { summarizeBaseline } from './baseline.ts';
+import { type DeviceBaseline, summarizeBaseline } from './baseline.ts';
 import { captureBaseline } from './baseline-capture.ts';
 import { prefixed, readDevicesFile } from './config-file.ts';
 import {
@@ -167,6 +167,11 @@ export class DeviceRegistry extends EventEmitter {
   readonly #autoDiscover: boolean;
   readonly #nodes: Pick<NodeDirectory, 'alive'> | undefined;
   readonly #baselines: { policy: ResetPolicy } | undefined;
+  /**
+   * The baselines of the devices this node recorded or reset (the node drives them): put back with
+   * their records when the store lost its data, so a reset still finds what to restore.
+   */
+  readonly #baselineCopies = new Map<string, DeviceBaseline>();
   /** Baseline readings in progress, by device id (one at a time per device). */
   readonly #capturing = new Map<string, Promise<DeviceRecord>>();
   /** Tunnels this node was configured with (devices file, API): the devices it may take over. */
@@ -595,6 +600,7 @@ export class DeviceRegistry extends EventEmitter {
         this.#now(),
       );
       await this.#store.putBaseline(id, baseline);
+      this.rememberBaseline(id, baseline);
       const summary = summarizeBaseline(baseline);
       const updated = await this.#store.update(id, (r) => ({
         ...r,
@@ -612,6 +618,11 @@ export class DeviceRegistry extends EventEmitter {
     } finally {
       this.#capturing.delete(id);
     }
+  }
+
+  /** Keep a copy of a device's baseline as stored (after a reset updated it too). */
+  rememberBaseline(id: string, baseline: DeviceBaseline): void {
+    this.#baselineCopies.set(id, structuredClone(baseline));
   }
 
   /** The first baseline of an online device this node drives (failures logged; the next pass retries). */
@@ -912,6 +923,10 @@ export class DeviceRegistry extends EventEmitter {
       }
       const back = { ...record, updatedAt: this.#now() };
       await this.#store.put(back);
+      const baseline = this.#baselineCopies.get(id);
+      if (baseline !== undefined && (await this.#store.getBaseline(id)) === null) {
+        await this.#store.putBaseline(id, baseline);
+      }
       this.#logger?.warn({ deviceId: id }, 'device record missing from the store: re-published');
       owned.push(back);
     }

@@ -8,7 +8,12 @@
 import type { AdbRuntime } from '../adb/runtime.ts';
 import type { ArtifactCache } from '../artifacts/cache.ts';
 import type { ArtifactStore } from '../artifacts/store.ts';
-import { PACKAGE_LIST_COMMAND, parsePackageList, summarizeBaseline } from '../devices/baseline.ts';
+import {
+  type DeviceBaseline,
+  PACKAGE_LIST_COMMAND,
+  parsePackageList,
+  summarizeBaseline,
+} from '../devices/baseline.ts';
 import type { ResetPolicy } from '../devices/reset-policy.ts';
 import type { DeviceStore } from '../devices/types.ts';
 import { isBridgeError } from '../errors.ts';
@@ -29,6 +34,8 @@ export interface DeviceResetsOptions {
   verdicts: EnsureVerdicts;
   logger?: Logger;
   now?: () => number;
+  /** Told the baseline a reset wrote (the registry keeps a copy for the devices it drives). */
+  remember?: (deviceId: string, baseline: DeviceBaseline) => void;
 }
 
 /** A package added to a leased device outside the API (through its adb endpoint). */
@@ -148,6 +155,7 @@ export class DeviceResets {
       const updated = { ...result.baseline, capturedAt: this.#o.now?.() ?? Date.now() };
       try {
         await this.#o.devices.putBaseline(deviceId, updated);
+        this.#o.remember?.(deviceId, updated);
         await this.#o.devices.update(deviceId, (r) => ({ ...r, baseline: summarizeBaseline(updated) }));
       } catch (err) {
         result.failures.push(

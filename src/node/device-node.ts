@@ -237,6 +237,7 @@ async function startSteps(options: DeviceNodeOptions, teardown: Teardown): Promi
     cache,
     verdicts: new EnsureVerdicts(),
     logger,
+    remember: (id, baseline) => devices.rememberBaseline(id, baseline),
   });
   const operations = new LeaseOperations({
     adb,

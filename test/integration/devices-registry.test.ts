@@ -15,6 +15,7 @@ import { EndpointPolicy } from '../../src/devices/endpoint-policy.ts';
 import { MemoryDeviceStore } from '../../src/devices/memory-store.ts';
 import { RedisDeviceStore } from '../../src/devices/redis-store.ts';
 import { DeviceRegistry, type DeviceRegistryOptions, type StateEvent } from '../../src/devices/registry.ts';
+import { DEFAULT_RESET_POLICY } from '../../src/devices/reset-policy.ts';
 import type { DeviceState, DeviceStore } from '../../src/devices/types.ts';
 import { BridgeError } from '../../src/errors.ts';
 import type { Lease } from '../../src/leases/types.ts';
@@ -607,5 +608,31 @@ describe('DeviceRegistry: health', () => {
     // A device removed here is not missing here.
     await registry.remove(record.id, { force: true });
     expect(await registry.match(selector)).toEqual({ matching: [], available: [], missing: [] });
+  });
+
+  it('the store lost its data: the owner puts back the baseline of the devices it drives with their records', async () => {
+    const prefix = `test-${randomUUID()}:`;
+    const store = new RedisDeviceStore({ prefix });
+    const { sim, registry } = await bed({}, { store, baselines: { policy: DEFAULT_RESET_POLICY } });
+    const record = await registry.register({ endpoint: sim.devices[0]!.address });
+    const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+    const loseData = async () => {
+      const keys = await redis.keys(`${prefix}*`);
+      if (keys.length > 0) await redis.del(...keys);
+    };
+    cleanups.push(async () => {
+      await registry.remove(record.id, { force: true }).catch(() => undefined);
+      await loseData();
+      await redis.quit();
+    });
+    expect(record.baseline).toMatchObject({ capturedAt: expect.any(Number) });
+    const before = await store.getBaseline(record.id);
+    expect(before).not.toBeNull();
+    await registry.checkHealth();
+    await loseData();
+    expect(await store.getBaseline(record.id)).toBeNull();
+    await registry.checkHealth();
+    expect((await store.get(record.id))?.baseline).toEqual(record.baseline);
+    expect(await store.getBaseline(record.id)).toEqual(before);
   });
 });
