@@ -49,7 +49,14 @@ describe('serve + release publish (e2e)', () => {
     const out = JSON.parse(published.stdout) as { ok: boolean; status: string; manifest: { sha256: string } };
     expect(out).toMatchObject({ ok: true, status: 'published' });
 
-    const res = await fetch(`${url}/v1/helpers/android-snapshot-helper/manifest`);
+    // Another process published: a serving node sees a new latest release within a second (its
+    // latest pointer is cached for at most 1 s, and it just answered 404 from it).
+    let res = await fetch(`${url}/v1/helpers/android-snapshot-helper/manifest`);
+    const until = Date.now() + 5000;
+    while (res.status === 404 && Date.now() < until) {
+      await new Promise((r) => setTimeout(r, 100));
+      res = await fetch(`${url}/v1/helpers/android-snapshot-helper/manifest`);
+    }
     expect(res.status).toBe(200);
     const manifest = (await res.json()) as {
       apkUrl: string;

@@ -135,7 +135,17 @@ export class GlassAgent {
     if (this.#client === null || this.#client.closed) {
       this.#reconnecting ??= (async () => {
         if (this.#exited) await this.#launch();
-        await this.#connect(deadlineAt);
+        // The agent may have died with the last request while its shell's end has not reached us
+        // yet: when it ends while being reached, start it again instead of waiting for nothing.
+        const ended = new AbortController();
+        void this.#shell?.exit.then(() => ended.abort());
+        try {
+          await this.#connect(deadlineAt, ended.signal);
+        } catch (err) {
+          if (!this.#exited || this.#closed) throw err;
+          await this.#launch();
+          await this.#connect(deadlineAt);
+        }
       })().finally(() => {
         this.#reconnecting = null;
       });
@@ -278,12 +288,13 @@ export class GlassAgent {
   }
 
   /** Connect and ping, for up to `readyTimeoutMs` (less when `deadlineAt` comes first). */
-  async #connect(deadlineAt = Number.POSITIVE_INFINITY): Promise<void> {
+  async #connect(deadlineAt = Number.POSITIVE_INFINITY, signal?: AbortSignal): Promise<void> {
     const totalMs = Math.max(0, Math.min(this.#o.readyTimeoutMs ?? 5000, deadlineAt - performance.now()));
     const client = await this.#endpoint
       .connect((c) => c.request('ping', {}, { timeoutMs: Math.min(5000, Math.max(1, totalMs)) }), {
         intervalMs: this.#o.intervalMs ?? 200,
         totalMs,
+        ...(signal === undefined ? {} : { signal }),
       })
       .catch((err: unknown) => {
         if (!this.#closed) throw err;

@@ -335,7 +335,8 @@ export class GlassEndpoint {
 
   async connect(
     probe: (client: GlassLineClient) => Promise<unknown>,
-    options: { intervalMs: number; totalMs: number },
+    /** `signal`: stop retrying (after the attempt in flight) once aborted. */
+    options: { intervalMs: number; totalMs: number; signal?: AbortSignal },
   ): Promise<GlassLineClient> {
     await this.#open();
     const client = await openWhenReady(() => this.#connectOnce(), {
