@@ -28,7 +28,7 @@ export interface DeviceResetsOptions {
   adb: Pick<AdbRuntime, 'client' | 'ledger' | 'locks'>;
   devices: Pick<DeviceStore, 'get' | 'getBaseline' | 'putBaseline' | 'update'>;
   policy: ResetPolicy;
-  releases: Pick<ReleaseRepository, 'listHelpers' | 'listVersions' | 'getRelease' | 'getLatestRelease'>;
+  releases: Pick<ReleaseRepository, 'listHelpers' | 'getRelease' | 'getLatestRelease'>;
   store: ArtifactStore;
   cache: ArtifactCache;
   verdicts: EnsureVerdicts;
@@ -75,7 +75,7 @@ export class DeviceResets {
     const packages = new Map<string, Set<string>>();
     const paths = new Set<string>();
     for (const helper of await this.#o.releases.listHelpers()) {
-      for (const version of await this.#o.releases.listVersions(helper.name)) {
+      for (const version of helper.versions) {
         const release = await this.#o.releases.getRelease(helper.name, version).catch(() => null);
         if (release === null) continue;
         if (release.kind === 'app-process-jar') paths.add(release.devicePath);
