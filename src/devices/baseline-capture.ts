@@ -24,9 +24,14 @@ export interface ShellTarget {
 
 const READ_MS = 60_000;
 
+/** A fresh marker for one script's output (random: the device cannot forge it). */
+export function newMarker(): string {
+  return readingMarker(() => randomBytes(12).toString('hex'));
+}
+
 /** Read what adb can see of the device (one shell round trip). */
 export async function readDevice(target: ShellTarget, policy: ResetPolicy): Promise<DeviceReading> {
-  const marker = readingMarker(() => randomBytes(12).toString('hex'));
+  const marker = newMarker();
   const result = await target.shell(readingScript(policy, marker), { timeoutMs: READ_MS });
   try {
     return parseReading(result.stdout, marker, policy);

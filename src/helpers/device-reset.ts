@@ -9,7 +9,6 @@
  * replaced or removed, a baseline file removed, a step that failed, a difference still there) into
  * its failures, which take the device out of the pool.
  */
-import { randomBytes } from 'node:crypto';
 import type { ShellOptions, ShellResult } from '../adb/client.ts';
 import {
   type DeviceBaseline,
@@ -22,12 +21,11 @@ import {
   killScript,
   parseItemOutcomes,
   quotable,
-  readingMarker,
   removeScript,
   settingsScript,
   uninstallScript,
 } from '../devices/baseline.ts';
-import { apkSums, readDevice } from '../devices/baseline-capture.ts';
+import { apkSums, newMarker, readDevice } from '../devices/baseline-capture.ts';
 import type { ResetPolicy } from '../devices/reset-policy.ts';
 
 /** What a reset needs of the device and of the adb server. */
@@ -65,8 +63,6 @@ export interface ResetResult {
 
 const STEP_MS = 60_000;
 
-const newMarker = () => readingMarker(() => randomBytes(12).toString('hex'));
-
 function counted(target: ResetTarget): { target: ResetTarget; count: () => number } {
   let n = 0;
   const wrap =
@@ -88,9 +84,13 @@ function counted(target: ResetTarget): { target: ResetTarget; count: () => numbe
   };
 }
 
-/** Run a batched step script; the per-item outcomes, or the whole step's failure. */
-async function step(target: ResetTarget, script: string, marker: string): Promise<Map<number, string>> {
-  const out = await target.shell(script, { timeoutMs: STEP_MS });
+/**
+ * Run one batched step: `script` builds it with a fresh marker; resolves each item's outcome (or
+ * rejects: the whole step failed).
+ */
+async function step(target: ResetTarget, script: (marker: string) => string): Promise<Map<number, string>> {
+  const marker = newMarker();
+  const out = await target.shell(script(marker), { timeoutMs: STEP_MS });
   return parseItemOutcomes(out.stdout.toString('utf8'), marker);
 }
 
@@ -155,15 +155,8 @@ export async function resetDevice(
   // Processes first, so nothing the tenant left recreates files while they are removed.
   if (diff.processes.length > 0) {
     await run('killing processes', async () => {
-      const marker = newMarker();
-      const outcomes = await step(
-        target,
-        killScript(
-          diff.processes.map((p) => p.pid),
-          marker,
-        ),
-        marker,
-      );
+      const pids = diff.processes.map((p) => p.pid);
+      const outcomes = await step(target, (marker) => killScript(pids, marker));
       diff.processes.forEach((p, i) => {
         const status = outcomes.get(i);
         if (status === '0') actions.push(`reset: killed process ${p.pid} (${p.args.slice(0, 120)})`);
@@ -174,8 +167,7 @@ export async function resetDevice(
   }
   if (uninstall.length > 0) {
     await run('uninstalling packages', async () => {
-      const marker = newMarker();
-      const outcomes = await step(target, uninstallScript(uninstall, marker), marker);
+      const outcomes = await step(target, (marker) => uninstallScript(uninstall, marker));
       uninstall.forEach((p, i) => {
         const answer = outcomes.get(i) ?? '';
         if (/^Success/m.test(answer))
@@ -190,8 +182,7 @@ export async function resetDevice(
   }
   if (removable.length > 0) {
     await run('removing files', async () => {
-      const marker = newMarker();
-      const outcomes = await step(target, removeScript(removable, marker), marker);
+      const outcomes = await step(target, (marker) => removeScript(removable, marker));
       removable.forEach((p, i) => {
         if (outcomes.get(i) === '0') actions.push(`reset: removed ${p} (added during the lease)`);
         else failures.push(`reset: removing ${p} failed (exit ${outcomes.get(i) ?? 'unknown'})`);
@@ -207,8 +198,7 @@ export async function resetDevice(
   }
   if (settings.length > 0) {
     await run('restoring settings', async () => {
-      const marker = newMarker();
-      const outcomes = await step(target, settingsScript(settings, marker), marker);
+      const outcomes = await step(target, (marker) => settingsScript(settings, marker));
       settings.forEach((s, i) => {
         const what =
           s.value === null
