@@ -20,18 +20,19 @@ import {
 } from '../support/bridge.ts';
 import { runCli } from '../support/cli.ts';
 
-describe('whoami: happy path', () => {
-  let bridge: TestBridge;
-  let server: { url: string; close(): Promise<void> };
-  beforeAll(async () => {
-    bridge = await testBridge({ auth: testTokens({ withShell: true, withAdb: true }) });
-    server = await listenApp(bridge.app);
-  });
-  afterAll(async () => {
-    await server?.close();
-    await bridge?.cleanup();
-  });
+/** One bridge for both groups (happy path; errors and security). */
+let bridge: TestBridge;
+let server: { url: string; close(): Promise<void> };
+beforeAll(async () => {
+  bridge = await testBridge({ auth: testTokens({ withShell: true, withAdb: true }) });
+  server = await listenApp(bridge.app);
+});
+afterAll(async () => {
+  await server?.close();
+  await bridge?.cleanup();
+});
 
+describe('whoami: happy path', () => {
   it('answers each token its name, tenant, role and capabilities (admins: every one)', async () => {
     const cases: Array<[string, unknown]> = [
       [ADMIN_TOKEN, { name: 'ops', tenant: 'acme', role: 'admin', capabilities: [...CAPABILITIES] }],
@@ -124,17 +125,6 @@ describe('whoami: without tokens configured', () => {
 });
 
 describe('whoami: errors and security', () => {
-  let bridge: TestBridge;
-  let server: { url: string; close(): Promise<void> };
-  beforeAll(async () => {
-    bridge = await testBridge({ auth: testTokens({ withShell: true, withAdb: true }) });
-    server = await listenApp(bridge.app);
-  });
-  afterAll(async () => {
-    await server?.close();
-    await bridge?.cleanup();
-  });
-
   it('no token is 401 UNAUTHENTICATED; an unknown or malformed token too', async () => {
     const anonymous = await timedRequest(bridge.app, 'GET', '/v1/whoami');
     expect(anonymous.status).toBe(401);
