@@ -1,5 +1,6 @@
 /** Small shell utilities: echo, true, false, sh, id, whoami, uname, sleep, nohup. */
 import type { CommandFn } from '../context.ts';
+import { toyboxUsage } from './files.ts';
 
 /** mksh's `echo`: `-n` drops the newline, `-e` interprets backslash escapes, `-E` does not. */
 export const echo: CommandFn = async (argv, ctx) => {
@@ -101,7 +102,7 @@ export const uname: CommandFn = async (argv, ctx) => {
   const flags = new Set(argv.filter((a) => a.startsWith('-')).flatMap((a) => [...a.slice(1)]));
   const bad = [...flags].find((f) => !'asnrvmop'.includes(f));
   if (bad !== undefined) {
-    ctx.io.stderr(`uname: Unknown option '${bad}' (see "uname --help")\n`);
+    ctx.io.stderr(toyboxUsage('uname', bad));
     return 1;
   }
   if (flags.size === 0) flags.add('s');
@@ -161,7 +162,7 @@ export const pkill: CommandFn = async (argv, ctx) => {
  */
 export const nohup: CommandFn = async (argv, ctx) => {
   if (argv.length === 0) {
-    ctx.io.stderr('nohup: Needs 1 argument (see "nohup --help")\n');
+    ctx.io.stderr(toyboxUsage('nohup'));
     return 125;
   }
   return ctx.runArgv(argv);

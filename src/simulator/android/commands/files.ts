@@ -29,6 +29,15 @@ export function parseFlags(
   return { flags, operands };
 }
 
+/**
+ * toybox's usage error line: `NAME: Unknown option 'X' (see "NAME --help")` for a bad flag,
+ * `NAME: Needs 1 argument (see "NAME --help")` without one.
+ */
+export function toyboxUsage(name: string, bad?: string): string {
+  const what = bad === undefined ? 'Needs 1 argument' : `Unknown option '${bad}'`;
+  return `${name}: ${what} (see "${name} --help")\n`;
+}
+
 function fsMessage(error: unknown): string {
   if (error instanceof FsError) return error.message;
   throw error;
@@ -62,13 +71,13 @@ export const cat: CommandFn = async (argv, ctx) => {
 export const rm: CommandFn = async (argv, ctx) => {
   const { flags, operands, bad } = parseFlags(argv, 'fiRrv');
   if (bad !== undefined) {
-    ctx.io.stderr(`rm: Unknown option '${bad}' (see "rm --help")\n`);
+    ctx.io.stderr(toyboxUsage('rm', bad));
     return 1;
   }
   const force = flags.has('f');
   const recursive = flags.has('r') || flags.has('R');
   if (operands.length === 0 && !force) {
-    ctx.io.stderr('rm: Needs 1 argument (see "rm --help")\n');
+    ctx.io.stderr(toyboxUsage('rm'));
     return 1;
   }
   let status = 0;
@@ -89,11 +98,7 @@ export const rm: CommandFn = async (argv, ctx) => {
 export const rmdir: CommandFn = async (argv, ctx) => {
   const { flags, operands, bad } = parseFlags(argv, 'p');
   if (bad !== undefined || operands.length === 0) {
-    ctx.io.stderr(
-      bad === undefined
-        ? 'rmdir: Needs 1 argument (see "rmdir --help")\n'
-        : `rmdir: Unknown option '${bad}' (see "rmdir --help")\n`,
-    );
+    ctx.io.stderr(toyboxUsage('rmdir', bad));
     return 1;
   }
   let status = 0;
@@ -128,11 +133,7 @@ export const mkdir: CommandFn = async (argv, ctx) => {
   }
   const { flags, operands, bad } = parseFlags(args, 'pv');
   if (bad !== undefined || operands.length === 0) {
-    ctx.io.stderr(
-      bad === undefined
-        ? 'mkdir: Needs 1 argument (see "mkdir --help")\n'
-        : `mkdir: Unknown option '${bad}' (see "mkdir --help")\n`,
-    );
+    ctx.io.stderr(toyboxUsage('mkdir', bad));
     return 1;
   }
   let status = 0;

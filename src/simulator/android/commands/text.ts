@@ -2,6 +2,7 @@
 import type { CommandContext, CommandFn } from '../context.ts';
 import { resolvePath } from '../context.ts';
 import { FsError } from '../fs.ts';
+import { toyboxUsage } from './files.ts';
 
 const decoder = new TextDecoder();
 
@@ -54,7 +55,7 @@ export const grep: CommandFn = async (argv, ctx) => {
     else files.push(arg);
   }
   if (patterns.length === 0) {
-    ctx.io.stderr('grep: Needs 1 argument (see "grep --help")\n');
+    ctx.io.stderr(toyboxUsage('grep'));
     return 2;
   }
   let regexps: RegExp[];
