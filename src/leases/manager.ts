@@ -633,16 +633,7 @@ export class LeaseManager {
     let result: Awaited<ReturnType<LeaseStore['releaseEmpty']>>;
     try {
       const at = this.#now();
-      const record: TeardownRecord = {
-        leaseId,
-        deviceId,
-        reason: 'released',
-        startedAt: at,
-        finishedAt: at,
-        actions: [],
-        failures: [],
-        node: this.#node,
-      };
+      const record = this.#record({ id: leaseId, deviceId }, 'released', at, [], [], at);
       result = await this.#store.releaseEmpty(leaseId, fencingToken, record, this.#claimant);
       // Not active (unknown or ended): its operations here are refused either way.
       ended = true;
@@ -901,21 +892,19 @@ export class LeaseManager {
       return this.#runTeardown(lease, reason, { resumedFrom, stampFirst: false });
     }
     const at = this.#now();
-    const record: TeardownRecord = {
-      leaseId: lease.id,
-      deviceId: lease.deviceId,
+    const record = this.#record(
+      lease,
       reason,
-      startedAt: at,
-      finishedAt: at,
-      actions: [
+      at,
+      [
         ...(resumedFrom === undefined ? [] : [resumedAction(resumedFrom)]),
         owner === null
           ? "deferred to the device's owner (the owner lookup failed; the owner runs and records the teardown)"
           : `deferred to the owner node ${owner} (it runs and records the teardown)`,
       ],
-      failures: [],
-      node: this.#node,
-    };
+      [],
+      at,
+    );
     const item: DeferredTeardown = {
       lease,
       reason,
@@ -955,6 +944,27 @@ export class LeaseManager {
     }
     this.#log.error({ leaseId: lease.id, deviceId: lease.deviceId }, 'lease: teardown could not be deferred');
     return record;
+  }
+
+  /** A teardown record of this node (finished now unless said). */
+  #record(
+    lease: { id: string; deviceId: string },
+    reason: TeardownReason,
+    startedAt: number,
+    actions: string[],
+    failures: string[],
+    finishedAt = this.#now(),
+  ): TeardownRecord {
+    return {
+      leaseId: lease.id,
+      deviceId: lease.deviceId,
+      reason,
+      startedAt,
+      finishedAt,
+      actions,
+      failures,
+      node: this.#node,
+    };
   }
 
   #track<T>(promise: Promise<T>): Promise<T> {
@@ -1073,20 +1083,17 @@ export class LeaseManager {
         { leaseId: lease.id, deviceId: lease.deviceId, reason, attempt, retryInMs, failures },
         'lease: teardown waits for its device (it did not answer); it runs again',
       );
-      const record: TeardownRecord = {
-        leaseId: lease.id,
-        deviceId: lease.deviceId,
+      const record = this.#record(
+        lease,
         reason,
         startedAt,
-        finishedAt: this.#now(),
-        actions: [
+        [
           ...actions,
           `teardown pending: the device did not answer (${failures.join('; ')}); ` +
             'the teardown runs again once it is back (the device stays out of the pool meanwhile)',
         ],
-        failures: [],
-        node: this.#node,
-      };
+        [],
+      );
       return { record, retryInMs };
     }
     if (earlier !== undefined) this.#unanswered.delete(lease.id);
@@ -1107,16 +1114,7 @@ export class LeaseManager {
         failures.push(`quarantine failed: ${err instanceof Error ? err.message : String(err)}`);
       }
     }
-    const record: TeardownRecord = {
-      leaseId: lease.id,
-      deviceId: lease.deviceId,
-      reason,
-      startedAt,
-      finishedAt: this.#now(),
-      actions,
-      failures,
-      node: this.#node,
-    };
+    const record = this.#record(lease, reason, startedAt, actions, failures);
     const log = { leaseId: lease.id, deviceId: lease.deviceId, reason, failures: failures.length };
     this.#metrics?.leaseTeardowns.inc({ outcome: failures.length > 0 ? 'failed' : 'ok' });
     if (failures.length > 0) this.#log.warn(log, 'lease: teardown failed, device quarantined');
