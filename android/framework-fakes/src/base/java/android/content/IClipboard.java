@@ -23,7 +23,7 @@
  *
  * Service rules (ClipboardService @ android-14.0.0_r1): the calling package must belong to the
  * calling uid (AppOpsManager.checkPackage, a SecurityException otherwise); getPrimaryClip returns
- * null when clipboard access is not allowed (the app op) and, since Android 10, while the device is
+ * null when clipboard access is not allowed (the app op) and, since Android 8, while the device is
  * locked (isDeviceLocked); it also returns null when there is no clip. So a null answer cannot, by
  * itself, tell an empty clipboard from a refused read.
  */

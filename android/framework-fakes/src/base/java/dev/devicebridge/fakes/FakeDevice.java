@@ -231,7 +231,7 @@ public final class FakeDevice {
         public static synchronized ClipData get(String callingPackage, int userId) {
             check(callingPackage, userId);
             if (accessDenied) return null;
-            if (profile().atLeast(29) && Screen.locked) return null;
+            if (profile().atLeast(26) && Screen.locked) return null;
             return clip;
         }
 

@@ -57,6 +57,16 @@ public class TextInputTest {
     }
 
     @Test
+    public void aRefusedPasteStillRestoresTheUsersClip() throws Exception {
+        FakeDevice.Clipboard.userCopies("the user's clip");
+        FakeDevice.Input.failWith(new SecurityException("no input now"));
+        String error = agent.error("text", "\"text\":" + AgentOnFakes.quote("\u65e5\u672c"));
+        assertTrue(error, error.endsWith("SecurityException: no input now"));
+        assertEquals("the user's clip", FakeDevice.Clipboard.text());
+        assertEquals("", FakeDevice.Input.focusedText());
+    }
+
+    @Test
     public void keyboardTextAndPastedTextKeepTheirOrder() throws Exception {
         agent.ok("text", "\"text\":" + AgentOnFakes.quote("a\u65e5b\ud83d\ude00c"));
         assertEquals("a\u65e5b\ud83d\ude00c", FakeDevice.Input.focusedText());

@@ -138,6 +138,7 @@ final class AndroidAgent implements Agent {
             previous = null;
         }
         clipboard.setText(text);
+        ClipData restore = previous != null ? previous : ClipData.newPlainText("", "");
         try {
             long now = SystemClock.uptimeMillis();
             if (Build.VERSION.SDK_INT >= 24) {
@@ -150,8 +151,14 @@ final class AndroidAgent implements Agent {
                 input.inject(keyEvent(now, KeyEvent.ACTION_UP, KeyEvent.KEYCODE_V, ctrl));
                 input.inject(keyEvent(now, KeyEvent.ACTION_UP, KeyEvent.KEYCODE_CTRL_LEFT, 0));
             }
-        } finally {
-            clipboard.setClip(previous != null ? previous : ClipData.newPlainText("", ""));
+        } catch (Exception pasteFailed) {
+            try {
+                clipboard.setClip(restore);
+            } catch (AndroidApi.Failure restoreFailed) {
+                // The paste's failure is the one to report; the clipboard keeps the text.
+            }
+            throw pasteFailed;
         }
+        clipboard.setClip(restore);
     }
 }

@@ -165,7 +165,7 @@ final class ClipboardService {
      *
      * <p>A null clip is an error, never "": ClipboardService.getPrimaryClip (AOSP, every release
      * from 6 to 15) returns null both when there is no clip and when it refuses the read (the
-     * READ_CLIPBOARD app op or an OEM's clipboard permission; since Android 10 also while the
+     * READ_CLIPBOARD app op or an OEM's clipboard permission; since Android 8 also while the
      * device is locked, isDeviceLocked), and hasPrimaryClip sits behind the same checks, so the
      * platform cannot tell an empty clipboard from a refused read. The error says which case is
      * likely: a locked device is checked through IWindowManager.isKeyguardLocked.
@@ -174,8 +174,8 @@ final class ClipboardService {
         ClipData clip = getClip();
         if (clip == null) {
             String why;
-            if (Build.VERSION.SDK_INT >= 29 && keyguardLocked()) {
-                why = "the device is locked (Android 10 and later hide the clipboard until it is unlocked)";
+            if (Build.VERSION.SDK_INT >= 26 && keyguardLocked()) {
+                why = "the device is locked (Android 8 and later hide the clipboard until it is unlocked)";
             } else {
                 why = "the clipboard service answered no clip: nothing has been copied (or the clip was cleared), or reading was refused to "
                         + SHELL_PACKAGE + " (the READ_CLIPBOARD app op or the device maker's clipboard permission); Android answers both the same way";
