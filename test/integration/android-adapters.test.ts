@@ -6,8 +6,10 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type RunResult, run } from '../support/android.ts';
 
-/** Every profile the script runs by default: API levels, then OEM builds. */
-const PROFILES = ['23', '26', '29', '31', '33', '34', '35', '33-vivo', '34-vivo', '34-honor', '34-miui', '33-coloros'];
+/** Every profile the script runs by default: API levels, then OEM builds (release/test-android-adapters.sh). */
+const API_LEVELS = ['23', '26', '29', '31', '33', '34', '35'];
+const OEM_BUILDS = ['33-vivo', '34-vivo', '34-honor', '34-miui', '33-coloros'];
+const PROFILES = [...API_LEVELS, ...OEM_BUILDS];
 
 /** profile → its status line and the indented JUnit report that follows it. */
 function parseReport(stdout: string): Map<string, { ok: boolean; tests: number; report: string }> {
