@@ -52,14 +52,53 @@ public abstract class JsonLineProtocol implements LineServer.Handler {
         }
     }
 
-    /** {"id":id,"ok":false,"error":message} (the exception's class when it has no message). */
+    /** {"id":id,"ok":false,"error":message}: see {@link #message}. */
     public static String error(long id, Exception e) {
-        String message = e.getMessage() == null ? e.getClass().getName() : e.getMessage();
+        String message = message(e);
         try {
             return new JSONObject().put("id", id).put("ok", false).put("error", message).toString();
         } catch (JSONException impossible) {
             return MALFORMED;
         }
+    }
+
+    /**
+     * What an error reply says about {@code e}: its message; for a reflection wrapper
+     * (InvocationTargetException, UndeclaredThrowableException, ExceptionInInitializerError), the
+     * {@link #describe description} of the exception it wraps; without a message, the class name
+     * followed by the description of its cause, if any.
+     */
+    public static String message(Throwable e) {
+        Throwable unwrapped = unwrap(e);
+        if (unwrapped != e) return describe(unwrapped);
+        if (e.getMessage() != null) return e.getMessage();
+        Throwable cause = e.getCause();
+        return cause == null ? e.getClass().getName() : e.getClass().getName() + ": " + describe(cause);
+    }
+
+    /** "SimpleClassName: message" (or the simple class name alone) of {@code e}, unwrapped. */
+    public static String describe(Throwable e) {
+        Throwable t = unwrap(e);
+        String name = t.getClass().getSimpleName();
+        return t.getMessage() == null ? name : name + ": " + t.getMessage();
+    }
+
+    /** The exception a reflective call threw, through any number of reflection wrappers. */
+    public static Throwable unwrap(Throwable e) {
+        Throwable t = e;
+        for (int depth = 0; depth < 10; depth++) {
+            Throwable inner = null;
+            if (t instanceof java.lang.reflect.InvocationTargetException) {
+                inner = ((java.lang.reflect.InvocationTargetException) t).getTargetException();
+            } else if (t instanceof java.lang.reflect.UndeclaredThrowableException) {
+                inner = ((java.lang.reflect.UndeclaredThrowableException) t).getUndeclaredThrowable();
+            } else if (t instanceof ExceptionInInitializerError) {
+                inner = ((ExceptionInInitializerError) t).getException();
+            }
+            if (inner == null) return t;
+            t = inner;
+        }
+        return t;
     }
 
     public static IllegalArgumentException unknownOp(String op) {

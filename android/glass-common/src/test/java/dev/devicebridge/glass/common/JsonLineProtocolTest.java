@@ -49,6 +49,18 @@ public class JsonLineProtocolTest {
     }
 
     @Test
+    public void errorsFromReflectiveCallsNameTheExceptionTheCallThrew() {
+        Exception wrapped = new java.lang.reflect.InvocationTargetException(new SecurityException("Injecting denied"));
+        assertEquals("{\"id\":6,\"ok\":false,\"error\":\"SecurityException: Injecting denied\"}", JsonLineProtocol.error(6, wrapped));
+        Exception twice = new java.lang.reflect.InvocationTargetException(new java.lang.reflect.InvocationTargetException(new NullPointerException()));
+        assertEquals("NullPointerException", JsonLineProtocol.message(twice));
+        // A message-less exception with a cause keeps the cause.
+        assertEquals("java.lang.IllegalStateException: IllegalArgumentException: wrong argument type",
+                JsonLineProtocol.message(new IllegalStateException((String) null, new IllegalArgumentException("wrong argument type"))));
+        assertEquals("plain", JsonLineProtocol.message(new IllegalStateException("plain", new RuntimeException("hidden"))));
+    }
+
+    @Test
     public void malformedLinesGetIdMinusOneAndReachNoOp() {
         for (String line : new String[] {"not json", "[1,2]", "\"s\"", "{\"op\":\"echo\"}", "{\"id\":\"7\",\"op\":\"echo\"}",
             "{\"id\":1.5,\"op\":\"echo\"}", "{\"id\":1,\"op\":\"echo\"} trailing", "{\"id\":1,\"op\":\"echo\"}  ", "{\"id\":1,",
