@@ -161,26 +161,24 @@ final class ClipboardService {
     }
 
     /**
-     * The clip's text ("" for a clip whose first item has no or empty text).
+     * The clip's text ("" for no clip, or a clip whose first item has no or empty text).
      *
-     * <p>A null clip is an error, never "": ClipboardService.getPrimaryClip (AOSP, every release
-     * from 6 to 15) returns null both when there is no clip and when it refuses the read (the
-     * READ_CLIPBOARD app op or an OEM's clipboard permission; since Android 8 also while the
-     * device is locked, isDeviceLocked), and hasPrimaryClip sits behind the same checks, so the
-     * platform cannot tell an empty clipboard from a refused read. The error says which case is
-     * likely: a locked device is checked through IWindowManager.isKeyguardLocked.
+     * <p>ClipboardService.getPrimaryClip (AOSP, every release from 6 to 15) returns null both when
+     * there is no clip and when it refuses the read (since Android 8 while the device is locked,
+     * isDeviceLocked; the READ_CLIPBOARD app op or a device maker's clipboard permission), and
+     * hasPrimaryClip sits behind the same checks. A locked device is the refusal a farm meets (the
+     * shell may read the clipboard otherwise): checked through IWindowManager.isKeyguardLocked, it
+     * is an error naming the lock, never "". Unlocked, a null clip is an empty clipboard (a refusal
+     * there cannot be told apart and reads empty too).
      */
     String getText() throws AndroidApi.Failure {
         ClipData clip = getClip();
         if (clip == null) {
-            String why;
             if (Build.VERSION.SDK_INT >= 26 && keyguardLocked()) {
-                why = "the device is locked (Android 8 and later hide the clipboard until it is unlocked)";
-            } else {
-                why = "the clipboard service answered no clip: nothing has been copied (or the clip was cleared), or reading was refused to "
-                        + SHELL_PACKAGE + " (the READ_CLIPBOARD app op or the device maker's clipboard permission); Android answers both the same way";
+                throw new AndroidApi.Failure("clipboard could not be read: the device is locked"
+                        + " (Android 8 and later hide the clipboard until it is unlocked)", null);
             }
-            throw new AndroidApi.Failure("clipboard could not be read: " + why, null);
+            return "";
         }
         if (clip.getItemCount() == 0) return "";
         CharSequence text = clip.getItemAt(0).getText();
