@@ -62,6 +62,12 @@ export interface Faults {
    */
   glassAgentDeath?: boolean;
   /**
+   * One shot: the running glass agent stops listening on the next request it reads — no reply, the
+   * connection drops and `localabstract:glass-agent` goes away — while its process keeps running
+   * (alive but deaf, as an agent whose accept loop died). Cleared as it fires.
+   */
+  glassAgentDeaf?: boolean;
+  /**
    * The glass a11y service is unbound (its socket goes away) until the secure settings change again
    * (which clears this) or the fault is lifted.
    */
