@@ -262,6 +262,26 @@ describe('glass companions per lease', () => {
     expect(agents()).toEqual([]);
   });
 
+  for (const fault of ['glassAgentDeath', 'glassAgentDeaf'] as const) {
+    it(`an agent failing (${fault}) while the reset clears the clipboard: tried again, the device goes back clean`, async () => {
+      await published();
+      const lease = await acquire();
+      const base = `/v1/leases/${lease.id}`;
+      expect((await req('PUT', `${base}/clipboard`, { text: 'tenant secret' })).status).toBe(200);
+      // The lease's own agent is stopped with the lease: the reset's agent reads the fault first.
+      bridge.node.simulator!.devices[0]!.setFault({ [fault]: true });
+      const released = await req('DELETE', base);
+      taken.delete(lease.id);
+      expect(released.status, JSON.stringify(released.body)).toBe(200);
+      expect(released.body.teardown.failures).toEqual([]);
+      expect(bridge.node.simulator!.devices[0]!.faults[fault]).toBeUndefined(); // it fired
+      expect(android().device.clipboard).toBe('');
+      const record = (await req('GET', '/v1/devices', undefined, ADMIN_TOKEN)).body.devices[0];
+      expect(record.state).toBe('online');
+      expect(agents()).toEqual([]);
+    });
+  }
+
   it('bad input is INVALID_ARGUMENT naming the field, before the device is touched', async () => {
     const lease = await acquire();
     const base = `/v1/leases/${lease.id}`;
