@@ -9,7 +9,8 @@
  *
  * Actions edit the device's screen: `set_text` replaces an editable node's text, `click` on an
  * editable node gives it the input focus. The `glass-a11y-unbind` fault unbinds the service until
- * the secure settings change again (the change clears the fault) or the fault is lifted.
+ * the secure settings change again (the change clears the fault) or the fault is lifted; the
+ * `no-active-window` fault (screen off, keyguard up) leaves it bound but without a window to serve.
  */
 import { BIND_ACCESSIBILITY_SERVICE, resolveComponent } from '../../manifest/index.ts';
 import type { SimDeviceImpl } from '../android/device.ts';
@@ -97,7 +98,7 @@ export class GlassA11yService {
     const device = this.#device;
     const server = lineServer(() => {
       const protocol = new GlassA11yProtocol({
-        activeWindow: () => activeA11yWindow(device.uiXml()),
+        activeWindow: () => (device.faults.noActiveWindow === true ? null : activeA11yWindow(device.uiXml())),
         perform: (node, action, text) => {
           const done = node.enabled && (action === 'click' ? node.clickable : node.editable);
           if (!done) return false;
