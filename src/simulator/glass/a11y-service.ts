@@ -8,7 +8,8 @@
  * Each connection gets its own protocol instance (the served tree belongs to the connection).
  *
  * Actions edit the device's screen: `set_text` replaces an editable node's text, `click` on an
- * editable node gives it the input focus. The `glass-a11y-unbind` fault unbinds the service until
+ * editable node gives it the input focus — except on a Compose node, where ACTION_CLICK answers
+ * success and does nothing, as on a device (a tap on its bounds does act). The `glass-a11y-unbind` fault unbinds the service until
  * the secure settings change again (the change clears the fault) or the fault is lifted; the
  * `no-active-window` fault (screen off, keyguard up) leaves it bound but without a window to serve.
  */
@@ -103,6 +104,8 @@ export class GlassA11yService {
           const done = node.enabled && (action === 'click' ? node.clickable : node.editable);
           if (!done) return false;
           device.recordInput({ type: `a11y-${action}`, class: node.className, bounds: node.bounds, text });
+          // Compose: ACTION_CLICK answers success and does nothing (a tap on the bounds acts).
+          if (action === 'click' && node.compose === true) return true;
           if (node.source !== undefined) {
             if (action === 'set_text') device.screen.setText(node.source, text ?? '');
             else if (node.editable) device.screen.focus(node.source);

@@ -26,6 +26,11 @@ export interface A11yNode {
   children: readonly A11yNode[];
   /** The node's `<node>` tag in the device's uiautomator XML (document order), when it came from there. */
   source?: number;
+  /**
+   * A Jetpack Compose node (inside a `ComposeView`): ACTION_CLICK answers success and does nothing
+   * (seed 001's scope note), while a tap on its bounds acts.
+   */
+  compose?: boolean;
 }
 
 export interface A11yWindow {

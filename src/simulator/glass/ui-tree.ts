@@ -3,7 +3,8 @@
  * the active application window's root (`activeRootOrder`: the active application window by the
  * window metadata, else the first root that is neither system UI nor a keyboard, else the first
  * root) and its nodes, with class, text, content description, bounds as [x, y, w, h] and the boolean
- * fields (`editable` for EditText-like classes: uiautomator does not dump it). Each node carries its
+ * fields (`editable` for EditText-like classes: uiautomator does not dump it; `compose` for the
+ * nodes inside a ComposeView). Each node carries its
  * `source`: the document-order index of its `<node>` tag, which the device's screen model edits.
  * Pure string work over the document.
  */
@@ -72,7 +73,10 @@ interface Built {
   attrs: Map<string, string>;
 }
 
-function build(attrs: Map<string, string>, source: number): Built {
+/** Hosts of Jetpack Compose content: every node inside one is a Compose node. */
+const COMPOSE_HOST = /^androidx\.compose\.ui\.platform\.(ComposeView|AndroidComposeView)$/;
+
+function build(attrs: Map<string, string>, source: number, inCompose: boolean): Built {
   const m = BOUNDS.exec(attrs.get('bounds') ?? '');
   const [x1, y1, x2, y2] = m ? m.slice(1).map(Number) : [0, 0, 0, 0];
   const className = attrs.get('class') ?? '';
@@ -88,6 +92,7 @@ function build(attrs: Map<string, string>, source: number): Built {
       scrollable: attrs.get('scrollable') === 'true',
       children: [],
       source,
+      ...(inCompose ? { compose: true } : {}),
     },
     packageName: attrs.get('package') || null,
     attrs,
@@ -99,8 +104,11 @@ function windowRoots(xml: string): Built[] {
   const stack: Built[] = [];
   for (const tag of nodeTags(xml)) {
     stack.length = tag.depth;
-    const built = build(tag.attributes, tag.index);
     const parent = stack.at(-1);
+    const inCompose =
+      parent !== undefined &&
+      (parent.node.compose === true || COMPOSE_HOST.test(parent.node.className ?? ''));
+    const built = build(tag.attributes, tag.index, inCompose);
     if (parent) parent.node.children.push(built.node);
     else roots.push(built);
     stack.push(built);
