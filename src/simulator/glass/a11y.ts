@@ -10,7 +10,7 @@ import {
   type GlassValue,
   glassInteger,
   glassOk,
-  optString,
+  requiredString,
 } from './line-protocol.ts';
 
 export interface A11yNode {
@@ -82,8 +82,7 @@ export class GlassA11yProtocol {
 
   handle(line: string): string {
     return answerGlassLine(line, (id, request) => {
-      const op = optString(request, 'op');
-      if (op === null) throw new GlassRequestError('missing field: op');
+      const op = requiredString(request, 'op');
       if (op === 'ping') return glassOk(id);
       if (op === 'tree') {
         if (typeof request['package'] !== 'string' || !Object.hasOwn(request, 'package')) {
