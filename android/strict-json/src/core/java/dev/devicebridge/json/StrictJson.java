@@ -353,6 +353,46 @@ public final class StrictJson {
     }
 
     /**
+     * A finite double as JavaScript's {@code String(n)} writes it (the bridge's messages show numbers
+     * so): the shortest digits that read back as {@code d}, plain from 1e-7 up to 1e21, else
+     * {@code 1.5e+21} / {@code 1e-7}; {@code -0} is "0".
+     */
+    public static String jsNumber(double d) {
+        if (Double.isNaN(d)) return "NaN";
+        if (Double.isInfinite(d)) return d > 0 ? "Infinity" : "-Infinity";
+        if (d == 0) return "0";
+        if (d < 0) return "-" + jsNumber(-d);
+        // The fewest significant digits that read back as d (Double.toString is not always shortest
+        // before Java 19: 4.9E-324 for what JavaScript writes 5e-324).
+        java.math.BigDecimal exact = null;
+        for (int p = 1; p <= 17; p++) {
+            exact = new java.math.BigDecimal(d).round(new java.math.MathContext(p, java.math.RoundingMode.HALF_EVEN));
+            if (exact.doubleValue() == d) break;
+        }
+        exact = exact.stripTrailingZeros();
+        String digits = exact.unscaledValue().toString();
+        int k = digits.length();
+        int n = k - exact.scale(); // d = 0.digits x 10^n
+        StringBuilder out = new StringBuilder();
+        if (k <= n && n <= 21) {
+            out.append(digits);
+            for (int i = k; i < n; i++) out.append('0');
+        } else if (0 < n && n <= 21) {
+            out.append(digits, 0, n).append('.').append(digits, n, k);
+        } else if (-6 < n && n <= 0) {
+            out.append("0.");
+            for (int i = n; i < 0; i++) out.append('0');
+            out.append(digits);
+        } else {
+            int e = n - 1;
+            out.append(digits.charAt(0));
+            if (k > 1) out.append('.').append(digits, 1, k);
+            out.append('e').append(e < 0 ? '-' : '+').append(Math.abs(e));
+        }
+        return out.toString();
+    }
+
+    /**
      * A string for an error message, as the bridge's describeValue writes it: quoted, every character
      * outside printable ASCII escaped, cut after 48 code points with the full count.
      */

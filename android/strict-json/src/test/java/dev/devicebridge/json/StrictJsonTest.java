@@ -45,6 +45,16 @@ public class StrictJsonTest {
     }
 
     @Test
+    public void numbersAreWrittenAsJavaScriptWritesThem() {
+        double[] values = {0, -0.0, 1, -1, 1.5, 100, 1e20, 1e21, 1.5e21, 123456789012345680000.0, 0.1, 1e-6,
+            1e-7, 1.25e-7, 9007199254740991.0, 9007199254740992.0, 1e300, -2.5e-300, 0.000001234, 4.9e-324};
+        String[] expected = {"0", "0", "1", "-1", "1.5", "100", "100000000000000000000", "1e+21", "1.5e+21",
+            "123456789012345680000", "0.1", "0.000001", "1e-7", "1.25e-7", "9007199254740991", "9007199254740992",
+            "1e+300", "-2.5e-300", "0.000001234", "5e-324"};
+        for (int i = 0; i < values.length; i++) assertEquals(expected[i], StrictJson.jsNumber(values[i]));
+    }
+
+    @Test
     public void aLineOfBracketsIsRefusedWithoutOverflowingTheStack() {
         StringBuilder s = new StringBuilder();
         for (int i = 0; i < 200000; i++) s.append('[');
