@@ -8,15 +8,19 @@
  * `source`: the document-order index of its `<node>` tag, which the device's screen model edits.
  * Pure string work over the document.
  */
+import { isXml10Char } from '../../snapshot/xml-values.ts';
 import { activeRootOrder } from '../helper/ui-capture.ts';
 import type { A11yNode } from './a11y.ts';
 
 const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
 
+/** Entities and character references decoded; a reference XML 1.0 cannot carry is dropped (as the bridge does). */
 function unescapeXml(value: string): string {
   return value.replace(/&(#x[0-9a-fA-F]+|#[0-9]+|amp|lt|gt|quot|apos);/g, (_, e: string) => {
-    if (e.startsWith('#x')) return String.fromCodePoint(Number.parseInt(e.slice(2), 16));
-    if (e.startsWith('#')) return String.fromCodePoint(Number.parseInt(e.slice(1), 10));
+    if (e.startsWith('#')) {
+      const code = e.startsWith('#x') ? Number.parseInt(e.slice(2), 16) : Number.parseInt(e.slice(1), 10);
+      return isXml10Char(code) ? String.fromCodePoint(code) : '';
+    }
     return ENTITIES[e] ?? '';
   });
 }
