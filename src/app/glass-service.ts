@@ -93,7 +93,7 @@ export class GlassService {
   /**
    * `set_text`, or `click`: by default a tap at the centre of the node's bounds on screen (through
    * the snapshot helper's gesture, as every tap of the bridge), because ACTION_CLICK answers success
-   * and does nothing on Compose (seed 001's scope note); ACTION_CLICK only with `via: 'accessibility'`.
+   * and does nothing on Compose (the glass contract's scope note); ACTION_CLICK only with `via: 'accessibility'`.
    */
   async a11yAction(
     scope: LeaseScope,

@@ -123,7 +123,7 @@ function refused(reason: string, extra: Record<string, unknown> = {}): BridgeErr
   });
 }
 
-/** The seed's rules before a node of the served tree is acted on: a tree, a named window, a ref in it. */
+/** The contract's rules before a node of the served tree is acted on: a tree, a named window, a ref in it. */
 function checkServed(
   served: RunningA11y['served'],
   ref: number,

@@ -28,7 +28,7 @@ export interface A11yNode {
   source?: number;
   /**
    * A Jetpack Compose node (inside a `ComposeView`): ACTION_CLICK answers success and does nothing
-   * (seed 001's scope note), while a tap on its bounds acts.
+   * (the glass contract's scope note), while a tap on its bounds acts.
    */
   compose?: boolean;
 }

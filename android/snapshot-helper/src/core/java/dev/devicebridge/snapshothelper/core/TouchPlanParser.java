@@ -11,7 +11,7 @@ import org.json.JSONArray;
 import org.json.JSONObject;
 
 /**
- * Parses and validates an android-touch-plan-v1 payload (seed 000, "One-Shot Modes"): base64
+ * Parses and validates an android-touch-plan-v1 payload (the snapshot helper contract, "One-Shot Modes"): base64
  * (surrounding spaces, tabs and newlines ignored) → UTF-8 (a byte order mark is not skipped) →
  * strict JSON ({@link StrictJson}: RFC 8259, whitespace around the object allowed) → rules. Every
  * rule is checked and every failure reported with a dotted path
