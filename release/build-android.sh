@@ -153,10 +153,12 @@ build_jar() {
 }
 
 A="$ROOT/android"
+# Every helper parses its JSON input with strict-json (RFC 8259, the bridge's rules).
+STRICT_JSON="$A/strict-json/src/core/java"
 build_apk snapshot-helper "snapshot-helper-$VERSION.apk" "$A/snapshot-helper" \
-  "$A/snapshot-helper/src/core/java" "$A/snapshot-helper/src/main/java"
+  "$STRICT_JSON" "$A/snapshot-helper/src/core/java" "$A/snapshot-helper/src/main/java"
 # Both glass components are built with glass-common (the JSON-line protocol rules and the accept loop).
-GLASS_COMMON=("$A/glass-common/src/core/java" "$A/glass-common/src/main/java")
+GLASS_COMMON=("$STRICT_JSON" "$A/glass-common/src/core/java" "$A/glass-common/src/main/java")
 build_jar glass-agent "glass-agent-$VERSION.jar" \
   "${GLASS_COMMON[@]}" "$A/glass-agent/src/core/java" "$A/glass-agent/src/main/java"
 build_apk glass-a11y "glass-a11y-$VERSION.apk" "$A/a11y-service" \

@@ -14,6 +14,8 @@
  *   glass-agent-death         the glass agent dies on its next request (no reply; one shot)
  *   glass-a11y-unbind         the glass a11y service unbinds until the secure settings change again
  *   glass-malformed           the next glass reply line (agent or a11y) is garbage (one shot)
+ *   no-active-window          the screen is off / keyguard up: the a11y service answers ping but
+ *                             refuses tree ("no active window")
  *   survive-hangup            processes started from a shell (the glass agent, an instrumentation)
  *                             outlive their shell, as on a real device: only a kill stops them
  *   fail-command=NAME         every run of command NAME (also `toybox NAME`; `cmd package` and
@@ -43,6 +45,7 @@ const FLAGS = [
   'glass-agent-deaf',
   'glass-a11y-unbind',
   'glass-malformed',
+  'no-active-window',
   'survive-hangup',
 ] as const;
 /** Flag spec name → its `Faults` key. */
@@ -55,6 +58,7 @@ const FLAG_KEYS = {
   'glass-agent-deaf': 'glassAgentDeaf',
   'glass-a11y-unbind': 'glassA11yUnbind',
   'glass-malformed': 'glassMalformed',
+  'no-active-window': 'noActiveWindow',
   'survive-hangup': 'surviveHangup',
 } as const satisfies Record<(typeof FLAGS)[number], keyof Faults>;
 const VALUED = [
@@ -182,6 +186,7 @@ export function formatFaultSpecs(faults: Faults): string[] {
     'glass-agent-death',
     'glass-a11y-unbind',
     'glass-malformed',
+    'no-active-window',
     'survive-hangup',
   ] as const) {
     if (faults[FLAG_KEYS[name]] === true) out.push(name);

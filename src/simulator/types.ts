@@ -72,6 +72,11 @@ export interface Faults {
    * (which clears this) or the fault is lifted.
    */
   glassA11yUnbind?: boolean;
+  /**
+   * The screen is off (or the keyguard is up): no window is active, so the glass a11y service,
+   * though bound and answering `ping`, refuses `tree` ("no active window"), as on a real device.
+   */
+  noActiveWindow?: boolean;
   /** One shot: the next reply line of a glass component (agent or a11y) is torn garbage. Cleared as it fires. */
   glassMalformed?: boolean;
   /**
