@@ -50,13 +50,15 @@ for dir in "$FAKES"/api*/; do
   overlays+=("$level")
 done
 
-# Modules with adapter tests. glass-common's main/core are compiled into each glass component.
+# Modules with adapter tests. glass-common's main/core are compiled into each glass component,
+# strict-json's core into every module.
 classes=()
 tests=()
 for module in glass-common glass-agent a11y-service snapshot-helper; do
   src="$A/$module/src"
   [ -d "$src/adapter-test/java" ] || continue
-  dirs=("$src/core/java" "$src/main/java" "$src/adapter-test/java")
+  # strict-json (the strict JSON reader) is compiled into every helper.
+  dirs=("$src/core/java" "$src/main/java" "$src/adapter-test/java" "$A/strict-json/src/core/java")
   case "$module" in glass-agent | a11y-service) dirs+=("$A/glass-common/src/core/java" "$A/glass-common/src/main/java") ;; esac
   out="$WORK/modules/$module"
   mkdir -p "$out"
