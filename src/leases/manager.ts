@@ -1031,11 +1031,13 @@ export class LeaseManager {
 
   /**
    * Whether a failed (or about to be repeated) teardown waits for its device: the device did not
-   * answer and the retries have not run out. Never throws: when it cannot tell, it waits.
+   * answer and the retries have not run out. Never throws: when it cannot tell, it waits. Also while
+   * this node stops: the teardown stays due in the store, and this node's next process (or another
+   * node) runs it again.
    */
   async #waitsForDevice(lease: Lease, failures: readonly string[], startedAt: number): Promise<boolean> {
     const unreachable = this.#devices.unreachable;
-    if (unreachable === undefined || this.#stopping) return false;
+    if (unreachable === undefined) return false;
     if (startedAt - (lease.endedAt ?? startedAt) >= this.#teardownRetryMs) return false;
     try {
       return await unreachable.call(this.#devices, lease.deviceId, failures);

@@ -14,15 +14,21 @@ afterEach(async () => {
 });
 
 /** One device whose answering and teardown outcome the test switches. */
-function harness(options: { teardownRetryMs?: number } = {}) {
-  const device = { answers: false, failsWhenAnswering: false, runs: 0 };
+function harness(options: { teardownRetryMs?: number; store?: MemoryLeaseStore } = {}) {
+  const device = {
+    answers: false,
+    failsWhenAnswering: false,
+    runs: 0,
+    /** While set, a teardown waits for it before it reads the device. */
+    gate: undefined as Promise<void> | undefined,
+  };
   const quarantined: string[] = [];
-  const store = new MemoryLeaseStore();
+  const store = options.store ?? new MemoryLeaseStore();
   const manager = new LeaseManager({
     store,
     node: 'node-a',
     expiryIntervalMs: 50,
-    ...options,
+    ...(options.teardownRetryMs === undefined ? {} : { teardownRetryMs: options.teardownRetryMs }),
     devices: {
       match: async () => ({ matching: ['d1'], available: ['d1'] }),
       quarantine: async (_id, reason) => {
@@ -34,6 +40,7 @@ function harness(options: { teardownRetryMs?: number } = {}) {
     teardown: {
       closeLease: async () => {
         device.runs++;
+        await device.gate;
         if (!device.answers) return { actions: [], failures: ['restoring settings: device offline'] };
         if (device.failsWhenAnswering) return { actions: [], failures: ['restoring settings: refused'] };
         return { actions: ['restored settings'], failures: [] };
@@ -97,6 +104,33 @@ describe('a teardown whose device does not answer', () => {
     expect(released.teardown!.failures).toEqual(['restoring settings: refused']);
     expect(next.quarantined).toHaveLength(1);
     expect(next.device.runs).toBe(1);
+  }, 20_000);
+
+  it("while its node stops, is left due (no quarantine) and the node's next process runs it", async () => {
+    const first = harness();
+    first.manager.start();
+    const lease = await first.manager.acquire(who);
+    let open = () => {};
+    first.device.gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    const released = first.manager.release(lease.id);
+    const stopped = first.manager.stop();
+    open();
+    const answer = await released;
+    expect(answer.teardown!.failures).toEqual([]);
+    expect(answer.teardown!.actions.at(-1)).toMatch(/^teardown pending: the device did not answer/);
+    await stopped;
+    expect(first.quarantined).toEqual([]);
+    expect(await first.manager.teardownOf(lease.id)).toBeNull();
+
+    // The node comes back (same name, same store) and the device answers.
+    const next = harness({ store: first.store });
+    next.device.answers = true;
+    next.manager.start();
+    const record = await recorded(next.manager, lease.id, 10_000);
+    expect(record.failures).toEqual([]);
+    expect(next.quarantined).toEqual([]);
   }, 20_000);
 
   it('quarantines once the retries ran out', async () => {
