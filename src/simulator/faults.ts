@@ -14,6 +14,10 @@
  *   glass-agent-death         the glass agent dies on its next request (no reply; one shot)
  *   glass-a11y-unbind         the glass a11y service unbinds until the secure settings change again
  *   glass-malformed           the next glass reply line (agent or a11y) is garbage (one shot)
+ *   inject-blocked            the glass agent's input injection fails with INJECT_EVENTS (MIUI, HyperOS,
+ *                             ColorOS without "USB debugging (Security settings)")
+ *   a11y-policy-blocked       a device policy restricts accessibility services: the glass a11y
+ *                             service never binds
  *   survive-hangup            processes started from a shell (the glass agent, an instrumentation)
  *                             outlive their shell, as on a real device: only a kill stops them
  *   fail-command=NAME         every run of command NAME (also `toybox NAME`; `cmd package` and
@@ -43,6 +47,8 @@ const FLAGS = [
   'glass-a11y-unbind',
   'glass-malformed',
   'survive-hangup',
+  'inject-blocked',
+  'a11y-policy-blocked',
 ] as const;
 /** Flag spec name → its `Faults` key. */
 const FLAG_KEYS = {
@@ -54,6 +60,8 @@ const FLAG_KEYS = {
   'glass-a11y-unbind': 'glassA11yUnbind',
   'glass-malformed': 'glassMalformed',
   'survive-hangup': 'surviveHangup',
+  'inject-blocked': 'injectBlocked',
+  'a11y-policy-blocked': 'a11yPolicyBlocked',
 } as const satisfies Record<(typeof FLAGS)[number], keyof Faults>;
 const VALUED = [
   'drop-after-bytes',
@@ -181,6 +189,8 @@ export function formatFaultSpecs(faults: Faults): string[] {
     'glass-a11y-unbind',
     'glass-malformed',
     'survive-hangup',
+    'inject-blocked',
+    'a11y-policy-blocked',
   ] as const) {
     if (faults[FLAG_KEYS[name]] === true) out.push(name);
   }
