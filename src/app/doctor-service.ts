@@ -25,7 +25,7 @@ import { type LeaseOperations, SNAPSHOT_HELPER } from '../helpers/lease-operatio
 import type { ReleaseRepository } from '../releases/repository.ts';
 import type { SnapshotNode } from '../snapshot/types.ts';
 import { BRIDGE_VERSION } from '../version.ts';
-import { clip, doctorDevice, findingFor, parseGetprop } from './doctor-findings.ts';
+import { clip, diagnose, doctorDevice, parseGetprop } from './doctor-diagnosis.ts';
 import type { GlassService } from './glass-service.ts';
 import type { HelperService } from './helper-service.ts';
 import type { LeaseScope, LeaseScopes } from './lease-scope.ts';
@@ -178,7 +178,7 @@ export class DoctorService {
         passed.add(id);
         checks.push({ id, title: TITLES[id], status: 'pass', elapsedMs: since(at), detail: clip(detail) });
       } catch (err) {
-        checks.push({ id, title: TITLES[id], status: 'fail', elapsedMs: since(at), ...findingFor(id, err) });
+        checks.push({ id, title: TITLES[id], status: 'fail', elapsedMs: since(at), ...diagnose(id, err) });
       } finally {
         bound.cancel();
       }
@@ -381,7 +381,7 @@ export class DoctorService {
         title: TITLES['settings-restored'],
         status: 'fail',
         elapsedMs: since(cleanupStarted),
-        ...findingFor('settings-restored', err),
+        ...diagnose('settings-restored', err),
       };
     }
     checks.push(restored);

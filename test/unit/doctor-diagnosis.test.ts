@@ -5,16 +5,16 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  diagnose,
   doctorDevice,
   FIX_A11Y_RESTRICTED,
   FIX_GENERIC,
   FIX_INJECTION,
   FIX_TEST_ONLY,
   FIX_USER_RESTRICTED,
-  findingFor,
   MAX_DETAIL,
   parseGetprop,
-} from '../../src/app/doctor-findings.ts';
+} from '../../src/app/doctor-diagnosis.ts';
 import { BridgeError } from '../../src/errors.ts';
 
 const key = fc.stringMatching(/^[a-z][a-z0-9._-]{0,40}$/);
@@ -70,9 +70,9 @@ describe('parseGetprop', () => {
   });
 });
 
-describe('findingFor', () => {
+describe('diagnose', () => {
   it("test-package installs refused: INSTALL_FAILED_TEST_ONLY and MIUI's INSTALL_FAILED_USER_RESTRICTED", () => {
-    const testOnly = findingFor(
+    const testOnly = diagnose(
       'helpers-installed',
       new BridgeError(
         'HELPER_INSTALL_FAILED',
@@ -84,7 +84,7 @@ describe('findingFor', () => {
       fix: FIX_TEST_ONLY,
       errorCode: 'HELPER_INSTALL_FAILED',
     });
-    const restricted = findingFor(
+    const restricted = diagnose(
       'helpers-installed',
       new BridgeError('HELPER_INSTALL_FAILED', 'install refused', {
         details: { code: 'INSTALL_FAILED_USER_RESTRICTED' },
@@ -95,7 +95,7 @@ describe('findingFor', () => {
   });
 
   it('injection blocked: the agent error names INJECT_EVENTS', () => {
-    const f = findingFor(
+    const f = diagnose(
       'keys',
       new BridgeError(
         'HELPER_FAILED',
@@ -110,21 +110,21 @@ describe('findingFor', () => {
     const neverBound = new BridgeError('COMPANION_UNSUPPORTED', 'did not come up', {
       details: { startFailure: 'never-bound' },
     });
-    expect(findingFor('a11y-enable', neverBound)).toMatchObject({
+    expect(diagnose('a11y-enable', neverBound)).toMatchObject({
       known: 'a11y-restricted',
       fix: FIX_A11Y_RESTRICTED,
     });
-    expect(findingFor('glass-agent', neverBound).known).toBe('generic');
+    expect(diagnose('glass-agent', neverBound).known).toBe('generic');
     const exited = new BridgeError('COMPANION_UNSUPPORTED', 'exited', {
       details: { startFailure: 'exited' },
     });
-    expect(findingFor('a11y-enable', exited).known).toBe('generic');
+    expect(diagnose('a11y-enable', exited).known).toBe('generic');
   });
 
   it('anything else is the generic path; details are bounded', () => {
-    const f = findingFor('viewport', new Error('x'.repeat(5000)));
+    const f = diagnose('viewport', new Error('x'.repeat(5000)));
     expect(f).toMatchObject({ known: 'generic', fix: FIX_GENERIC, errorCode: 'INTERNAL' });
     expect(f.detail.length).toBeLessThanOrEqual(MAX_DETAIL);
-    expect(findingFor('viewport', 'a string').detail).toBe('INTERNAL: a string');
+    expect(diagnose('viewport', 'a string').detail).toBe('INTERNAL: a string');
   });
 });

@@ -42,7 +42,7 @@ export function doctorDevice(props: ReadonlyMap<string, string>): DoctorDevice {
 }
 
 /** What a failed check says: its detail, error code, and for a known failure the fix. */
-export type Finding = Pick<DoctorCheck, 'detail' | 'fix' | 'known' | 'errorCode'>;
+export type Diagnosis = Pick<DoctorCheck, 'detail' | 'fix' | 'known' | 'errorCode'>;
 
 export const FIX_TEST_ONLY =
   'The device refuses test-only packages (the helper installs with -t). Allow test-package installs over adb: on Xiaomi, Redmi and POCO (MIUI, HyperOS) switch on Developer options > "Install via USB"; elsewhere ask whoever manages the device whether a policy blocks adb installs. Then run the doctor again.';
@@ -69,7 +69,7 @@ function wordsOf(err: unknown): string {
 }
 
 /** What the failure of check `id` with `err` means. */
-export function findingFor(id: DoctorCheckId, err: unknown): Finding {
+export function diagnose(id: DoctorCheckId, err: unknown): Diagnosis {
   const errorCode = isBridgeError(err) ? err.code : 'INTERNAL';
   const message = err instanceof Error ? err.message : String(err);
   const detail = clip(`${errorCode}: ${message}`);
