@@ -386,6 +386,12 @@ export class DoctorService {
     }
     checks.push(restored);
 
+    // The lease ended while the doctor ran (its teardown put the device back): no report, as for any call.
+    if (checks.some((c) => c.errorCode === 'LEASE_EXPIRED')) {
+      throw new BridgeError('LEASE_EXPIRED', `lease ${scope.lease.id} ended while the doctor ran`, {
+        details: { leaseId: scope.lease.id },
+      });
+    }
     const ordered = DOCTOR_CHECK_IDS.map((id) => checks.find((c) => c.id === id) as DoctorCheck);
     const count = (s: DoctorCheck['status']) => ordered.filter((c) => c.status === s).length;
     return {

@@ -218,6 +218,52 @@ describe('doctor', () => {
     }
   });
 
+  it('the run is bounded: a helper that never answers fails its check at the bound, the rest are skipped, the device is still put back', async () => {
+    const lease = await acquire();
+    simulator().setFault({ helperTimeout: true });
+    const started = performance.now();
+    const res = await req('POST', `/v1/leases/${lease.id}/doctor`, { timeoutSeconds: 10 });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const report = res.body as DoctorReport;
+    expect(performance.now() - started).toBeLessThan(10_000);
+    expect(report.timeoutSeconds).toBe(10);
+    expect(checkOf(report, 'helpers-installed').status).toBe('pass');
+    expect(checkOf(report, 'viewport')).toMatchObject({ status: 'fail', errorCode: 'TIMEOUT' });
+    for (const id of ['snapshot-one-shot', 'snapshot-session', 'glass-agent', 'a11y-enable'] as const) {
+      expect(checkOf(report, id)).toMatchObject({
+        status: 'skip',
+        detail: "the run's bound of 10 s ran out before this check",
+      });
+    }
+    expect(checkOf(report, 'set-text').detail).toBe('needs a11y-tree, which was skipped');
+    expect(checkOf(report, 'settings-restored').status).toBe('pass');
+    expect(android().device.uiXml()).not.toContain('Device Bridge self-test');
+  }, 30_000);
+
+  it('a lease that ends while the doctor runs answers LEASE_EXPIRED, and its teardown puts the device back', async () => {
+    const lease = await acquire();
+    const prior = secure('enabled_accessibility_services');
+    simulator().setFault({ helperTimeout: true });
+    const running = timedRequest(
+      bridge.app,
+      'POST',
+      `/v1/leases/${lease.id}/doctor`,
+      {},
+      { token: CLIENT_TOKEN },
+    );
+    // The doctor is on its own screen, waiting for the helper: the lease ends under it.
+    await expect
+      .poll(() => android().device.uiXml(), { timeout: 10_000 })
+      .toContain('Device Bridge self-test');
+    expect((await req('DELETE', `/v1/leases/${lease.id}`)).status).toBe(200);
+    taken.delete(lease.id);
+    const res = await running;
+    expect(res.status, JSON.stringify(res.body)).toBe(410);
+    expect(res.body.error.code).toBe('LEASE_EXPIRED');
+    expect(secure('enabled_accessibility_services')).toBe(prior);
+    expect(bridge.node.adb.ledger.entries(lease.id)).toEqual([]);
+  }, 30_000);
+
   it('another tenant cannot run the doctor on the lease (404, never 403)', async () => {
     const lease = await acquire();
     const res = await req('POST', `/v1/leases/${lease.id}/doctor`, {}, OTHER_TENANT_TOKEN);
