@@ -6,10 +6,14 @@
 #   glass-a11y-<v>.apk (+ .sha256)        AccessibilityService APK, dev.devicebridge.glassa11y
 #
 # Toolchain: an Android SDK when ANDROID_HOME or ANDROID_SDK_ROOT is set (the newest
-# platforms/android-N/android.jar, and d8/aapt/zipalign/apksigner of DEVICEBRIDGE_BUILD_TOOLS or the
-# newest build-tools, said on stderr); otherwise Debian's toolchain, whose two bullseye jars
-# release/setup-toolchain.sh puts into $DEVICEBRIDGE_TOOLS (default <repo>/.tools). Fails with a
-# message naming whatever is missing.
+# platforms/android-N/android.jar to link resources against, and d8/aapt/zipalign/apksigner of
+# DEVICEBRIDGE_BUILD_TOOLS or the newest build-tools, said on stderr); otherwise Debian's toolchain,
+# whose two bullseye jars release/setup-toolchain.sh puts into $DEVICEBRIDGE_TOOLS (default
+# <repo>/.tools). Fails with a message naming whatever is missing.
+#
+# Java sources are compiled against API 23's android.jar on both toolchains (the SDK's
+# platforms/android-23, else Debian's; DEVICEBRIDGE_API23_JAR overrides): the helpers run from
+# Android 7, so a newer API called directly (not through reflection) must fail the build.
 #
 # Version: android/VERSION (x.y.z), versionCode = x*1,000,000 + y*1,000 + z. Signed with the
 # committed android/debug.keystore (see android/README.md: it must never rotate). Deterministic:
@@ -54,6 +58,11 @@ if [ -n "$SDK" ]; then
   D8="${BT:-}/d8"; AAPT="${BT:-}/aapt"; ZIPALIGN="${BT:-}/zipalign"; APKSIGNER="${BT:-}/apksigner"
   for tool in "$D8" "$AAPT" "$ZIPALIGN" "$APKSIGNER"; do [ -x "$tool" ] || missing+=("$tool"); done
   LINK_AGAINST="$ANDROID_JAR"
+  if [ -n "${DEVICEBRIDGE_API23_JAR:-}" ]; then API23_JAR="$DEVICEBRIDGE_API23_JAR"
+  elif [ -f "$SDK/platforms/android-23/android.jar" ]; then API23_JAR="$SDK/platforms/android-23/android.jar"
+  elif [ -f "$TOOLS/android-23.jar" ]; then API23_JAR="$TOOLS/android-23.jar"
+  else API23_JAR="$SDK/platforms/android-23/android.jar"; fi
+  [ -f "$API23_JAR" ] || missing+=("$API23_JAR (sdkmanager 'platforms;android-23': the sources compile against API 23)")
   DEXER=d8
 else
   ANDROID_JAR="$TOOLS/android-23.jar"
@@ -63,6 +72,7 @@ else
   AAPT="$(command -v aapt || echo aapt)"; ZIPALIGN="$(command -v zipalign || echo zipalign)"
   APKSIGNER="$(command -v apksigner || echo apksigner)"
   for tool in aapt zipalign apksigner; do command -v "$tool" >/dev/null 2>&1 || missing+=("$tool (apt-get install $tool)"); done
+  API23_JAR="$ANDROID_JAR"
   LINK_AGAINST=/usr/share/android-framework-res/framework-res.apk
   [ -f "$LINK_AGAINST" ] || missing+=("$LINK_AGAINST (apt-get install android-framework-res)")
   DEXER=dx
@@ -87,7 +97,7 @@ compile() {
   local sources
   sources="$(find "$@" -name '*.java' | sort)"
   # shellcheck disable=SC2086
-  javac -J-XX:TieredStopAtLevel=1 -J-XX:+UseSerialGC -source 8 -target 8 -Xlint:-options -encoding UTF-8 -bootclasspath "$ANDROID_JAR" \
+  javac -J-XX:TieredStopAtLevel=1 -J-XX:+UseSerialGC -source 8 -target 8 -Xlint:-options -encoding UTF-8 -bootclasspath "$API23_JAR" \
     -implicit:none -d "$classes" $sources
 }
 
@@ -97,7 +107,7 @@ dex() {
   if [ "$DEXER" = d8 ]; then
     mkdir -p "$WORK/$name/d8"
     # shellcheck disable=SC2046
-    "$D8" --release --min-api 23 --lib "$ANDROID_JAR" --output "$WORK/$name/d8" $(find "$classes" -name '*.class' | sort)
+    "$D8" --release --min-api 23 --lib "$API23_JAR" --output "$WORK/$name/d8" $(find "$classes" -name '*.class' | sort)
     mv "$WORK/$name/d8/classes.dex" "$WORK/$name/classes.dex"
   else
     java "${JAVA_FAST[@]}" -jar "$DX_JAR" --dex --min-sdk-version=21 --output="$WORK/$name/classes.dex" "$classes"
@@ -143,10 +153,12 @@ build_jar() {
 }
 
 A="$ROOT/android"
+# Every helper parses its JSON input with strict-json (RFC 8259, the bridge's rules).
+STRICT_JSON="$A/strict-json/src/core/java"
 build_apk snapshot-helper "snapshot-helper-$VERSION.apk" "$A/snapshot-helper" \
-  "$A/snapshot-helper/src/core/java" "$A/snapshot-helper/src/main/java"
+  "$STRICT_JSON" "$A/snapshot-helper/src/core/java" "$A/snapshot-helper/src/main/java"
 # Both glass components are built with glass-common (the JSON-line protocol rules and the accept loop).
-GLASS_COMMON=("$A/glass-common/src/core/java" "$A/glass-common/src/main/java")
+GLASS_COMMON=("$STRICT_JSON" "$A/glass-common/src/core/java" "$A/glass-common/src/main/java")
 build_jar glass-agent "glass-agent-$VERSION.jar" \
   "${GLASS_COMMON[@]}" "$A/glass-agent/src/core/java" "$A/glass-agent/src/main/java"
 build_apk glass-a11y "glass-a11y-$VERSION.apk" "$A/a11y-service" \

@@ -22,9 +22,10 @@ SH="$ROOT/android/snapshot-helper/src"
 GA="$ROOT/android/glass-agent/src"
 A11Y="$ROOT/android/a11y-service/src"
 COMMON="$ROOT/android/glass-common/src"
+STRICT="$ROOT/android/strict-json/src"
 # shellcheck disable=SC2046
 javac -J-XX:TieredStopAtLevel=1 -J-XX:+UseSerialGC --release 8 -encoding UTF-8 -nowarn -cp "$J/com.android.json.jar" -d "$WORK/classes" \
-  $(find "$SH/core/java" "$SH/contract/java" -name '*.java' | sort) \
+  $(find "$STRICT/core/java" "$SH/core/java" "$SH/contract/java" -name '*.java' | sort) \
   "$SH/test/java/dev/devicebridge/snapshothelper/core/FakeNode.java" \
   $(find "$COMMON/core/java" "$GA/core/java" "$A11Y/core/java" "$A11Y/contract/java" -name '*.java' | sort)
 if [ -z "${1:-}" ]; then rm -rf "$OUT" "$GLASS_OUT"; fi

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # release/test-android-jvm.sh — compile the pure-Java cores of android/ with their JUnit 4 tests and
 # run them on the host JVM (Debian junit4, hamcrest, libandroid-json-java: Android's real org.json).
+# Some tests read the shared fixtures of test/fixtures/ (the TypeScript tests run them too).
 # `npm test` runs this through test/android/jvm.test.ts. Exit status is JUnit's.
 set -euo pipefail
 
@@ -21,8 +22,9 @@ WORK="$(mktemp -d)"
 mkdir -p "$WORK/classes"
 trap 'rm -rf "$WORK"' EXIT
 classes=()
-# glass-common first: the glass components' cores and tests compile against its classes.
-for module in glass-common snapshot-helper glass-agent a11y-service; do
+# strict-json first (every core parses with it), then glass-common: the glass components' cores and
+# tests compile against their classes.
+for module in strict-json glass-common snapshot-helper glass-agent a11y-service; do
   dir="$ROOT/android/$module/src"
   [ -d "$dir/test/java" ] || continue
   # --release 8: the cores must not use anything newer than what the APKs can run.
@@ -34,4 +36,5 @@ for module in glass-common snapshot-helper glass-agent a11y-service; do
     classes+=("$(echo "${rel%.java}" | tr / .)")
   done < <(find "$dir/test/java" -name '*Test.java' | sort)
 done
-exec java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -cp "$WORK/classes:$CP" org.junit.runner.JUnitCore "${classes[@]}"
+# -Dfixtures: the fixtures the TypeScript tests run too (test/fixtures/), one set for both sides.
+exec java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Dfixtures="$ROOT/test/fixtures" -cp "$WORK/classes:$CP" org.junit.runner.JUnitCore "${classes[@]}"

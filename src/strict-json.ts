@@ -8,7 +8,11 @@
  * - input longer than `maxBytes` UTF-8 bytes (checked before any scanning) and invalid UTF-8;
  * - nesting deeper than `maxDepth` containers;
  * - a key that appears twice in one object;
- * - the keys `__proto__`, `constructor` and `prototype`, at any depth.
+ * - the keys `__proto__`, `constructor` and `prototype`, at any depth;
+ * - a number outside a double's range (`1e400`, which JSON.parse reads as Infinity).
+ *
+ * android/strict-json/ (StrictJson.java) is a port of this parser for the on-device helpers, with
+ * the same rules and messages; test/fixtures/strict-json/cases.json holds the cases both run.
  *
  * Errors are `BridgeError('INVALID_ARGUMENT')` naming the rule, the line and column, and the JSON path
  * of the offending place. They never echo input values, so they are safe for secret files (tokens);
@@ -240,8 +244,11 @@ class Parser {
     NUMBER.lastIndex = this.#pos;
     const m = NUMBER.exec(this.#src);
     if (m === null) throw this.#fail('syntax', 'invalid number');
+    const value = Number(m[0]);
+    // 1e400 is Infinity to JSON.parse; no JSON reader on the other end (org.json) can hold it.
+    if (!Number.isFinite(value)) throw this.#fail('syntax', 'number out of range');
     this.#pos += m[0].length;
-    return Number(m[0]);
+    return value;
   }
 
   #literal<T>(word: string, value: T): T {

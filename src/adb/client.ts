@@ -87,6 +87,8 @@ export class AdbClient {
     operation: string,
     read: (conn: HostConnection, deadline: Deadline) => Promise<T>,
     serial?: string,
+    /** A failure this operation reads its own way (undefined: the usual mapping). */
+    classify?: (err: unknown) => BridgeError | undefined,
   ): Promise<T> {
     const next = deadlineBudget(deadline, DEFAULT_TIMEOUT);
     let conn: HostConnection | undefined;
@@ -96,7 +98,7 @@ export class AdbClient {
       await conn.okay(next(), operation);
       return await read(conn, next());
     } catch (err) {
-      throw mapAdbError(err, { operation, ...(serial ? { serial } : {}) });
+      throw classify?.(err) ?? mapAdbError(err, { operation, ...(serial ? { serial } : {}) });
     } finally {
       conn?.destroy();
     }
@@ -354,22 +356,18 @@ export class AdbClient {
       `host-serial:${serial}:forward:${local};${remote}`,
       deadline,
       'forward',
-      async (c, d) => {
-        try {
-          return parseForwardResult(await c.rest(d, 'forward'));
-        } catch (err) {
-          // A FAIL without a reason after the transport's OKAY: the transport went away meanwhile.
-          if (err instanceof AdbFailError && err.adbMessage === '') {
-            throw new BridgeError(
+      async (c, d) => parseForwardResult(await c.rest(d, 'forward')),
+      serial,
+      // A FAIL without a reason, instead of the transport's OKAY or after it: the device's transport
+      // went away meanwhile.
+      (err) =>
+        err instanceof AdbFailError && err.adbMessage === ''
+          ? new BridgeError(
               'DEVICE_OFFLINE',
               `forward on ${serial}: the adb server refused it without a reason (the device went away meanwhile)`,
               { retryable: true, details: { operation: 'forward', serial, adbMessage: '' } },
-            );
-          }
-          throw err;
-        }
-      },
-      serial,
+            )
+          : undefined,
     );
     if (local === 'tcp:0') {
       if (port === undefined || !/^\d+$/.test(port)) {

@@ -191,6 +191,11 @@ export const A11yTreeResponseSchema = z
   .discriminatedUnion('format', [A11yTreeNormalizedSchema, A11yTreeRawSchema])
   .openapi('A11yTree');
 
+export const A11yClickViaSchema = z.enum(['tap', 'accessibility']).openapi({
+  description:
+    "click only: how the node is clicked. `tap` (the default): a tap at the centre of the node's bounds on screen (clipped to the window the tree came from; a node with no part on screen is refused, INVALID_ARGUMENT), through the snapshot helper's gesture. `accessibility`: the a11y service's ACTION_CLICK, which answers success and does nothing on Jetpack Compose.",
+});
+
 export const A11yActionBodySchema = z
   .object({
     ref: z
@@ -198,6 +203,7 @@ export const A11yActionBodySchema = z
       .openapi({ description: '`e4` from the normalized tree, or the raw integer (3) from the raw tree' }),
     action: z.enum(['set_text', 'click']),
     text: GlassTextField.optional().openapi({ description: 'set_text only: the new text' }),
+    via: A11yClickViaSchema.optional(),
   })
   .strict()
   .superRefine((body, ctx) => {
@@ -206,6 +212,9 @@ export const A11yActionBodySchema = z
     }
     if (body.action === 'click' && body.text !== undefined) {
       ctx.addIssue({ code: 'custom', path: ['text'], message: 'is only for set_text' });
+    }
+    if (body.action !== 'click' && body.via !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['via'], message: 'is only for click' });
     }
   })
   .openapi('A11yActionRequest');
@@ -216,6 +225,14 @@ export const A11yActionResponseSchema = z
     ref: z.string(),
     rawRef: z.number().int(),
     action: z.enum(['set_text', 'click']),
+    via: z
+      .enum(['tap', 'accessibility'])
+      .optional()
+      .openapi({ description: 'click only: how the node was clicked' }),
+    point: z
+      .object({ x: z.number().int(), y: z.number().int() })
+      .optional()
+      .openapi({ description: 'a click by tap: where the tap landed (screen pixels)' }),
     elapsedMs: z.number(),
   })
   .openapi('A11yActionResult');
@@ -233,6 +250,7 @@ export type A11yTreeRaw = z.infer<typeof A11yTreeRawSchema>;
 export type A11yTree = z.infer<typeof A11yTreeResponseSchema>;
 export type A11yActionRequest = z.input<typeof A11yActionBodySchema>;
 export type A11yActionResult = z.infer<typeof A11yActionResponseSchema>;
+export type A11yClickVia = z.infer<typeof A11yClickViaSchema>;
 
 /** The error codes a glass operation can answer beyond a lease route's: a helper's, and the seed's. */
 export const GLASS_ERRORS = [

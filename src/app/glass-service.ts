@@ -2,12 +2,21 @@
  * Lease-scoped glass companion operations (seed 001): the use cases the glass routes call with a
  * scope `LeaseScopes.open` resolved (owner-aware like the snapshot's: a device driven elsewhere is
  * forwarded by the HTTP edge). The agent serves the clipboard, text, key chords and pointer
- * gestures; the a11y service the tree and `set_text` / `click` on its nodes. The companions start
+ * gestures; the a11y service the tree and `set_text` / `click` on its nodes (a click is a tap on
+ * the node's bounds unless ACTION_CLICK is asked for). The companions start
  * lazily per lease on the node that drives the device, and its teardown stops them.
  */
-import type { A11yActionResult, A11yTree, Clipboard, GlassDone, PointerPoint } from '../api/index.ts';
+import type {
+  A11yActionResult,
+  A11yClickVia,
+  A11yTree,
+  Clipboard,
+  GlassDone,
+  PointerPoint,
+} from '../api/index.ts';
 import { parseA11yRef } from '../helpers/glass/a11y-tree.ts';
 import type { LeaseOperations } from '../helpers/lease-operations.ts';
+import { buildTap } from '../helpers/protocol/touch-plan.ts';
 import { formatNodeRef } from '../snapshot/node-ref.ts';
 import type { LeaseScope, LeaseScopes } from './lease-scope.ts';
 
@@ -81,18 +90,28 @@ export class GlassService {
     };
   }
 
+  /**
+   * `set_text`, or `click`: by default a tap at the centre of the node's bounds on screen (through
+   * the snapshot helper's gesture, as every tap of the bridge), because ACTION_CLICK answers success
+   * and does nothing on Compose (the glass contract's scope note); ACTION_CLICK only with `via: 'accessibility'`.
+   */
   async a11yAction(
     scope: LeaseScope,
-    request: { ref: string | number; action: 'set_text' | 'click'; text?: string },
+    request: { ref: string | number; action: 'set_text' | 'click'; text?: string; via?: A11yClickVia },
   ): Promise<A11yActionResult> {
     const started = performance.now();
     const rawRef = parseA11yRef(request.ref);
-    await this.#o.operations.a11yAction(this.#o.scopes.local(scope), rawRef, request.action, request.text);
+    const lease = this.#o.scopes.local(scope);
+    const done = { ok: true as const, ref: formatNodeRef(rawRef), rawRef, action: request.action };
+    if (request.action === 'click' && request.via !== 'accessibility') {
+      const point = await this.#o.operations.a11yTapPoint(lease, rawRef);
+      await this.#o.operations.gesture(lease, buildTap(point.x, point.y), {});
+      return { ...done, via: 'tap', point, elapsedMs: since(started) };
+    }
+    await this.#o.operations.a11yAction(lease, rawRef, request.action, request.text);
     return {
-      ok: true,
-      ref: formatNodeRef(rawRef),
-      rawRef,
-      action: request.action,
+      ...done,
+      ...(request.action === 'click' ? { via: 'accessibility' as const } : {}),
       elapsedMs: since(started),
     };
   }

@@ -6,7 +6,7 @@
  *   devicebridge key CHORD                      ctrl+a, shift+tab, enter, f5, …
  *   devicebridge pointer X,Y,T_MS ...           a pointer gesture, points in time order
  *   devicebridge a11y tree [--raw] [--package P]
- *   devicebridge a11y set-text REF TEXT | a11y click REF    (REF: e4 from the tree, or the raw 3)
+ *   devicebridge a11y set-text REF TEXT | a11y click REF [--accessibility]    (REF: e4 from the tree, or the raw 3)
  * Exit codes as for the lease commands: 0 ok, 1 failure reported by the bridge, 2 usage or invalid input.
  */
 import type { Command } from 'commander';
@@ -166,15 +166,20 @@ export function registerGlass(program: Command): void {
   leased(
     a11y
       .command('click')
-      .description('Click a node of the tree last served to this lease')
-      .argument('<ref>', 'e4 (or the raw 3)'),
-  ).action(async (ref: string, opts: LeaseFlags) => {
+      .description(
+        'Click a node of the tree last served to this lease: a tap at the centre of its bounds (ACTION_CLICK does nothing on Compose), or ACTION_CLICK with --accessibility',
+      )
+      .argument('<ref>', 'e4 (or the raw 3)')
+      .option('--accessibility', "send the a11y service's ACTION_CLICK instead of tapping the node's bounds"),
+  ).action(async (ref: string, opts: LeaseFlags & { accessibility?: boolean }) => {
     const id = leaseOf(opts, 'a11y click');
     const c = await client(opts);
     await run(
       opts,
-      () => c.a11yAction(id, { ref, action: 'click' }),
-      (r) => `clicked ${r.ref}`,
+      () =>
+        c.a11yAction(id, { ref, action: 'click', ...(opts.accessibility ? { via: 'accessibility' } : {}) }),
+      (r) =>
+        r.point ? `clicked ${r.ref} (tap at ${r.point.x},${r.point.y})` : `clicked ${r.ref} (ACTION_CLICK)`,
     );
   });
 }

@@ -467,7 +467,11 @@ export class DeviceBridgeClient {
     const search = q.size > 0 ? `?${q}` : '';
     return this.#request<A11yTree>('GET', `/v1/leases/${encodeURIComponent(leaseId)}/a11y/tree${search}`);
   }
-  /** `set_text` (with `text`) or `click` on a ref (`e4` or the raw 3) of the tree last served to the lease. */
+  /**
+   * `set_text` (with `text`) or `click` on a ref (`e4` or the raw 3) of the tree last served to the
+   * lease. A click taps the centre of the node's bounds (the answer's `point`); `via: 'accessibility'`
+   * sends ACTION_CLICK instead (which does nothing on Compose).
+   */
   a11yAction(leaseId: string, action: A11yActionRequest) {
     return this.#request<A11yActionResult>(
       'POST',

@@ -2,14 +2,18 @@
  * In-process device store (the embedded default). Records are copied in and out, so callers never
  * share mutable state with the store; `update` is atomic because `change` runs synchronously.
  */
+
+import { randomUUID } from 'node:crypto';
 import type { DeviceBaseline } from './baseline.ts';
 import { checkUpdatedRecord, compareIds, copyDeviceRecord } from './store-common.ts';
-import type { DeviceRecord, DeviceStore } from './types.ts';
+import type { DeviceRecord, DeviceStore, StoreGeneration } from './types.ts';
 
 export class MemoryDeviceStore implements DeviceStore {
   readonly #records = new Map<string, DeviceRecord>();
   /** Baselines as JSON (copied in and out like the records). */
   readonly #baselines = new Map<string, string>();
+  /** One for the store's life: memory is never lost while the process runs. */
+  readonly #generation: StoreGeneration = { id: randomUUID(), since: Date.now(), afterLoss: false };
 
   async list(): Promise<DeviceRecord[]> {
     return [...this.#records.values()].sort((a, b) => compareIds(a.id, b.id)).map(copyDeviceRecord);
@@ -44,6 +48,10 @@ export class MemoryDeviceStore implements DeviceStore {
 
   async putBaseline(id: string, baseline: DeviceBaseline): Promise<void> {
     this.#baselines.set(id, JSON.stringify(baseline));
+  }
+
+  async generation(): Promise<StoreGeneration> {
+    return { ...this.#generation };
   }
 
   async close(): Promise<void> {}

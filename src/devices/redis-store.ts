@@ -6,6 +6,8 @@
  *   <prefix>{devicebridge}:device:<id>   JSON of the DeviceRecord
  *   <prefix>{devicebridge}:devices       set of ids (the index)
  *   <prefix>{devicebridge}:baseline:<id> JSON of the device's baseline (the reset between tenants)
+ *   <prefix>{devicebridge}:generation    JSON of the store's generation (see StoreGeneration): gone
+ *                                        with the data when Redis loses it, made again by a reader
  *   <prefix>{devicebridge}:node:<name>   JSON {"url"} with a TTL refreshed by the node's heartbeat
  *                                        (the node directory: present = alive)
  *
@@ -14,6 +16,7 @@
  * to what was read; otherwise it re-reads and retries. No WATCH, so one connection serves
  * concurrent callers.
  */
+import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { BridgeError } from '../errors.ts';
 import type { Logger } from '../observability/logger.ts';
@@ -23,7 +26,7 @@ import { ScriptSet } from '../redis/script-loader.ts';
 import type { DeviceBaseline } from './baseline.ts';
 import { NODE_STALE_MS, type NodeDirectory, parseNodeEntry } from './nodes.ts';
 import { checkUpdatedRecord, compareIds } from './store-common.ts';
-import type { DeviceRecord, DeviceStore } from './types.ts';
+import type { DeviceRecord, DeviceStore, StoreGeneration } from './types.ts';
 
 export const DEVICE_HASH_TAG = '{devicebridge}';
 
@@ -50,6 +53,9 @@ export class DeviceKeys {
   }
   node(name: string): string {
     return this.#space.key('node', name);
+  }
+  get generation(): string {
+    return this.#space.key('generation');
   }
 }
 
@@ -190,9 +196,43 @@ export class RedisDeviceStore implements DeviceStore {
     await this.#redis.set(this.#keys.baseline(id), JSON.stringify(baseline));
   }
 
+  async generation(known?: string): Promise<StoreGeneration> {
+    const key = this.#keys.generation;
+    const stored = await this.#redis.get(key);
+    if (stored !== null) return decodeGeneration(key, stored);
+    const made: StoreGeneration = { id: randomUUID(), since: Date.now(), afterLoss: known !== undefined };
+    if ((await this.#redis.set(key, JSON.stringify(made), 'NX')) === 'OK') return made;
+    // Another reader made it first.
+    const theirs = await this.#redis.get(key);
+    if (theirs === null)
+      throw new BridgeError('UNAVAILABLE', 'device store generation vanished while read', {
+        retryable: true,
+      });
+    return decodeGeneration(key, theirs);
+  }
+
   async close(): Promise<void> {
     if (this.#owned) await closeRedis(this.#redis);
   }
+}
+
+/** Parse a stored generation (INTERNAL when it is not the JSON `generation` writes). */
+function decodeGeneration(key: string, json: string): StoreGeneration {
+  let value: Partial<StoreGeneration> | null = null;
+  try {
+    value = JSON.parse(json) as Partial<StoreGeneration>;
+  } catch {
+    value = null;
+  }
+  if (
+    value === null ||
+    typeof value.id !== 'string' ||
+    typeof value.since !== 'number' ||
+    typeof value.afterLoss !== 'boolean'
+  ) {
+    throw new BridgeError('INTERNAL', `device store generation at ${key} cannot be read`);
+  }
+  return { id: value.id, since: value.since, afterLoss: value.afterLoss };
 }
 
 export interface RedisNodeDirectoryOptions {

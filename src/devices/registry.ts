@@ -62,7 +62,7 @@ import type { NodeDirectory } from './nodes.ts';
 import { observeState, probeDevice, readProperties } from './probes.ts';
 import { deviceIdFor } from './properties.ts';
 import type { ResetPolicy } from './reset-policy.ts';
-import type { DeviceProperties, DeviceRecord, DeviceState, DeviceStore } from './types.ts';
+import type { DeviceProperties, DeviceRecord, DeviceState, DeviceStore, StoreGeneration } from './types.ts';
 
 export type { LeaseSelector as DeviceSelector } from '../leases/types.ts';
 export { deviceStateFromAdb } from './device-state.ts';
@@ -118,15 +118,24 @@ export interface MatchResult {
   available: string[];
   /**
    * Devices satisfying the selector whose records this node read from the store within the last
-   * minute but the store no longer has (sorted by id): the store lost its data (Redis restarted
-   * empty) and their owner puts them back at its next health pass — or another node removed them.
+   * minute, before the store lost its data (Redis restarted empty), and that it does not have again
+   * yet (sorted by id): their owner puts them back at its next health pass. (A record removed on
+   * purpose is not missing: the store kept its generation.) Read only when nothing matches.
    */
   missing: string[];
+  /**
+   * Nothing matches and the store lost its data less than a minute ago: records this node never
+   * read may be put back shortly (a node started during the loss knows no ids to call missing) —
+   * unless the devices the selector matched were removed since.
+   */
+  restoring: boolean;
 }
 
 const HEALTH_CONCURRENCY = 8;
 /** How long a record read from the store counts as `missing` once the store no longer has it. */
 const MISSING_GRACE_MS = 60_000;
+/** Clocks of nodes may differ by this much: a record seen this soon after a loss may be a lost one. */
+const CLOCK_SKEW_MS = 5000;
 /** The first and the longest wait between quick checks of an offline device (see the header). */
 const RECHECK_FIRST_MS = 500;
 const RECHECK_MAX_MS = 2000;
@@ -187,7 +196,9 @@ export class DeviceRegistry extends EventEmitter {
    */
   readonly #driven = new Map<string, DeviceRecord>();
   /** Every record as last read from the store, with when (what `match` reports as `missing`). */
-  readonly #seen = new Map<string, { record: DeviceRecord; at: number }>();
+  readonly #seen = new Map<string, { record: DeviceRecord; at: number; generation: string | undefined }>();
+  /** The store's generation as this node last read it (at every health pass and when nothing matches). */
+  #generation: StoreGeneration | undefined;
   readonly #onTunnelState = (event: { endpoint: string; state: string }) => {
     this.#fromTunnel(event.endpoint, event.state).catch((err) =>
       this.#logger?.warn({ endpoint: event.endpoint, err: message(err) }, 'device state update failed'),
@@ -259,7 +270,7 @@ export class DeviceRegistry extends EventEmitter {
           { details: { deviceId: id, endpoint, existingEndpoint: existing.endpoint ?? null } },
         );
       }
-      const updated = await this.#store.update(id, (r) => ({
+      const updated = await this.#update(id, (r) => ({
         ...r,
         endpoint,
         ...(labels === undefined ? {} : { labels }),
@@ -299,7 +310,7 @@ export class DeviceRegistry extends EventEmitter {
         createdAt: now,
         updatedAt: now,
       };
-      await this.#store.put(record);
+      await this.#put(record);
       this.#logger?.info({ deviceId: id, endpoint, state, rule: decision.rule }, 'device registered');
       this.emit('state', { id, state, previous: undefined } satisfies StateEvent);
       if (state === 'online') return (await this.#baselineIfMissing(record)) ?? record;
@@ -383,7 +394,7 @@ export class DeviceRegistry extends EventEmitter {
         createdAt: now,
         updatedAt: now,
       };
-      await this.#store.put(record);
+      await this.#put(record);
       this.#logger?.info({ deviceId: id, serial: device.serial, state }, 'adb device discovered');
       this.emit('state', { id, state, previous: undefined } satisfies StateEvent);
       added.push(record);
@@ -396,15 +407,34 @@ export class DeviceRegistry extends EventEmitter {
 
   /** Every record; one whose owner's heartbeat expired reads `ownerless`. */
   async list(): Promise<DeviceRecord[]> {
+    await this.#knowGeneration();
     return this.#withOwners(this.#saw(await this.#store.list()));
+  }
+
+  /** Read the store's generation once before this node's first read of records (see `#seen`). */
+  async #knowGeneration(): Promise<void> {
+    if (this.#generation !== undefined) return;
+    await this.#readGeneration().catch((err) =>
+      this.#logger?.warn({ err: message(err) }, 'device store generation unreadable'),
+    );
   }
 
   /** Remember the records read from the store (and forget those seen too long ago); resolves them. */
   #saw(records: DeviceRecord[]): DeviceRecord[] {
     const at = this.#now();
-    for (const record of records) this.#seen.set(record.id, { record, at });
+    const generation = this.#generation?.id;
+    for (const record of records) this.#seen.set(record.id, { record, at, generation });
     for (const [id, seen] of this.#seen) if (at - seen.at > MISSING_GRACE_MS) this.#seen.delete(id);
     return records;
+  }
+
+  /**
+   * A record this node removes on purpose: seen now, under the store's generation now, so `match`
+   * calls it removed (NOT_FOUND), not lost with the store's data.
+   */
+  async #sawRemoved(record: DeviceRecord): Promise<void> {
+    const generation = await this.#readGeneration().catch(() => undefined);
+    this.#seen.set(record.id, { record, at: this.#now(), generation: generation?.id });
   }
 
   /** The owner node of a device, null when it has no record. */
@@ -457,7 +487,7 @@ export class DeviceRegistry extends EventEmitter {
       await this.#tunnels.remove(record.endpoint);
     }
     this.#driven.delete(id);
-    this.#seen.delete(id);
+    await this.#sawRemoved(record);
     await this.#store.delete(id);
     this.#logger?.info({ deviceId: id, forced: options.force === true }, 'device removed');
     this.emit('removed', { id });
@@ -475,7 +505,7 @@ export class DeviceRegistry extends EventEmitter {
       if (record.endpoint !== undefined && this.#tunnels.status(record.endpoint) !== undefined) {
         await this.#tunnels.remove(record.endpoint).catch(() => undefined);
       }
-      this.#seen.delete(record.id);
+      await this.#sawRemoved(record);
       if (!(await this.#store.delete(record.id))) continue;
       removed.push(record.id);
       this.emit('removed', { id: record.id });
@@ -543,7 +573,7 @@ export class DeviceRegistry extends EventEmitter {
       sha256: status.sha256.toLowerCase(),
       checkedAt: this.#now(),
     };
-    const updated = await this.#store.update(id, (r) => {
+    const updated = await this.#update(id, (r) => {
       const helpers = { ...r.helpers };
       Object.defineProperty(helpers, name, {
         value: entry,
@@ -602,7 +632,7 @@ export class DeviceRegistry extends EventEmitter {
       await this.#store.putBaseline(id, baseline);
       this.rememberBaseline(id, baseline);
       const summary = summarizeBaseline(baseline);
-      const updated = await this.#store.update(id, (r) => ({
+      const updated = await this.#update(id, (r) => ({
         ...r,
         baseline: summary,
         updatedAt: this.#now(),
@@ -646,6 +676,7 @@ export class DeviceRegistry extends EventEmitter {
    */
   async match(selector: DeviceSelector): Promise<MatchResult> {
     const valid = validateSelector(selector);
+    await this.#knowGeneration();
     let stored = await this.#store.list();
     // A device this node drives whose record the store lost (Redis restarted empty) is put back at
     // once, not at the next health pass: its lease requests need not wait for it.
@@ -657,18 +688,75 @@ export class DeviceRegistry extends EventEmitter {
     const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
     const matching = (await this.#withOwners(this.#saw(stored))).filter((r) => matchesSelector(r, valid));
     matching.sort(byId);
-    const now = new Set(stored.map((r) => r.id));
-    const missing = [...this.#seen.values()]
-      .map((seen) => seen.record)
-      .filter((r) => !now.has(r.id) && matchesSelector(r, valid))
-      .sort(byId);
+    let missing: DeviceRecord[] = [];
+    let restoring = false;
+    if (matching.length === 0) {
+      // Lost or removed? A record seen under another generation than the store's now was lost with
+      // the data; one seen under this one was removed on purpose. (Seen before this node knew any
+      // generation: by the time, with a margin for the clocks of nodes.)
+      const generation = await this.#readGeneration();
+      const now = new Set(stored.map((r) => r.id));
+      const gone = [...this.#seen.values()].filter(
+        (seen) => !now.has(seen.record.id) && matchesSelector(seen.record, valid),
+      );
+      missing = gone
+        .filter((seen) =>
+          seen.generation === undefined
+            ? seen.at < generation.since + CLOCK_SKEW_MS
+            : seen.generation !== generation.id,
+        )
+        .map((seen) => seen.record)
+        .sort(byId);
+      // Not while the selector's devices are known to have been removed since.
+      restoring =
+        generation.afterLoss &&
+        this.#now() - generation.since < MISSING_GRACE_MS &&
+        gone.length === missing.length;
+    }
     return {
       matching: matching.map((r) => r.id),
       available: matching
         .filter((r) => r.state === 'online' && (this.#baselines === undefined || r.baseline !== undefined))
         .map((r) => r.id),
       missing: missing.map((r) => r.id),
+      restoring,
     };
+  }
+
+  /** Write a record; one this node owns is remembered as driven (what a health pass puts back). */
+  async #put(record: DeviceRecord): Promise<void> {
+    await this.#store.put(record);
+    this.#noteDriven(record);
+  }
+
+  /** `DeviceStore.update`, remembering the result like `#put`. */
+  async #update(id: string, change: (record: DeviceRecord) => DeviceRecord): Promise<DeviceRecord | null> {
+    const updated = await this.#store.update(id, change);
+    if (updated !== null) this.#noteDriven(updated);
+    return updated;
+  }
+
+  /**
+   * Keep the driven copy as fresh as this node's last write: a record put back after a loss then
+   * carries what was last written (its baseline, its state), not what the last health pass read.
+   */
+  #noteDriven(record: DeviceRecord): void {
+    if (record.ownerNode === this.#node) this.#driven.set(record.id, record);
+    else this.#driven.delete(record.id);
+  }
+
+  /** The store's generation (made again, as after a loss, when this node knew one the store lost). */
+  async #readGeneration(): Promise<StoreGeneration> {
+    const known = this.#generation?.id;
+    const generation = await this.#store.generation(known);
+    if (known !== undefined && generation.id !== known) {
+      this.#logger?.warn(
+        { since: generation.since },
+        'the device store lost its data: records are being put back',
+      );
+    }
+    this.#generation = generation;
+    return generation;
   }
 
   /**
@@ -677,7 +765,7 @@ export class DeviceRegistry extends EventEmitter {
    */
   async #step(id: string, event: DeviceEvent, properties?: DeviceProperties): Promise<DeviceRecord | null> {
     let effects: DeviceEffect[] = [];
-    const updated = await this.#store.update(id, (r) => {
+    const updated = await this.#update(id, (r) => {
       const t = transition(r, event, this.#threshold);
       effects = t.effects;
       const { quarantineReason: _old, ...rest } = r;
@@ -834,6 +922,10 @@ export class DeviceRegistry extends EventEmitter {
         this.#logger?.warn({ err: message(err) }, 'adb discovery failed'),
       );
     }
+    // Every pass: a node that knew the store's generation is the one to tell a loss from a fresh store.
+    await this.#readGeneration().catch((err) =>
+      this.#logger?.warn({ err: message(err) }, 'device store generation unreadable'),
+    );
     const records = this.#saw(await this.#store.list());
     await this.#takeOver(records);
     const owned = await this.#republish(records);
@@ -863,7 +955,7 @@ export class DeviceRegistry extends EventEmitter {
     for (const [i, r] of records.entries()) {
       if (!others.includes(r) || alive.has(r.ownerNode) || !(await this.#canReach(r))) continue;
       const from = r.ownerNode;
-      const claimed = await this.#store.update(r.id, (cur) =>
+      const claimed = await this.#update(r.id, (cur) =>
         cur.ownerNode !== from
           ? cur
           : {
@@ -910,6 +1002,12 @@ export class DeviceRegistry extends EventEmitter {
    */
   async #republish(all: DeviceRecord[]): Promise<DeviceRecord[]> {
     const seen = new Set(all.map((r) => r.id));
+    // A record this node drives is gone: the store lost its data (or is about to say so).
+    if ([...this.#driven.keys()].some((id) => !seen.has(id))) {
+      await this.#readGeneration().catch((err) =>
+        this.#logger?.warn({ err: message(err) }, 'device store generation unreadable'),
+      );
+    }
     const owned = all.filter((r) => r.ownerNode === this.#node);
     for (const r of all) {
       if (r.ownerNode === this.#node) this.#driven.set(r.id, r);
@@ -922,7 +1020,7 @@ export class DeviceRegistry extends EventEmitter {
         continue;
       }
       const back = { ...record, updatedAt: this.#now() };
-      await this.#store.put(back);
+      await this.#put(back);
       const baseline = this.#baselineCopies.get(id);
       if (baseline !== undefined && (await this.#store.getBaseline(id)) === null) {
         await this.#store.putBaseline(id, baseline);

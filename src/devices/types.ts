@@ -47,6 +47,20 @@ export interface DeviceRecord {
   updatedAt: number;
 }
 
+/**
+ * The store's generation: made by the first reader that finds the store without one. A store that
+ * loses its data (Redis restarted empty) loses its generation too, so a node that knew the old one
+ * tells a loss (another generation) from a removal (the same one, with the record gone).
+ */
+export interface StoreGeneration {
+  /** Random; another id = the store lost its data since. */
+  id: string;
+  /** When it was made (ms since the epoch, by the maker's clock). */
+  since: number;
+  /** Its maker had known an earlier generation: the store had lost its data. */
+  afterLoss: boolean;
+}
+
 export interface DeviceStore {
   list(): Promise<DeviceRecord[]>;
   get(id: string): Promise<DeviceRecord | null>;
@@ -60,5 +74,10 @@ export interface DeviceStore {
   getBaseline(id: string): Promise<DeviceBaseline | null>;
   /** Record (replace) the device's baseline. */
   putBaseline(id: string, baseline: DeviceBaseline): Promise<void>;
+  /**
+   * The store's generation; made when the store has none, `afterLoss` when the caller `known` an
+   * earlier one (its id). Never replaces an existing generation.
+   */
+  generation(known?: string): Promise<StoreGeneration>;
   close(): Promise<void>;
 }

@@ -44,6 +44,9 @@ export interface AddedPackage {
   versionCode: number | null;
 }
 
+/** Tries of the reset's clipboard clear when the agent's connection breaks (each within its deadline). */
+const CLIPBOARD_ATTEMPTS = 3;
+
 export class DeviceResets {
   readonly #o: DeviceResetsOptions;
 
@@ -104,7 +107,17 @@ export class DeviceResets {
       ...(this.#o.logger === undefined ? {} : { logger: this.#o.logger }),
     });
     try {
-      await companions.agent('clipboard_set', { text: '' });
+      // A broken connection (the agent died or stopped listening) rejects retryable, and the next
+      // request starts the agent again: a moment's failure must not take the device out of the pool.
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await companions.agent('clipboard_set', { text: '' });
+          break;
+        } catch (err) {
+          if (attempt >= CLIPBOARD_ATTEMPTS || !isBridgeError(err) || !err.retryable) throw err;
+          this.#o.logger?.warn({ serial, attempt, err: err.message }, 'reset: clearing the clipboard again');
+        }
+      }
     } catch (err) {
       // A device that cannot run the published agent has no way to clear it here: said, not failed.
       if (isBridgeError(err) && err.code === 'COMPANION_UNSUPPORTED') {

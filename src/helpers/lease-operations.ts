@@ -420,7 +420,12 @@ export class LeaseOperations {
     return this.#operate(lease, (state) => this.#companions(lease, state).tree(pkg));
   }
 
-  /** `set_text` or `click` on a node of the tree last served to this lease. */
+  /** Where a click by coordinates on a node of the tree last served to this lease lands. */
+  a11yTapPoint(lease: LeaseTarget, ref: number) {
+    return this.#operate(lease, (state) => this.#companions(lease, state).tapPoint(ref));
+  }
+
+  /** `set_text` or `click` (ACTION_CLICK) on a node of the tree last served to this lease. */
   a11yAction(lease: LeaseTarget, ref: number, action: 'set_text' | 'click', text?: string) {
     return this.#operate(lease, (state) => this.#companions(lease, state).action(ref, action, text));
   }

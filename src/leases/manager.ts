@@ -115,6 +115,8 @@ export interface Candidates {
    * data; their owner puts them back): with none matching, the answer is to wait, not NOT_FOUND.
    */
   missing?: string[];
+  /** None match, and the store lost its data a moment ago: records may come back (wait, not NOT_FOUND). */
+  restoring?: boolean;
 }
 
 /** What the manager needs of the device registry. */
@@ -352,7 +354,7 @@ export class LeaseManager {
     const first = await this.#devices.match(selector);
     if (first.matching.length === 0) {
       const missing = first.missing ?? [];
-      if (missing.length === 0) {
+      if (missing.length === 0 && first.restoring !== true) {
         throw new BridgeError('NOT_FOUND', 'no device matches the selector', { details: { selector } });
       }
       // The store lost their records (Redis came back empty): they are put back shortly.
@@ -360,7 +362,10 @@ export class LeaseManager {
         throw new BridgeError(
           'UNAVAILABLE',
           'the device records are being restored (the lease store lost its data): retry shortly',
-          { retryable: true, details: { selector, deviceIds: missing.slice(0, 20) } },
+          {
+            retryable: true,
+            details: { selector, ...(missing.length > 0 ? { deviceIds: missing.slice(0, 20) } : {}) },
+          },
         );
       }
     }

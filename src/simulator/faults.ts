@@ -14,6 +14,8 @@
  *   glass-agent-death         the glass agent dies on its next request (no reply; one shot)
  *   glass-a11y-unbind         the glass a11y service unbinds until the secure settings change again
  *   glass-malformed           the next glass reply line (agent or a11y) is garbage (one shot)
+ *   no-active-window          the screen is off / keyguard up: the a11y service answers ping but
+ *                             refuses tree ("no active window")
  *   inject-blocked            the glass agent's input injection fails with INJECT_EVENTS (MIUI, HyperOS,
  *                             ColorOS without "USB debugging (Security settings)")
  *   a11y-policy-blocked       a device policy restricts accessibility services: the glass a11y
@@ -44,8 +46,10 @@ const FLAGS = [
   'unauthorized',
   'stall',
   'glass-agent-death',
+  'glass-agent-deaf',
   'glass-a11y-unbind',
   'glass-malformed',
+  'no-active-window',
   'survive-hangup',
   'inject-blocked',
   'a11y-policy-blocked',
@@ -57,8 +61,10 @@ const FLAG_KEYS = {
   unauthorized: 'unauthorized',
   stall: 'stall',
   'glass-agent-death': 'glassAgentDeath',
+  'glass-agent-deaf': 'glassAgentDeaf',
   'glass-a11y-unbind': 'glassA11yUnbind',
   'glass-malformed': 'glassMalformed',
+  'no-active-window': 'noActiveWindow',
   'survive-hangup': 'surviveHangup',
   'inject-blocked': 'injectBlocked',
   'a11y-policy-blocked': 'a11yPolicyBlocked',
@@ -188,6 +194,7 @@ export function formatFaultSpecs(faults: Faults): string[] {
     'glass-agent-death',
     'glass-a11y-unbind',
     'glass-malformed',
+    'no-active-window',
     'survive-hangup',
     'inject-blocked',
     'a11y-policy-blocked',

@@ -62,10 +62,21 @@ export interface Faults {
    */
   glassAgentDeath?: boolean;
   /**
+   * One shot: the running glass agent stops listening on the next request it reads — no reply, the
+   * connection drops and `localabstract:glass-agent` goes away — while its process keeps running
+   * (alive but deaf, as an agent whose accept loop died). Cleared as it fires.
+   */
+  glassAgentDeaf?: boolean;
+  /**
    * The glass a11y service is unbound (its socket goes away) until the secure settings change again
    * (which clears this) or the fault is lifted.
    */
   glassA11yUnbind?: boolean;
+  /**
+   * The screen is off (or the keyguard is up): no window is active, so the glass a11y service,
+   * though bound and answering `ping`, refuses `tree` ("no active window"), as on a real device.
+   */
+  noActiveWindow?: boolean;
   /**
    * Input injection is blocked for the shell uid, as on MIUI / HyperOS / ColorOS until "USB
    * debugging (Security settings)" is switched on: the glass agent's pointer, key and text requests

@@ -25,7 +25,21 @@ export function isNameEnd(c: number): boolean {
 
 const NAMED: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
 
-/** Decode character references in `xml[start, end)` (known to contain '&'). */
+/**
+ * Whether XML 1.0 can carry the code point (its Char production): not the C0 controls other than
+ * tab, LF and CR, not a surrogate, not U+FFFE or U+FFFF.
+ */
+export function isXml10Char(code: number): boolean {
+  if (code < 0x20) return code === 9 || code === 10 || code === 13;
+  if (code >= 0xd800 && code <= 0xdfff) return false;
+  return code !== 0xfffe && code !== 0xffff && code <= 0x10ffff;
+}
+
+/**
+ * Decode character references in `xml[start, end)` (known to contain '&'). A reference to a
+ * character XML 1.0 cannot carry (`&#1;`, written by helpers before they dropped such characters) is
+ * dropped, as the helpers and the simulator drop the character itself: one text on every path.
+ */
 export function decodeEntities(xml: string, start: number, end: number): string {
   const parts: string[] = [];
   let last = start;
@@ -39,7 +53,7 @@ export function decodeEntities(xml: string, start: number, end: number): string 
       const digits = xml.slice(amp + (hex ? 3 : 2), semi);
       const valid = hex ? /^[0-9a-fA-F]{1,6}$/.test(digits) : /^[0-9]{1,7}$/.test(digits);
       const code = valid ? Number.parseInt(digits, hex ? 16 : 10) : -1;
-      if (code >= 0 && code <= 0x10ffff) decoded = String.fromCodePoint(code);
+      if (code >= 0 && code <= 0x10ffff) decoded = isXml10Char(code) ? String.fromCodePoint(code) : '';
     } else {
       decoded = NAMED[xml.slice(amp + 1, semi)];
     }

@@ -7,7 +7,12 @@
  * - after the fault is lifted the device serves a snapshot again, without operator action, within
  *   the case's stated bound (the recovery time is measured and printed);
  * - the lease's release tears down without failures (no quarantine), leaving no forward of the
- *   device on the adb server and no helper running on the device.
+ *   device on the adb server and no helper or glass agent running on the device.
+ *
+ * The faults that re-establish the device's transport (drop, offline, cable pull, unauthorized) and
+ * the adb server SIGKILL also hit a running glass agent (adb drops its forward with the transport):
+ * after recovery its clipboard, text and key calls succeed on the same lease within the agent's
+ * deadline (column `glass (ms)`).
  *
  * At the end: 0 forwards on the adb server, 0 helpers on any device, every device online and none
  * quarantined, and every lease the suite took ended `released` (none lost). One bridge and its
@@ -17,7 +22,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../../src/errors.ts';
 import type { SimulatedDevice } from '../../src/simulator/index.ts';
-import { type DeviceBridge, type TimedAnswer, testDeviceBridge, timedRequest } from '../support/bridge.ts';
+import {
+  type DeviceBridge,
+  type TimedAnswer,
+  tempDir,
+  testDeviceBridge,
+  timedRequest,
+} from '../support/bridge.ts';
+import { GLASS_AGENT_MAIN } from '../support/device-bed.ts';
+import { publishGlassAgent } from '../support/glass.ts';
 
 type Json = Record<string, any>;
 type Answer = TimedAnswer;
@@ -29,6 +42,8 @@ const DEADLINE_MS = 4000;
 const MARGIN_MS = 1500;
 /** How long a release waits for its teardown before it answers with the teardown pending. */
 const RELEASE_WAIT_MS = 5000;
+/** The glass agent's per-request deadline (GlassAgentOptions.requestTimeoutMs's default). */
+const AGENT_DEADLINE_MS = 30_000;
 
 interface Row {
   fault: string;
@@ -36,11 +51,14 @@ interface Row {
   retryable: string;
   recoveryS: string;
   boundS: number;
+  /** The glass agent's clipboard / text / key calls after recovery (ms), when the case ran it. */
+  glassMs?: string;
 }
 const rows: Row[] = [];
 const leasesTaken: string[] = [];
 
 let bridge: DeviceBridge;
+let tmp: { dir: string; cleanup(): Promise<void> };
 let devices: Array<{ id: string; sim: SimulatedDevice }>;
 
 function api(method: string, path: string, body?: unknown): Promise<Answer> {
@@ -97,6 +115,33 @@ async function forwardsOf(serial: string): Promise<string[]> {
     .map((f) => `${f.local} ${f.remote}`);
 }
 
+const glassAgents = (d: SimulatedDevice) => d.processes().filter((p) => p.cmdline.includes(GLASS_AGENT_MAIN));
+
+/**
+ * The glass agent's clipboard, text and key calls on the lease: each 200 within the agent's
+ * deadline, the clipboard really set on the device. Their times (ms).
+ */
+async function glassCalls(leaseId: string, d: SimulatedDevice, what: string): Promise<number[]> {
+  const base = `/v1/leases/${leaseId}`;
+  const text = `after ${what}`;
+  const calls: Array<[string, () => Promise<Answer>]> = [
+    ['clipboard', () => api('PUT', `${base}/clipboard`, { text })],
+    ['text', () => api('POST', `${base}/text`, { text: 'x' })],
+    ['key', () => api('POST', `${base}/keys`, { chord: 'ctrl+a' })],
+  ];
+  const ms: number[] = [];
+  for (const [name, call] of calls) {
+    const res = await call();
+    expect(res.status, `${what}: glass ${name}: ${brief(res.body)}`).toBe(200);
+    expect(res.ms, `${what}: glass ${name} answered after its deadline`).toBeLessThan(
+      AGENT_DEADLINE_MS + MARGIN_MS,
+    );
+    ms.push(res.ms);
+  }
+  expect(d.android.device.clipboard, what).toBe(text);
+  return ms;
+}
+
 /** Release; teardown clean; nothing of the lease left on the adb server or the device. */
 async function releaseClean(leaseId: string, d: { id: string; sim: SimulatedDevice }, what: string) {
   const released = await api('DELETE', `/v1/leases/${leaseId}`);
@@ -104,6 +149,12 @@ async function releaseClean(leaseId: string, d: { id: string; sim: SimulatedDevi
   expect(released.body.teardown.failures, what).toEqual([]);
   expect(await forwardsOf(d.sim.serial), `${what}: forwards left`).toEqual([]);
   expect(d.sim.runningHelpers(), `${what}: helpers left running`).toBe(0);
+  // The agent's shell ends with the teardown; the simulated process goes a moment later.
+  const started = performance.now();
+  while (glassAgents(d.sim).length > 0 && performance.now() - started < 10_000) {
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  expect(glassAgents(d.sim), `${what}: glass agent left running`).toEqual([]);
   const record = (await api('GET', '/v1/devices')).body.devices.find((x: Json) => x.id === d.id);
   expect(record.state, `${what}: device state`).not.toBe('quarantined');
 }
@@ -119,6 +170,8 @@ interface FaultCase {
   expect: 'ok' | 'any' | string[];
   /** Seconds within which the device must serve again after the fault is lifted. */
   recoveryBoundS: number;
+  /** The fault re-establishes the transport: a glass agent runs through it and must serve after. */
+  glass?: boolean;
 }
 
 async function runCase(c: FaultCase): Promise<void> {
@@ -130,7 +183,9 @@ async function runCase(c: FaultCase): Promise<void> {
 
   let res: Answer;
   let recoveryS: number;
+  let glassMs: number[] | undefined;
   try {
+    if (c.glass) await glassCalls(leaseId, d.sim, `${c.fault} (before)`);
     await c.inject(d.sim);
     res = await (c.request ?? ((id) => snapshot(id)))(leaseId);
     expectTyped(res, c.fault);
@@ -140,6 +195,7 @@ async function runCase(c: FaultCase): Promise<void> {
       expect(c.expect, `${c.fault}: ${brief(res.body)}`).toContain(res.body.error?.code);
     await c.lift(d.sim);
     recoveryS = await recovery(leaseId, c.recoveryBoundS);
+    if (c.glass) glassMs = await glassCalls(leaseId, d.sim, c.fault);
   } catch (err) {
     // Leave the device to the next case: lift the fault and end the lease, then report.
     await c.lift(d.sim);
@@ -153,6 +209,7 @@ async function runCase(c: FaultCase): Promise<void> {
     retryable: res.status === 200 ? '-' : String(res.body.error.retryable),
     recoveryS: recoveryS.toFixed(2),
     boundS: c.recoveryBoundS,
+    ...(glassMs ? { glassMs: glassMs.map((x) => x.toFixed(0)).join(' / ') } : {}),
   });
 }
 
@@ -161,6 +218,8 @@ beforeAll(async () => {
     simulate: 3,
     env: { DEVICEBRIDGE_HEALTH_INTERVAL_MS: '1000', DEVICEBRIDGE_RELEASE_WAIT_MS: String(RELEASE_WAIT_MS) },
   });
+  tmp = await tempDir();
+  await publishGlassAgent(bridge.services.store, tmp.dir, { version: '1.0.0' });
   const listed = (await api('GET', '/v1/devices')).body.devices as Json[];
   const sims = bridge.node.simulator!.devices;
   devices = sims.map((sim) => ({ id: listed.find((x) => x.serial === sim.serial)!.id as string, sim }));
@@ -168,14 +227,18 @@ beforeAll(async () => {
 
 afterAll(async () => {
   const table = [
-    '| fault | code | retryable | recovery (s) | bound (s) |',
-    '|---|---|---|---|---|',
-    ...rows.map((r) => `| ${r.fault} | ${r.code} | ${r.retryable} | ${r.recoveryS} | ${r.boundS} |`),
+    '| fault | code | retryable | recovery (s) | bound (s) | glass after: clipboard / text / key (ms) |',
+    '|---|---|---|---|---|---|',
+    ...rows.map(
+      (r) =>
+        `| ${r.fault} | ${r.code} | ${r.retryable} | ${r.recoveryS} | ${r.boundS} | ${r.glassMs ?? '-'} |`,
+    ),
   ].join('\n');
   process.stdout.write(
     `\nchaos summary (request deadline ${DEADLINE_MS} ms, helper timeout ${TIMEOUT_MS} ms)\n${table}\n`,
   );
   await bridge?.cleanup();
+  await tmp?.cleanup();
 });
 
 const set = (faults: Parameters<SimulatedDevice['setFault']>[0]) => (d: SimulatedDevice) =>
@@ -208,6 +271,7 @@ describe('chaos: link faults', () => {
       lift: clear,
       expect: 'any',
       recoveryBoundS: 20,
+      glass: true,
     },
     {
       fault: 'stall',
@@ -224,6 +288,7 @@ describe('chaos: link faults', () => {
       lift: clear,
       expect: 'any',
       recoveryBoundS: 20,
+      glass: true,
     },
     {
       fault: 'cable pull',
@@ -232,6 +297,7 @@ describe('chaos: link faults', () => {
       lift: (d) => d.plug(),
       expect: 'any',
       recoveryBoundS: 20,
+      glass: true,
     },
     {
       fault: 'unauthorized',
@@ -240,6 +306,7 @@ describe('chaos: link faults', () => {
       lift: clear,
       expect: 'any',
       recoveryBoundS: 20,
+      glass: true,
     },
   ];
   for (const c of cases) it(c.fault, () => runCase(c), 60_000);
@@ -310,6 +377,7 @@ describe('chaos: adb server and release races', () => {
     const d = devices[1]!;
     const leaseId = await acquire(d.id);
     expect((await snapshot(leaseId)).status).toBe(200);
+    await glassCalls(leaseId, d.sim, 'adb server SIGKILL (before)');
     const pid = bridge.node.adb.server.pid;
     expect(pid).toBeTypeOf('number');
     const traffic = Array.from({ length: 3 }, () => snapshot(leaseId, { transport: 'one-shot' }));
@@ -323,6 +391,7 @@ describe('chaos: adb server and release races', () => {
     const failed = answers.find((a) => a.status !== 200);
     const recoveryS = await recovery(leaseId, 30);
     expect(bridge.node.adb.server.pid).not.toBe(pid);
+    const glassMs = await glassCalls(leaseId, d.sim, 'adb server SIGKILL');
     await releaseClean(leaseId, d, 'adb server SIGKILL');
     rows.push({
       fault: 'adb server SIGKILL under traffic',
@@ -330,6 +399,7 @@ describe('chaos: adb server and release races', () => {
       retryable: failed ? String(failed.body.error.retryable) : '-',
       recoveryS: recoveryS.toFixed(2),
       boundS: 30,
+      glassMs: glassMs.map((x) => x.toFixed(0)).join(' / '),
     });
   }, 90_000);
 

@@ -83,6 +83,28 @@ describe('RedisDeviceStore', () => {
     expect(await admin.smembers(`${prefix}{devicebridge}:devices`)).toEqual(['b']);
   });
 
+  it('generation: one key, hash-tagged; after Redis loses its data a reader that knew the old one makes a new one, afterLoss', async () => {
+    const a = open();
+    const b = open();
+    const first = await a.generation();
+    expect(await b.generation()).toEqual(first);
+    expect(await keys()).toEqual([`${prefix}{devicebridge}:generation`]);
+    await admin.del(...(await keys()));
+    const after = await b.generation(first.id);
+    expect(after.id).not.toBe(first.id);
+    expect(after.afterLoss).toBe(true);
+    expect(await a.generation(first.id)).toEqual(after);
+    // A store found empty by a reader that knew none: a fresh store, not a loss.
+    await admin.del(...(await keys()));
+    expect((await a.generation()).afterLoss).toBe(false);
+    // Two readers at once after a loss agree on one generation.
+    await admin.del(...(await keys()));
+    const [x, y] = await Promise.all([a.generation('old'), b.generation('old')]);
+    expect(x).toEqual(y);
+    await admin.set(`${prefix}{devicebridge}:generation`, '{"id":1}');
+    await expect(a.generation()).rejects.toThrow(/generation .* cannot be read/);
+  });
+
   it('two stores (two bridge nodes) see the same records', async () => {
     const a = open();
     const b = open();

@@ -153,6 +153,7 @@ describe('DeviceRegistry: registration', () => {
       matching: [other.id],
       available: [other.id],
       missing: [],
+      restoring: false,
     });
     const bySdk = await registry.match({ sdkMin: 34, sdkMax: 34 });
     expect(bySdk.matching).toEqual([record.id, other.id].sort());
@@ -163,6 +164,7 @@ describe('DeviceRegistry: registration', () => {
       matching: [other.id],
       available: [],
       missing: [],
+      restoring: false,
     });
     await expect(registry.match({ sdkMin: 40, sdkMax: 30 })).rejects.toMatchObject({
       code: 'INVALID_ARGUMENT',
@@ -594,20 +596,37 @@ describe('DeviceRegistry: health', () => {
       matching: [record.id],
       available: [record.id],
       missing: [],
+      restoring: false,
     });
 
     await loseData();
     // Another node: nothing matches, but the device it saw a moment ago is missing (wait, not 404).
-    expect(await other.match(selector)).toEqual({ matching: [], available: [], missing: [record.id] });
+    expect(await other.match(selector)).toEqual({
+      matching: [],
+      available: [],
+      missing: [record.id],
+      restoring: true,
+    });
     expect((await other.match({ labels: { pool: 'gpu' } })).missing).toEqual([]);
     // The owner puts the record back as soon as it matches.
     expect((await registry.match(selector)).matching).toEqual([record.id]);
     expect((await other.match(selector)).missing).toEqual([]);
     expect((await other.match(selector)).matching).toEqual([record.id]);
 
-    // A device removed here is not missing here.
+    // A device removed on purpose is not missing, here or on the other node that had read it.
     await registry.remove(record.id, { force: true });
-    expect(await registry.match(selector)).toEqual({ matching: [], available: [], missing: [] });
+    expect(await registry.match(selector)).toEqual({
+      matching: [],
+      available: [],
+      missing: [],
+      restoring: false,
+    });
+    expect(await other.match(selector)).toEqual({
+      matching: [],
+      available: [],
+      missing: [],
+      restoring: false,
+    });
   });
 
   it('the store lost its data: the owner puts back the baseline of the devices it drives with their records', async () => {

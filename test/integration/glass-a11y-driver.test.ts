@@ -1,9 +1,9 @@
 /**
  * The bridge's glass a11y driver against a simulated device through the real adb server: the APK
  * installed by ensure, the prior secure settings journaled BEFORE anything changes, the service
- * enabled next to what was there, ready once it serves a tree, and the settings restored from the
- * journal alone (as another process would after a crash): the prior list put back, or deleted when
- * there was none.
+ * enabled next to what was there, ready once it answers a ping (even with no window active), and
+ * the settings restored from the journal alone (as another process would after a crash): the prior
+ * list put back, or deleted when there was none.
  */
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
@@ -130,6 +130,38 @@ describe('glass a11y driver', () => {
         .runtime.settings.list('secure')
         .map(([k]) => k),
     ).not.toContain(ENABLED_SERVICES);
+  });
+
+  it('comes up bound at once while no window is active (screen off, keyguard up)', async () => {
+    const device = bed.sim.devices[0]!;
+    const before: A11ySettingsRecord = {
+      serial: device.serial,
+      [ENABLED_SERVICES]: secure(ENABLED_SERVICES),
+      [ACCESSIBILITY_ENABLED]: secure(ACCESSIBILITY_ENABLED),
+    };
+    device.setFault({ noActiveWindow: true });
+    try {
+      const started = performance.now();
+      const { a11y, prior, attempts } = await GlassA11y.enable({
+        device: bed.device(),
+        manifest,
+        owner: 'lease-dark',
+        pollMs: 20,
+        readyTimeoutMs: 2000,
+        attempts: 2,
+        journal: { save: async () => undefined },
+      });
+      expect(attempts).toBe(1);
+      // Ready well inside one attempt's window: no waiting for a tree that cannot come.
+      expect(performance.now() - started).toBeLessThan(2000);
+      // The service is bound and answers; only the tree is refused while the screen is dark.
+      await expect(a11y.request('tree', { package: 'any' })).rejects.toThrow(/no active window/);
+      expect(prior).toEqual(before);
+      await a11y.close();
+    } finally {
+      device.clearFault('noActiveWindow');
+      await GlassA11y.restore(bed.device(), before);
+    }
   });
 
   it('a journal that cannot save stops before any setting changes', async () => {

@@ -159,6 +159,31 @@ describe('glass agent driver', () => {
     await expect.poll(agentListening, { timeout: 10_000 }).toBe(false);
   });
 
+  it('an agent alive but no longer listening (glass-agent-deaf): the next request kills it and starts a new one', async () => {
+    const { agent } = await start('lease-deaf');
+    const [before] = android().device.processes();
+    bed.sim.devices[0]!.setFault({ glassAgentDeaf: true });
+    const err = await agent.request('clipboard_get').catch((e: unknown) => e);
+    expect(err).toMatchObject({ name: 'BridgeError', code: 'UNAVAILABLE', retryable: true });
+    expect(bed.sim.devices[0]!.faults.glassAgentDeaf).toBeUndefined(); // one shot
+    // The fault itself: the process runs on, nothing listens.
+    expect(
+      android()
+        .device.processes()
+        .map((p) => p.pid),
+    ).toEqual([before!.pid]);
+    await expect.poll(agentListening, { timeout: 10_000 }).toBe(false);
+    expect(agent.running).toBe(true);
+
+    expect(await agent.request('ping')).toMatchObject({ ok: true });
+    const after = android().device.processes();
+    expect(after).toHaveLength(1);
+    expect(after[0]!.pid).not.toBe(before!.pid);
+    await agent.close();
+    await expect.poll(agentListening, { timeout: 10_000 }).toBe(false);
+    expect(android().device.processes()).toEqual([]);
+  });
+
   it('a device whose processes outlive their shell (survive-hangup): close kills the agent, none left', async () => {
     bed.sim.devices[0]!.setFault({ surviveHangup: true });
     try {

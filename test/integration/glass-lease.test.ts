@@ -240,6 +240,102 @@ describe('glass companions per lease', () => {
     expect((await req('DELETE', base)).status).toBe(200);
   });
 
+  it('a click taps the centre of the node on screen by default; ACTION_CLICK only with via: accessibility', async () => {
+    await published();
+    const lease = await acquire();
+    const base = `/v1/leases/${lease.id}`;
+    const before = android().device.screen.xml();
+    // A Compose screen: ACTION_CLICK on its nodes answers success and does nothing; a tap focuses the field.
+    const node = (bounds: string, cls: string, extra: string, children = '') =>
+      `<node index="0" text="" resource-id="" class="${cls}" package="com.example.compose" content-desc="" ` +
+      `checkable="false" checked="false" focusable="true" focused="false" scrollable="false" long-clickable="false" ` +
+      `password="false" selected="false" enabled="true" ${extra} bounds="${bounds}">${children}</node>`;
+    const compose = node(
+      '[0,0][1080,2400]',
+      'android.widget.FrameLayout',
+      'clickable="false"',
+      node(
+        '[0,0][1080,2400]',
+        'androidx.compose.ui.platform.ComposeView',
+        'clickable="false"',
+        node('[100,400][500,520]', 'android.widget.EditText', 'clickable="true" text="name"') +
+          node('[0,0][0,0]', 'android.view.View', 'clickable="true" content-desc="collapsed"') +
+          node('[900,2300][1300,2600]', 'android.view.View', 'clickable="true" content-desc="half off"'),
+      ),
+    );
+    android().device.screen.show(
+      `<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation="0">${compose}</hierarchy>`,
+    );
+    const focused = () =>
+      /class="android.widget.EditText"[^>]*focused="true"/.test(android().device.screen.xml());
+    const events = () => android().device.inputEvents();
+    try {
+      const tree = await req('GET', `${base}/a11y/tree`);
+      expect(tree.status, JSON.stringify(tree.body)).toBe(200);
+      const field = findNode(tree.body.root, (n) => n.editable)!;
+      const collapsed = findNode(tree.body.root, (n) => n.contentDesc === 'collapsed')!;
+      const halfOff = findNode(tree.body.root, (n) => n.contentDesc === 'half off')!;
+
+      // Asked for ACTION_CLICK: the service says done, and on Compose nothing happened.
+      let seen = events().length;
+      const viaA11y = await req('POST', `${base}/a11y/actions`, {
+        ref: field.ref,
+        action: 'click',
+        via: 'accessibility',
+      });
+      expect(viaA11y.status, JSON.stringify(viaA11y.body)).toBe(200);
+      expect(viaA11y.body).toMatchObject({ ok: true, ref: field.ref, action: 'click', via: 'accessibility' });
+      expect(viaA11y.body).not.toHaveProperty('point');
+      expect(
+        events()
+          .slice(seen)
+          .map((e) => e['type'] ?? e['kind']),
+      ).toEqual(['a11y-click']);
+      expect(focused()).toBe(false);
+
+      // By default: a tap at the centre of the node's bounds, and the field really is clicked.
+      seen = events().length;
+      const tapped = await req('POST', `${base}/a11y/actions`, { ref: field.ref, action: 'click' });
+      expect(tapped.status, JSON.stringify(tapped.body)).toBe(200);
+      expect(tapped.body).toMatchObject({ ok: true, action: 'click', via: 'tap', point: { x: 300, y: 460 } });
+      const taps = events().slice(seen);
+      expect(taps.map((e) => e['type'] ?? e['kind'])).toEqual(['swipe']); // one touch plan, no ACTION_CLICK
+      expect(taps[0]).toMatchObject({
+        pointers: [
+          {
+            samples: [
+              { x: 300, y: 460 },
+              { x: 300, y: 460 },
+            ],
+          },
+        ],
+      });
+      expect(focused()).toBe(true);
+
+      // Clipped to the window the tree came from: the part of the node on screen.
+      const clipped = await req('POST', `${base}/a11y/actions`, { ref: halfOff.ref, action: 'click' });
+      expect(clipped.body).toMatchObject({ via: 'tap', point: { x: 990, y: 2350 } });
+
+      // Nothing on screen to tap: refused, naming the way out; ACTION_CLICK is still the caller's to ask.
+      seen = events().length;
+      const empty = await req('POST', `${base}/a11y/actions`, { ref: collapsed.ref, action: 'click' });
+      expect(empty.status, JSON.stringify(empty.body)).toBe(400);
+      expect(empty.body.error.code).toBe('INVALID_ARGUMENT');
+      expect(empty.body.error.message).toContain('has empty bounds on screen');
+      expect(empty.body.error.message).toContain('"via": "accessibility"');
+      expect(events().slice(seen)).toEqual([]);
+      const emptyViaA11y = await req('POST', `${base}/a11y/actions`, {
+        ref: collapsed.ref,
+        action: 'click',
+        via: 'accessibility',
+      });
+      expect(emptyViaA11y.status, JSON.stringify(emptyViaA11y.body)).toBe(200);
+    } finally {
+      android().device.screen.show(before);
+    }
+    expect((await req('DELETE', base)).status).toBe(200);
+  });
+
   it('the agent dying mid-request is UNAVAILABLE (retryable); the next call relaunches it', async () => {
     await published();
     const lease = await acquire();
@@ -261,6 +357,26 @@ describe('glass companions per lease', () => {
     expect((await req('DELETE', base)).status).toBe(200);
     expect(agents()).toEqual([]);
   });
+
+  for (const fault of ['glassAgentDeath', 'glassAgentDeaf'] as const) {
+    it(`an agent failing (${fault}) while the reset clears the clipboard: tried again, the device goes back clean`, async () => {
+      await published();
+      const lease = await acquire();
+      const base = `/v1/leases/${lease.id}`;
+      expect((await req('PUT', `${base}/clipboard`, { text: 'tenant secret' })).status).toBe(200);
+      // The lease's own agent is stopped with the lease: the reset's agent reads the fault first.
+      bridge.node.simulator!.devices[0]!.setFault({ [fault]: true });
+      const released = await req('DELETE', base);
+      taken.delete(lease.id);
+      expect(released.status, JSON.stringify(released.body)).toBe(200);
+      expect(released.body.teardown.failures).toEqual([]);
+      expect(bridge.node.simulator!.devices[0]!.faults[fault]).toBeUndefined(); // it fired
+      expect(android().device.clipboard).toBe('');
+      const record = (await req('GET', '/v1/devices', undefined, ADMIN_TOKEN)).body.devices[0];
+      expect(record.state).toBe('online');
+      expect(agents()).toEqual([]);
+    });
+  }
 
   it('bad input is INVALID_ARGUMENT naming the field, before the device is touched', async () => {
     const lease = await acquire();
@@ -447,7 +563,15 @@ describe('glass companions per lease', () => {
     const clickable = findNode(normalized.root, (n) => n.clickable && n.enabled)!;
     const click = await cli('a11y', 'click', '--lease', id, clickable.ref, '--json');
     expect(click.code, click.stderr).toBe(0);
-    expect(JSON.parse(click.stdout)).toMatchObject({ ok: true, ref: clickable.ref, action: 'click' });
+    expect(JSON.parse(click.stdout)).toMatchObject({
+      ok: true,
+      ref: clickable.ref,
+      action: 'click',
+      via: 'tap',
+    });
+    const viaA11y = await cli('a11y', 'click', '--lease', id, clickable.ref, '--accessibility');
+    expect(viaA11y.code, viaA11y.stderr).toBe(0);
+    expect(viaA11y.stdout).toContain(`clicked ${clickable.ref} (ACTION_CLICK)`);
     const notEditable = findNode(normalized.root, (n) => !n.editable)!;
     const setText = await cli('a11y', 'set-text', '--lease', id, notEditable.ref, 'from CLI', '--json');
     expect(setText.code).toBe(1);
@@ -497,6 +621,7 @@ describe('glass companions per lease', () => {
 interface Node {
   ref: string;
   rawRef: number;
+  contentDesc: string;
   editable: boolean;
   enabled: boolean;
   clickable: boolean;

@@ -2,8 +2,10 @@
  * Soak (opt-in, not part of `npm test`): `npm run soak [-- --seconds N]` (or SOAK_SECONDS; default
  * 600). One bridge (leases in memory), 10 simulated devices behind its real adb server, 10 clients
  * leasing any device and running random operations (snapshots through every transport, viewport,
- * gestures, ensure, two one-shot calls at once on the lease, releases racing an operation), while a
- * fault injector switches a random fault on a random device for 0.3–2 s, over and over. Every
+ * gestures, ensure, the glass agent's clipboard, text and keys, two one-shot calls at once on the
+ * lease, releases racing an operation), while a fault injector switches a random fault on a random
+ * device for 0.3–2 s, over and over (the transport faults re-establish the device's adb connection
+ * under a running glass agent; two faults hit the agent itself: it dies, or runs on deaf). Every
  * answer must be a success or a typed error (`INTERNAL`, an unclassified failure, counts as a
  * violation). A call on a device no fault touched while it ran must succeed (two one-shot calls at
  * once included: they take turns; they never kill each other).
@@ -15,12 +17,14 @@
  * awaited at the end; each must be recorded without failures.
  *
  * At the end the faults are lifted and the soak checks: every device back online (none
- * quarantined), 0 forwards on the adb server, 0 helpers running on any device, no active lease,
- * every lease ended `released`. Prints a summary (JSON and a table) and exits 1 on any violation.
+ * quarantined), 0 forwards on the adb server, 0 helpers and 0 glass agents running on any device,
+ * no active lease, every lease ended `released`. Prints a summary (JSON and a table) and exits 1 on any violation.
  */
 import { ERROR_CODES } from '../../src/errors.ts';
 import type { Faults, SimulatedDevice } from '../../src/simulator/index.ts';
-import { testDeviceBridge } from '../support/bridge.ts';
+import { tempDir, testDeviceBridge } from '../support/bridge.ts';
+import { GLASS_AGENT_MAIN } from '../support/device-bed.ts';
+import { publishGlassAgent } from '../support/glass.ts';
 
 type Json = Record<string, any>;
 
@@ -54,6 +58,8 @@ const FAULTS: Array<[string, (d: SimulatedDevice) => void]> = [
   ['chunk=corrupt:0', (d) => d.setFault({ chunk: { action: 'corrupt', index: 0 } } as Faults)],
   ['chunk=drop:0', (d) => d.setFault({ chunk: { action: 'drop', index: 0 } } as Faults)],
   ['install-failure', (d) => d.setFault({ installFailure: 'INSTALL_FAILED_INSUFFICIENT_STORAGE' })],
+  ['glass-agent-death', (d) => d.setFault({ glassAgentDeath: true })],
+  ['glass-agent-deaf', (d) => d.setFault({ glassAgentDeaf: true })],
 ];
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -64,6 +70,8 @@ const bridge = await testDeviceBridge({
   env: { DEVICEBRIDGE_HEALTH_INTERVAL_MS: '1000', DEVICEBRIDGE_RELEASE_WAIT_MS: String(RELEASE_WAIT_MS) },
 });
 const sims = bridge.node.simulator!.devices;
+const glassDir = await tempDir();
+await publishGlassAgent(bridge.services.store, glassDir.dir, { version: '1.0.0' });
 /**
  * Devices with a fault on now (the injector's or a client's own): a fault is set only on a device
  * not in here. `touched` counts every fault set or lifted on a device, so a client can tell that
@@ -153,6 +161,9 @@ const ops: Array<[string, (id: string) => Promise<{ status: number; body: Json }
     (id) => api('POST', `/v1/leases/${id}/gestures`, { kind: 'tap', x: 50, y: 60, deadlineMs: 4000 }),
   ],
   ['ensure', (id) => api('POST', `/v1/leases/${id}/helpers/android-snapshot-helper/ensure`, {})],
+  ['glass clipboard', (id) => api('PUT', `/v1/leases/${id}/clipboard`, { text: 'soak ✓ 日本' })],
+  ['glass text', (id) => api('POST', `/v1/leases/${id}/text`, { text: 'héllo' })],
+  ['glass key', (id) => api('POST', `/v1/leases/${id}/keys`, { chord: 'ctrl+a' })],
 ];
 
 const oneShotSnapshot = (id: string) =>
@@ -364,6 +375,11 @@ if (forwards.length > 0) {
 }
 const helpers = sims.reduce((n, d) => n + d.runningHelpers(), 0);
 if (helpers > 0) violations.push(`${helpers} helper(s) still running`);
+const agents = sims.reduce(
+  (n, d) => n + d.processes().filter((p) => p.cmdline.includes(GLASS_AGENT_MAIN)).length,
+  0,
+);
+if (agents > 0) violations.push(`${agents} glass agent(s) still running`);
 const active = (await api('GET', '/v1/leases')).body.leases as Json[];
 if (active.length > 0) violations.push(`${active.length} lease(s) still active`);
 let notReleased = 0;
@@ -385,6 +401,7 @@ const summary = {
     quarantined: states.filter((s) => s === 'quarantined').length,
     forwards: forwards.length,
     helpersRunning: helpers,
+    glassAgentsRunning: agents,
     activeLeases: active.length,
     recoverySeconds,
   },
@@ -401,5 +418,6 @@ process.stdout.write(
     .join('\n')}\n`,
 );
 await bridge.cleanup();
+await glassDir.cleanup();
 process.stdout.write(violations.length === 0 ? 'soak: OK\n' : `soak: ${violations.length} violation(s)\n`);
 process.exit(violations.length === 0 ? 0 : 1);

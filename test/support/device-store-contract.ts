@@ -199,6 +199,20 @@ export function deviceStoreContract(
       await store.close();
     });
 
+    it('generation: made once, the same for every reader, never replaced by one who knew another', async () => {
+      const store = await make();
+      const first = await store.generation();
+      expect(first.id).toMatch(/^[0-9a-f-]{36}$/);
+      expect(first.afterLoss).toBe(false);
+      expect(Number.isSafeInteger(first.since)).toBe(true);
+      await store.put(deviceRecord('a'));
+      await store.delete('a');
+      expect(await store.generation()).toEqual(first);
+      expect(await store.generation('an-id-it-never-had')).toEqual(first);
+      expect(await store.generation(first.id)).toEqual(first);
+      await store.close();
+    });
+
     it('model: any sequence of put/update/delete/get/list answers like a Map', async () => {
       await fc.assert(
         fc.asyncProperty(fc.array(ops, { maxLength: 25 }), async (sequence) => {

@@ -93,6 +93,16 @@ describe('AdbClient over a connector', () => {
     });
   });
 
+  it('a FAIL without a message instead of the transport OKAY of a forward is the device gone too (retryable)', async () => {
+    const { connector } = scripted(['FAIL0000']);
+    await expect(
+      new AdbClient(connector).forward('s1', 'tcp:0', 'localabstract:helper'),
+    ).rejects.toMatchObject({
+      code: 'DEVICE_OFFLINE',
+      retryable: true,
+    });
+  });
+
   it('a FAIL without a message after the transport OKAY of a forward is the device gone (retryable), not INTERNAL', async () => {
     // Seen when the device's transport went away while the adb server set the forward up.
     const { connector } = scripted(['OKAYFAIL0000']);

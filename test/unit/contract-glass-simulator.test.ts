@@ -9,10 +9,12 @@
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { encodeGlassRequest } from '../../src/helpers/glass/line-client.ts';
 import type { KeyChord } from '../../src/helpers/protocol/key-chord.ts';
 import { type A11yNode, GlassA11yProtocol } from '../../src/simulator/glass/a11y.ts';
 import { GlassAgentProtocol, type PointerSample } from '../../src/simulator/glass/agent.ts';
-import { GLASS_HELLO, glassString } from '../../src/simulator/glass/line-protocol.ts';
+import { GLASS_HELLO, GLASS_MALFORMED, glassString } from '../../src/simulator/glass/line-protocol.ts';
+import { PROTOTYPE_KEYS } from '../../src/strict-json.ts';
 
 const DIR = new URL('../fixtures/contract/glass/', import.meta.url);
 const spec = JSON.parse(readFileSync(new URL('requests.json', DIR), 'utf8')) as {
@@ -93,6 +95,50 @@ describe('simulator glass a11y service vs the Java core', () => {
     const ours = converse(spec.a11y.lines, (l) => a11y.handle(l));
     expect(ours.toString('utf8')).toBe(stream('a11y.replies').toString('utf8'));
     expect(ours.equals(stream('a11y.replies'))).toBe(true);
+  });
+});
+
+describe('malformed lines: the simulator and the Java components answer the same', () => {
+  const { cases } = JSON.parse(readFileSync(new URL('lines.json', DIR), 'utf8')) as {
+    cases: Array<{ line: string; reply: string }>;
+  };
+  const agent = () =>
+    new GlassAgentProtocol({
+      clipboardGet: () => '',
+      clipboardSet: () => undefined,
+      pointer: () => undefined,
+      key: () => undefined,
+      text: () => undefined,
+    });
+  const a11y = () => new GlassA11yProtocol({ activeWindow: () => null, perform: () => false });
+
+  it.each(cases.map((c) => [c.line.slice(0, 60), c] as const))('%j', (_, c) => {
+    expect(agent().handle(c.line)).toBe(c.reply);
+    expect(a11y().handle(c.line)).toBe(c.reply);
+  });
+
+  it('property: every line the bridge writes is answered under its own id, never as malformed', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }),
+        fc.dictionary(fc.string(), fc.jsonValue({ maxDepth: 4 })),
+        (id, fields) => {
+          const line = encodeGlassRequest(id, 'ping', fields).slice(0, -1);
+          const reply = agent().handle(line);
+          if (Object.keys(fields).some((k) => PROTOTYPE_KEYS.has(k))) return; // refused by both ends
+          expect(reply).toBe(`{"id":${id},"ok":true}`);
+        },
+      ),
+    );
+  });
+
+  it('property: a key twice in any object of the line makes it malformed', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 1000 }), fc.string(), fc.jsonValue(), (id, key, value) => {
+        const member = `${JSON.stringify(key)}:${JSON.stringify(value) ?? 'null'}`;
+        expect(agent().handle(`{"id":${id},"op":"ping","x":{${member},${member}}}`)).toBe(GLASS_MALFORMED);
+      }),
+    );
   });
 });
 

@@ -14,6 +14,7 @@ import {
   MAX_A11Y_DEPTH,
   normalizeA11yTree,
   parseA11yRef,
+  tapPoint,
 } from '../../src/helpers/glass/a11y-tree.ts';
 import { type A11yNode, serializeA11yTree } from '../../src/simulator/glass/a11y.ts';
 import { uiWindows } from '../../src/simulator/glass/ui-tree.ts';
@@ -232,6 +233,45 @@ describe('the CLI text form of a tree', () => {
     );
     expect(formatA11yTree(tree.root)).toBe(
       'e1 FrameLayout [0,0 1080x2400]\n  e2 EditText "héllo 👋" desc="Note" [10,20 300x40] editable,clickable,disabled',
+    );
+  });
+});
+
+describe('tapPoint: where a click by coordinates lands', () => {
+  const window = { x: 0, y: 0, width: 1080, height: 2400 };
+  it('is the centre of the node, of its part on screen when it reaches past the window', () => {
+    expect(tapPoint({ x: 100, y: 400, width: 400, height: 120 }, window)).toEqual({ x: 300, y: 460 });
+    expect(tapPoint({ x: 900, y: 2300, width: 400, height: 300 }, window)).toEqual({ x: 990, y: 2350 });
+    expect(tapPoint({ x: -50, y: -50, width: 100, height: 100 }, window)).toEqual({ x: 25, y: 25 });
+  });
+
+  it('is null for empty bounds and for nodes wholly off screen', () => {
+    expect(tapPoint({ x: 0, y: 0, width: 0, height: 0 }, window)).toBeNull();
+    expect(tapPoint({ x: 10, y: 10, width: 50, height: -5 }, window)).toBeNull();
+    expect(tapPoint({ x: 1080, y: 0, width: 10, height: 10 }, window)).toBeNull();
+    expect(tapPoint({ x: 0, y: -20, width: 10, height: 20 }, window)).toBeNull();
+  });
+
+  it('always lands inside both the node and the window (property)', () => {
+    const rect = fc.record({
+      x: fc.integer({ min: -5000, max: 5000 }),
+      y: fc.integer({ min: -5000, max: 5000 }),
+      width: fc.integer({ min: -100, max: 5000 }),
+      height: fc.integer({ min: -100, max: 5000 }),
+    });
+    fc.assert(
+      fc.property(rect, rect, (node, win) => {
+        const p = tapPoint(node, win);
+        if (p === null) return;
+        for (const r of [node, win]) {
+          expect(p.x).toBeGreaterThanOrEqual(r.x);
+          expect(p.x).toBeLessThan(r.x + r.width);
+          expect(p.y).toBeGreaterThanOrEqual(r.y);
+          expect(p.y).toBeLessThan(r.y + r.height);
+        }
+        expect(p.x).toBeGreaterThanOrEqual(0);
+        expect(p.y).toBeGreaterThanOrEqual(0);
+      }),
     );
   });
 });

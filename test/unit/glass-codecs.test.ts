@@ -94,11 +94,14 @@ describe('parseGesture', () => {
 });
 
 describe('parseGlassRequest', () => {
-  it('wants one JSON object with a safe integer id and nothing after it', () => {
+  it('wants one strict JSON object with a safe integer id and nothing but whitespace after it', () => {
     expect(parseGlassRequest('{"id":3,"op":"ping"}')).toEqual({ id: 3, request: { id: 3, op: 'ping' } });
     expect(parseGlassRequest(' {"id":1e0}')?.id).toBe(1);
+    expect(parseGlassRequest('{"id":3} ')?.id).toBe(3);
     for (const bad of [
-      '{"id":3} ',
+      '{"id":3} x',
+      '{id:3}',
+      '{"id":3,"id":3}',
       '[1]',
       '{"id":"3"}',
       '{"id":2.5}',

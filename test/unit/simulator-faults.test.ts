@@ -59,6 +59,7 @@ describe('parseFaultSpec', () => {
     expect(parseFaultSpec('unauthorized')).toEqual({ unauthorized: true });
     expect(parseFaultSpec('stall')).toEqual({ stall: true });
     expect(parseFaultSpec('glass-agent-death')).toEqual({ glassAgentDeath: true });
+    expect(parseFaultSpec('glass-agent-deaf')).toEqual({ glassAgentDeaf: true });
     expect(parseFaultSpec('glass-a11y-unbind')).toEqual({ glassA11yUnbind: true });
     expect(parseFaultSpec('glass-malformed')).toEqual({ glassMalformed: true });
     expect(parseFaultSpec('inject-blocked')).toEqual({ injectBlocked: true });

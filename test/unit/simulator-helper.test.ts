@@ -11,6 +11,7 @@ import {
   generateUiXml,
   runningHelperCount,
 } from '../../src/simulator/helper/index.ts';
+import { splitCommand } from '../../src/simulator/helper/session-server.ts';
 import { mulberry32 } from '../../src/simulator/prng.ts';
 import type {
   DeviceListener,
@@ -727,5 +728,19 @@ describe('UI sources', () => {
     expect(xml).toContain('&quot;ideas&quot;');
     expect(xml).toContain('京都駅');
     expect(xml).toMatch(/resource-id="com\.example\.notes:id\/fab_new_note"[^>]*drawing-order="3"/);
+  });
+});
+
+describe('session command lines: split as the helper splits them', () => {
+  const { cases } = JSON.parse(
+    readFileSync(
+      new URL('../fixtures/contract/snapshot-helper/session-commands.json', import.meta.url),
+      'utf8',
+    ),
+  ) as { cases: Array<{ line: string; parts: [string, string, string] }> };
+
+  it.each(cases.map((c) => [c.line, c] as const))('%j', (_, c) => {
+    const [action = '', requestId = '', payload = ''] = splitCommand(c.line);
+    expect([action, requestId, payload]).toEqual(c.parts);
   });
 });

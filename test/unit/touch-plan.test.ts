@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
@@ -501,5 +502,39 @@ describe('touch plan golden bytes', () => {
     const b = decodeTouchPlanBase64(TRANSFORM_B64);
     expect(a.valid && a.plan).toEqual(swipe);
     expect(b.valid && b.plan).toEqual(transform);
+  });
+});
+
+describe('the payloads the helper (TouchPlanParser.java) answers too', () => {
+  const { cases } = JSON.parse(
+    readFileSync(new URL('../fixtures/touch-plans.json', import.meta.url), 'utf8'),
+  ) as { cases: Array<{ name: string; payloadBase64: string; plan?: TouchPlan; error?: string }> };
+
+  it.each(cases.map((c) => [c.name, c] as const))('%s', (_, c) => {
+    const verdict = decodeTouchPlanBase64(c.payloadBase64);
+    if (c.plan !== undefined) {
+      expect(verdict).toEqual({ valid: true, plan: c.plan });
+      return;
+    }
+    // The helper's message: every error as `path: message`, joined with "; ".
+    expect(
+      errorsOf(verdict)
+        .map((e) => (e.path === '' ? e.message : `${e.path}: ${e.message}`))
+        .join('; '),
+    ).toBe(c.error);
+  });
+
+  it('property: any plan the bridge builds survives a shell around its payload (spaces, tabs, CR, LF)', () => {
+    fc.assert(
+      fc.property(
+        planArb,
+        fc.stringMatching(/^[ \t\r\n]{0,4}$/),
+        fc.stringMatching(/^[ \t\r\n]{0,4}$/),
+        (plan, before, after) => {
+          const verdict = decodeTouchPlanBase64(`${before}${encodeTouchPlanBase64(plan)}${after}`);
+          expect(verdict.valid && verdict.plan).toEqual(validateTouchPlan(plan).valid && plan);
+        },
+      ),
+    );
   });
 });

@@ -5,8 +5,9 @@
  * Enabling reads `enabled_accessibility_services` and `accessibility_enabled`, hands the prior
  * values to a durable journal (the lease store) BEFORE changing anything, appends the service's
  * component (`:`-separated, never twice), sets `accessibility_enabled` to 1, and waits for the
- * service: a `tree` answered through a forward to `localabstract:<socketName>`, polled every 150 ms
- * up to 6 s, up to 3 attempts with a rebind (the component taken out of the list and put back).
+ * service: a `ping` answered through a forward to `localabstract:<socketName>`, polled every 150 ms
+ * up to 6 s (not a `tree`: with the screen off or the keyguard up no window is active and a bound
+ * service refuses every tree), up to 3 attempts with a rebind (the component taken out of the list and put back).
  * Restoring puts each prior value back, or deletes the setting when it had none: `settings put …
  * ""` fails on devices. Restoring needs only the journal's record, not the enabling process.
  *
@@ -138,7 +139,7 @@ export class GlassA11y {
     );
   }
 
-  /** Journal the prior settings, enable the service and wait until it serves a tree. */
+  /** Journal the prior settings, enable the service and wait until it answers a ping. */
   static async enable(
     options: A11yEnableOptions,
   ): Promise<{ a11y: GlassA11y; prior: A11ySettingsRecord; attempts: number }> {
@@ -228,11 +229,14 @@ export class GlassA11y {
     await this.#endpoint.close();
   }
 
-  /** Readiness: a `tree` answered, polled every 150 ms up to 6 s. */
+  /**
+   * Readiness: a `ping` answered, polled every 150 ms up to 6 s. A bound service answers ping
+   * whatever the screen shows; `tree` fails while no window is active (screen off, keyguard up).
+   */
   async #connect(): Promise<void> {
-    this.#client = await this.#endpoint.connect(
-      (client) => client.request('tree', { package: '' }, { timeoutMs: 6000 }),
-      { intervalMs: this.#o.pollMs ?? 150, totalMs: this.#o.readyTimeoutMs ?? 6000 },
-    );
+    this.#client = await this.#endpoint.connect((client) => client.request('ping', {}, { timeoutMs: 6000 }), {
+      intervalMs: this.#o.pollMs ?? 150,
+      totalMs: this.#o.readyTimeoutMs ?? 6000,
+    });
   }
 }

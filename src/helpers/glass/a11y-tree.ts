@@ -142,3 +142,28 @@ export function parseA11yRef(ref: unknown): number {
     { details: { errors: [{ path: 'ref', message: 'must be eN (N ≥ 1) or an integer ≥ 0' }] } },
   );
 }
+
+/** Every node's bounds, by raw ref (pre-order): what a tap on a served node needs. */
+export function boundsByRef(tree: NormalizedA11yTree): A11yBounds[] {
+  const out: A11yBounds[] = [];
+  const visit = (n: A11yTreeNode): void => {
+    out[n.rawRef] = n.bounds;
+    for (const c of n.children) visit(c);
+  };
+  visit(tree.root);
+  return out;
+}
+
+/**
+ * Where a coordinate click on a node lands: the centre of the part of its bounds inside the window
+ * the tree came from (the root's bounds, on screen, and never left of or above the screen's
+ * origin), rounded to whole pixels; null when no part of it is there (empty bounds, off screen).
+ */
+export function tapPoint(node: A11yBounds, window: A11yBounds): { x: number; y: number } | null {
+  const left = Math.max(node.x, window.x, 0);
+  const top = Math.max(node.y, window.y, 0);
+  const right = Math.min(node.x + node.width, window.x + window.width);
+  const bottom = Math.min(node.y + node.height, window.y + window.height);
+  if (!(right > left && bottom > top)) return null;
+  return { x: Math.floor((left + right) / 2), y: Math.floor((top + bottom) / 2) };
+}

@@ -8,7 +8,8 @@
  * A stale agent (left by a bridge that crashed) holds the socket: the new one exits with "Address
  * already in use"; it is killed (`pkill -f` its main class, literally) and the agent started again, once. A
  * request whose connection broke (protocol error, drop, deadline) rejects with a retryable error;
- * the next request reconnects, and starts the agent again when its process has exited. A device
+ * the next request reconnects, and starts the agent again when its process has exited — or kills and
+ * starts it again when it runs but does not answer on its socket within the readiness bound. A device
  * whose adb transport ended and came back (or an adb server that was restarted) has neither the
  * agent's forward nor, usually, its process: the reconnect opens the forward anew through the ledger
  * (the lost one forgotten, never left stale) and starts the agent again, within that request's deadline.
@@ -142,7 +143,9 @@ export class GlassAgent {
         try {
           await this.#connect(deadlineAt, ended.signal);
         } catch (err) {
-          if (!this.#exited || this.#closed) throw err;
+          if (this.#closed) throw err;
+          // Running but not answering on its socket (its accept loop died): stop it, start anew.
+          if (!this.#exited) await this.#stopUnresponsive();
           await this.#launch();
           await this.#connect(deadlineAt);
         }
@@ -195,6 +198,23 @@ export class GlassAgent {
         ),
       );
     }
+  }
+
+  /**
+   * The agent's process runs but could not be reached within the readiness bound: hang up its shell
+   * and kill it (a device's agent may outlive the hang-up), so the next launch owns the socket.
+   */
+  async #stopUnresponsive(): Promise<void> {
+    const { device, manifest } = this.#o;
+    this.#o.logger?.warn(
+      { serial: device.serial },
+      'glass agent: running but not answering; starting it again',
+    );
+    const shell = this.#shell;
+    this.#shell = null;
+    this.#exited = true;
+    shell?.close();
+    await stopGlassAgentProcesses(device, [manifest.mainClass], 5000);
   }
 
   /** The jar on the device, by sha256: pushed only when missing or different, verified after. */

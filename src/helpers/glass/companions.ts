@@ -12,7 +12,8 @@
  * A release whose sha256 changed since a companion started restarts it. The seed's rules for
  * actions are kept here as well as on the device: an action needs a tree served on the current
  * connection and a named window (COMPANION_REFUSED otherwise), and a device refusal of an action is
- * COMPANION_REFUSED with the device's reason. `close` stops both (the jar stays on the device).
+ * COMPANION_REFUSED with the device's reason. A click by coordinates (`tapPoint`) needs the same
+ * served tree and takes the node's bounds from it. `close` stops both (the jar stays on the device).
  */
 import type { ArtifactCache } from '../../artifacts/cache.ts';
 import type { ArtifactStore } from '../../artifacts/store.ts';
@@ -30,7 +31,13 @@ import { apkSource, artifactSource } from '../apk-source.ts';
 import type { HelperDevice } from '../snapshot/device.ts';
 import { type EnsureResult, type EnsureVerdicts, ensureHelper } from '../snapshot/ensure-helper.ts';
 import { GlassA11y, leaseSettingsJournal } from './a11y-driver.ts';
-import { type NormalizedA11yTree, normalizeA11yTree } from './a11y-tree.ts';
+import {
+  type A11yBounds,
+  boundsByRef,
+  type NormalizedA11yTree,
+  normalizeA11yTree,
+  tapPoint,
+} from './a11y-tree.ts';
 import { GlassAgent } from './agent-driver.ts';
 import { type GlassReply, startFailureOf } from './line-client.ts';
 
@@ -116,6 +123,32 @@ function refused(reason: string, extra: Record<string, unknown> = {}): BridgeErr
   });
 }
 
+/** The contract's rules before a node of the served tree is acted on: a tree, a named window, a ref in it. */
+function checkServed(
+  served: RunningA11y['served'],
+  ref: number,
+): asserts served is NonNullable<RunningA11y['served']> {
+  if (served === null) {
+    throw refused(
+      'no tree has been served on this connection: an action needs a tree first (GET the a11y tree, then act on its refs)',
+    );
+  }
+  if (served.package === null) {
+    throw refused(
+      "the served tree's window has no package name: an unnamed window cannot be confirmed to be the one the ref came from",
+    );
+  }
+  if (ref >= served.nodeCount) {
+    throw new BridgeError(
+      'INVALID_ARGUMENT',
+      `ref ${formatNodeRef(ref)} (raw ${ref}) is not in the served tree of ${served.nodeCount} nodes`,
+      {
+        details: { errors: [{ path: 'ref', message: `must name one of the ${served.nodeCount} nodes` }] },
+      },
+    );
+  }
+}
+
 export interface CompanionsOptions {
   device: HelperDevice;
   leaseId: string;
@@ -143,8 +176,8 @@ export interface A11yTreeResult {
 interface RunningA11y {
   a11y: GlassA11y;
   sha256: string;
-  /** The tree last served on this connection: its window and size (null: none yet). */
-  served: { package: string | null; nodeCount: number } | null;
+  /** The tree last served on this connection: its window, size and bounds by ref (null: none yet). */
+  served: { package: string | null; nodeCount: number; bounds: A11yBounds[] } | null;
 }
 
 export class LeaseCompanions {
@@ -182,37 +215,42 @@ export class LeaseCompanions {
         typeof reply['package'] === 'string' && reply['package'] !== '' ? reply['package'] : null;
       // The connection that served it (the request may have re-established it).
       const current = this.#a11y ?? running;
-      current.served = { package: served, nodeCount: tree.nodeCount };
+      current.served = { package: served, nodeCount: tree.nodeCount, bounds: boundsByRef(tree) };
       return { package: served, raw: reply['tree'], tree };
     });
   }
 
-  /** `set_text` (with `text`) or `click` on a node of the tree served on this connection. */
-  action(ref: number, action: 'set_text' | 'click', text?: string): Promise<void> {
+  /**
+   * Where a click by coordinates on `ref` of the served tree lands: the centre of the node's bounds
+   * within the served window. The same refusals as an action (no tree, an unnamed window, a ref
+   * outside the tree); INVALID_ARGUMENT when no part of the node is on screen.
+   */
+  tapPoint(ref: number): Promise<{ x: number; y: number }> {
     return this.#serial('a11y', async () => {
-      const noTree = () =>
-        refused(
-          'no tree has been served on this connection: an action needs a tree first (GET the a11y tree, then act on its refs)',
-        );
-      // Refused before anything starts: no service is installed or enabled for an action without a tree.
-      if (!this.#a11y?.served) throw noTree();
-      const running = await this.#runningA11y();
-      const served = running.served;
-      if (served === null) throw noTree();
-      if (served.package === null) {
-        throw refused(
-          "the served tree's window has no package name: an unnamed window cannot be confirmed to be the one the ref came from",
-        );
-      }
-      if (ref >= served.nodeCount) {
+      const served = this.#a11y?.served ?? null;
+      checkServed(served, ref);
+      const node = served.bounds[ref] as A11yBounds;
+      const point = tapPoint(node, served.bounds[0] as A11yBounds);
+      if (point === null) {
+        const { x, y, width, height } = node;
         throw new BridgeError(
           'INVALID_ARGUMENT',
-          `ref ${formatNodeRef(ref)} (raw ${ref}) is not in the served tree of ${served.nodeCount} nodes`,
-          {
-            details: { errors: [{ path: 'ref', message: `must name one of the ${served.nodeCount} nodes` }] },
-          },
+          `ref ${formatNodeRef(ref)} (raw ${ref}) has empty bounds on screen (x ${x}, y ${y}, ${width}×${height}): nothing to tap; pass "via": "accessibility" to send ACTION_CLICK instead`,
+          { details: { errors: [{ path: 'ref', message: 'has empty bounds on screen' }] } },
         );
       }
+      return point;
+    });
+  }
+
+  /** `set_text` (with `text`) or `click` (ACTION_CLICK) on a node of the tree served on this connection. */
+  action(ref: number, action: 'set_text' | 'click', text?: string): Promise<void> {
+    return this.#serial('a11y', async () => {
+      // Refused before anything starts: no service is installed or enabled for an action without a tree.
+      if (!this.#a11y?.served) checkServed(null, ref);
+      const running = await this.#runningA11y();
+      const served = running.served;
+      checkServed(served, ref);
       try {
         await this.#a11yRequest(running, 'action', {
           ref,

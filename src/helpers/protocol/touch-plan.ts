@@ -8,7 +8,8 @@
  *   sends it, the real helper defaults it). `encodeTouchPlanBase64` always writes it first.
  * - `x`/`y`: any finite JSON number, fractions allowed (the helper reads doubles and injects floats).
  *   Builders round coordinates to 0.01 px.
- * - `offsetMs`, `durationMs`, `pointerId`: JSON numbers that are integers (no numeric strings).
+ * - `offsetMs`, `durationMs`, `pointerId`: JSON numbers that are integers within ±(2^53 - 1) (no
+ *   numeric strings).
  * - Unknown fields are ignored and dropped from the returned plan (the helper ignores them too).
  * - Every rule is checked and every failure reported, each with a dotted path
  *   (`pointers.1.samples.3.offsetMs`), not just the first one.
@@ -56,8 +57,9 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** An integer a JSON reader on either end holds exactly (|n| ≤ 2^53 - 1): the helper reads these as longs. */
 function isInteger(value: unknown): value is number {
-  return typeof value === 'number' && Number.isInteger(value);
+  return typeof value === 'number' && Number.isSafeInteger(value);
 }
 
 function isFiniteNumber(value: unknown): value is number {
@@ -231,9 +233,16 @@ function checkSharedOffsets(pointers: TouchPointer[], fail: (path: string, messa
 
 const BASE64_RE = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
-/** Strict base64 (standard alphabet, padded, surrounding whitespace ignored) → JSON → validate. Never throws. */
+/** Spaces, tabs, CRs and LFs around a payload (a shell's trailing newline); the helper strips exactly these. */
+const SURROUNDING_SPACE = /^[ \t\r\n]+|[ \t\r\n]+$/g;
+
+/**
+ * Strict base64 (standard alphabet, padded, surrounding spaces, tabs and newlines ignored) → UTF-8
+ * (a byte order mark is not skipped) → strict JSON → validate. Never throws. The helper
+ * (TouchPlanParser.java) answers every payload of test/fixtures/touch-plans.json as this does.
+ */
 export function decodeTouchPlanBase64(b64: string): TouchPlanValidation {
-  const text = b64.trim();
+  const text = b64.replace(SURROUNDING_SPACE, '');
   if (text.length === 0) return { valid: false, errors: [{ path: '', message: 'payloadBase64 is empty' }] };
   if (!BASE64_RE.test(text)) {
     return { valid: false, errors: [{ path: '', message: 'payloadBase64 is not valid base64' }] };
@@ -241,7 +250,7 @@ export function decodeTouchPlanBase64(b64: string): TouchPlanValidation {
   const bytes = Buffer.from(text, 'base64');
   let json: string;
   try {
-    json = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    json = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
   } catch {
     return { valid: false, errors: [{ path: '', message: 'payloadBase64 does not decode to UTF-8 text' }] };
   }

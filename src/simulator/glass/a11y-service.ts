@@ -8,10 +8,12 @@
  * Each connection gets its own protocol instance (the served tree belongs to the connection).
  *
  * Actions edit the device's screen: `set_text` replaces an editable node's text, `click` on an
- * editable node gives it the input focus. The `glass-a11y-unbind` fault unbinds the service until
+ * editable node gives it the input focus — except on a Compose node, where ACTION_CLICK answers
+ * success and does nothing, as on a device (a tap on its bounds does act). The `glass-a11y-unbind` fault unbinds the service until
  * the secure settings change again (the change clears the fault) or the fault is lifted; the
- * `a11y-policy-blocked` fault (a device admin restricting accessibility services) keeps it unbound
- * whatever the settings say.
+ * `no-active-window` fault (screen off, keyguard up) leaves it bound but without a window to serve;
+ * the `a11y-policy-blocked` fault (a device admin restricting accessibility services) keeps it
+ * unbound whatever the settings say.
  */
 import { BIND_ACCESSIBILITY_SERVICE, resolveComponent } from '../../manifest/index.ts';
 import type { SimDeviceImpl } from '../android/device.ts';
@@ -100,11 +102,13 @@ export class GlassA11yService {
     const device = this.#device;
     const server = lineServer(() => {
       const protocol = new GlassA11yProtocol({
-        activeWindow: () => activeA11yWindow(device.uiXml()),
+        activeWindow: () => (device.faults.noActiveWindow === true ? null : activeA11yWindow(device.uiXml())),
         perform: (node, action, text) => {
           const done = node.enabled && (action === 'click' ? node.clickable : node.editable);
           if (!done) return false;
           device.recordInput({ type: `a11y-${action}`, class: node.className, bounds: node.bounds, text });
+          // Compose: ACTION_CLICK answers success and does nothing (a tap on the bounds acts).
+          if (action === 'click' && node.compose === true) return true;
           if (node.source !== undefined) {
             if (action === 'set_text') device.screen.setText(node.source, text ?? '');
             else if (node.editable) device.screen.focus(node.source);

@@ -10,7 +10,7 @@ import {
   type GlassValue,
   glassInteger,
   glassOk,
-  optString,
+  requiredString,
 } from './line-protocol.ts';
 
 export interface A11yNode {
@@ -26,6 +26,11 @@ export interface A11yNode {
   children: readonly A11yNode[];
   /** The node's `<node>` tag in the device's uiautomator XML (document order), when it came from there. */
   source?: number;
+  /**
+   * A Jetpack Compose node (inside a `ComposeView`): ACTION_CLICK answers success and does nothing
+   * (the glass contract's scope note), while a tap on its bounds acts.
+   */
+  compose?: boolean;
 }
 
 export interface A11yWindow {
@@ -77,8 +82,7 @@ export class GlassA11yProtocol {
 
   handle(line: string): string {
     return answerGlassLine(line, (id, request) => {
-      const op = optString(request, 'op');
-      if (op === null) throw new GlassRequestError('missing field: op');
+      const op = requiredString(request, 'op');
       if (op === 'ping') return glassOk(id);
       if (op === 'tree') {
         if (typeof request['package'] !== 'string' || !Object.hasOwn(request, 'package')) {

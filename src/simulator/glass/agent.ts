@@ -75,8 +75,7 @@ export class GlassAgentProtocol {
   /** The reply line (without its newline) to one request line. */
   handle(line: string): string {
     return answerGlassLine(line, (id, request) => {
-      const op = optString(request, 'op');
-      if (op === null) throw new GlassRequestError('missing field: op');
+      const op = requiredString(request, 'op');
       switch (op) {
         case 'ping':
           return glassOk(id);

@@ -7,11 +7,13 @@
  * raw UTF-8; an unpaired surrogate becomes "?" on the wire), so the simulator's bytes equal the
  * contract streams in test/fixtures/contract/glass/streams/.
  *
- * Known differences: org.json also accepts a lenient syntax (comments, unquoted strings, ";"
- * separators) that JSON.parse refuses, and names a non-string `op` in Java's number format ("5.0");
- * hosts send strict JSON with string ops, so no host sees either.
+ * A line is read with the bridge's strict JSON (`parseStrictJson`: RFC 8259, no duplicate or
+ * prototype keys, at most 64 levels, numbers within a double's range), as the Java components read
+ * it with StrictJson.java (android/strict-json/, a port of it); the op is a string.
+ * test/fixtures/contract/glass/lines.json holds lines and the answers both sides give.
  */
 import { GLASS_BANNER } from '../../helpers/glass/line-client.ts';
+import { parseStrictJson } from '../../strict-json.ts';
 
 /** The banner (seed 001), one definition for both sides. */
 export const GLASS_HELLO = GLASS_BANNER;
@@ -31,29 +33,18 @@ export function finiteNumber(value: unknown): number | null {
   return typeof value === 'number' && Number.isFinite(value) ? value : null;
 }
 
-/** Whitespace org.json's tokenizer skips; after the value, any of it makes the line malformed. */
-const TRAILING_WS = /[ \t\r\n]$/;
-
 /** The request object and its id, or null for a malformed line. */
 export function parseGlassRequest(line: string): { id: number; request: Record<string, unknown> } | null {
-  if (TRAILING_WS.test(line)) return null;
   let value: unknown;
   try {
-    value = JSON.parse(line);
+    value = parseStrictJson(line);
   } catch {
     return null;
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
-  if (containsNonFinite(value)) return null; // org.json refuses Infinity/NaN anywhere
   const request = value as Record<string, unknown>;
   const id = glassInteger(Object.hasOwn(request, 'id') ? request['id'] : undefined);
   return id === null ? null : { id, request };
-}
-
-function containsNonFinite(value: unknown): boolean {
-  if (typeof value === 'number') return !Number.isFinite(value);
-  if (typeof value !== 'object' || value === null) return false;
-  return Object.values(value).some(containsNonFinite);
 }
 
 /** A field as org.json's optString(name, null) reads it: strings as is, other values in their JSON text. */

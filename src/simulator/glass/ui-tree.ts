@@ -3,19 +3,24 @@
  * the active application window's root (`activeRootOrder`: the active application window by the
  * window metadata, else the first root that is neither system UI nor a keyboard, else the first
  * root) and its nodes, with class, text, content description, bounds as [x, y, w, h] and the boolean
- * fields (`editable` for EditText-like classes: uiautomator does not dump it). Each node carries its
+ * fields (`editable` for EditText-like classes: uiautomator does not dump it; `compose` for the
+ * nodes inside a ComposeView). Each node carries its
  * `source`: the document-order index of its `<node>` tag, which the device's screen model edits.
  * Pure string work over the document.
  */
+import { isXml10Char } from '../../snapshot/xml-values.ts';
 import { activeRootOrder } from '../helper/ui-capture.ts';
 import type { A11yNode } from './a11y.ts';
 
 const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
 
+/** Entities and character references decoded; a reference XML 1.0 cannot carry is dropped (as the bridge does). */
 function unescapeXml(value: string): string {
   return value.replace(/&(#x[0-9a-fA-F]+|#[0-9]+|amp|lt|gt|quot|apos);/g, (_, e: string) => {
-    if (e.startsWith('#x')) return String.fromCodePoint(Number.parseInt(e.slice(2), 16));
-    if (e.startsWith('#')) return String.fromCodePoint(Number.parseInt(e.slice(1), 10));
+    if (e.startsWith('#')) {
+      const code = e.startsWith('#x') ? Number.parseInt(e.slice(2), 16) : Number.parseInt(e.slice(1), 10);
+      return isXml10Char(code) ? String.fromCodePoint(code) : '';
+    }
     return ENTITIES[e] ?? '';
   });
 }
@@ -72,7 +77,10 @@ interface Built {
   attrs: Map<string, string>;
 }
 
-function build(attrs: Map<string, string>, source: number): Built {
+/** Hosts of Jetpack Compose content: every node inside one is a Compose node. */
+const COMPOSE_HOST = /^androidx\.compose\.ui\.platform\.(ComposeView|AndroidComposeView)$/;
+
+function build(attrs: Map<string, string>, source: number, inCompose: boolean): Built {
   const m = BOUNDS.exec(attrs.get('bounds') ?? '');
   const [x1, y1, x2, y2] = m ? m.slice(1).map(Number) : [0, 0, 0, 0];
   const className = attrs.get('class') ?? '';
@@ -88,6 +96,7 @@ function build(attrs: Map<string, string>, source: number): Built {
       scrollable: attrs.get('scrollable') === 'true',
       children: [],
       source,
+      ...(inCompose ? { compose: true } : {}),
     },
     packageName: attrs.get('package') || null,
     attrs,
@@ -99,8 +108,11 @@ function windowRoots(xml: string): Built[] {
   const stack: Built[] = [];
   for (const tag of nodeTags(xml)) {
     stack.length = tag.depth;
-    const built = build(tag.attributes, tag.index);
     const parent = stack.at(-1);
+    const inCompose =
+      parent !== undefined &&
+      (parent.node.compose === true || COMPOSE_HOST.test(parent.node.className ?? ''));
+    const built = build(tag.attributes, tag.index, inCompose);
     if (parent) parent.node.children.push(built.node);
     else roots.push(built);
     stack.push(built);

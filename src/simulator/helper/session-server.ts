@@ -179,14 +179,22 @@ export async function runSession(
   }
 }
 
-/** Java `command.trim().split("\\s+", 3)`. */
+/** Java's `trim()`: every character up to U+0020 at either end (JavaScript's trims other ones). */
+const JAVA_TRIM = /^[\u0000-\u0020]+|[\u0000-\u0020]+$/g;
+/** Java's regex `\s`: space, tab, LF, VT, FF, CR (JavaScript's `\s` is Unicode's whitespace). */
+const JAVA_SPACE = /[ \t\n\u000b\f\r]+/;
+
+/**
+ * Java `command.trim().split("\\s+", 3)` (SessionCommand.java), character for character:
+ * test/fixtures/contract/snapshot-helper/session-commands.json holds lines both split.
+ */
 export function splitCommand(line: string): string[] {
-  const trimmed = line.trim();
+  const trimmed = line.replace(JAVA_TRIM, '');
   if (trimmed === '') return [''];
   const out: string[] = [];
   let rest = trimmed;
   while (out.length < 2) {
-    const m = /\s+/.exec(rest);
+    const m = JAVA_SPACE.exec(rest);
     if (m === null) break;
     out.push(rest.slice(0, m.index));
     rest = rest.slice(m.index + m[0].length);

@@ -43,9 +43,10 @@ export interface UiNode {
 export const XML_DECLARATION = "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>";
 
 /**
- * XmlSerializer attribute escaping: markup characters and control characters as references; every
- * other code point raw (a surrogate pair stays one character); an unpaired surrogate becomes "?",
- * as Java's UTF-8 writer replaces it.
+ * The helper's attribute escaping (UiXmlWriter.escape): markup characters as entities; tab, LF and
+ * CR as references; what XML 1.0 cannot carry even as a reference (the other C0 controls, unpaired
+ * surrogates, U+FFFE, U+FFFF) dropped, so the document is always well-formed XML 1.0; every other
+ * code point raw (a surrogate pair stays one character).
  */
 export function escapeAttribute(value: string): string {
   let out = '';
@@ -59,12 +60,13 @@ export function escapeAttribute(value: string): string {
         i += 1; // a pair: kept as is
         continue;
       }
-      rep = '?';
+      rep = '';
     } else if (c === 38) rep = '&amp;';
     else if (c === 60) rep = '&lt;';
     else if (c === 62) rep = '&gt;';
     else if (c === 34) rep = '&quot;';
-    else if (c < 32) rep = `&#${c};`;
+    else if (c === 9 || c === 10 || c === 13) rep = `&#${c};`;
+    else if (c < 32 || c === 0xfffe || c === 0xffff) rep = '';
     if (rep !== undefined) {
       out += value.slice(last, i) + rep;
       last = i + 1;

@@ -10,7 +10,7 @@ export const a11yActionRoute = createRoute({
   operationId: 'performAccessibilityAction',
   tags: [GLASS_TAG],
   summary:
-    'set_text or click on a node of the tree last served to this lease (through the glass a11y service)',
+    'set_text or click on a node of the tree last served to this lease: set_text through the glass a11y service; click taps the centre of the node by default (ACTION_CLICK does nothing on Compose), ACTION_CLICK with "via": "accessibility"',
   security: [{ bearer: [] }],
   middleware: glassBodyGuard(),
   request: {
@@ -26,9 +26,14 @@ export const a11yActionRoute = createRoute({
 export function registerA11yAction(app: OpenAPIHono<AppEnv>): void {
   app.openapi(a11yActionRoute, async (c) => {
     const { side, scope } = await scopeFor(c, c.req.valid('param').id);
-    const { ref, action, text } = c.req.valid('json');
+    const { ref, action, text, via } = c.req.valid('json');
     return c.json(
-      await side.glass.a11yAction(scope, { ref, action, ...(text === undefined ? {} : { text }) }),
+      await side.glass.a11yAction(scope, {
+        ref,
+        action,
+        ...(text === undefined ? {} : { text }),
+        ...(via === undefined ? {} : { via }),
+      }),
       200,
     );
   });

@@ -11,7 +11,8 @@
  * (every sample within the touch slop of the first) on an editable node focuses it, the clipboard
  * is the device's. Seed 001's upstream main class keeps its quirk: an unknown key name is a silent success.
  * With the `glass-agent-death` fault the agent dies on the next request it reads: no reply, its
- * connections drop, the socket goes away and the shell ends with 137 (killed).
+ * connections drop, the socket goes away and the shell ends with 137 (killed); with
+ * `glass-agent-deaf` the same, except that its process keeps running (alive, not listening).
  */
 import { parseDexJar } from '../../../artifacts/dex.ts';
 import { GlassAgentProtocol } from '../../glass/agent.ts';
@@ -133,6 +134,14 @@ export const appProcess: CommandFn = async (argv, ctx) => {
       if (device.faults.glassAgentDeath === true) {
         delete device.faults.glassAgentDeath;
         die();
+        return null;
+      }
+      if (device.faults.glassAgentDeaf === true) {
+        // Alive but deaf: the socket and its connections go, the process runs on.
+        delete device.faults.glassAgentDeaf;
+        dead = true;
+        server.close();
+        listener?.close();
         return null;
       }
       return agent.handle(line);

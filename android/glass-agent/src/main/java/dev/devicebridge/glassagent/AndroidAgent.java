@@ -1,5 +1,7 @@
 package dev.devicebridge.glassagent;
 
+import android.content.ClipData;
+import android.os.Build;
 import android.os.SystemClock;
 import android.view.InputDevice;
 import android.view.KeyCharacterMap;
@@ -7,11 +9,15 @@ import android.view.KeyEvent;
 import android.view.MotionEvent;
 import dev.devicebridge.glassagent.core.Agent;
 import dev.devicebridge.glassagent.core.Chord;
+import dev.devicebridge.glassagent.core.KeyComposition;
 import dev.devicebridge.glassagent.core.PointerSample;
 import java.util.List;
 
 /** {@link Agent} on a device, as the shell uid: hidden services through {@link ClipboardService} and {@link InputService}. */
 final class AndroidAgent implements Agent {
+    /** KeyEvent.KEYCODE_PASTE (API 24; not in the API-23 android.jar this compiles against). */
+    static final int KEYCODE_PASTE = 279;
+
     private final ClipboardService clipboard = new ClipboardService();
     private final InputService input = new InputService();
 
@@ -40,9 +46,17 @@ final class AndroidAgent implements Agent {
         }
     }
 
+    /** One finger (pointer id 0, TOOL_TYPE_FINGER) on the touchscreen, as a real touch reports it. */
     private void inject(long down, long at, int action, PointerSample s) throws Exception {
-        MotionEvent e = MotionEvent.obtain(down, at, action, (float) s.x, (float) s.y, 0);
-        e.setSource(InputDevice.SOURCE_TOUCHSCREEN);
+        MotionEvent.PointerProperties[] properties = {new MotionEvent.PointerProperties()};
+        properties[0].id = 0;
+        properties[0].toolType = MotionEvent.TOOL_TYPE_FINGER;
+        MotionEvent.PointerCoords[] coords = {new MotionEvent.PointerCoords()};
+        coords[0].x = (float) s.x;
+        coords[0].y = (float) s.y;
+        coords[0].pressure = action == MotionEvent.ACTION_UP ? 0f : 1f;
+        coords[0].size = 1f;
+        MotionEvent e = MotionEvent.obtain(down, at, action, 1, properties, coords, 0, 0, 1f, 1f, 0, 0, InputDevice.SOURCE_TOUCHSCREEN, 0);
         try {
             input.inject(e);
         } finally {
@@ -50,40 +64,101 @@ final class AndroidAgent implements Agent {
         }
     }
 
+    /** A key event from the virtual keyboard device, with source SOURCE_KEYBOARD. */
+    private static KeyEvent keyEvent(long now, int action, int code, int meta) {
+        return new KeyEvent(now, now, action, code, 0, meta, KeyCharacterMap.VIRTUAL_KEYBOARD, 0, 0, InputDevice.SOURCE_KEYBOARD);
+    }
+
     @Override
     public void key(Chord chord) throws Exception {
         long now = SystemClock.uptimeMillis();
-        int meta = 0;
         for (int code : chord.modifierKeyCodes) {
-            input.inject(new KeyEvent(now, now, KeyEvent.ACTION_DOWN, code, 0, meta));
+            input.inject(keyEvent(now, KeyEvent.ACTION_DOWN, code, 0));
         }
-        meta = chord.metaState;
-        input.inject(new KeyEvent(now, now, KeyEvent.ACTION_DOWN, chord.keyCode, 0, meta));
-        input.inject(new KeyEvent(now, now, KeyEvent.ACTION_UP, chord.keyCode, 0, meta));
+        int meta = chord.metaState;
+        input.inject(keyEvent(now, KeyEvent.ACTION_DOWN, chord.keyCode, meta));
+        input.inject(keyEvent(now, KeyEvent.ACTION_UP, chord.keyCode, meta));
         for (int i = chord.modifierKeyCodes.length - 1; i >= 0; i--) {
-            input.inject(new KeyEvent(now, now, KeyEvent.ACTION_UP, chord.modifierKeyCodes[i], 0, 0));
+            input.inject(keyEvent(now, KeyEvent.ACTION_UP, chord.modifierKeyCodes[i], 0));
         }
     }
 
     /**
-     * Characters the virtual keyboard map can type are sent as key events; anything else (CJK,
-     * emoji, …) as one ACTION_MULTIPLE event carrying the characters, so Unicode arrives intact.
+     * Characters the virtual keyboard map can type are sent as key events, accented letters as a
+     * dead key and the letter ({@link KeyComposition}); every run of other characters (CJK, emoji,
+     * …) is pasted: set as the primary clip, then KEYCODE_PASTE (ctrl+V before Android 7, which
+     * has no paste key), then the user's previous clip is put back. Injection refuses
+     * ACTION_MULTIPLE key events, so they are never used.
      */
     @Override
     public void text(String text) throws Exception {
         KeyCharacterMap map = KeyCharacterMap.load(KeyCharacterMap.VIRTUAL_KEYBOARD);
+        StringBuilder toPaste = new StringBuilder();
         int i = 0;
         while (i < text.length()) {
             int cp = text.codePointAt(i);
-            String one = new String(Character.toChars(cp));
-            KeyEvent[] events = map.getEvents(one.toCharArray());
-            if (events != null) {
-                for (KeyEvent e : events) input.inject(e);
+            KeyEvent[] events = eventsFor(map, cp);
+            if (events == null) {
+                toPaste.appendCodePoint(cp);
             } else {
-                long now = SystemClock.uptimeMillis();
-                input.inject(new KeyEvent(now, one, KeyCharacterMap.VIRTUAL_KEYBOARD, 0));
+                paste(toPaste);
+                for (KeyEvent e : events) {
+                    e.setSource(InputDevice.SOURCE_KEYBOARD);
+                    input.inject(e);
+                }
             }
             i += Character.charCount(cp);
         }
+        paste(toPaste);
+    }
+
+    private static KeyEvent[] eventsFor(KeyCharacterMap map, int cp) {
+        if (Character.charCount(cp) != 1) return null;
+        char c = (char) cp;
+        KeyEvent[] events = map.getEvents(new char[] {c});
+        if (events != null) return events;
+        String composed = KeyComposition.decompose(c);
+        return composed == null ? null : map.getEvents(composed.toCharArray());
+    }
+
+    /**
+     * Pastes {@code pending} (then empties it). The paste is injected with WAIT_FOR_FINISH, so the
+     * focused app has handled it (and read the clip) before the user's clip is restored. When the
+     * user had no clip, or it could not be read, an empty text clip replaces the pasted text, so
+     * the typed text does not linger on the clipboard.
+     */
+    private void paste(StringBuilder pending) throws Exception {
+        if (pending.length() == 0) return;
+        String text = pending.toString();
+        pending.setLength(0);
+        ClipData previous;
+        try {
+            previous = clipboard.getClip();
+        } catch (AndroidApi.Failure unreadable) {
+            previous = null;
+        }
+        clipboard.setText(text);
+        ClipData restore = previous != null ? previous : ClipData.newPlainText("", "");
+        try {
+            long now = SystemClock.uptimeMillis();
+            if (Build.VERSION.SDK_INT >= 24) {
+                input.inject(keyEvent(now, KeyEvent.ACTION_DOWN, KEYCODE_PASTE, 0));
+                input.inject(keyEvent(now, KeyEvent.ACTION_UP, KEYCODE_PASTE, 0));
+            } else {
+                int ctrl = KeyEvent.META_CTRL_ON | KeyEvent.META_CTRL_LEFT_ON;
+                input.inject(keyEvent(now, KeyEvent.ACTION_DOWN, KeyEvent.KEYCODE_CTRL_LEFT, ctrl));
+                input.inject(keyEvent(now, KeyEvent.ACTION_DOWN, KeyEvent.KEYCODE_V, ctrl));
+                input.inject(keyEvent(now, KeyEvent.ACTION_UP, KeyEvent.KEYCODE_V, ctrl));
+                input.inject(keyEvent(now, KeyEvent.ACTION_UP, KeyEvent.KEYCODE_CTRL_LEFT, 0));
+            }
+        } catch (Exception pasteFailed) {
+            try {
+                clipboard.setClip(restore);
+            } catch (AndroidApi.Failure restoreFailed) {
+                // The paste's failure is the one to report; the clipboard keeps the text.
+            }
+            throw pasteFailed;
+        }
+        clipboard.setClip(restore);
     }
 }

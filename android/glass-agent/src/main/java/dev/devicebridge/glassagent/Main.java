@@ -16,6 +16,9 @@ public final class Main {
     private Main() {}
 
     public static void main(String[] args) throws Exception {
+        for (String note : Workarounds.apply()) {
+            System.err.println("glass-agent: start-up workaround not applied: " + note);
+        }
         final AgentProtocol protocol = new AgentProtocol(new AndroidAgent());
         LocalSocketListener listener = new LocalSocketListener(SOCKET_NAME);
         System.out.println("glass-agent listening on localabstract:" + SOCKET_NAME);

@@ -4,6 +4,7 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
 import dev.devicebridge.glass.common.JsonLineProtocol;
+import dev.devicebridge.json.Fixtures;
 import java.util.ArrayList;
 import java.util.List;
 import org.json.JSONObject;
@@ -156,5 +157,19 @@ public class A11yProtocolTest {
         assertEquals(JsonLineProtocol.MALFORMED, protocol.handle("nope"));
         host.window = null;
         assertEquals("{\"id\":10,\"ok\":false,\"error\":\"no active window\"}", protocol.handle("{\"id\":10,\"op\":\"tree\",\"package\":\"a\"}"));
+    }
+
+    /**
+     * test/fixtures/contract/glass/lines.json: what is malformed (and what is not) exactly as the
+     * simulator's a11y service answers it; the vitest tests run the same lines.
+     */
+    @Test
+    public void answersTheSharedLinesAsTheSimulatorDoes() throws Exception {
+        List<JSONObject> cases = Fixtures.objects(Fixtures.json("contract/glass/lines.json"), "cases");
+        assertTrue(cases.size() > 40);
+        for (JSONObject c : cases) {
+            assertEquals(c.getString("line"), c.getString("reply"), protocol.handle(c.getString("line")));
+        }
+        assertTrue(host.performed.isEmpty());
     }
 }

@@ -6,8 +6,10 @@ import static org.junit.Assert.assertNull;
 import static org.junit.Assert.assertTrue;
 
 import dev.devicebridge.glass.common.JsonLineProtocol;
+import dev.devicebridge.json.Fixtures;
 import java.util.ArrayList;
 import java.util.List;
+import org.json.JSONObject;
 import org.junit.Test;
 
 public class AgentProtocolTest {
@@ -77,7 +79,7 @@ public class AgentProtocolTest {
     @Test
     public void unknownOpsAndHandlerErrorsKeepTheIdAndSayWhy() {
         assertEquals("{\"id\":9,\"ok\":false,\"error\":\"unknown op: dance\"}", protocol.handle("{\"id\":9,\"op\":\"dance\"}"));
-        assertEquals("{\"id\":10,\"ok\":false,\"error\":\"missing field: op\"}", protocol.handle("{\"id\":10}"));
+        assertEquals("{\"id\":10,\"ok\":false,\"error\":\"missing field: op (a string)\"}", protocol.handle("{\"id\":10}"));
         assertEquals("{\"id\":11,\"ok\":false,\"error\":\"missing field: text (a string)\"}",
                 protocol.handle("{\"id\":11,\"op\":\"text\",\"text\":5}"));
         agent.fail = true;
@@ -111,5 +113,19 @@ public class AgentProtocolTest {
                 assertTrue(expected.getMessage().length() > 0);
             }
         }
+    }
+
+    /**
+     * test/fixtures/contract/glass/lines.json: what is malformed (and what is not) exactly as the
+     * simulator's agent answers it; the vitest tests run the same lines.
+     */
+    @Test
+    public void answersTheSharedLinesAsTheSimulatorDoes() throws Exception {
+        List<JSONObject> cases = Fixtures.objects(Fixtures.json("contract/glass/lines.json"), "cases");
+        assertTrue(cases.size() > 40);
+        for (JSONObject c : cases) {
+            assertEquals(c.getString("line"), c.getString("reply"), protocol.handle(c.getString("line")));
+        }
+        assertTrue(agent.calls.isEmpty()); // ping and refusals reach no handler
     }
 }

@@ -40,18 +40,30 @@ public class JsonLineProtocolTest {
     @Test
     public void errorsKeepTheIdAndSayWhy() {
         assertEquals("{\"id\":1,\"ok\":false,\"error\":\"unknown op: dance\"}", protocol.handle("{\"id\":1,\"op\":\"dance\"}"));
-        assertEquals("{\"id\":2,\"ok\":false,\"error\":\"missing field: op\"}", protocol.handle("{\"id\":2}"));
+        assertEquals("{\"id\":2,\"ok\":false,\"error\":\"missing field: op (a string)\"}", protocol.handle("{\"id\":2}"));
         assertEquals("{\"id\":3,\"ok\":false,\"error\":\"missing field: text (a string)\"}",
                 protocol.handle("{\"id\":3,\"op\":\"echo\",\"text\":5}"));
         // No message: the exception's class names the failure.
         assertEquals("{\"id\":4,\"ok\":false,\"error\":\"java.lang.IllegalStateException\"}", protocol.handle("{\"id\":4,\"op\":\"boom\"}"));
-        assertEquals("{\"id\":5,\"ok\":false,\"error\":\"unknown op: 7\"}", protocol.handle("{\"id\":5,\"op\":7}"));
+        assertEquals("{\"id\":5,\"ok\":false,\"error\":\"missing field: op (a string)\"}", protocol.handle("{\"id\":5,\"op\":7}"));
+    }
+
+    @Test
+    public void errorsFromReflectiveCallsNameTheExceptionTheCallThrew() {
+        Exception wrapped = new java.lang.reflect.InvocationTargetException(new SecurityException("Injecting denied"));
+        assertEquals("{\"id\":6,\"ok\":false,\"error\":\"SecurityException: Injecting denied\"}", JsonLineProtocol.error(6, wrapped));
+        Exception twice = new java.lang.reflect.InvocationTargetException(new java.lang.reflect.InvocationTargetException(new NullPointerException()));
+        assertEquals("NullPointerException", JsonLineProtocol.message(twice));
+        // A message-less exception with a cause keeps the cause.
+        assertEquals("java.lang.IllegalStateException: IllegalArgumentException: wrong argument type",
+                JsonLineProtocol.message(new IllegalStateException((String) null, new IllegalArgumentException("wrong argument type"))));
+        assertEquals("plain", JsonLineProtocol.message(new IllegalStateException("plain", new RuntimeException("hidden"))));
     }
 
     @Test
     public void malformedLinesGetIdMinusOneAndReachNoOp() {
         for (String line : new String[] {"not json", "[1,2]", "\"s\"", "{\"op\":\"echo\"}", "{\"id\":\"7\",\"op\":\"echo\"}",
-            "{\"id\":1.5,\"op\":\"echo\"}", "{\"id\":1,\"op\":\"echo\"} trailing", "{\"id\":1,\"op\":\"echo\"}  ", "{\"id\":1,",
+            "{\"id\":1.5,\"op\":\"echo\"}", "{\"id\":1,\"op\":\"echo\"} trailing", "{id:1,op:echo}", "{\"id\":1,\"id\":2,\"op\":\"echo\"}", "{\"id\":1,",
             "{\"id\":9007199254740992,\"op\":\"echo\"}", "{\"id\":-9007199254740992,\"op\":\"echo\"}", "{\"id\":null}"}) {
             assertEquals(line, JsonLineProtocol.MALFORMED, protocol.handle(line));
         }

@@ -41,13 +41,30 @@ public final class Base64Codec {
     }
 
     /**
-     * Strict decoding: surrounding whitespace is ignored; otherwise only the standard alphabet, a
-     * length that is a multiple of four, and padding only at the end.
+     * The text without the spaces, tabs, CRs and LFs around it (a payload from a shell often ends in
+     * a newline). Nothing else is stripped: the bridge strips exactly these (touch-plan.ts).
+     */
+    public static String stripSpace(String text) {
+        int start = 0;
+        int end = text.length();
+        while (start < end && isSpace(text.charAt(start))) start++;
+        while (end > start && isSpace(text.charAt(end - 1))) end--;
+        return text.substring(start, end);
+    }
+
+    private static boolean isSpace(char c) {
+        return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+    }
+
+    /**
+     * Strict decoding: surrounding spaces, tabs, CRs and LFs are ignored ({@link #stripSpace});
+     * otherwise only the standard alphabet, a length that is a multiple of four, and padding only at
+     * the end.
      *
      * @throws IllegalArgumentException when the text is not such base64
      */
     public static byte[] decode(String text) {
-        String s = text.trim();
+        String s = stripSpace(text);
         if (s.length() % 4 != 0) throw new IllegalArgumentException("payloadBase64 is not valid base64");
         int pad = s.endsWith("==") ? 2 : s.endsWith("=") ? 1 : 0;
         byte[] out = new byte[s.length() / 4 * 3 - pad];

@@ -1,5 +1,6 @@
 package dev.devicebridge.snapshothelper.core;
 
+import dev.devicebridge.json.StrictJson;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
@@ -7,15 +8,16 @@ import java.nio.charset.Charset;
 import java.util.ArrayList;
 import java.util.List;
 import org.json.JSONArray;
-import org.json.JSONException;
 import org.json.JSONObject;
-import org.json.JSONTokener;
 
 /**
- * Parses and validates an android-touch-plan-v1 payload (seed 000, "One-Shot Modes"): base64 →
- * UTF-8 → JSON object → rules. Every rule is checked and every failure reported with a dotted path
+ * Parses and validates an android-touch-plan-v1 payload (the snapshot helper contract, "One-Shot Modes"): base64
+ * (surrounding spaces, tabs and newlines ignored) → UTF-8 (a byte order mark is not skipped) →
+ * strict JSON ({@link StrictJson}: RFC 8259, whitespace around the object allowed) → rules. Every
+ * rule is checked and every failure reported with a dotted path
  * ({@code pointers.1.samples.3.offsetMs}), joined with "; " into one IllegalArgumentException, in
- * the same words as the bridge's validator (src/helpers/protocol/touch-plan.ts).
+ * the same words as the bridge's validator (src/helpers/protocol/touch-plan.ts), values shown as it
+ * shows them. test/fixtures/touch-plans.json holds payloads and the plan or message both give.
  */
 public final class TouchPlanParser {
     private final List<String> errors = new ArrayList<String>();
@@ -24,7 +26,7 @@ public final class TouchPlanParser {
 
     /** @throws IllegalArgumentException naming every rule the payload breaks */
     public static TouchPlan parseBase64(String payloadBase64) {
-        if (payloadBase64 == null || payloadBase64.trim().isEmpty()) {
+        if (payloadBase64 == null || Base64Codec.stripSpace(payloadBase64).isEmpty()) {
             throw new IllegalArgumentException("payloadBase64 is empty");
         }
         byte[] bytes = Base64Codec.decode(payloadBase64);
@@ -44,11 +46,11 @@ public final class TouchPlanParser {
     public static TouchPlan parseJson(String json) {
         Object value;
         try {
-            JSONTokener tokener = new JSONTokener(json);
-            value = tokener.nextValue();
-            if (tokener.more()) throw new JSONException("trailing characters after the JSON value");
-        } catch (JSONException e) {
-            throw new IllegalArgumentException("payload is not valid JSON: " + e.getMessage());
+            value = StrictJson.parse(json);
+        } catch (StrictJson.Failure e) {
+            String message = e.getMessage();
+            throw new IllegalArgumentException("payload is not valid JSON: "
+                    + (message.startsWith("JSON: ") ? message.substring(6) : message));
         }
         return validate(value);
     }
@@ -232,22 +234,14 @@ public final class TouchPlanParser {
         return o.has(key) ? describe(o.opt(key), false) : "missing";
     }
 
+    /** A value as the bridge's messages show it (describeValue): "got 1.5", "got \"x\"", "got an array". */
     private static String describe(Object value, boolean missing) {
         if (missing) return "missing";
         if (value == null || value == JSONObject.NULL) return "got null";
-        if (value instanceof String) {
-            String s = (String) value;
-            if (s.length() > 40) s = s.substring(0, 40) + "\u2026";
-            return "got " + JSONObject.quote(s);
-        }
+        if (value instanceof String) return "got " + StrictJson.describe((String) value);
         if (value instanceof Boolean) return "got " + value;
-        if (value instanceof Number) return "got " + number((Number) value);
-        if (value instanceof JSONArray) return "got array";
-        return "got object";
-    }
-
-    private static String number(Number n) {
-        Long whole = integer(n);
-        return whole != null ? Long.toString(whole) : Double.toString(n.doubleValue());
+        if (value instanceof Number) return "got " + StrictJson.jsNumber(((Number) value).doubleValue());
+        if (value instanceof JSONArray) return "got an array";
+        return "got an object";
     }
 }

@@ -121,7 +121,14 @@ public final class UiXmlWriter {
         out.append(' ').append(name).append(value ? "=\"true\"" : "=\"false\"");
     }
 
-    /** Attribute escaping: markup characters as entities, control characters as numeric references. */
+    /**
+     * Attribute escaping: markup characters as entities; tab, LF and CR as numeric references (an
+     * XML parser would turn them raw into spaces); what XML 1.0 cannot carry at all, not even as a
+     * reference (the other C0 controls, unpaired surrogates, U+FFFE, U+FFFF) is dropped, so the
+     * document is always well-formed XML 1.0. uiautomator writes "." for these and Appium "?"; a
+     * dropped control character shows nothing on screen either. The bridge's parser drops the same
+     * characters from the references older helpers wrote (src/snapshot/xml-values.ts).
+     */
     public static void escape(String value, StringBuilder out) {
         for (int i = 0; i < value.length(); i++) {
             char c = value.charAt(i);
@@ -130,9 +137,21 @@ public final class UiXmlWriter {
                 case '<': out.append("&lt;"); break;
                 case '>': out.append("&gt;"); break;
                 case '"': out.append("&quot;"); break;
+                case '\t':
+                case '\n':
+                case '\r':
+                    out.append("&#").append((int) c).append(';');
+                    break;
                 default:
-                    if (c < 32) out.append("&#").append((int) c).append(';');
-                    else out.append(c);
+                    if (c < 32 || c == '\ufffe' || c == '\uffff') break;
+                    if (Character.isSurrogate(c)) {
+                        if (Character.isHighSurrogate(c) && i + 1 < value.length()
+                                && Character.isLowSurrogate(value.charAt(i + 1))) {
+                            out.append(c).append(value.charAt(++i));
+                        }
+                        break;
+                    }
+                    out.append(c);
             }
         }
     }

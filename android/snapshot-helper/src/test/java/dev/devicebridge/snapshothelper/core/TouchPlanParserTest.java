@@ -1,9 +1,14 @@
 package dev.devicebridge.snapshothelper.core;
 
 import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertTrue;
 import static org.junit.Assert.fail;
 
+import dev.devicebridge.json.Fixtures;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
+import org.json.JSONArray;
+import org.json.JSONObject;
 import org.junit.Test;
 
 public class TouchPlanParserTest {
@@ -55,7 +60,7 @@ public class TouchPlanParserTest {
 
     @Test
     public void reportsEveryRuleWithItsPath() {
-        assertEquals("touch plan must be a JSON object, got array", error("[]"));
+        assertEquals("touch plan must be a JSON object, got an array", error("[]"));
         assertEquals("protocol: must be android-touch-plan-v1 when present, got \"v2\"; "
                 + "kind: must be swipe (one pointer) or transform (two pointers), got \"tap\"; "
                 + "durationMs: must be an integer, 0-120000, got 120001; "
@@ -94,5 +99,42 @@ public class TouchPlanParserTest {
         }
         fail("accepted " + payload);
         return null;
+    }
+
+    /**
+     * test/fixtures/touch-plans.json: every payload gives the plan or the message the bridge's
+     * validator gives (the vitest tests run the same payloads).
+     */
+    @Test
+    public void answersTheSharedPayloadsAsTheBridgeDoes() throws Exception {
+        List<JSONObject> cases = Fixtures.objects(Fixtures.json("touch-plans.json"), "cases");
+        assertTrue(cases.size() > 40);
+        for (JSONObject c : cases) {
+            String name = c.getString("name");
+            String payload = c.getString("payloadBase64");
+            if (c.has("error")) {
+                assertEquals(name, c.getString("error"), message(payload));
+                continue;
+            }
+            TouchPlan plan = TouchPlanParser.parseBase64(payload);
+            JSONObject want = c.getJSONObject("plan");
+            assertEquals(name, want.getString("kind"), plan.kind);
+            assertEquals(name, want.getLong("durationMs"), plan.durationMs);
+            JSONArray pointers = want.getJSONArray("pointers");
+            assertEquals(name, pointers.length(), plan.pointers.size());
+            for (int p = 0; p < pointers.length(); p++) {
+                JSONObject pointer = pointers.getJSONObject(p);
+                assertEquals(name, pointer.getInt("pointerId"), plan.pointers.get(p).pointerId);
+                JSONArray samples = pointer.getJSONArray("samples");
+                assertEquals(name, samples.length(), plan.pointers.get(p).samples.size());
+                for (int i = 0; i < samples.length(); i++) {
+                    JSONObject sample = samples.getJSONObject(i);
+                    TouchPlan.Sample got = plan.pointers.get(p).samples.get(i);
+                    assertEquals(name, sample.getLong("offsetMs"), got.offsetMs);
+                    assertEquals(name, sample.getDouble("x"), got.x, 0);
+                    assertEquals(name, sample.getDouble("y"), got.y, 0);
+                }
+            }
+        }
     }
 }

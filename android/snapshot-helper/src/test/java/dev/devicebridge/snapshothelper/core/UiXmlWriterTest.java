@@ -62,7 +62,7 @@ public class UiXmlWriterTest {
 
     @Test
     public void escapesMarkupAndControlCharacters() {
-        assertEquals("a&amp;b&lt;c&gt;d&quot;e'f&#10;g&#9;h&#0;", UiXmlWriter.escape("a&b<c>d\"e'f\ng\th\u0000"));
+        assertEquals("a&amp;b&lt;c&gt;d&quot;e'f&#10;g&#9;h", UiXmlWriter.escape("a&b<c>d\"e'f\ng\th\u0000"));
         assertEquals("\u00e9\u4e2d\ud83d\ude00", UiXmlWriter.escape("\u00e9\u4e2d\ud83d\ude00"));
         FakeNode n = new FakeNode();
         n.text = "<b>\"x\"</b>";
@@ -115,5 +115,52 @@ public class UiXmlWriterTest {
         assertEquals(UiXmlWriter.DECLARATION + "<hierarchy rotation=\"0\"></hierarchy>", r.xml);
         assertEquals(0, r.nodeCount);
         assertEquals(0, r.windowCount);
+    }
+
+    /** What XML 1.0 cannot carry, even as a reference, is dropped; tab, LF and CR stay as references. */
+    @Test
+    public void charactersXml10CannotCarryAreDropped() {
+        assertEquals("ab&#9;c&#10;d&#13;e", UiXmlWriter.escape("a\u0000\u0001b\tc\nd\re\u000b\u000c\u001f"));
+        // Unpaired surrogates and U+FFFE/U+FFFF go too; DEL, C1 controls and pairs stay.
+        assertEquals("x\u007f\u0085\ud83d\ude00y", UiXmlWriter.escape("x\u007f\u0085\ud83d\ude00\udc00y\ud800\ufffe\uffff"));
+    }
+
+    /** Any string in an attribute gives a document the JDK's XML 1.0 parser reads back (minus what XML cannot carry). */
+    @Test
+    public void anyAttributeTextMakesWellFormedXml10() throws Exception {
+        javax.xml.parsers.DocumentBuilderFactory factory = javax.xml.parsers.DocumentBuilderFactory.newInstance();
+        java.util.Random random = new java.util.Random(42);
+        for (int run = 0; run < 500; run++) {
+            StringBuilder text = new StringBuilder();
+            int length = random.nextInt(12);
+            for (int i = 0; i < length; i++) {
+                int kind = random.nextInt(4);
+                if (kind == 0) text.append((char) random.nextInt(0x30));
+                else if (kind == 1) text.append((char) (0xd800 + random.nextInt(0x800)));
+                else if (kind == 2) text.append((char) (0xfff0 + random.nextInt(16)));
+                else text.append((char) random.nextInt(0x10000));
+            }
+            FakeNode node = new FakeNode();
+            node.text = text.toString();
+            String xml = UiXmlWriter.write(Collections.singletonList(root(node)), 0, 128, 5000).xml;
+            org.w3c.dom.Document doc = factory.newDocumentBuilder()
+                    .parse(new java.io.ByteArrayInputStream(xml.getBytes("UTF-8")));
+            String read = ((org.w3c.dom.Element) doc.getElementsByTagName("node").item(0)).getAttribute("text");
+            assertEquals(xml10(node.text), read);
+        }
+    }
+
+    /** The characters XML 1.0 can carry, in order. */
+    private static String xml10(String s) {
+        StringBuilder out = new StringBuilder();
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
+                out.append(c).append(s.charAt(++i));
+            } else if (c == 9 || c == 10 || c == 13 || (c >= 0x20 && c <= 0xd7ff) || (c >= 0xe000 && c <= 0xfffd)) {
+                out.append(c);
+            }
+        }
+        return out.toString();
     }
 }
