@@ -54,7 +54,7 @@ export const DoctorCheckSchema = z
       description: 'for a known failure: what to change on the device, then run the doctor again',
     }),
     known: z
-      .enum(['test-install-refused', 'injection-blocked', 'a11y-restricted', 'generic'])
+      .enum(['test-install-refused', 'injection-blocked', 'a11y-restricted', 'screen-off', 'generic'])
       .optional()
       .openapi({ description: 'which known failure this is (generic: not a known one)' }),
     errorCode: z.string().optional().openapi({ description: 'the bridge error code of a failure' }),

@@ -52,6 +52,8 @@ export const FIX_INJECTION =
   'The device blocks input injection from adb: on Xiaomi, Redmi and POCO (MIUI, HyperOS) switch on Developer options > "USB debugging (Security settings)"; on OPPO, realme and OnePlus (ColorOS) switch on "Disable permission monitoring". Then run the doctor again.';
 export const FIX_A11Y_RESTRICTED =
   'Enabling the accessibility service did not bind it: an admin policy may restrict accessibility services (a device owner, work profile or MDM). Ask the device administrator to permit the glass a11y service, or look under Settings > Accessibility. Then run the doctor again.';
+export const FIX_SCREEN_OFF =
+  'No window is active: the screen is off or locked. Wake the device and unlock it (Developer options > Stay awake keeps the screen on while charging), then run the doctor again.';
 export const FIX_GENERIC =
   'Not a known failure: send this report (devicebridge doctor --lease ID --json) to the bridge operators.';
 
@@ -80,6 +82,7 @@ export function diagnose(id: DoctorCheckId, err: unknown): Diagnosis {
     return { detail, errorCode, known: 'test-install-refused', fix: FIX_USER_RESTRICTED };
   if (/INJECT_EVENTS/.test(words))
     return { detail, errorCode, known: 'injection-blocked', fix: FIX_INJECTION };
+  if (/no active window/.test(words)) return { detail, errorCode, known: 'screen-off', fix: FIX_SCREEN_OFF };
   if (
     id === 'a11y-enable' &&
     isBridgeError(err) &&

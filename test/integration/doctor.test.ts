@@ -186,6 +186,16 @@ describe('doctor', () => {
     expect(secure('enabled_accessibility_services')).toBe(prior);
   }, 60_000);
 
+  it('screen off or locked: the a11y service answers but has no window, and the fix says to wake and unlock the device', async () => {
+    const lease = await acquire();
+    const report = await doctor(lease.id, { noActiveWindow: true });
+    const enable = checkOf(report, 'a11y-enable');
+    expect(enable, JSON.stringify(enable)).toMatchObject({ status: 'fail', known: 'screen-off' });
+    expect(enable.fix).toContain('Wake the device and unlock it');
+    expect(checkOf(report, 'a11y-tree').detail).toBe('needs a11y-enable, which failed');
+    expect(checkOf(report, 'settings-restored').status).toBe('pass');
+  });
+
   it('a generic failure (the helper crashes) is reported as such, with how to send the report', async () => {
     const lease = await acquire();
     const report = await doctor(lease.id, { helperCrash: true });

@@ -10,6 +10,7 @@ import {
   FIX_A11Y_RESTRICTED,
   FIX_GENERIC,
   FIX_INJECTION,
+  FIX_SCREEN_OFF,
   FIX_TEST_ONLY,
   FIX_USER_RESTRICTED,
   MAX_DETAIL,
@@ -119,6 +120,16 @@ describe('diagnose', () => {
       details: { startFailure: 'exited' },
     });
     expect(diagnose('a11y-enable', exited).known).toBe('generic');
+  });
+
+  it('screen off or locked: the a11y service has no active window', () => {
+    const f = diagnose(
+      'a11y-enable',
+      new BridgeError('HELPER_FAILED', 'glass-a11y: no active window', {
+        details: { deviceError: 'no active window' },
+      }),
+    );
+    expect(f).toMatchObject({ known: 'screen-off', fix: FIX_SCREEN_OFF });
   });
 
   it('anything else is the generic path; details are bounded', () => {
