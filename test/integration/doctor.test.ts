@@ -288,6 +288,8 @@ describe('doctor', () => {
     const client = new DeviceBridgeClient({ baseUrl: http.url, token: CLIENT_TOKEN });
     const report = await client.doctor(lease.id, { timeoutSeconds: 40 });
     expect(report).toMatchObject({ ok: true, timeoutSeconds: 40, summary: { fail: 0 } });
+    // Not forwarded: the default bound, whatever the forward timeout.
+    expect((await client.doctor(lease.id)).timeoutSeconds).toBe(120);
 
     const env = { DEVICEBRIDGE_URL: http.url, DEVICEBRIDGE_TOKEN: CLIENT_TOKEN };
     const cli = (...args: string[]) => runCli(args, { env, timeoutMs: 90_000 });

@@ -12,6 +12,7 @@ import {
 } from '../../../api/index.ts';
 import type { AppEnv } from '../../env.ts';
 import { guard, jsonBody } from '../../middleware/guard.ts';
+import { PROXIED_HEADER } from '../../middleware/owner-proxy.ts';
 import { SMALL_BODY_BYTES, scopeFor } from './common.ts';
 
 /**
@@ -27,7 +28,7 @@ export const doctorRoute = createRoute({
   tags: ['doctor'],
   summary: 'Check every capability of the leased device and report (the device is left as it was found)',
   description:
-    "Checks in order: helpers installed (test-package installs allowed), the self-test screen, viewport, snapshot one-shot and session, a gesture, the glass agent, a clipboard round trip, key injection, the a11y service, its tree, Unicode text, set_text, and the device put back. A failed check is 200 with `ok: false`; a known failure carries a `fix`. The run's bound is `timeoutSeconds`, at most the forward timeout less 5 s.",
+    "Checks in order: helpers installed (test-package installs allowed), the self-test screen, viewport, snapshot one-shot and session, a gesture, the glass agent, a clipboard round trip, key injection, the a11y service, its tree, Unicode text, set_text, and the device put back. A failed check is 200 with `ok: false`; a known failure carries a `fix`. The run's bound is `timeoutSeconds`; a call forwarded from another node is bounded by the forward timeout less 5 s.",
   security: [{ bearer: [] }],
   middleware: guard({ access: 'client', body: jsonBody(SMALL_BODY_BYTES), forward: true, expensive: true }),
   request: {
@@ -47,9 +48,12 @@ export function registerDoctor(app: OpenAPIHono<AppEnv>): void {
   app.openapi(doctorRoute, async (c) => {
     const { side, scope } = await scopeFor(c, c.req.valid('param').id);
     const body = c.req.valid('json') ?? {};
-    // A forwarded call must answer within the forward timeout: the run's bound stays under it.
-    const cap = Math.max(10, Math.floor(c.get('services').config.forwardTimeoutMs / 1000) - 5);
-    const timeoutSeconds = Math.min(body.timeoutSeconds ?? DOCTOR_DEFAULT_SECONDS, cap);
+    let timeoutSeconds = body.timeoutSeconds ?? DOCTOR_DEFAULT_SECONDS;
+    // A call forwarded by another node must answer within the forward timeout: the bound stays under it.
+    if (c.req.header(PROXIED_HEADER) !== undefined) {
+      const cap = Math.max(10, Math.floor(c.get('services').config.forwardTimeoutMs / 1000) - 5);
+      timeoutSeconds = Math.min(timeoutSeconds, cap);
+    }
     return c.json(await side.doctor.run(scope, { timeoutSeconds }), 200);
   });
 }
