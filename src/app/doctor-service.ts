@@ -340,10 +340,14 @@ export class DoctorService {
     // the a11y settings restored from the lease's journal, the self-test activity stopped.
     const cleanupStarted = performance.now();
     const cleanup = { actions: [] as string[], failures: [] as string[] };
+    /** What the settings were before the lease's a11y service was first enabled (by the doctor or earlier). */
+    let prior: [string | null, string | null] | null = null;
     try {
       const stopped = await operations.stopHelpers(target);
       cleanup.actions.push(...stopped.actions);
       cleanup.failures.push(...stopped.failures);
+      if (stopped.restored !== null)
+        prior = [stopped.restored[ENABLED_SERVICES], stopped.restored[ACCESSIBILITY_ENABLED]];
     } catch (err) {
       cleanup.failures.push(`stopping the helpers: ${(err as Error).message}`);
     }
@@ -360,7 +364,9 @@ export class DoctorService {
     try {
       if (!Array.isArray(settingsBefore)) throw settingsBefore;
       const after = [await secure(ENABLED_SERVICES), await secure(ACCESSIBILITY_ENABLED)];
-      const [services, enabled] = settingsBefore as [string | null, string | null];
+      // The lease may have enabled the service before the doctor ran: the device goes back to how the
+      // lease found it (the journaled values), which the lease's next a11y call enables again.
+      const [services, enabled] = prior ?? (settingsBefore as [string | null, string | null]);
       if (cleanup.failures.length > 0) {
         throw new BridgeError('HELPER_FAILED', `putting the device back: ${cleanup.failures.join('; ')}`);
       }

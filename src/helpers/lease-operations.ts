@@ -43,6 +43,7 @@ import { runShell, type ShellInput, type ShellRun, shellLine } from './farm/shel
 import { shellEventStream } from './farm/shell-events.ts';
 import {
   A11Y_STATE_KEY,
+  type A11ySettingsRecord,
   ACCESSIBILITY_ENABLED,
   ENABLED_SERVICES,
   GlassA11y,
@@ -810,9 +811,12 @@ export class LeaseOperations {
    * changed, while the lease goes on (the doctor's last step): the same closes as teardown's (the
    * snapshot helper's sessions, the glass companions) and the same journaled record and restore.
    * The rest of the journal (apps installed during the lease) is journaled again at once, for
-   * teardown. The lease's next calls start sessions and companions again.
+   * teardown. The lease's next calls start sessions and companions again. `restored`: the prior
+   * settings put back (null when the a11y service had not been enabled during the lease).
    */
-  stopHelpers(lease: LeaseTarget): Promise<{ actions: string[]; failures: string[] }> {
+  stopHelpers(
+    lease: LeaseTarget,
+  ): Promise<{ actions: string[]; failures: string[]; restored: A11ySettingsRecord | null }> {
     return this.#operate(lease, async (state) => {
       const actions: string[] = [];
       const failures: string[] = [];
@@ -836,14 +840,14 @@ export class LeaseOperations {
         failures.push(...closed.failures);
       }
       const journal = this.#o.journal;
-      if (journal === undefined) return { actions, failures };
+      if (journal === undefined) return { actions, failures, restored: null };
       const taken = await journal.takeDeviceState(lease.id);
       for (const [key, value] of Object.entries(taken)) {
         if (key !== A11Y_STATE_KEY) await journal.saveDeviceState(lease.id, key, value);
       }
       const a11y = taken[A11Y_STATE_KEY];
       if (a11y !== undefined) await this.#restoreA11ySettings(lease.id, a11y, actions, failures);
-      return { actions, failures };
+      return { actions, failures, restored: a11y === undefined ? null : parseA11ySettingsRecord(a11y) };
     });
   }
 

@@ -152,6 +152,17 @@ describe('doctor', () => {
     });
   });
 
+  it('a lease that already used the a11y service: the settings go back to how the lease found them, and its next tree enables it again', async () => {
+    const prior = secure('enabled_accessibility_services');
+    const lease = await acquire();
+    expect((await req('GET', `/v1/leases/${lease.id}/a11y/tree`)).status).toBe(200);
+    expect(secure('enabled_accessibility_services')).not.toBe(prior);
+    const report = await doctor(lease.id);
+    expect(report.checks.filter((c) => c.status !== 'pass')).toEqual([]);
+    expect(secure('enabled_accessibility_services')).toBe(prior);
+    expect((await req('GET', `/v1/leases/${lease.id}/a11y/tree`)).status).toBe(200);
+  });
+
   it('input injection blocked (MIUI, HyperOS, ColorOS) says to switch on USB debugging (Security settings)', async () => {
     const lease = await acquire();
     const report = await doctor(lease.id, { injectBlocked: true });
