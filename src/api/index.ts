@@ -6,6 +6,7 @@
  */
 export * from './adb-endpoint.ts';
 export * from './devices.ts';
+export * from './doctor.ts';
 export * from './errors.ts';
 export * from './farm.ts';
 export * from './glass.ts';

@@ -5,6 +5,7 @@
 import type { NodeDirectory } from '../devices/nodes.ts';
 import type { AdbEndpointService } from './adb-endpoint-service.ts';
 import type { DeviceService } from './device-service.ts';
+import type { DoctorService } from './doctor-service.ts';
 import type { FarmService } from './farm-service.ts';
 import type { GlassService } from './glass-service.ts';
 import type { HelperService } from './helper-service.ts';
@@ -22,6 +23,8 @@ export interface DeviceSide {
   helpers: HelperService;
   /** The glass companions of a lease: clipboard, text, keys, pointer, accessibility tree. */
   glass: GlassService;
+  /** The doctor: every capability of a leased device checked, a report to send back. */
+  doctor: DoctorService;
   /** Lease-scoped adb endpoints (remote adb). */
   adbEndpoints: AdbEndpointService;
   /** Shell and the app under test (issue 14). */
@@ -30,6 +33,7 @@ export interface DeviceSide {
 
 export { AdbEndpointService } from './adb-endpoint-service.ts';
 export { DeviceService, type DeviceView, deviceView } from './device-service.ts';
+export { DoctorService } from './doctor-service.ts';
 export { FarmService } from './farm-service.ts';
 export { GlassService } from './glass-service.ts';
 export { HelperService } from './helper-service.ts';

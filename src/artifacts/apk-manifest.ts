@@ -59,6 +59,11 @@ export interface ManifestInfo {
    * hold (`android.permission.BIND_ACCESSIBILITY_SERVICE` for an accessibility service), or null.
    */
   services: Array<{ name: string; permission: string | null }>;
+  /**
+   * `<activity>`s of the application: fully qualified class name and whether other apps (and the
+   * shell's `am start -n`) may start it (`android:exported`; absent counts as not exported).
+   */
+  activities: Array<{ name: string; exported: boolean }>;
 }
 
 /** Mirrors BinaryXmlParser.parse()'s walk; throws unless the parser is guaranteed to terminate cheaply. */
@@ -229,6 +234,17 @@ export function parseBinaryManifest(xml: Uint8Array): ManifestInfo {
     return { name, permission: stringValue(attribute(element, 'permission', ANDROID_NS)) };
   });
 
+  const activities = (application === undefined ? [] : childElements(application, 'activity')).map(
+    (element) => {
+      const rawName = stringValue(attribute(element, 'name', ANDROID_NS));
+      const name = rawName === null ? null : resolveClassName(packageName, rawName);
+      if (name === null || !CLASS_NAME.test(name)) {
+        throw invalidApk(`<activity> has no valid class name (${JSON.stringify(rawName)})`);
+      }
+      return { name, exported: boolValue(attribute(element, 'exported', ANDROID_NS)) };
+    },
+  );
+
   return {
     packageName,
     // Unsigned, as PackageInfo.getLongVersionCode() reports it (versionCodeMajor is not supported).
@@ -240,5 +256,6 @@ export function parseBinaryManifest(xml: Uint8Array): ManifestInfo {
     debuggable: application !== undefined && boolValue(attribute(application, 'debuggable', ANDROID_NS)),
     instrumentations,
     services,
+    activities,
   };
 }

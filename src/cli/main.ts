@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config.ts';
 import { isBridgeError } from '../errors.ts';
+import { BRIDGE_VERSION } from '../version.ts';
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, ExitCode, UsageError } from './exit.ts';
 
 /** Every command module exports one `registerX(program)`; add new ones here. */
@@ -15,6 +16,7 @@ const registrations: Array<() => Promise<(program: Command) => void>> = [
   () => import('./device.ts').then((m) => m.registerDevice),
   () => import('./lease.ts').then((m) => m.registerLease),
   () => import('./glass.ts').then((m) => m.registerGlass),
+  () => import('./doctor.ts').then((m) => m.registerDoctor),
   () => import('./lease.ts').then((m) => m.registerDevices),
   () => import('./screenshot.ts').then((m) => m.registerScreenshot),
   () => import('./adb-endpoint.ts').then((m) => m.registerAdbEndpoint),
@@ -25,7 +27,7 @@ const registrations: Array<() => Promise<(program: Command) => void>> = [
 export function buildProgram(): Command {
   const program = new Command('devicebridge')
     .description('Provider-neutral bridge between device farms and Android devices')
-    .version('0.1.0')
+    .version(BRIDGE_VERSION)
     .enablePositionalOptions()
     .exitOverride()
     .showHelpAfterError('(run with --help for usage)');

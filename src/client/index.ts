@@ -18,6 +18,10 @@ import type {
   Clipboard,
   Device,
   DeviceList,
+  DoctorCheck,
+  DoctorDevice,
+  DoctorReport,
+  DoctorRequest,
   EnsureHelperResult,
   ErrorBody,
   GestureRequest,
@@ -75,6 +79,10 @@ export type {
   Clipboard,
   Device,
   DeviceList,
+  DoctorCheck,
+  DoctorDevice,
+  DoctorReport,
+  DoctorRequest,
   EnsureHelperResult,
   ErrorBody,
   GestureRequest,
@@ -414,6 +422,16 @@ export class DeviceBridgeClient {
       `/v1/leases/${encodeURIComponent(leaseId)}/gestures`,
       gesture,
     );
+  }
+
+  /**
+   * Run the doctor on the leased device: every capability checked, the report (a failed check is
+   * `ok: false`, not an error). Waits for the run's bound (`timeoutSeconds`, default 120) and a margin.
+   */
+  doctor(leaseId: string, request: DoctorRequest = {}) {
+    return this.#request<DoctorReport>('POST', `/v1/leases/${encodeURIComponent(leaseId)}/doctor`, request, {
+      timeoutMs: Math.max(this.#timeoutMs, ((request.timeoutSeconds ?? 120) + 30) * 1000),
+    });
   }
 
   // Glass companions (the lease's agent and a11y service, started by the bridge on first use).

@@ -239,7 +239,19 @@ const inspectorPage = () => html`
 <p><button type="button" id="tap-selected" disabled>Tap its centre</button></p>
 <dl id="attrs"></dl>
 </section>
-</div>`;
+</div>
+<section class="doctor" aria-labelledby="doctor-title">
+<h2 id="doctor-title">Doctor</h2>
+<p id="doctor-hint" class="hint">Checks every capability of the leased device (helpers, snapshots, a gesture, the glass agent and a11y service) on its own self-test screen, then puts the device back as it found it. Takes up to two minutes.</p>
+<p class="row"><button type="button" id="run-doctor" aria-describedby="doctor-hint">Run doctor</button>
+<a id="doctor-download" hidden download>Download the report (JSON)</a></p>
+<p id="doctor-summary" role="status"></p>
+<table id="doctor-report" class="grid" hidden>
+<caption>The doctor's checks, in the order they ran</caption>
+<thead><tr><th scope="col">Check</th><th scope="col">Result</th><th scope="col">Time</th><th scope="col">Detail</th></tr></thead>
+<tbody></tbody>
+</table>
+</section>`;
 
 const signInPage = (error: string | null) => html`<!doctype html>
 <html lang="en">

@@ -43,6 +43,7 @@ import { runShell, type ShellInput, type ShellRun, shellLine } from './farm/shel
 import { shellEventStream } from './farm/shell-events.ts';
 import {
   A11Y_STATE_KEY,
+  type A11ySettingsRecord,
   ACCESSIBILITY_ENABLED,
   ENABLED_SERVICES,
   GlassA11y,
@@ -410,6 +411,11 @@ export class LeaseOperations {
     return this.#operate(lease, (state) => this.#companions(lease, state).agent(op, fields));
   }
 
+  /** Install the glass a11y service's APK when missing or outdated, without enabling the service. */
+  ensureA11yApk(lease: LeaseTarget) {
+    return this.#operate(lease, (state) => this.#companions(lease, state).ensureA11yApk());
+  }
+
   /** The accessibility tree through the lease's glass a11y service (installed and enabled on first use). */
   a11yTree(lease: LeaseTarget, pkg: string) {
     return this.#operate(lease, (state) => this.#companions(lease, state).tree(pkg));
@@ -768,23 +774,81 @@ export class LeaseOperations {
         failures.push(`device-state journal: no restorer for ${JSON.stringify(key)}`);
         continue;
       }
-      const record = parseA11ySettingsRecord(value);
-      if (record === null) {
-        failures.push('device-state journal: the glass a11y record is malformed; settings not restored');
-        continue;
-      }
-      const { client, ledger, locks } = this.#o.adb;
-      try {
-        await GlassA11y.restore(adbHelperDevice({ client, serial: record.serial, ledger, locks }), record);
-        actions.push(
-          `restored secure settings ${ENABLED_SERVICES}, ${ACCESSIBILITY_ENABLED} on ${record.serial}`,
-        );
-      } catch (err) {
-        failures.push(`restoring secure settings on ${record.serial}: ${(err as Error).message}`);
-        await journal.saveDeviceState(leaseId, key, value).catch(() => undefined);
-      }
+      await this.#restoreA11ySettings(leaseId, value, actions, failures);
     }
     return kept;
+  }
+
+  /**
+   * Put back the secure settings the a11y service changed, from its journaled record; a restore
+   * that fails is journaled again (for the next attempt) and reported as a failure.
+   */
+  async #restoreA11ySettings(
+    leaseId: string,
+    value: Record<string, unknown>,
+    actions: string[],
+    failures: string[],
+  ): Promise<void> {
+    const record = parseA11ySettingsRecord(value);
+    if (record === null) {
+      failures.push('device-state journal: the glass a11y record is malformed; settings not restored');
+      return;
+    }
+    const { client, ledger, locks } = this.#o.adb;
+    try {
+      await GlassA11y.restore(adbHelperDevice({ client, serial: record.serial, ledger, locks }), record);
+      actions.push(
+        `restored secure settings ${ENABLED_SERVICES}, ${ACCESSIBILITY_ENABLED} on ${record.serial}`,
+      );
+    } catch (err) {
+      failures.push(`restoring secure settings on ${record.serial}: ${(err as Error).message}`);
+      await this.#o.journal?.saveDeviceState(leaseId, A11Y_STATE_KEY, value).catch(() => undefined);
+    }
+  }
+
+  /**
+   * Stop what the lease's helpers left running and put back the secure settings the a11y service
+   * changed, while the lease goes on (the doctor's last step): the same closes as teardown's (the
+   * snapshot helper's sessions, the glass companions) and the same journaled record and restore.
+   * The rest of the journal (apps installed during the lease) is journaled again at once, for
+   * teardown. The lease's next calls start sessions and companions again. `restored`: the prior
+   * settings put back (null when the a11y service had not been enabled during the lease).
+   */
+  stopHelpers(
+    lease: LeaseTarget,
+  ): Promise<{ actions: string[]; failures: string[]; restored: A11ySettingsRecord | null }> {
+    return this.#operate(lease, async (state) => {
+      const actions: string[] = [];
+      const failures: string[] = [];
+      const waitMs = this.#o.teardownWaitMs ?? 10_000;
+      for (const [name, driver] of [...state.drivers]) {
+        state.drivers.delete(name);
+        try {
+          const hadSession = driver.sessionAlive;
+          if (!(await driver.close(waitMs)))
+            failures.push(`${name}: a request was still running after ${waitMs} ms`);
+          if (hadSession) actions.push(`closed ${name} session`);
+        } catch (err) {
+          failures.push(`closing ${name} session: ${(err as Error).message}`);
+        }
+      }
+      const companions = state.companions;
+      if (companions !== null) {
+        state.companions = null;
+        const closed = await companions.close();
+        actions.push(...closed.actions);
+        failures.push(...closed.failures);
+      }
+      const journal = this.#o.journal;
+      if (journal === undefined) return { actions, failures, restored: null };
+      const taken = await journal.takeDeviceState(lease.id);
+      for (const [key, value] of Object.entries(taken)) {
+        if (key !== A11Y_STATE_KEY) await journal.saveDeviceState(lease.id, key, value);
+      }
+      const a11y = taken[A11Y_STATE_KEY];
+      if (a11y !== undefined) await this.#restoreA11ySettings(lease.id, a11y, actions, failures);
+      return { actions, failures, restored: a11y === undefined ? null : parseA11ySettingsRecord(a11y) };
+    });
   }
 
   /** Teardown: uninstall an app the lease installed (journaled again when it fails). */

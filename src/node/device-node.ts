@@ -19,6 +19,7 @@ import {
   AdbEndpointService,
   DeviceService,
   type DeviceSide,
+  DoctorService,
   FarmService,
   GlassService,
   HelperService,
@@ -279,6 +280,8 @@ async function startSteps(options: DeviceNodeOptions, teardown: Teardown): Promi
     node,
     nodes: built.nodes,
   });
+  const helpers = new HelperService({ scopes, operations, metrics });
+  const glass = new GlassService({ scopes, operations });
   const app: DeviceSide = {
     node,
     nodes: built.nodes,
@@ -290,8 +293,16 @@ async function startSteps(options: DeviceNodeOptions, teardown: Teardown): Promi
       nodes: built.nodes,
       manager: leases,
     }),
-    helpers: new HelperService({ scopes, operations, metrics }),
-    glass: new GlassService({ scopes, operations }),
+    helpers,
+    glass,
+    doctor: new DoctorService({
+      scopes,
+      operations,
+      helpers,
+      glass,
+      releases: options.services.releases,
+      node,
+    }),
     adbEndpoints: new AdbEndpointService({ scopes, operations }),
     farm: new FarmService({ scopes, operations }),
   };

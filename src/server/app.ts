@@ -65,6 +65,7 @@ const openApiDocument = {
       description:
         "the lease's glass agent (clipboard, text, keys, pointer) and a11y service (accessibility tree, set_text, click)",
     },
+    { name: 'doctor', description: 'every capability of a leased device checked; a report to send back' },
   ],
   'x-error-codes': errorCodeExtension(),
 };

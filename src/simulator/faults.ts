@@ -16,6 +16,10 @@
  *   glass-malformed           the next glass reply line (agent or a11y) is garbage (one shot)
  *   no-active-window          the screen is off / keyguard up: the a11y service answers ping but
  *                             refuses tree ("no active window")
+ *   inject-blocked            the glass agent's input injection fails with INJECT_EVENTS (MIUI, HyperOS,
+ *                             ColorOS without "USB debugging (Security settings)")
+ *   a11y-policy-blocked       a device policy restricts accessibility services: the glass a11y
+ *                             service never binds
  *   survive-hangup            processes started from a shell (the glass agent, an instrumentation)
  *                             outlive their shell, as on a real device: only a kill stops them
  *   fail-command=NAME         every run of command NAME (also `toybox NAME`; `cmd package` and
@@ -47,6 +51,8 @@ const FLAGS = [
   'glass-malformed',
   'no-active-window',
   'survive-hangup',
+  'inject-blocked',
+  'a11y-policy-blocked',
 ] as const;
 /** Flag spec name → its `Faults` key. */
 const FLAG_KEYS = {
@@ -60,6 +66,8 @@ const FLAG_KEYS = {
   'glass-malformed': 'glassMalformed',
   'no-active-window': 'noActiveWindow',
   'survive-hangup': 'surviveHangup',
+  'inject-blocked': 'injectBlocked',
+  'a11y-policy-blocked': 'a11yPolicyBlocked',
 } as const satisfies Record<(typeof FLAGS)[number], keyof Faults>;
 const VALUED = [
   'drop-after-bytes',
@@ -188,6 +196,8 @@ export function formatFaultSpecs(faults: Faults): string[] {
     'glass-malformed',
     'no-active-window',
     'survive-hangup',
+    'inject-blocked',
+    'a11y-policy-blocked',
   ] as const) {
     if (faults[FLAG_KEYS[name]] === true) out.push(name);
   }

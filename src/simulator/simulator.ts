@@ -183,7 +183,11 @@ class Device implements SimulatedDevice {
       // The helper crashes: running instrumentations die now (and new ones crash as they start).
       stopAllHelpers(this.android.device);
     }
-    if (this.faults.glassA11yUnbind !== before.glassA11yUnbind) this.android.faultsChanged?.();
+    if (
+      this.faults.glassA11yUnbind !== before.glassA11yUnbind ||
+      this.faults.a11yPolicyBlocked !== before.a11yPolicyBlocked
+    )
+      this.android.faultsChanged?.();
     if (this.faults.offlineAfterMs !== undefined && before.offlineAfterMs === undefined && !this.#offline) {
       // Set at run time on a connected device: counted from now.
       if ([...this.#connections].some((c) => c.state === 'online')) this.#armOffline();

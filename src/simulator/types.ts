@@ -77,6 +77,17 @@ export interface Faults {
    * though bound and answering `ping`, refuses `tree` ("no active window"), as on a real device.
    */
   noActiveWindow?: boolean;
+  /**
+   * Input injection is blocked for the shell uid, as on MIUI / HyperOS / ColorOS until "USB
+   * debugging (Security settings)" is switched on: the glass agent's pointer, key and text requests
+   * fail with the platform's INJECT_EVENTS SecurityException (ping and the clipboard still work).
+   */
+  injectBlocked?: boolean;
+  /**
+   * A device policy restricts accessibility services (a device admin's permitted list): enabling
+   * the glass a11y service in secure settings never binds it, whatever the settings say.
+   */
+  a11yPolicyBlocked?: boolean;
   /** One shot: the next reply line of a glass component (agent or a11y) is torn garbage. Cleared as it fires. */
   glassMalformed?: boolean;
   /**

@@ -23,7 +23,7 @@ import {
 } from '../support/bridge.ts';
 import { BIN, publishFixtureHelper, startCli, waitForExit } from '../support/cli.ts';
 import { freePortCandidate } from '../support/device-bed.ts';
-import { publishGlassAgent } from '../support/glass.ts';
+import { publishGlassA11y, publishGlassAgent } from '../support/glass.ts';
 
 const SHOTS = path.resolve(import.meta.dirname, '../../.tmp/console');
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
@@ -86,6 +86,7 @@ describe('console in chromium (e2e)', () => {
     tmp = await tempDir();
     await publishFixtureHelper(tmp.dir);
     await publishGlassAgent(new FsArtifactStore(path.join(tmp.dir, 'artifacts')), tmp.dir);
+    await publishGlassA11y(new FsArtifactStore(path.join(tmp.dir, 'artifacts')));
     server = await startCli(['serve', '--port', '0', '--data-dir', tmp.dir, '--simulate', '3', '--json'], {
       env: {
         DEVICEBRIDGE_ADB_PORT: String(freePortCandidate()),
@@ -338,6 +339,38 @@ describe('console in chromium (e2e)', () => {
       'android-snapshot-helper 0.2.0 (code 2)',
     );
   }, 150_000);
+
+  it("the inspector's Run doctor button shows the report: every check passed on the simulator, one row each", async () => {
+    expect(leaseId, 'the client test acquired a lease').toMatch(/\S/);
+    const page = await signIn(CLIENT_TOKEN);
+    await page.goto(`${url}/console/inspector?lease=${encodeURIComponent(leaseId!)}`);
+    await expect.poll(() => page.locator('#lease-select').inputValue()).toBe(leaseId);
+    expect(await page.locator('#doctor-report').isHidden()).toBe(true);
+    await page.getByRole('button', { name: 'Run doctor' }).click();
+    await expect
+      .poll(() => page.locator('#doctor-summary').textContent(), { timeout: 60_000 })
+      .toMatch(
+        /^All checks passed: 14 passed, 0 failed, 0 skipped in \d+ ms on DeviceBridge DeviceBridge Sim/,
+      );
+    expect(await page.locator('#doctor-report').isVisible()).toBe(true);
+    const rows = page.locator('#doctor-report tbody tr');
+    expect(await rows.count()).toBe(14);
+    expect(await page.locator('#doctor-report tbody tr td:nth-child(2)').allTextContents()).toEqual(
+      Array(14).fill('passed'),
+    );
+    expect(await rows.first().getAttribute('data-check')).toBe('helpers-installed');
+    expect(await rows.last().getAttribute('data-check')).toBe('settings-restored');
+    expect(await page.getByRole('button', { name: 'Run doctor' }).isEnabled()).toBe(true);
+    const download = page.waitForEvent('download');
+    await page.getByRole('link', { name: 'Download the report (JSON)' }).click();
+    const report = JSON.parse(readFileSync(await (await download).path(), 'utf8')) as {
+      ok: boolean;
+      leaseId: string;
+    };
+    expect(report).toMatchObject({ ok: true, leaseId });
+    expect(await axeViolations(page)).toEqual([]);
+    await shot(page, 'inspector-doctor');
+  }, 90_000);
 
   it('another tenant sees neither the lease nor any admin control', async () => {
     expect(leaseId).toMatch(/\S/);

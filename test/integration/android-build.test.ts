@@ -194,6 +194,17 @@ describe('glass a11y APK', () => {
     // Only the shared source set, never the agent's own classes.
     expect(dump).not.toContain('Ldev/devicebridge/glassagent/');
   });
+
+  it("carries the doctor's self-test activity: an Activity the shell's am start -n may start (exported)", async () => {
+    const apk = path.join(first, A11Y);
+    expect(
+      superclassOf((await run('dexdump', [apk])).stdout, 'dev/devicebridge/glassa11y/SelfTestActivity'),
+    ).toBe('android/app/Activity');
+    // As the bridge (and the simulator) read it.
+    expect((await readApkInfo(apk)).activities).toEqual([
+      { name: 'dev.devicebridge.glassa11y.SelfTestActivity', exported: true },
+    ]);
+  });
 });
 
 describe('publish-android.sh', () => {

@@ -15,6 +15,7 @@ import { installAppRoute } from '../../src/server/routes/leases/apps-install.ts'
 import { listAppsRoute } from '../../src/server/routes/leases/apps-list.ts';
 import { getClipboardRoute } from '../../src/server/routes/leases/clipboard-get.ts';
 import { setClipboardRoute } from '../../src/server/routes/leases/clipboard-set.ts';
+import { doctorRoute } from '../../src/server/routes/leases/doctor.ts';
 import { ensureHelperRoute } from '../../src/server/routes/leases/ensure.ts';
 import { gestureRoute } from '../../src/server/routes/leases/gestures.ts';
 import { getLeaseRoute } from '../../src/server/routes/leases/get.ts';
@@ -56,6 +57,7 @@ export const LEASE_ROUTES: RouteLike[] = [
   adbEndpointRoute,
   listTeardownsRoute,
   listWaitersRoute,
+  doctorRoute,
 ];
 
 /** The lease-scoped glass companion routes (checked by test/integration/glass-lease.test.ts). */

@@ -153,6 +153,11 @@ const SERVICES: Record<string, ApkInfo['services']> = {
   ],
 };
 
+/** The fixtures' `<activity>`s (the a11y stand-in declares the doctor's self-test screen). */
+const ACTIVITIES: Record<string, ApkInfo['activities']> = {
+  'a11y-service.apk': [{ name: 'dev.glass.a11y.SelfTestActivity', exported: true }],
+};
+
 describe('readApkInfo on the fixtures', () => {
   it.each(fixtures.map((f) => [f.file]))('%s equals FIXTURES.json', async (file) => {
     const { meta, path } = fixture(file);
@@ -167,6 +172,7 @@ describe('readApkInfo on the fixtures', () => {
       debuggable: false,
       instrumentations: meta.instrumentations,
       services: SERVICES[file] ?? [],
+      activities: ACTIVITIES[file] ?? [],
       signerCertSha256: meta.signerSha256 === null ? [] : [meta.signerSha256],
     } satisfies ApkInfo);
   });

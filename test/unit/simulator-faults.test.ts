@@ -27,6 +27,8 @@ const faultsArb: fc.Arbitrary<Faults> = fc.record(
     glassAgentDeath: fc.constant(true),
     glassA11yUnbind: fc.constant(true),
     glassMalformed: fc.constant(true),
+    injectBlocked: fc.constant(true),
+    a11yPolicyBlocked: fc.constant(true),
     failCommand: fc.stringMatching(/^[a-z_][a-z0-9_.+-]{0,20}$/),
   },
   { requiredKeys: [] },
@@ -60,6 +62,8 @@ describe('parseFaultSpec', () => {
     expect(parseFaultSpec('glass-agent-deaf')).toEqual({ glassAgentDeaf: true });
     expect(parseFaultSpec('glass-a11y-unbind')).toEqual({ glassA11yUnbind: true });
     expect(parseFaultSpec('glass-malformed')).toEqual({ glassMalformed: true });
+    expect(parseFaultSpec('inject-blocked')).toEqual({ injectBlocked: true });
+    expect(parseFaultSpec('a11y-policy-blocked')).toEqual({ a11yPolicyBlocked: true });
     expect(() => parseFaultSpec('glass-malformed=1')).toThrow(/glass-malformed takes no value/);
   });
 

@@ -2,11 +2,13 @@
  * The inspector: for a leased device, the screenshot with the normalized snapshot's node boxes over
  * it (hover shows the node, click selects it in the tree), the tree (search by text / id / class;
  * refs shown; covered and off-screen nodes marked), the selected node's attributes, tap, swipe and
- * text input (the glass agent) through the lease API, refresh after each action, raw XML download.
+ * text input (the glass agent) through the lease API, refresh after each action, raw XML download;
+ * the doctor's report for the lease (doctor.ts).
  */
 
 import type { SnapshotNode } from '../../snapshot/types.ts';
 import { api, blob, el, status } from './api.ts';
+import { doctorSection } from './doctor.ts';
 import type { Lease } from './leases.ts';
 
 interface Flat {
@@ -297,6 +299,7 @@ export function inspectorPage(): void {
     void perform('type', 'text', { text: input.value });
   });
   search.addEventListener('input', renderTree);
+  doctorSection(lease);
   controls.addEventListener('submit', (e) => {
     e.preventDefault();
     void refresh().catch((err: Error) => status(`snapshot failed: ${err.message}`));

@@ -29,7 +29,7 @@ import type { ReleaseRepository } from '../../releases/repository.ts';
 import { formatNodeRef } from '../../snapshot/node-ref.ts';
 import { apkSource, artifactSource } from '../apk-source.ts';
 import type { HelperDevice } from '../snapshot/device.ts';
-import { type EnsureVerdicts, ensureHelper } from '../snapshot/ensure-helper.ts';
+import { type EnsureResult, type EnsureVerdicts, ensureHelper } from '../snapshot/ensure-helper.ts';
 import { GlassA11y, leaseSettingsJournal } from './a11y-driver.ts';
 import {
   type A11yBounds,
@@ -271,6 +271,20 @@ export class LeaseCompanions {
   }
 
   /**
+   * Install the a11y service's APK when it is missing or outdated (ensure: the installArgs
+   * allowlist, sha256, signer pin), without enabling the service.
+   */
+  async ensureA11yApk(): Promise<EnsureResult> {
+    this.#refuseClosed();
+    return this.#ensureA11yApk(await companionRelease(this.#o.releases, GLASS_A11Y));
+  }
+
+  #ensureA11yApk(manifest: AccessibilityServiceManifest): Promise<EnsureResult> {
+    const { device, cache, store, verdicts } = this.#o;
+    return ensureHelper(device, manifest, verdicts, { apk: apkSource(cache, store, manifest) });
+  }
+
+  /**
    * Stop both companions (connections, the agent process, their forwards); the jar stays. Requests
    * in flight fail at once (their connections close); a start in progress is waited for and what it
    * started is stopped too. Idempotent: every call answers the one record.
@@ -375,8 +389,8 @@ export class LeaseCompanions {
         'this node has no device-state journal: the a11y service is not enabled without a way to restore the settings',
       );
     }
-    const { device, cache, store, verdicts } = this.#o;
-    await ensureHelper(device, manifest, verdicts, { apk: apkSource(cache, store, manifest) });
+    await this.#ensureA11yApk(manifest);
+    const { device } = this.#o;
     let a11y: GlassA11y;
     try {
       a11y = (

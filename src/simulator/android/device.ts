@@ -43,6 +43,8 @@ export class SimDeviceImpl implements SimDevice {
   readonly screen: UiScreen;
   /** What `logcat` reads: the emulated system logs installs, launches and instrumentations here. */
   readonly log = new SimLogBuffer();
+  /** The activity shown over the screen by `am start` (its package) and the screen it covers. */
+  #activity: { packageName: string; covered: string } | null = null;
   /** The system clipboard's primary clip as text (the glass agent reads and sets it); null when empty. */
   clipboard: string | null = null;
   /** Long-running processes started from a shell (the glass agent, background jobs), for `ps`/`kill`. */
@@ -177,6 +179,23 @@ export class SimDeviceImpl implements SimDevice {
 
   uiXml(): string {
     return this.screen.xml();
+  }
+
+  /**
+   * An activity of `packageName` comes to the front showing `xml` (a fresh instance each launch);
+   * the screen it covers comes back when the package is stopped.
+   */
+  startActivity(packageName: string, xml: string): void {
+    const covered = this.#activity === null ? this.screen.xml() : this.#activity.covered;
+    this.#activity = { packageName, covered };
+    this.screen.show(xml);
+  }
+
+  /** `am force-stop` (or an uninstall) of `packageName`: its activity goes, the screen it covered returns. */
+  stopActivities(packageName: string): void {
+    if (this.#activity?.packageName !== packageName) return;
+    this.screen.show(this.#activity.covered);
+    this.#activity = null;
   }
 
   displaySize(): { width: number; height: number } {

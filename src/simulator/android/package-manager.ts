@@ -25,6 +25,8 @@ export interface PackageRecord extends InstalledPackage {
   codePath: string;
   /** `<service>`s the APK declares: class name and the permission a binder must hold. */
   services: Array<{ name: string; permission: string | null }>;
+  /** `<activity>`s the APK declares: class name and whether `am start -n` from the shell may start it. */
+  activities: Array<{ name: string; exported: boolean }>;
 }
 
 export interface InstallOptions {
@@ -203,6 +205,7 @@ export class PackageManager {
         signers: [PLATFORM_CERT],
         instrumentations: [],
         services: [],
+        activities: [],
         minSdk: 34,
         targetSdk: 34,
         debuggable: false,
@@ -237,6 +240,7 @@ export class PackageManager {
       signers: [],
       instrumentations: [],
       services: [],
+      activities: [],
       minSdk: null,
       targetSdk: null,
       debuggable: false,
@@ -367,6 +371,7 @@ export class PackageManager {
       signers,
       instrumentations: info.instrumentations.map((i) => ({ name: i.name, targetPackage: i.targetPackage })),
       services: info.services.map((sv) => ({ ...sv })),
+      activities: info.activities.map((a) => ({ ...a })),
       minSdk: info.minSdk,
       targetSdk: info.targetSdk,
       debuggable: info.debuggable,

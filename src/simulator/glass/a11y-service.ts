@@ -11,7 +11,9 @@
  * editable node gives it the input focus — except on a Compose node, where ACTION_CLICK answers
  * success and does nothing, as on a device (a tap on its bounds does act). The `glass-a11y-unbind` fault unbinds the service until
  * the secure settings change again (the change clears the fault) or the fault is lifted; the
- * `no-active-window` fault (screen off, keyguard up) leaves it bound but without a window to serve.
+ * `no-active-window` fault (screen off, keyguard up) leaves it bound but without a window to serve;
+ * the `a11y-policy-blocked` fault (a device admin restricting accessibility services) keeps it
+ * unbound whatever the settings say.
  */
 import { BIND_ACCESSIBILITY_SERVICE, resolveComponent } from '../../manifest/index.ts';
 import type { SimDeviceImpl } from '../android/device.ts';
@@ -56,6 +58,7 @@ export class GlassA11yService {
   /** Whether the settings and packages allow the service to run now. */
   bindable(): boolean {
     if (this.#device.faults.glassA11yUnbind === true) return false;
+    if (this.#device.faults.a11yPolicyBlocked === true) return false;
     if (this.#settings.get('secure', 'accessibility_enabled') !== '1') return false;
     const enabled = this.#settings.get('secure', 'enabled_accessibility_services') ?? '';
     return enabled.split(':').some((entry) => {

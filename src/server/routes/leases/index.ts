@@ -10,6 +10,7 @@ import { registerInstallApp } from './apps-install.ts';
 import { registerListApps } from './apps-list.ts';
 import { registerGetClipboard } from './clipboard-get.ts';
 import { registerSetClipboard } from './clipboard-set.ts';
+import { registerDoctor } from './doctor.ts';
 import { registerEnsureHelper } from './ensure.ts';
 import { registerGesture } from './gestures.ts';
 import { registerGetLease } from './get.ts';
@@ -44,6 +45,7 @@ export function registerLeases(app: OpenAPIHono<AppEnv>): void {
   registerPointer(app);
   registerA11yTree(app);
   registerA11yAction(app);
+  registerDoctor(app);
   registerScreenshot(app);
   registerAdbEndpoint(app);
   registerShell(app);

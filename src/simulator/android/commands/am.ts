@@ -1,5 +1,6 @@
 /** `am instrument` (the helper emulation), `am force-stop`, `am start`, `am broadcast`. */
 import { amInstrument, forceStop } from '../../helper/index.ts';
+import { SELF_TEST_ACTIVITY_CLASSES, selfTestScreenXml } from '../../helper/self-test-screen.ts';
 import type { CommandFn } from '../context.ts';
 
 function intentDescription(argv: string[]): string {
@@ -36,6 +37,7 @@ export const am: CommandFn = async (argv, ctx) => {
         return 255;
       }
       forceStop(device, pkg);
+      device.stopActivities(pkg);
       return 0;
     }
     case 'start':
@@ -47,6 +49,27 @@ export const am: CommandFn = async (argv, ctx) => {
       if (target !== undefined && !ctx.android.packages.list().some((p) => p.packageName === target)) {
         ctx.io.stderr(`Error: Activity not started, unable to resolve ${intentDescription(rest)}\n`);
         return 0;
+      }
+      // `-n PKG/CLS`: the shell uid may start only an exported activity of the package.
+      const component = flag >= 0 && rest[flag] === '-n' ? rest[flag + 1] : undefined;
+      const slash = component?.indexOf('/') ?? -1;
+      if (component !== undefined && target !== undefined && slash > 0) {
+        const cls = component.slice(slash + 1);
+        const className = cls.startsWith('.') ? `${target}${cls}` : cls;
+        const pkg = ctx.android.packages.get(target);
+        const activity = pkg?.activities.find((a) => a.name === className);
+        if (pkg !== undefined && activity === undefined) {
+          ctx.io.stderr(`Error type 3\nError: Activity class {${target}/${className}} does not exist.\n`);
+          return 0;
+        }
+        if (activity !== undefined && !activity.exported) {
+          ctx.io.stderr(
+            `Exception occurred while executing 'start':\njava.lang.SecurityException: Permission Denial: starting Intent { flg=0x10000000 cmp=${target}/${cls} } from null (pid=${device.allocatePid()}, uid=2000) not exported from uid ${pkg?.userId ?? 10000}\n`,
+          );
+          return 255;
+        }
+        if (activity !== undefined && SELF_TEST_ACTIVITY_CLASSES.has(className))
+          device.startActivity(target, selfTestScreenXml(target));
       }
       device.log.write('I', 'ActivityTaskManager', `START u0 ${intentDescription(rest)} from uid 2000`);
       if (rest.includes('-W'))

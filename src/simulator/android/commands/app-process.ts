@@ -16,6 +16,7 @@
  */
 import { parseDexJar } from '../../../artifacts/dex.ts';
 import { GlassAgentProtocol } from '../../glass/agent.ts';
+import { GlassRequestError } from '../../glass/line-protocol.ts';
 import { lineServer } from '../../glass/line-server.ts';
 import { type CommandFn, resolvePath } from '../context.ts';
 
@@ -25,6 +26,9 @@ export const GLASS_AGENT_MAIN_CLASSES: ReadonlySet<string> = new Set([
   'com.fixedwidth.glassagent.Main',
 ]);
 export const GLASS_AGENT_SOCKET = 'glass-agent';
+/** What InputManager throws at a shell uid whose injection the vendor ROM blocks. */
+export const INJECT_EVENTS_DENIED =
+  'java.lang.SecurityException: Injecting input events requires the caller (or the source of the instrumentation, if any) to have the INJECT_EVENTS permission.';
 /** Seed 001's upstream agent, whose quirks the simulator keeps. */
 const UPSTREAM_MAIN_CLASS = 'com.fixedwidth.glassagent.Main';
 /**
@@ -81,6 +85,10 @@ export const appProcess: CommandFn = async (argv, ctx) => {
   }
 
   const device = ctx.android.device;
+  /** Injection as the platform refuses it to a shell uid on MIUI / HyperOS / ColorOS (`inject-blocked`). */
+  const inject = (): void => {
+    if (device.faults.injectBlocked === true) throw new GlassRequestError(INJECT_EVENTS_DENIED);
+  };
   const agent = new GlassAgentProtocol(
     {
       clipboardGet: () => device.clipboard,
@@ -88,14 +96,17 @@ export const appProcess: CommandFn = async (argv, ctx) => {
         device.clipboard = text;
       },
       pointer: (gesture, button) => {
+        inject();
         device.recordInput({ type: 'glass-pointer', samples: gesture.length, button, gesture });
         device.touch(gesture);
       },
       key: (chord) => {
+        inject();
         device.recordInput({ type: 'glass-key', ...chord });
         if (chord.keyCode === KEYCODE_DEL && chord.metaState === 0) device.screen.deleteBackward();
       },
       text: (text) => {
+        inject();
         device.recordInput({ type: 'glass-text', text });
         device.screen.type(text);
       },
