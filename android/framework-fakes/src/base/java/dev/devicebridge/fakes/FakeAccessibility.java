@@ -37,7 +37,6 @@ public final class FakeAccessibility {
                 reset();
             }
         });
-        reset();
     }
 
     /** One node of the live UI. Tests build trees of these; the framework fakes read them. */
@@ -151,6 +150,10 @@ public final class FakeAccessibility {
     private static Object uiAutomationOwner;
     private static final List<String> CALLS = new ArrayList<String>();
     private static final List<String> ACTIONS = new ArrayList<String>();
+
+    static {
+        reset();
+    }
 
     static synchronized void reset() {
         LIVE.clear();

@@ -23,7 +23,7 @@ import java.util.Map;
  * which owns every rule of the output contract, and moves Fields into Bundles and session
  * responses into sockets.
  */
-public final class SnapshotInstrumentation extends Instrumentation {
+public class SnapshotInstrumentation extends Instrumentation {
     private final Map<String, String> extras = new HashMap<String, String>();
 
     @Override
@@ -98,6 +98,11 @@ public final class SnapshotInstrumentation extends Instrumentation {
                 // closing anyway
             }
         }
+    }
+
+    /** The session's server socket, unbound (tests record what the session does with it). */
+    ServerSocket newServerSocket() throws java.io.IOException {
+        return new ServerSocket();
     }
 
     static Bundle bundle(Fields fields) {
