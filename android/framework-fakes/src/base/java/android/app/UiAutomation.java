@@ -1,7 +1,8 @@
 /*
  * Fake of frameworks/base/core/java/android/app/UiAutomation.java, per release:
  * - connect()/disconnect() (hidden since API 18): one connection system-wide
- *   (dev.devicebridge.fakes.FakeAccessibility); disconnect() on an unconnected instance throws
+ *   (dev.devicebridge.fakes.FakeAccessibility), free once the disconnect binder call (20 ms here)
+ *   returns; disconnect() on an unconnected instance throws
  *   IllegalStateException "UiAutomation not connected!" (throwIfNotConnectedLocked).
  * - destroy()/isDestroyed() (hidden, @TestApi) exist from API 24 (android-7.0.0_r1); below, the fake
  *   throws NoSuchMethodError as the missing method would.
@@ -29,6 +30,9 @@ import java.util.concurrent.TimeoutException;
 
 public final class UiAutomation {
     public static final int FLAG_DONT_SUPPRESS_ACCESSIBILITY_SERVICES = 0x00000001;
+
+    /** How long the fake's disconnect binder call takes. */
+    private static final long DISCONNECT_CALL_MS = 20;
 
     private final AccessibilityServiceInfo info = new AccessibilityServiceInfo();
     private boolean connected;
@@ -58,6 +62,13 @@ public final class UiAutomation {
             connected = false;
         }
         FakeAccessibility.record("disconnect()");
+        // IUiAutomationConnection.disconnect is a binder call into system_server that unregisters
+        // the service there; the connection is free when it returns, not before.
+        try {
+            Thread.sleep(DISCONNECT_CALL_MS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         FakeAccessibility.disconnectUiAutomation(this);
     }
 

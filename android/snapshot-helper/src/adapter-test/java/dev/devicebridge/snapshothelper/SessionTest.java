@@ -74,6 +74,8 @@ public class SessionTest {
                 // the session is gone already
             }
         }
+        // The session finishes after answering quit: let it, before the next test resets the device.
+        FakeInstrumentation.awaitResult(10000);
     }
 
     private HelperOnFakes.Response quit() throws Exception {
@@ -135,9 +137,27 @@ public class SessionTest {
     public void quitReleasesUiAutomationBeforeAnswering() throws Exception {
         HelperOnFakes.request(port, "snapshot r1").ok();
         assertTrue(FakeAccessibility.uiAutomationConnected());
-        quit();
-        // The host runs `uiautomator dump` (or Appium) right after the quit answer.
-        assertFalse("the session still holds UiAutomation after answering quit", FakeAccessibility.uiAutomationConnected());
+        quit = true;
+        // The host runs `uiautomator dump` (or Appium) as soon as it has read the quit answer,
+        // before the session has closed the connection.
+        Socket socket = new Socket(InetAddress.getByName("127.0.0.1"), port);
+        boolean heldAfterAnswer;
+        try {
+            socket.setSoTimeout(10000);
+            socket.getOutputStream().write("quit q1\n".getBytes("UTF-8"));
+            java.io.InputStream in = socket.getInputStream();
+            StringBuilder head = new StringBuilder();
+            while (head.indexOf("\n\n") < 0) {
+                int b = in.read();
+                if (b < 0) break;
+                head.append((char) b);
+            }
+            heldAfterAnswer = FakeAccessibility.uiAutomationConnected();
+            assertTrue(head.toString(), head.toString().contains("ok=true"));
+        } finally {
+            socket.close();
+        }
+        assertFalse("the session still held UiAutomation when its quit answer arrived", heldAfterAnswer);
         FakeAccessibility.anotherClientConnects();
         FakeInstrumentation.Record result = FakeInstrumentation.awaitResult(10000);
         assertEquals(result.bundle.toString(), "true", result.get("sessionEnded"));
