@@ -60,7 +60,10 @@ describe('android/ adapters on the framework fakes', () => {
     expect(outcome?.ok, `profile ${profile} failed:\n${outcome?.report}`).toBe(true);
     expect(outcome?.tests).toBeGreaterThanOrEqual(20);
     for (const module of MODULES) {
-      expect(outcome?.modules.get(module), `profile ${profile} ran no ${module} adapter tests`).toBeGreaterThan(0);
+      expect(
+        outcome?.modules.get(module),
+        `profile ${profile} ran no ${module} adapter tests`,
+      ).toBeGreaterThan(0);
     }
   });
 
