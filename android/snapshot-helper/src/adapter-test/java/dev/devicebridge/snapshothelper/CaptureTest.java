@@ -83,6 +83,7 @@ public class CaptureTest {
         assertTrue(message, message.contains("Instrumentation.getUiAutomation"));
         assertTrue(message, message.contains("on API " + HelperOnFakes.profile().sdk));
         assertTrue(message, message.contains("already registered"));
+        assertTrue(message, message.contains("uiautomator dump"));
         assertEquals("java.lang.IllegalStateException", run.get("errorType"));
     }
 

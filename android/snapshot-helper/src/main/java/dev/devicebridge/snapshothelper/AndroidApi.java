@@ -29,7 +29,11 @@ final class AndroidApi {
     /** "API failed on API N: SimpleName: message", as an exception of the cause's class where it can be. */
     static RuntimeException failed(String api, Throwable cause) {
         Throwable t = unwrap(cause);
-        String message = api + " failed on API " + Build.VERSION.SDK_INT + ": " + describe(t);
+        return withMessage(t, api + " failed on API " + Build.VERSION.SDK_INT + ": " + describe(t));
+    }
+
+    /** An exception of {@code t}'s class (when it is a RuntimeException that can be built so) saying {@code message}, caused by t. */
+    static RuntimeException withMessage(Throwable t, String message) {
         if (t instanceof RuntimeException) {
             try {
                 Constructor<? extends Throwable> c = t.getClass().getConstructor(String.class);

@@ -58,20 +58,26 @@ final class AndroidDevice implements UiSource, Injector, Clock {
                 m = null;
             }
             if (m != null) {
-                ua = (UiAutomation) AndroidApi.invoke("Instrumentation.getUiAutomation(FLAG_DONT_SUPPRESS_ACCESSIBILITY_SERVICES)",
-                        m, instrumentation, FLAG_DONT_SUPPRESS_ACCESSIBILITY_SERVICES);
+                try {
+                    ua = (UiAutomation) AndroidApi.invoke("Instrumentation.getUiAutomation(FLAG_DONT_SUPPRESS_ACCESSIBILITY_SERVICES)",
+                            m, instrumentation, FLAG_DONT_SUPPRESS_ACCESSIBILITY_SERVICES);
+                } catch (RuntimeException e) {
+                    throw withHint(e);
+                }
             }
         }
         if (ua == null) {
             try {
                 ua = instrumentation.getUiAutomation();
             } catch (RuntimeException e) {
-                throw AndroidApi.failed("Instrumentation.getUiAutomation", e);
+                throw withHint(AndroidApi.failed("Instrumentation.getUiAutomation", e));
             }
             if (ua == null) throw AndroidApi.refused("Instrumentation.getUiAutomation", "returned null");
         }
+        boolean interactiveWindows;
         try {
             AccessibilityServiceInfo info = ua.getServiceInfo();
+            interactiveWindows = info != null;
             if (info != null) {
                 info.flags |= AccessibilityServiceInfo.FLAG_RETRIEVE_INTERACTIVE_WINDOWS
                         | AccessibilityServiceInfo.FLAG_INCLUDE_NOT_IMPORTANT_VIEWS
@@ -82,8 +88,16 @@ final class AndroidDevice implements UiSource, Injector, Clock {
             throw AndroidApi.failed("UiAutomation.setServiceInfo", e);
         }
         automation = ua;
-        awaitWindows(ua);
+        if (interactiveWindows) awaitWindows(ua);
         return ua;
+    }
+
+    /** The system allows one UiAutomation client: say who may be holding it. */
+    private static RuntimeException withHint(RuntimeException e) {
+        String message = e.getMessage();
+        if (message == null || !message.contains("already registered")) return e;
+        return AndroidApi.withMessage(e, message + " (another UiAutomation client holds the connection: uiautomator dump,"
+                + " Appium's UiAutomator2 server, or a snapshot-helper session that was not quit)");
     }
 
     /**
