@@ -98,7 +98,17 @@ public class SessionTest {
         assertTrue(second.body, second.body.contains("text=\"Stop\""));
         assertFalse(second.body, second.body.contains("text=\"Go\""));
         List<String> calls = FakeAccessibility.calls();
-        if (HelperOnFakes.profile().atLeast(34)) assertTrue(calls.toString(), calls.contains("clearCache()"));
+        int serviceInfos = 0;
+        for (String call : calls) if (call.startsWith("setServiceInfo(")) serviceInfos++;
+        if (HelperOnFakes.profile().atLeast(34)) {
+            // UiAutomation.clearCache(), as Appium does from Android 14; the flags are set once.
+            assertTrue(calls.toString(), calls.contains("clearCache()"));
+            assertEquals(calls.toString(), 1, serviceInfos);
+        } else {
+            // Below 34 there is no clearCache(): setServiceInfo again, which clears the cache.
+            assertFalse(calls.toString(), calls.contains("clearCache()"));
+            assertTrue(calls.toString(), serviceInfos >= 2);
+        }
     }
 
     @Test
@@ -162,6 +172,13 @@ public class SessionTest {
         FakeInstrumentation.Record result = FakeInstrumentation.awaitResult(10000);
         assertEquals(result.bundle.toString(), "true", result.get("sessionEnded"));
         assertEquals(1, FakeInstrumentation.finishes());
+        List<String> calls = FakeAccessibility.calls();
+        if (HelperOnFakes.profile().atLeast(24)) {
+            assertTrue(calls.toString(), calls.contains("destroy()"));
+        } else {
+            // No destroy() on 6.0: disconnect(), and finish() must not disconnect again.
+            assertEquals(calls.toString(), 1, Collections.frequency(calls, "disconnect()"));
+        }
     }
 
     @Test
