@@ -9,8 +9,9 @@
 # reflection, as on a device. Then, per profile, one JVM with -Ddevicebridge.fake.profile=PROFILE
 # and the overlays whose NN <= the profile's API level on the classpath.
 #
-# Prints one line per profile, "profile P: OK (N tests)" or "profile P: FAILED (N tests, F
-# failures)" followed by JUnit's failure report indented by two spaces. Exit status 0 when every
+# Prints one line per profile, "profile P: OK (N tests; glass-common 2, glass-agent 30, ...)" or
+# "profile P: FAILED (N tests, F failures; glass-common 2, ...)" (each module's test count) followed
+# by JUnit's failure report indented by two spaces. Exit status 0 when every
 # profile passed. `npm test` runs it through test/integration/android-adapters.test.ts.
 set -euo pipefail
 
@@ -78,12 +79,13 @@ for profile in "${PROFILES[@]}"; do
   cp="$WORK/fakes/base"
   for o in "${overlays[@]}"; do [ "$level" -ge "$o" ] && cp="$WORK/fakes/api$o:$cp"; done
   # Each module runs in its own JVM: two modules may carry different builds of glass-common.
-  total=0; failures=0; report=""
+  total=0; failures=0; report=""; per_module=()
   for i in "${!classes[@]}"; do
     module_dir="${classes[$i]}"
     module_tests=()
     for t in "${tests[@]}"; do [ -f "$module_dir/$(echo "$t" | tr . /).class" ] && module_tests+=("$t"); done
     [ "${#module_tests[@]}" -gt 0 ] || continue
+    before=$total
     set +e
     out="$("${JAVA[@]}" -Ddevicebridge.fake.profile="$profile" -cp "$cp:$module_dir:$CP" org.junit.runner.JUnitCore "${module_tests[@]}" 2>&1)"
     rc=$?
@@ -98,12 +100,14 @@ for profile in "${PROFILES[@]}"; do
       failures=$((failures + 1)); report+="$out"$'\n'
     fi
     [ "$rc" -eq 0 ] || [ "$failures" -gt 0 ] || { failures=1; report+="$out"$'\n'; }
+    per_module+=("$(basename "$module_dir") $((total - before))")
   done
+  modules="$(IFS=,; echo "${per_module[*]}" | sed 's/,/, /g')"
   if [ "$failures" -eq 0 ]; then
-    echo "profile $profile: OK ($total tests)"
+    echo "profile $profile: OK ($total tests; $modules)"
   else
     status=1
-    echo "profile $profile: FAILED ($total tests, $failures failures)"
+    echo "profile $profile: FAILED ($total tests, $failures failures; $modules)"
     sed 's/^/  /' <<<"${report%$'\n'}"
   fi
 done

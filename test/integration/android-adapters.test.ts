@@ -10,15 +10,27 @@ import { type RunResult, run } from '../support/android.ts';
 const API_LEVELS = ['23', '26', '29', '31', '33', '34', '35'];
 const OEM_BUILDS = ['33-vivo', '34-vivo', '34-honor', '34-miui', '33-coloros'];
 const PROFILES = [...API_LEVELS, ...OEM_BUILDS];
+/** Every module with adapter tests (android/<module>/src/adapter-test/java); each must run on every profile. */
+const MODULES = ['glass-common', 'glass-agent', 'a11y-service', 'snapshot-helper'];
 
-/** profile → its status line and the indented JUnit report that follows it. */
-function parseReport(stdout: string): Map<string, { ok: boolean; tests: number; report: string }> {
-  const results = new Map<string, { ok: boolean; tests: number; report: string }>();
-  let current: { ok: boolean; tests: number; report: string } | undefined;
+type ProfileOutcome = { ok: boolean; tests: number; modules: Map<string, number>; report: string };
+
+/**
+ * profile → its status line ("profile P: OK (N tests; module n, module n)") and the indented JUnit
+ * report that follows it.
+ */
+function parseReport(stdout: string): Map<string, ProfileOutcome> {
+  const results = new Map<string, ProfileOutcome>();
+  let current: ProfileOutcome | undefined;
   for (const line of stdout.split('\n')) {
-    const status = /^profile (\S+): (OK|FAILED) \((\d+) tests?/.exec(line);
+    const status = /^profile (\S+): (OK|FAILED) \((\d+) tests?[^;]*(?:; ([^)]*))?\)/.exec(line);
     if (status) {
-      current = { ok: status[2] === 'OK', tests: Number(status[3]), report: '' };
+      const modules = new Map<string, number>();
+      for (const part of (status[4] ?? '').split(', ')) {
+        const m = /^(\S+) (\d+)$/.exec(part);
+        if (m) modules.set(m[1] ?? '', Number(m[2]));
+      }
+      current = { ok: status[2] === 'OK', tests: Number(status[3]), modules, report: '' };
       results.set(status[1] ?? '', current);
     } else if (current && line.startsWith('  ')) {
       current.report += `${line.slice(2)}\n`;
@@ -47,6 +59,12 @@ describe('android/ adapters on the framework fakes', () => {
     expect(outcome?.report ?? '', `profile ${profile} failed:\n${outcome?.report}`).toBe('');
     expect(outcome?.ok, `profile ${profile} failed:\n${outcome?.report}`).toBe(true);
     expect(outcome?.tests).toBeGreaterThanOrEqual(20);
+    for (const module of MODULES) {
+      expect(
+        outcome?.modules.get(module),
+        `profile ${profile} ran no ${module} adapter tests`,
+      ).toBeGreaterThan(0);
+    }
   });
 
   it('exits 0 only when every profile passed', () => {

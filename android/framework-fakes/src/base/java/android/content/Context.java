@@ -9,6 +9,7 @@ package android.content;
 public abstract class Context {
     public static final String CLIPBOARD_SERVICE = "clipboard";
     public static final String INPUT_SERVICE = "input";
+    public static final String WINDOW_SERVICE = "window";
 
     public abstract String getPackageName();
 

@@ -22,6 +22,9 @@ public final class GlassAccessibilityService extends AccessibilityService implem
 
     private Thread server;
     private volatile LocalSocketListener listener;
+    /** The connection being served, closed by onDestroy with the listener. */
+    private volatile AcceptLoop.Connection current;
+    private volatile boolean destroyed;
 
     @Override
     protected void onServiceConnected() {
@@ -40,7 +43,21 @@ public final class GlassAccessibilityService extends AccessibilityService implem
         final A11yHost host = this;
         try {
             listener = new LocalSocketListener(SOCKET_NAME);
-            AcceptLoop.run(listener, JsonLineProtocol.HELLO, new AcceptLoop.Handlers() {
+            final LocalSocketListener accepting = listener;
+            AcceptLoop.Listener tracked = new AcceptLoop.Listener() {
+                @Override
+                public AcceptLoop.Connection accept() throws java.io.IOException {
+                    AcceptLoop.Connection c = accepting.accept();
+                    current = c;
+                    if (destroyed) c.close();
+                    return c;
+                }
+            };
+            if (destroyed) {
+                accepting.close();
+                return;
+            }
+            AcceptLoop.run(tracked, JsonLineProtocol.HELLO, new AcceptLoop.Handlers() {
                 @Override
                 public LineServer.Handler forConnection() {
                     return new A11yProtocol(host);
@@ -51,10 +68,18 @@ public final class GlassAccessibilityService extends AccessibilityService implem
         }
     }
 
+    /** Stops serving: the socket name is released and the client being served is closed. */
     @Override
     public void onDestroy() {
+        destroyed = true;
         try {
             if (listener != null) listener.close();
+        } catch (Exception ignored) {
+            // closing anyway
+        }
+        try {
+            AcceptLoop.Connection c = current;
+            if (c != null) c.close();
         } catch (Exception ignored) {
             // closing anyway
         }
@@ -72,23 +97,57 @@ public final class GlassAccessibilityService extends AccessibilityService implem
         // Nothing to stop: requests are served on demand.
     }
 
+    /**
+     * The active window's root; getRootInActiveWindow() answers null while the screen is off, the
+     * keyguard is up or no window has focus yet: a clear error (ping keeps answering).
+     */
     @Override
     public Window activeWindow() {
-        AccessibilityNodeInfo root = getRootInActiveWindow();
-        if (root == null) return null;
+        AccessibilityNodeInfo root;
+        try {
+            root = getRootInActiveWindow();
+        } catch (RuntimeException e) {
+            throw new IllegalStateException(api("AccessibilityService.getRootInActiveWindow") + ": " + JsonLineProtocol.describe(e), e);
+        }
+        if (root == null) {
+            throw new IllegalStateException(api("AccessibilityService.getRootInActiveWindow")
+                    + ": no active window (the screen is off, the keyguard is up, or no window has focus)");
+        }
         CharSequence pkg = root.getPackageName();
         return new Window(pkg == null || pkg.length() == 0 ? null : pkg.toString(), new NodeInfoView(root));
     }
 
+    /**
+     * ACTION_SET_TEXT or ACTION_CLICK (the host taps coordinates for clicks itself; the service's
+     * click stays ACTION_CLICK). A click on a node with empty bounds is refused: nothing on screen
+     * could have been meant.
+     */
     @Override
     public boolean perform(A11yNode node, String action, String text) {
         AccessibilityNodeInfo info = ((NodeInfoView) node).info;
-        if ("set_text".equals(action)) {
-            Bundle args = new Bundle();
-            args.putCharSequence(AccessibilityNodeInfo.ACTION_ARGUMENT_SET_TEXT_CHARSEQUENCE, text);
-            return info.performAction(AccessibilityNodeInfo.ACTION_SET_TEXT, args);
+        if (!"set_text".equals(action)) {
+            android.graphics.Rect r = new android.graphics.Rect();
+            info.getBoundsInScreen(r);
+            if (r.isEmpty()) {
+                throw new IllegalStateException("click refused: the node has empty bounds [" + r.left + "," + r.top + "]["
+                        + r.right + "," + r.bottom + "] (not on screen)");
+            }
         }
-        return info.performAction(AccessibilityNodeInfo.ACTION_CLICK);
+        try {
+            if ("set_text".equals(action)) {
+                Bundle args = new Bundle();
+                args.putCharSequence(AccessibilityNodeInfo.ACTION_ARGUMENT_SET_TEXT_CHARSEQUENCE, text);
+                return info.performAction(AccessibilityNodeInfo.ACTION_SET_TEXT, args);
+            }
+            return info.performAction(AccessibilityNodeInfo.ACTION_CLICK);
+        } catch (RuntimeException e) {
+            throw new IllegalStateException(api("AccessibilityNodeInfo.performAction") + ": " + JsonLineProtocol.describe(e), e);
+        }
+    }
+
+    /** "API failed on API N" — every error the host sees names the failing API and the device's level. */
+    private static String api(String name) {
+        return name + " failed on API " + android.os.Build.VERSION.SDK_INT;
     }
 
     /** {@link A11yNode} over an AccessibilityNodeInfo. */

@@ -156,20 +156,33 @@ public final class FakeSockets {
             notifyAll();
         }
 
-        /** A byte, -1 at the end; deadline 0 waits forever. */
+        /**
+         * A byte, -1 at the end; deadline 0 waits forever. A LocalSocket's read is a blocking
+         * native read: Thread.interrupt() does not end it (only closing the socket does), so a
+         * read without a deadline (the server's stream) waits through interrupts and restores the
+         * flag; the test side's read (with a deadline) stops.
+         */
         synchronized int read(long deadline) throws IOException {
-            while (bytes.isEmpty()) {
-                if (closed) return -1;
-                long wait = deadline == 0 ? 0 : deadline - System.currentTimeMillis();
-                if (deadline != 0 && wait <= 0) throw new IOException("timed out waiting for the server");
-                try {
-                    wait(wait);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw new InterruptedIOException();
+            boolean interrupted = false;
+            try {
+                while (bytes.isEmpty()) {
+                    if (closed) return -1;
+                    long wait = deadline == 0 ? 0 : deadline - System.currentTimeMillis();
+                    if (deadline != 0 && wait <= 0) throw new IOException("timed out waiting for the server");
+                    try {
+                        wait(wait);
+                    } catch (InterruptedException e) {
+                        if (deadline != 0) {
+                            interrupted = true;
+                            throw new InterruptedIOException();
+                        }
+                        interrupted = true;
+                    }
                 }
+                return bytes.removeFirst() & 0xff;
+            } finally {
+                if (interrupted) Thread.currentThread().interrupt();
             }
-            return bytes.removeFirst() & 0xff;
         }
 
         synchronized void close() {

@@ -4,6 +4,7 @@ import android.app.Instrumentation;
 import android.os.Bundle;
 import dev.devicebridge.snapshothelper.core.Fields;
 import dev.devicebridge.snapshothelper.core.HelperCore;
+import dev.devicebridge.snapshothelper.core.HelperFailure;
 import dev.devicebridge.snapshothelper.core.HelperOptions;
 import dev.devicebridge.snapshothelper.core.Protocol;
 import dev.devicebridge.snapshothelper.core.SessionResponse;
@@ -12,8 +13,10 @@ import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.net.SocketTimeoutException;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -23,7 +26,10 @@ import java.util.Map;
  * which owns every rule of the output contract, and moves Fields into Bundles and session
  * responses into sockets.
  */
-public final class SnapshotInstrumentation extends Instrumentation {
+public class SnapshotInstrumentation extends Instrumentation {
+    /** How long a session connection may take to send its command line. */
+    static final int SESSION_READ_TIMEOUT_MS = 3000;
+
     private final Map<String, String> extras = new HashMap<String, String>();
 
     @Override
@@ -50,19 +56,27 @@ public final class SnapshotInstrumentation extends Instrumentation {
             }
         });
         if (outcome.sessionPort > 0) {
-            serve(core, outcome.options, outcome.sessionPort);
+            serve(core, device, outcome.options, outcome.sessionPort);
             return;
         }
         finish(outcome.code, bundle(outcome.result));
     }
 
-    /** The persistent session: one command per connection on 127.0.0.1:port until quit. */
-    private void serve(HelperCore core, HelperOptions options, int port) {
-        ServerSocket server;
+    /**
+     * The persistent session: one command per connection on 127.0.0.1:port until quit. The address
+     * is made reusable before bind (a restarted session must not wait out TIME_WAIT). A client
+     * that sends no line within {@link #SESSION_READ_TIMEOUT_MS} is answered with an error and
+     * closed, and the next one is served. On quit the UiAutomation connection is released before
+     * the answer goes out, so the host can run uiautomator (or Appium) as soon as it has it.
+     */
+    private void serve(HelperCore core, AndroidDevice device, HelperOptions options, int port) {
+        ServerSocket server = null;
         try {
-            server = new ServerSocket(port, 16, InetAddress.getByName("127.0.0.1"));
+            server = newServerSocket();
             server.setReuseAddress(true);
+            server.bind(new InetSocketAddress(InetAddress.getByName("127.0.0.1"), port), 16);
         } catch (Exception e) {
+            close(server);
             finish(Protocol.RESULT_CODE_ERROR, bundle(HelperCore.sessionFailed(options, e)));
             return;
         }
@@ -72,32 +86,55 @@ public final class SnapshotInstrumentation extends Instrumentation {
             while (!quit) {
                 Socket socket = server.accept();
                 try {
-                    BufferedReader reader = new BufferedReader(new InputStreamReader(socket.getInputStream(), "UTF-8"));
-                    SessionResponse response = core.session(reader.readLine(), options);
-                    OutputStream out = socket.getOutputStream();
-                    out.write(response.toBytes());
-                    out.flush();
-                    quit = response.quit;
+                    quit = answer(core, device, options, socket);
                 } catch (Exception e) {
                     // One broken connection does not end the session.
                 } finally {
-                    try {
-                        socket.close();
-                    } catch (Exception ignored) {
-                        // already closed
-                    }
+                    close(socket);
                 }
             }
             finish(Protocol.RESULT_CODE_OK, bundle(HelperCore.sessionEnded(options)));
         } catch (Exception e) {
+            device.release();
             finish(Protocol.RESULT_CODE_ERROR, bundle(HelperCore.sessionFailed(options, e)));
         } finally {
-            try {
-                server.close();
-            } catch (Exception ignored) {
-                // closing anyway
-            }
+            close(server);
         }
+    }
+
+    /** Reads one command line (bounded), answers it; true after quit. */
+    private static boolean answer(HelperCore core, AndroidDevice device, HelperOptions options, Socket socket) throws Exception {
+        socket.setSoTimeout(SESSION_READ_TIMEOUT_MS);
+        BufferedReader reader = new BufferedReader(new InputStreamReader(socket.getInputStream(), "UTF-8"));
+        SessionResponse response;
+        try {
+            String line = reader.readLine();
+            socket.setSoTimeout(0);
+            response = core.session(line, options);
+        } catch (SocketTimeoutException e) {
+            response = new SessionResponse(Protocol.protocolFields().put("requestId", "").putAll(Protocol.errorFields(
+                    new HelperFailure("java.net.SocketTimeoutException", "no command line within " + SESSION_READ_TIMEOUT_MS + " ms"))),
+                    null, false);
+        }
+        if (response.quit) device.release();
+        OutputStream out = socket.getOutputStream();
+        out.write(response.toBytes());
+        out.flush();
+        return response.quit;
+    }
+
+    private static void close(java.io.Closeable c) {
+        if (c == null) return;
+        try {
+            c.close();
+        } catch (Exception ignored) {
+            // closing anyway
+        }
+    }
+
+    /** The session's server socket, unbound (a seam: the adapter tests record what the session does with it). */
+    ServerSocket newServerSocket() throws java.io.IOException {
+        return new ServerSocket();
     }
 
     static Bundle bundle(Fields fields) {
