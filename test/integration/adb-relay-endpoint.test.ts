@@ -197,7 +197,7 @@ describe('adb endpoint relay (real adb client)', () => {
       // On the device, the reverse points at a bridge-local listener on loopback, not at Y.
       const deviceList = await deviceReverses(device.serial);
       // Not a loopback TCP port (any local process could connect to it) but a unix socket in a
-      // directory only the bridge's user can enter (review finding).
+      // directory only the bridge's user can enter.
       expect(deviceList).not.toMatch(/tcp:9125 tcp:/);
       const bridgeSocket = /tcp:9125 localfilesystem:(\S+)/.exec(deviceList)?.[1] ?? '';
       expect(path.isAbsolute(bridgeSocket), deviceList).toBe(true);
@@ -287,7 +287,7 @@ describe('adb endpoint relay (real adb client)', () => {
     await endpoints.close('lease-6');
   }, 60_000);
 
-  it('two client connections reversing the same device port: the later one holds it, the earlier one leaving does not remove it (review finding)', async () => {
+  it('two client connections reversing the same device port: the later one holds it, the earlier one leaving does not remove it', async () => {
     const device = bed.sim.devices[0]!;
     const second = await startClientAdb({ sameKeyAs: client });
     const echoA = await startEchoServer();
@@ -333,7 +333,7 @@ describe('adb endpoint relay (real adb client)', () => {
     }
   }, 90_000);
 
-  it('with the adb server on another host, adb reverse fails with the configured reason and nothing listens (review finding)', async () => {
+  it('with the adb server on another host, adb reverse fails with the configured reason and nothing listens', async () => {
     const remote = new AdbRelayEndpoints({
       client: bed.client,
       bindHost: '127.0.0.1',

@@ -45,7 +45,7 @@ const start = (owner = 'lease-a') =>
   GlassAgent.start({ device: bed.device(), manifest, jarPath, owner, intervalMs: 50 });
 
 describe('glass agent driver', () => {
-  it('pkill takes an extended regex as toybox does; the bridge kills main classes literally, every one it names (review finding)', async () => {
+  it('pkill takes an extended regex as toybox does; the bridge kills main classes literally, every one it names', async () => {
     const device = android().device;
     const killed: string[] = [];
     const lookalike = MAIN.replaceAll('.', 'x');

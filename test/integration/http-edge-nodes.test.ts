@@ -221,7 +221,7 @@ describe('owner proxy: an owner that does not answer', () => {
     expect(res.ms).toBeLessThan(5000);
   }, 15_000);
 
-  it('a release the owner ran but whose answer was lost is answered 200 with the teardown, not LEASE_EXPIRED (finding 10)', async () => {
+  it('a release the owner ran but whose answer was lost is answered 200 with the teardown, not LEASE_EXPIRED', async () => {
     releaseOnRequest = true;
     const res = await timedRequest(b.app, 'DELETE', `/v1/leases/${leaseId}`);
     expect(res.status, JSON.stringify(res.body)).toBe(200);
@@ -266,7 +266,7 @@ describe('owner proxy: an owner that hangs after its headers', () => {
     await dropKeys(hungPrefix);
   });
 
-  it('a streamed shell command quiet for longer than the forward timeout is relayed to its exit event (review finding)', async () => {
+  it('a streamed shell command quiet for longer than the forward timeout is relayed to its exit event', async () => {
     const res = await b.app.request(`/v1/leases/${leaseId}/shell/stream`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },

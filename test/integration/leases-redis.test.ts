@@ -268,7 +268,7 @@ describe('RedisLeaseStore', () => {
     expect(await client.exists(`${base}q:${q}`, `${base}qd:${q}`, `${base}queues`)).toBe(0);
   });
 
-  it('one deferred teardown this version cannot read is reported on its own; the others still read (finding 1)', async () => {
+  it('one deferred teardown this version cannot read is reported on its own; the others still read', async () => {
     const clock = new FakeClock();
     const store = new RedisLeaseStore({ client, prefix, now: clock.now });
     const lease = await store.acquire({ ...req, candidates: ['d1'] });

@@ -179,7 +179,7 @@ describe('glass agent on a simulated device', () => {
       .not.toContain('localabstract:glass-agent');
   });
 
-  it("seed 001's upstream agent: an unknown key name is a silent success (nothing injected)", async () => {
+  it("the glass contract's upstream agent: an unknown key name is a silent success (nothing injected)", async () => {
     const agent = await launchAgent(UPSTREAM_MAIN, UPSTREAM_JAR);
     const client = await lineClient(await forward());
     expect(await client.next()).toBe('{"hello":{"proto":1}}');

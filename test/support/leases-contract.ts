@@ -574,7 +574,7 @@ export function leaseStoreContract(name: string, make: StoreFactory, options: { 
       await store.close();
     });
 
-    it('deferred teardowns are claimed before they run: one claimant, a stale claim is re-taken (finding 2)', async () => {
+    it('deferred teardowns are claimed before they run: one claimant, a stale claim is re-taken', async () => {
       const { store, clock } = await setup();
       const lease = await store.acquire({ ...base, candidates: ['dev-a'] });
       const ended = (await store.release(lease!.id))!;

@@ -327,7 +327,7 @@ describe('SnapshotOutputDecoder costs (review fix 4)', () => {
   });
 });
 
-describe('SnapshotOutputDecoder reservation against a hostile device (review finding)', () => {
+describe('SnapshotOutputDecoder reservation against a hostile device', () => {
   const record = (index: number, count: number, payload: string) =>
     `${statusLines({
       agentDeviceProtocol: 'android-snapshot-helper-v1',
@@ -376,7 +376,7 @@ describe('SnapshotOutputDecoder reservation against a hostile device (review fin
   });
 });
 
-describe('SnapshotOutputDecoder memory (issue 16)', () => {
+describe('SnapshotOutputDecoder memory', () => {
   /** A 5,000-node-sized document (~1.9 MB, some non-ASCII text). */
   function largeXml(): string {
     const nodes: string[] = [];

@@ -143,7 +143,7 @@ describe('LeaseManager.release in one step', () => {
     expect(reads).toBe(1);
   });
 
-  it('an unclear store failure (the script may have run): waiting operations are refused when the lease did end, let run when it did not (review finding)', async () => {
+  it('an unclear store failure (the script may have run): waiting operations are refused when the lease did end, let run when it did not', async () => {
     for (const ranFirst of [true, false]) {
       const { store, manager, holds } = setup({ owner: async () => 'node-a' });
       const lease = await manager.acquire(acquire);

@@ -565,7 +565,7 @@ describe('teardown on the owner node', () => {
   });
 });
 
-describe('deferred teardowns never stop lease expiry (finding 1)', () => {
+describe('deferred teardowns never stop lease expiry', () => {
   const acquire = { selector: {}, tenant: 't', holder: 'h' };
 
   it('a failing read of the deferred teardowns does not skip the expiry pass', async () => {
@@ -699,7 +699,7 @@ describe('deferred teardowns never stop lease expiry (finding 1)', () => {
   });
 });
 
-describe('owner lookup failure at teardown (finding 3)', () => {
+describe('owner lookup failure at teardown', () => {
   it('defers the teardown instead of running it on a node that may not drive the device; the owner runs it', async () => {
     const store = new MemoryLeaseStore();
     const owner = { of: 'node-a' as string | null, failing: false };
@@ -742,7 +742,7 @@ describe('owner lookup failure at teardown (finding 3)', () => {
   });
 });
 
-describe('a deferred teardown is never lost (finding 2)', () => {
+describe('a deferred teardown is never lost', () => {
   const acquire = { selector: {}, tenant: 't', holder: 'h' };
   const devices = (owner: string) => ({
     match: async () => ({ matching: ['d1'], available: ['d1'] }),

@@ -69,7 +69,7 @@ describe('nodeIdentity', () => {
   });
 });
 
-describe('lockDataDir (finding 11: one live process per data dir)', () => {
+describe('lockDataDir (one live process per data dir)', () => {
   it('refuses a data dir another live process holds, naming it and the settings; takes a dead holder over', async () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'devicebridge-node-lock-'));
     const other = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 30000)', 'serve'], {

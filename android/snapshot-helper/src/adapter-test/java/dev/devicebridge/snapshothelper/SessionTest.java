@@ -50,6 +50,11 @@ public class SessionTest {
     private final List<RecordingServerSocket> servers = new ArrayList<RecordingServerSocket>();
 
     private final SnapshotInstrumentation instrumentation = new SnapshotInstrumentation() {
+        {
+            // A silent client is cut off sooner than on a device: the behaviour is the same.
+            sessionReadTimeoutMs = 1000;
+        }
+
         @Override
         ServerSocket newServerSocket() throws IOException {
             RecordingServerSocket s = new RecordingServerSocket();

@@ -30,6 +30,9 @@ public class SnapshotInstrumentation extends Instrumentation {
     /** How long a session connection may take to send its command line. */
     static final int SESSION_READ_TIMEOUT_MS = 3000;
 
+    /** {@link #SESSION_READ_TIMEOUT_MS} for this run (tests shorten it). */
+    int sessionReadTimeoutMs = SESSION_READ_TIMEOUT_MS;
+
     private final Map<String, String> extras = new HashMap<String, String>();
 
     @Override
@@ -86,7 +89,7 @@ public class SnapshotInstrumentation extends Instrumentation {
             while (!quit) {
                 Socket socket = server.accept();
                 try {
-                    quit = answer(core, device, options, socket);
+                    quit = answer(core, device, options, socket, sessionReadTimeoutMs);
                 } catch (Exception e) {
                     // One broken connection does not end the session.
                 } finally {
@@ -103,8 +106,9 @@ public class SnapshotInstrumentation extends Instrumentation {
     }
 
     /** Reads one command line (bounded), answers it; true after quit. */
-    private static boolean answer(HelperCore core, AndroidDevice device, HelperOptions options, Socket socket) throws Exception {
-        socket.setSoTimeout(SESSION_READ_TIMEOUT_MS);
+    private static boolean answer(HelperCore core, AndroidDevice device, HelperOptions options, Socket socket,
+            int readTimeoutMs) throws Exception {
+        socket.setSoTimeout(readTimeoutMs);
         BufferedReader reader = new BufferedReader(new InputStreamReader(socket.getInputStream(), "UTF-8"));
         SessionResponse response;
         try {
@@ -113,7 +117,7 @@ public class SnapshotInstrumentation extends Instrumentation {
             response = core.session(line, options);
         } catch (SocketTimeoutException e) {
             response = new SessionResponse(Protocol.protocolFields().put("requestId", "").putAll(Protocol.errorFields(
-                    new HelperFailure("java.net.SocketTimeoutException", "no command line within " + SESSION_READ_TIMEOUT_MS + " ms"))),
+                    new HelperFailure("java.net.SocketTimeoutException", "no command line within " + readTimeoutMs + " ms"))),
                     null, false);
         }
         if (response.quit) device.release();
