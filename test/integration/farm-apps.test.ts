@@ -84,10 +84,12 @@ describe('lease apps', () => {
     const launched = await api('POST', `/v1/leases/${lease.id}/apps/${PLAIN}/launch`, {});
     expect(launched.status, JSON.stringify(launched.body)).toBe(200);
     expect(launched.body).toMatchObject({ packageName: PLAIN, action: 'launch' });
+    // A component the package does not declare (this fixture has no activity): refused, as Android does.
     const component = await api('POST', `/v1/leases/${lease.id}/apps/${PLAIN}/launch`, {
       component: `${PLAIN}/.MainActivity`,
     });
-    expect(component.body.component).toBe(`${PLAIN}/.MainActivity`);
+    expect(component.status, JSON.stringify(component.body)).toBe(409);
+    expect(component.body.error.message).toContain(`{${PLAIN}/${PLAIN}.MainActivity} does not exist`);
     for (const action of ['stop', 'clear']) {
       const res = await api('POST', `/v1/leases/${lease.id}/apps/${PLAIN}/${action}`);
       expect(res.status, action).toBe(200);

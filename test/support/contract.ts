@@ -57,8 +57,10 @@ export const LEASE_ROUTES: RouteLike[] = [
   adbEndpointRoute,
   listTeardownsRoute,
   listWaitersRoute,
-  doctorRoute,
 ];
+
+/** The doctor's route (checked by test/integration/doctor.test.ts). */
+export const DOCTOR_ROUTES: RouteLike[] = [doctorRoute];
 
 /** The lease-scoped glass companion routes (checked by test/integration/glass-lease.test.ts). */
 export const GLASS_ROUTES: RouteLike[] = [
@@ -76,7 +78,7 @@ function matcher(route: RouteLike): RegExp {
   return new RegExp(`^${pattern}$`);
 }
 
-/** The farm routes of a lease (issue 14), checked the same way; their suites check their coverage. */
+/** The farm routes of a lease, checked the same way; their suites check their coverage. */
 export const FARM_ROUTES: RouteLike[] = [
   shellRoute,
   shellStreamRoute,
@@ -86,7 +88,7 @@ export const FARM_ROUTES: RouteLike[] = [
   uninstallAppRoute,
 ];
 
-const compiled = [...LEASE_ROUTES, ...GLASS_ROUTES, ...FARM_ROUTES].map((route) => ({
+const compiled = [...LEASE_ROUTES, ...GLASS_ROUTES, ...FARM_ROUTES, ...DOCTOR_ROUTES].map((route) => ({
   route,
   re: matcher(route),
 }));

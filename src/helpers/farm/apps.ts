@@ -119,10 +119,15 @@ export async function installApp(
 
 /** An `am`/`pm` answer that reports a failure in its output (am exits 0 on some of them). */
 function failed(text: string): string | null {
-  const line = text
-    .split('\n')
-    .find((l) => /^(Error|Failure|Failed|Exception)\b|^java\.lang\./.test(l.trim()));
-  return line === undefined ? null : line.trim();
+  const lines = text.split('\n').map((l) => l.trim());
+  const line = lines.find((l) => /^(Error|Failure|Failed|Exception)\b|^java\.lang\./.test(l));
+  if (line === undefined) return null;
+  // `am start` prints "Error type 3" and then the reason ("Error: Activity class {…} does not exist."): both.
+  if (/^Error type \d+$/.test(line)) {
+    const reason = lines.find((l) => l.startsWith('Error: '));
+    if (reason !== undefined) return `${line}: ${reason.slice('Error: '.length)}`;
+  }
+  return line;
 }
 
 async function run(device: HelperDevice, command: string, what: string, signal?: AbortSignal) {
