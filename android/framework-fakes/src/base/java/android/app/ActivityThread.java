@@ -3,7 +3,7 @@
  * the fields app_process workarounds fill (sCurrentActivityThread, mSystemThread,
  * mBoundApplication, mInitialApplication, mConfigurationController) and currentApplication(),
  * which is null until mInitialApplication is set. getSystemContext answers a context of package
- * "android".
+ * "android" (system resources: Resources.getSystem()).
  */
 package android.app;
 
@@ -69,6 +69,11 @@ public final class ActivityThread implements ActivityThreadInternal {
         @Override
         public Context getApplicationContext() {
             return null;
+        }
+
+        @Override
+        public android.content.res.Resources getResources() {
+            return android.content.res.Resources.getSystem();
         }
 
         @Override

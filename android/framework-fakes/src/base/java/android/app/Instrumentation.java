@@ -9,6 +9,9 @@
  *   (android-6.0.1_r1: a second disconnect throws "UiAutomation not connected!"), from 24 only
  *   when it is not destroyed — then reports the result (dev.devicebridge.fakes.FakeInstrumentation).
  * - sendStatus(code, results): recorded in FakeInstrumentation.
+ * - callActivityOnCreate/Start/Restart/Resume/Pause/Stop (android-6.0.1_r1): call the activity's
+ *   onCreate(icicle)/onStart()/... (ActivityThread calls these to move an activity through its life
+ *   cycle; dev.devicebridge.fakes.FakeActivities does). No ActivityMonitors, no mCalled check.
  */
 package android.app;
 
@@ -54,6 +57,11 @@ public class Instrumentation {
             @Override
             public Context getApplicationContext() {
                 return this;
+            }
+
+            @Override
+            public android.content.res.Resources getResources() {
+                return android.content.res.Resources.getSystem();
             }
 
             @Override
@@ -114,5 +122,29 @@ public class Instrumentation {
             mUiAutomation = null;
         }
         FakeInstrumentation.finished(resultCode, results);
+    }
+
+    public void callActivityOnCreate(Activity activity, Bundle icicle) {
+        activity.onCreate(icicle);
+    }
+
+    public void callActivityOnStart(Activity activity) {
+        activity.onStart();
+    }
+
+    public void callActivityOnRestart(Activity activity) {
+        activity.onRestart();
+    }
+
+    public void callActivityOnResume(Activity activity) {
+        activity.onResume();
+    }
+
+    public void callActivityOnPause(Activity activity) {
+        activity.onPause();
+    }
+
+    public void callActivityOnStop(Activity activity) {
+        activity.onStop();
     }
 }

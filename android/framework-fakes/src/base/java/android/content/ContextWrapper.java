@@ -1,6 +1,8 @@
 /* Fake of frameworks/base/core/java/android/content/ContextWrapper.java @ android-14.0.0_r1. */
 package android.content;
 
+import android.content.res.Resources;
+
 public class ContextWrapper extends Context {
     private Context base;
 
@@ -25,6 +27,11 @@ public class ContextWrapper extends Context {
     @Override
     public Context getApplicationContext() {
         return base.getApplicationContext();
+    }
+
+    @Override
+    public Resources getResources() {
+        return base.getResources();
     }
 
     @Override
