@@ -30,7 +30,7 @@ import {
   timedRequest,
 } from '../support/bridge.ts';
 import { GLASS_AGENT_MAIN } from '../support/device-bed.ts';
-import { publishGlassAgent } from '../support/glass.ts';
+import { glassAgentCalls, publishGlassAgent } from '../support/glass.ts';
 
 type Json = Record<string, any>;
 type Answer = TimedAnswer;
@@ -42,8 +42,6 @@ const DEADLINE_MS = 4000;
 const MARGIN_MS = 1500;
 /** How long a release waits for its teardown before it answers with the teardown pending. */
 const RELEASE_WAIT_MS = 5000;
-/** The glass agent's per-request deadline (GlassAgentOptions.requestTimeoutMs's default). */
-const AGENT_DEADLINE_MS = 30_000;
 
 interface Row {
   fault: string;
@@ -117,30 +115,9 @@ async function forwardsOf(serial: string): Promise<string[]> {
 
 const glassAgents = (d: SimulatedDevice) => d.processes().filter((p) => p.cmdline.includes(GLASS_AGENT_MAIN));
 
-/**
- * The glass agent's clipboard, text and key calls on the lease: each 200 within the agent's
- * deadline, the clipboard really set on the device. Their times (ms).
- */
-async function glassCalls(leaseId: string, d: SimulatedDevice, what: string): Promise<number[]> {
-  const base = `/v1/leases/${leaseId}`;
-  const text = `after ${what}`;
-  const calls: Array<[string, () => Promise<Answer>]> = [
-    ['clipboard', () => api('PUT', `${base}/clipboard`, { text })],
-    ['text', () => api('POST', `${base}/text`, { text: 'x' })],
-    ['key', () => api('POST', `${base}/keys`, { chord: 'ctrl+a' })],
-  ];
-  const ms: number[] = [];
-  for (const [name, call] of calls) {
-    const res = await call();
-    expect(res.status, `${what}: glass ${name}: ${brief(res.body)}`).toBe(200);
-    expect(res.ms, `${what}: glass ${name} answered after its deadline`).toBeLessThan(
-      AGENT_DEADLINE_MS + MARGIN_MS,
-    );
-    ms.push(res.ms);
-  }
-  expect(d.android.device.clipboard, what).toBe(text);
-  return ms;
-}
+/** The glass agent's calls on the lease after `what` (see glassAgentCalls). */
+const glassCalls = (leaseId: string, d: SimulatedDevice, what: string): Promise<number[]> =>
+  glassAgentCalls(api, leaseId, () => d.android.device.clipboard, what, MARGIN_MS);
 
 /** Release; teardown clean; nothing of the lease left on the adb server or the device. */
 async function releaseClean(leaseId: string, d: { id: string; sim: SimulatedDevice }, what: string) {

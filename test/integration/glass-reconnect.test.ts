@@ -19,13 +19,11 @@ import {
   timedRequest,
 } from '../support/bridge.ts';
 import { GLASS_AGENT_MAIN } from '../support/device-bed.ts';
-import { publishGlassAgent } from '../support/glass.ts';
+import { AGENT_DEADLINE_MS, glassAgentCalls, publishGlassAgent } from '../support/glass.ts';
 
 /** A device as GET /v1/devices lists it (the fields read here). */
 type ListedDevice = { id: string; serial: string; state: string; quarantineReason?: string };
 
-/** The agent's per-request deadline (GlassAgentOptions.requestTimeoutMs's default). */
-const AGENT_DEADLINE_MS = 30_000;
 /** Slack for the HTTP layer and the event loop of a loaded machine. */
 const MARGIN_MS = 1500;
 const AGENT_REMOTE = 'localabstract:glass-agent';
@@ -210,26 +208,8 @@ const cases: ReconnectCase[] = [
 ];
 
 /** The three agent calls on the lease: each 200 within the deadline; the device saw them. */
-async function agentCalls(leaseId: string, what: string): Promise<number[]> {
-  const base = `/v1/leases/${leaseId}`;
-  const text = `after ${what}`;
-  const calls: Array<[string, () => Promise<TimedAnswer>]> = [
-    ['clipboard', () => api('PUT', `${base}/clipboard`, { text })],
-    ['text', () => api('POST', `${base}/text`, { text: 'x' })],
-    ['key', () => api('POST', `${base}/keys`, { chord: 'ctrl+a' })],
-  ];
-  const ms: number[] = [];
-  for (const [name, call] of calls) {
-    const res = await call();
-    expect(res.status, `${what}: ${name}: ${JSON.stringify(res.body)}`).toBe(200);
-    expect(res.ms, `${what}: ${name} answered after its deadline`).toBeLessThan(
-      AGENT_DEADLINE_MS + MARGIN_MS,
-    );
-    ms.push(res.ms);
-  }
-  expect(android().device.clipboard).toBe(text);
-  return ms;
-}
+const agentCalls = (leaseId: string, what: string): Promise<number[]> =>
+  glassAgentCalls(api, leaseId, () => android().device.clipboard, what, MARGIN_MS);
 
 describe('glass agent: recovery within a lease after the transport is re-established', () => {
   for (const c of cases) {

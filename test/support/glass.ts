@@ -5,9 +5,10 @@
  */
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { expect } from 'vitest';
 import type { ArtifactStore } from '../../src/artifacts/store.ts';
 import { type PublishResult, publishRelease } from '../../src/releases/publish.ts';
-import { fixture } from './bridge.ts';
+import { fixture, type TimedAnswer } from './bridge.ts';
 import { GLASS_AGENT_MAIN } from './device-bed.ts';
 import { buildDexJar } from './dex-jar.ts';
 
@@ -52,4 +53,37 @@ export function publishGlassA11y(store: ArtifactStore): Promise<PublishResult> {
 export async function publishGlassFixtures(store: ArtifactStore, dir: string): Promise<void> {
   await publishGlassAgent(store, dir);
   await publishGlassA11y(store);
+}
+
+/** The glass agent's per-request deadline (GlassAgentOptions.requestTimeoutMs's default). */
+export const AGENT_DEADLINE_MS = 30_000;
+
+/**
+ * The glass agent's clipboard set, text and key calls on a lease (through `api`): each 200 within
+ * the agent's deadline plus `marginMs`, the clipboard really set on the device (`clipboard()`).
+ * Resolves their times (ms).
+ */
+export async function glassAgentCalls(
+  api: (method: string, path: string, body?: unknown) => Promise<TimedAnswer>,
+  leaseId: string,
+  clipboard: () => string | null,
+  what: string,
+  marginMs: number,
+): Promise<number[]> {
+  const base = `/v1/leases/${leaseId}`;
+  const text = `after ${what}`;
+  const calls: Array<[string, () => Promise<TimedAnswer>]> = [
+    ['clipboard', () => api('PUT', `${base}/clipboard`, { text })],
+    ['text', () => api('POST', `${base}/text`, { text: 'x' })],
+    ['key', () => api('POST', `${base}/keys`, { chord: 'ctrl+a' })],
+  ];
+  const ms: number[] = [];
+  for (const [name, call] of calls) {
+    const res = await call();
+    expect(res.status, `${what}: ${name}: ${JSON.stringify(res.body).slice(0, 600)}`).toBe(200);
+    expect(res.ms, `${what}: ${name} answered after its deadline`).toBeLessThan(AGENT_DEADLINE_MS + marginMs);
+    ms.push(res.ms);
+  }
+  expect(clipboard(), what).toBe(text);
+  return ms;
 }
