@@ -116,7 +116,7 @@ export function createApp(services: Services): OpenAPIHono<AppEnv> {
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', {
     type: 'http',
     scheme: 'bearer',
-    description: 'a token of the tokens file (role client or admin); see README "Authentication"',
+    description: 'a token of the tokens file (role client or admin); see docs/authentication-and-limits.md',
   });
   app.doc31('/v1/openapi.json', openApiDocument);
   app.notFound(notFound);
