@@ -117,4 +117,9 @@ export function installCrashHandlers(): void {
   };
   process.on('uncaughtException', crash);
   process.on('unhandledRejection', crash);
+  // A reader that went away (`devicebridge … | head`): stop quietly, as Unix tools do.
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(0);
+    crash(err);
+  });
 }
