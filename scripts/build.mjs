@@ -16,7 +16,15 @@
  *    tsconfig) with esbuild into dist/console/assets/console.js: the package serves it, offline.
  */
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -75,6 +83,9 @@ await esbuild.build({
   minify: true,
   logLevel: 'warning',
 });
+// `npx devicebridge` runs node_modules/.bin/devicebridge → dist/cli/bin.js: npm marks it executable
+// at install, but a rebuild writes it anew (tsc gives it 0644), so mark it here too.
+chmodSync(path.join(dist, 'cli/bin.js'), 0o755);
 process.stdout.write(
   `build: dist/ ready (${rewritten} declaration files rewritten, ${copied} assets copied)\n`,
 );

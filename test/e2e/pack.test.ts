@@ -9,7 +9,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -157,6 +157,10 @@ describe('the packed package installed into a fresh project (e2e)', () => {
     redis.disconnect();
     await tmp?.cleanup();
   }, 60_000);
+
+  it('the build leaves dist/cli/bin.js executable (npx devicebridge after a rebuild)', () => {
+    expect(statSync(path.join(ROOT, 'dist/cli/bin.js')).mode & 0o111).toBe(0o111);
+  });
 
   it('ships dist/ (JavaScript, declarations, every Lua script of src/), LICENSE and no sources', () => {
     expect(packed).toEqual(
