@@ -405,7 +405,8 @@ export function addLeaseGesture(group: Command): void {
         await run(
           opts,
           () => c.gesture(opts.lease!, { kind: 'plan', plan, transport: opts.transport as 'auto' }),
-          (g) => `${g.kind}: ${g.injectedEvents} events (${g.transport})`,
+          // The gesture asked for: the helper classifies the plan it was sent (a tap is a short swipe).
+          (g) => `${kind}: ${g.injectedEvents} events (${g.transport})`,
         );
       },
     );

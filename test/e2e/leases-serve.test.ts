@@ -105,6 +105,14 @@ describe('serve --simulate 2 driven through the typed client and the CLI (e2e)',
     );
     expect(gesture.code).toBe(0);
     expect(JSON.parse(gesture.stdout)).toMatchObject({ kind: 'swipe' });
+    // Human output names the gesture asked for (a tap is sent as a one-pointer plan).
+    const tap = await runCli(['gesture', '--lease', lease.id, 'tap', '500', '1500'], { env: env() });
+    expect(tap.code, tap.stderr).toBe(0);
+    expect(tap.stdout).toMatch(/^tap: \d+ events \(/);
+    const longPress = await runCli(['gesture', '--lease', lease.id, 'long-press', '500', '1500'], {
+      env: env(),
+    });
+    expect(longPress.stdout).toMatch(/^long-press: \d+ events \(/);
     const list = await runCli(['lease', 'list'], { env: env() });
     expect(list.stdout).toContain(lease.id);
     expect((await runCli(['lease', 'renew', lease.id, '--ttl', '90'], { env: env() })).code).toBe(0);
