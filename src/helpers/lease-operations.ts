@@ -199,7 +199,14 @@ export class LeaseOperations {
   async #manifest(name: string): Promise<HelperManifest> {
     const manifest = await this.#o.releases.getLatestManifest(name);
     if (manifest === null)
-      throw new BridgeError('NOT_FOUND', `helper ${name} has no published release on this bridge`);
+      throw new BridgeError(
+        'NOT_FOUND',
+        `helper ${name} has no published release on this bridge; publish one: ` +
+          (name === 'android-snapshot-helper'
+            ? 'bash release/build-android.sh OUT && bash release/publish-android.sh OUT --store <store>, or devicebridge release publish --apk snapshot-helper.apk --version <V> --store <store>'
+            : `devicebridge release publish --apk ${name}.apk --name ${name} --version <V> --store <store>`),
+        { details: { release: name } },
+      );
     return manifest;
   }
 

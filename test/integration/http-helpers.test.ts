@@ -290,6 +290,10 @@ describe('helpers and artifacts: errors', () => {
       expect(body.error.requestId).toBeTruthy();
       expect(body.error.retryable).toBe(false);
     }
+    const unpublished = (await (await bridge.app.request('/v1/helpers/nope/manifest')).json()) as {
+      error: { message: string };
+    };
+    expect(unpublished.error.message).toContain('publish one with devicebridge release publish');
   });
 
   it('400 for a non-JSON validate body', async () => {

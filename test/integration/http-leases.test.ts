@@ -74,6 +74,12 @@ describe('leases: happy path', () => {
       before: 'current',
       action: 'none',
     });
+    // A helper nobody published: NOT_FOUND saying how to publish one.
+    const unpublished = await api('POST', `/v1/leases/${lease.id}/helpers/other-helper/ensure`, {});
+    expect(unpublished.status).toBe(404);
+    expect(unpublished.body.error.message).toContain(
+      'helper other-helper has no published release on this bridge; publish one: devicebridge release publish',
+    );
 
     const session = await api('POST', `/v1/leases/${lease.id}/snapshot`, { transport: 'session' });
     expect(session.status).toBe(200);

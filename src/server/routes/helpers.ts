@@ -103,7 +103,11 @@ export function registerHelpers(app: OpenAPIHono<AppEnv>): void {
     async (c) => {
       const { name } = c.req.valid('param');
       const manifest = await c.get('services').releases.getLatestRelease(name);
-      if (manifest === null) throw new BridgeError('NOT_FOUND', `helper ${name} has no published release`);
+      if (manifest === null)
+        throw new BridgeError(
+          'NOT_FOUND',
+          `helper ${name} has no published release; publish one with devicebridge release publish (see docs/publishing.md)`,
+        );
       return sendManifest(c, manifest, 'public, max-age=60, must-revalidate');
     },
   );
