@@ -491,7 +491,11 @@ export class LeaseManager {
   }
 
   #conflict(selector: LeaseSelector, waitSeconds: number, waiterId?: string): BridgeError {
-    return new BridgeError('CONFLICT', `no device free within ${waitSeconds}s`, {
+    const hint =
+      waitSeconds === 0
+        ? ': every matching device is leased; wait for one with waitSeconds (CLI: lease acquire --wait S)'
+        : '';
+    return new BridgeError('CONFLICT', `no device free within ${waitSeconds}s${hint}`, {
       retryable: true,
       details: { selector, waitSeconds, ...(waiterId === undefined ? {} : { waiterId }) },
     });

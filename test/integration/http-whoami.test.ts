@@ -129,6 +129,7 @@ describe('whoami: errors and security', () => {
     const anonymous = await timedRequest(bridge.app, 'GET', '/v1/whoami');
     expect(anonymous.status).toBe(401);
     expect(anonymous.body['error']).toMatchObject({ code: 'UNAUTHENTICATED' });
+    expect(String((anonymous.body['error'] as { message: string }).message)).toContain('DEVICEBRIDGE_TOKEN');
     const unknown = await timedRequest(bridge.app, 'GET', '/v1/whoami', undefined, { token: 'nope-token' });
     expect(unknown.status).toBe(401);
     expect(JSON.stringify(unknown.body)).not.toContain('nope-token');

@@ -171,6 +171,9 @@ describe('LeaseManager.acquire', () => {
     expect(lease.expiresAt - lease.acquiredAt).toBe(300_000);
     const err = await expectCode(manager.acquire({ ...who, selector: {} }), 'CONFLICT');
     expect(err.retryable).toBe(true);
+    expect(err.message).toBe(
+      'no device free within 0s: every matching device is leased; wait for one with waitSeconds (CLI: lease acquire --wait S)',
+    );
     expect(await manager.activeCount()).toBe(1);
   });
 

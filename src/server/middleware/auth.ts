@@ -97,7 +97,11 @@ export function takeExpensive(c: Context<AppEnv>, principal: Principal | null): 
 
 /** Throw unless the caller has one of `roles` (admin always passes); resolves the principal. */
 export function assertRole(principal: Principal | null, ...roles: Role[]): Principal {
-  if (principal === null) throw new BridgeError('UNAUTHENTICATED', 'a bearer token is required');
+  if (principal === null)
+    throw new BridgeError(
+      'UNAUTHENTICATED',
+      'a bearer token is required (Authorization: Bearer <token>; the CLI and the typed client read DEVICEBRIDGE_TOKEN)',
+    );
   if (principal.role !== 'admin' && !roles.includes(principal.role)) {
     throw new BridgeError('PERMISSION_DENIED', `this operation needs the ${roles.join(' or ')} role`);
   }
