@@ -296,7 +296,10 @@ describe('leases: errors', () => {
     expect((await api('POST', '/v1/leases', { ttlSeconds: 99999 })).body.error).toMatchObject({
       code: 'INVALID_ARGUMENT',
     });
-    expect((await api('POST', '/v1/leases', { selector: { sdkMin: 'x' } })).status).toBe(400);
+    const typed = await api('POST', '/v1/leases', { selector: { sdkMin: 'x' } });
+    expect(typed.status).toBe(400);
+    // The message names the part of the request a user wrote (not the validator's "json" target).
+    expect(typed.body.error.message).toMatch(/^invalid body field selector\.sdkMin: /);
     expect((await api('POST', '/v1/leases', { bogus: true })).status).toBe(400);
     const lease = (await api('POST', '/v1/leases', {})).body;
     const bad = await api('POST', `/v1/leases/${lease.id}/gestures`, {

@@ -55,6 +55,14 @@ export function zodFieldErrors(error: ZodError, prefix = ''): FieldError[] {
   }));
 }
 
+const TARGET_WORDS: Record<string, string> = {
+  json: 'body field',
+  query: 'query parameter',
+  param: 'path parameter',
+  header: 'header',
+  form: 'form field',
+};
+
 /** `defaultHook` of OpenAPIHono: a failed request validation becomes a 400 naming each field. */
 export function validationHook(
   result: { success: true } | { success: false; error: ZodError; target?: string },
@@ -63,7 +71,8 @@ export function validationHook(
   if (result.success) return undefined;
   const errors = zodFieldErrors(result.error);
   const first = errors[0];
-  const where = result.target ? `${result.target} ` : '';
+  // hono names the parts of a request by its validator targets: say them as a user reads them.
+  const where = result.target === undefined ? '' : `${TARGET_WORDS[result.target] ?? result.target} `;
   const message = first ? `invalid ${where}${first.path || 'value'}: ${first.message}` : 'invalid request';
   return errorResponse(c, new BridgeError('INVALID_ARGUMENT', message, { details: { errors } }));
 }
