@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * `npm run build`: the publishable package in dist/ (JavaScript + .d.ts, plain Node 20, no tsx).
+ * `npm run build`: the publishable package in dist/ (JavaScript + .d.ts, plain Node 22+, no tsx).
  *
  * 1. Empties dist/ and compiles src/ with tsconfig.build.json. Sources import each other with `.ts`
  *    extensions; `rewriteRelativeImportExtensions` turns those into `.js` in the emitted JavaScript.

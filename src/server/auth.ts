@@ -60,7 +60,8 @@ const TokensFileSchema = z.array(TokenEntrySchema);
 
 /**
  * The sha256 of a token, hex (what the tokens file holds). `createHash`, not the one-shot
- * `crypto.hash` (~1 µs cheaper per request): that one needs Node 20.12, the package supports 20.
+ * `crypto.hash` (~1 µs cheaper per request; Node 20.12+, so every Node the package supports
+ * now has it: a possible follow-up).
  */
 export function hashToken(token: string): string {
   return createHash('sha256').update(token, 'utf8').digest('hex');

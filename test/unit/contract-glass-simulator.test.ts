@@ -98,6 +98,13 @@ describe('simulator glass a11y service vs the Java core', () => {
   });
 });
 
+/** Whether a key `__proto__`, `constructor` or `prototype` appears at any depth of `value`. */
+function hasPrototypeKey(value: unknown): boolean {
+  if (Array.isArray(value)) return value.some(hasPrototypeKey);
+  if (value === null || typeof value !== 'object') return false;
+  return Object.entries(value).some(([k, v]) => PROTOTYPE_KEYS.has(k) || hasPrototypeKey(v));
+}
+
 describe('malformed lines: the simulator and the Java components answer the same', () => {
   const { cases } = JSON.parse(readFileSync(new URL('lines.json', DIR), 'utf8')) as {
     cases: Array<{ line: string; reply: string }>;
@@ -125,7 +132,7 @@ describe('malformed lines: the simulator and the Java components answer the same
         (id, fields) => {
           const line = encodeGlassRequest(id, 'ping', fields).slice(0, -1);
           const reply = agent().handle(line);
-          if (Object.keys(fields).some((k) => PROTOTYPE_KEYS.has(k))) return; // refused by both ends
+          if (hasPrototypeKey(fields)) return; // refused by both ends (strict JSON: at any depth)
           expect(reply).toBe(`{"id":${id},"ok":true}`);
         },
       ),
