@@ -2,6 +2,8 @@
  * The shape of the code (issue #11): the HTTP server and the composition root take their device
  * sources as input, so nothing under src/server/ or src/node/ imports the simulator, directly or
  * through another module; routes reach the device side only through the application layer.
+ * No folder and no file of src/ is part of an import cycle (`import type` counts: a type is a
+ * dependency too).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -52,6 +54,75 @@ function reach(file: string): Map<string, string[]> {
 }
 
 const rel = (f: string) => path.relative(SRC, f);
+
+/** A folder is the first path segment under src/; a file at the top of src/ is its own node. */
+const folderOf = (file: string) => rel(file).split(path.sep)[0]!;
+
+/** The folder graph: one edge per pair of distinct folders, with the file imports behind it. */
+function folderGraph(): Map<string, Map<string, string[]>> {
+  const folders = new Map<string, Map<string, string[]>>();
+  for (const [file, targets] of graph) {
+    const from = folderOf(file);
+    if (!folders.has(from)) folders.set(from, new Map());
+    for (const target of targets) {
+      const to = folderOf(target);
+      if (to === from) continue;
+      const edges = folders.get(from)!;
+      edges.set(to, [...(edges.get(to) ?? []), `${rel(file)} -> ${rel(target)}`]);
+    }
+  }
+  return folders;
+}
+
+/** The strongly connected components of more than one node (Tarjan), each sorted, in a stable order. */
+function cycles(nodes: Map<string, Iterable<string>>): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const found: string[][] = [];
+  const visit = (v: string) => {
+    index.set(v, index.size);
+    low.set(v, index.get(v)!);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of nodes.get(v) ?? []) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) {
+        low.set(v, Math.min(low.get(v)!, index.get(w)!));
+      }
+    }
+    if (low.get(v) === index.get(v)) {
+      const component: string[] = [];
+      let w: string;
+      do {
+        w = stack.pop()!;
+        onStack.delete(w);
+        component.push(w);
+      } while (w !== v);
+      if (component.length > 1) found.push(component.sort());
+    }
+  };
+  for (const v of [...nodes.keys()].sort()) if (!index.has(v)) visit(v);
+  return found.sort((a, b) => a[0]!.localeCompare(b[0]!));
+}
+
+/** A cycle for people: its members, then every edge inside it with (the first few) imports behind it. */
+function describeCycle(members: string[], edges: (from: string) => Map<string, string[]>): string {
+  const lines = [`cycle: ${members.join(' <-> ')}`];
+  for (const from of members) {
+    for (const [to, via] of edges(from)) {
+      if (!members.includes(to)) continue;
+      const shown = via.slice(0, 3).map((v) => `      ${v}`);
+      if (via.length > 3) shown.push(`      … and ${via.length - 3} more`);
+      lines.push(`  ${from} -> ${to}`, ...shown);
+    }
+  }
+  return lines.join('\n');
+}
+
 const under = (dir: string) => [...graph.keys()].filter((f) => rel(f).startsWith(`${dir}/`));
 
 describe('import graph', () => {
@@ -97,5 +168,35 @@ describe('import graph', () => {
         .map((t) => `${rel(file)} -> ${t}`),
     );
     expect(direct).toEqual([]);
+  });
+
+  it('finds a cycle and only a cycle', () => {
+    const nodes = new Map([
+      ['a', ['b']],
+      ['b', ['c']],
+      ['c', ['a', 'd']],
+      ['d', []],
+      ['e', ['e']],
+    ]);
+    expect(cycles(nodes)).toEqual([['a', 'b', 'c']]);
+  });
+
+  it('no folder of src/ is part of an import cycle', () => {
+    const folders = folderGraph();
+    const found = cycles(new Map([...folders].map(([from, edges]) => [from, [...edges.keys()]])));
+    const report = found.map((c) => describeCycle(c, (from) => folders.get(from) ?? new Map()));
+    expect(report.join('\n\n'), `${found.length} folder cycle(s)`).toBe('');
+  });
+
+  it('no file of src/ is part of an import cycle', () => {
+    const found = cycles(new Map([...graph].map(([file, targets]) => [rel(file), targets.map(rel)])));
+    const report = found.map((c) =>
+      describeCycle(c, (from) => {
+        const out = new Map<string, string[]>();
+        for (const to of graph.get(path.join(SRC, from)) ?? []) out.set(rel(to), []);
+        return out;
+      }),
+    );
+    expect(report.join('\n\n'), `${found.length} file cycle(s)`).toBe('');
   });
 });
