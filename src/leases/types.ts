@@ -13,6 +13,9 @@ export interface LeaseSelector {
 
 export type LeaseState = 'active' | 'released' | 'expired';
 
+/** What a lease id looks like (route parameter, forwarding). */
+export const LEASE_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+
 export interface Lease {
   id: string;
   deviceId: string;

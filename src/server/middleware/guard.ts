@@ -6,8 +6,9 @@
  * bodies (APK uploads) are streamed by their route under the same limit (`limitedStream`).
  */
 import type { Context, MiddlewareHandler } from 'hono';
-import { LEASE_ID_PATTERN, type LeaseScope } from '../../app/lease-scope.ts';
+import type { LeaseScope } from '../../app/lease-scope.ts';
 import { BridgeError, isBridgeError } from '../../errors.ts';
+import { LEASE_ID_PATTERN } from '../../leases/types.ts';
 import { type Capability, hasCapability, type Principal } from '../auth.ts';
 import { hasBody, mediaTypeOf, readLimited, tooLarge } from '../body.ts';
 import type { AppEnv, Services } from '../env.ts';
