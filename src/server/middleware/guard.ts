@@ -7,9 +7,9 @@
  */
 import type { Context, MiddlewareHandler } from 'hono';
 import type { LeaseScope } from '../../app/lease-scope.ts';
+import { type Capability, hasCapability, type Principal } from '../../auth/tokens.ts';
 import { BridgeError, isBridgeError } from '../../errors.ts';
 import { LEASE_ID_PATTERN } from '../../leases/types.ts';
-import { type Capability, hasCapability, type Principal } from '../auth.ts';
 import { hasBody, mediaTypeOf, readLimited, tooLarge } from '../body.ts';
 import type { AppEnv, Services } from '../env.ts';
 import { parseJsonBody } from '../json-body.ts';
