@@ -5,8 +5,8 @@
  * per device. The selector that uses them is `leases/selector.ts`.
  */
 import { z } from 'zod';
+import { describeValue } from '../describe-value.ts';
 import { type FieldError, invalidArgument } from '../errors.ts';
-import { describeValue } from '../manifest/describe-value.ts';
 
 export const LABEL_PATTERN = /^[A-Za-z0-9._/-]{1,63}$/;
 export const MAX_LABELS = 16;
