@@ -38,20 +38,14 @@
  * retries ran out: quarantined).
  */
 import { createHash, randomBytes } from 'node:crypto';
+import type { LeaseSelector } from '../devices/selector.ts';
+import { validateSelector } from '../devices/selector.ts';
 import { BridgeError, invalidArgument, isBridgeError } from '../errors.ts';
 import { type Logger, silentLogger } from '../observability/logger.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import { PeriodicTask } from '../periodic.ts';
-import { queueKeyFor, validateSelector, WAITER_ID_PATTERN } from './selector.ts';
-import type {
-  DeferredTeardown,
-  EndedLease,
-  Lease,
-  LeaseSelector,
-  LeaseStore,
-  TeardownRecord,
-  Waiter,
-} from './types.ts';
+import { queueKeyFor, WAITER_ID_PATTERN } from './selector.ts';
+import type { DeferredTeardown, EndedLease, Lease, LeaseStore, TeardownRecord, Waiter } from './types.ts';
 
 /**
  * The queue member of a client-chosen waiter id: namespaced by tenant, so one tenant cannot take

@@ -3,13 +3,7 @@
  * increasing fencing token per device that every device operation checks. State lives behind
  * `LeaseStore` (memory by default, Redis in production) — never only in process memory.
  */
-
-export interface LeaseSelector {
-  deviceId?: string;
-  labels?: Record<string, string>;
-  sdkMin?: number;
-  sdkMax?: number;
-}
+import type { LeaseSelector } from '../devices/selector.ts';
 
 export type LeaseState = 'active' | 'released' | 'expired';
 
