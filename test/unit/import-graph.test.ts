@@ -3,7 +3,7 @@
  * sources as input, so nothing under src/server/ or src/node/ imports the simulator, directly or
  * through another module; routes reach the device side only through the application layer.
  * No folder and no file of src/ is part of an import cycle (`import type` counts: a type is a
- * dependency too).
+ * dependency too), and the folders stand on floors (LAYERS): an import goes down or sideways, never up.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -123,6 +123,72 @@ function describeCycle(members: string[], edges: (from: string) => Map<string, s
   return lines.join('\n');
 }
 
+/**
+ * The floors of src/, bottom to top: a module imports from its own floor or below, never above.
+ * A folder is the first path segment under src/; a file at the top of src/ is its own node.
+ */
+const LAYERS: readonly (readonly string[])[] = [
+  // Pure foundations, no I/O of their own: the error type, value rendering, strict JSON, the version,
+  // the periodic-task helper, logging and metrics, and snapshot normalisation (XML -> JSON tree).
+  [
+    'errors.ts',
+    'describe-value.ts',
+    'strict-json.ts',
+    'version.ts',
+    'periodic.ts',
+    'observability',
+    'snapshot',
+  ],
+  // The adapters to external systems that everything else reaches through small interfaces: adbkit
+  // and the adb wire protocols, ioredis.
+  ['adb', 'redis'],
+  // The one configuration schema over env and flags (it validates endpoints with adb's pure parsers).
+  ['config.ts'],
+  // Stored things and who may touch them: bearer tokens and console sessions, release manifests and
+  // their validation, the artifact stores.
+  ['auth', 'manifest', 'artifacts'],
+  // Publishing and reading helper releases (manifests + artifacts).
+  ['releases'],
+  // The devices a node drives: records, stores, probes, the registry, the device selector.
+  ['devices'],
+  // Exclusive, fenced use of a device: lease stores, the manager, waiters, teardowns.
+  ['leases'],
+  // The on-device helpers and companions: protocol codecs, the snapshot driver, glass, farm
+  // operations, and the lease operations that run them on a leased device.
+  ['helpers'],
+  // The HTTP contract: zod request/response schemas shared by the routes, the app layer and clients.
+  ['api'],
+  // The application layer: one service method per use case, called by routes and the CLI alike.
+  ['app'],
+  // Clients of the HTTP contract: the typed client (devicebridge/client) and the console's assets
+  // and browser script.
+  ['client', 'console'],
+  // The HTTP server: middleware, one route file per resource (the console's pages too), the app.
+  ['server'],
+  // The composition root: builds a node from config, taking its device sources as input.
+  ['node'],
+  // The device simulator: a device source in software, above everything that serves so that only
+  // the entry points can hand it in.
+  ['simulator'],
+  // Entry points: the CLI and the library's public surface (src/index.ts).
+  ['cli', 'index.ts'],
+];
+
+const floorOf = (node: string, layers = LAYERS) => layers.findIndex((layer) => layer.includes(node));
+
+/** Every folder edge that goes up a floor of `layers`, each followed by the imports behind it. */
+function upwardImports(layers: readonly (readonly string[])[]): string[] {
+  const upward: string[] = [];
+  for (const [from, edges] of folderGraph()) {
+    for (const [to, via] of edges) {
+      const [below, above] = [floorOf(from, layers), floorOf(to, layers)];
+      if (above > below)
+        upward.push(`${from} (floor ${below}) -> ${to} (floor ${above})`, ...via.map((v) => `    ${v}`));
+    }
+  }
+  return upward;
+}
+
 const under = (dir: string) => [...graph.keys()].filter((f) => rel(f).startsWith(`${dir}/`));
 
 describe('import graph', () => {
@@ -198,5 +264,25 @@ describe('import graph', () => {
       }),
     );
     expect(report.join('\n\n'), `${found.length} file cycle(s)`).toBe('');
+  });
+
+  it('every folder of src/ and every file at its top stands on exactly one floor', () => {
+    const nodes = [...new Set([...graph.keys()].map(folderOf))].sort();
+    const placed = LAYERS.flat();
+    expect(nodes.filter((n) => floorOf(n) === -1)).toEqual([]);
+    expect(placed.filter((n) => placed.indexOf(n) !== placed.lastIndexOf(n))).toEqual([]);
+    expect(placed.filter((n) => !nodes.includes(n))).toEqual([]);
+  });
+
+  it('no import goes up a floor', () => {
+    expect(upwardImports(LAYERS).join('\n'), 'imports from a lower floor to a higher one').toBe('');
+  });
+
+  it('the check would catch an upward import (the CLI imports the server: swap their floors)', () => {
+    const swapped = LAYERS.map((layer) =>
+      layer.includes('cli') ? ['server'] : layer.includes('server') ? ['cli', 'index.ts'] : layer,
+    );
+    expect(upwardImports(swapped).some((line) => line.startsWith('server (floor'))).toBe(false);
+    expect(upwardImports(swapped).some((line) => line.startsWith('cli (floor'))).toBe(true);
   });
 });
