@@ -9,7 +9,7 @@ export const LeaseIdParam = z
   .regex(LEASE_ID_PATTERN, 'must be a lease id')
   .openapi({ param: { name: 'id', in: 'path' }, example: 'lease_3kT9x0aQ2mZp8LwV1cYb' });
 
-/** The one selector schema (leases/selector.ts), documented as a component. */
+/** The one selector schema (devices/selector.ts), documented as a component. */
 export const LeaseSelectorSchema = SelectorRule.meta({ id: 'LeaseSelector' });
 
 export const LeaseSchema = z

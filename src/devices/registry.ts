@@ -3,7 +3,7 @@
  * This module registers devices and answers queries; the rest lives beside it:
  * `device-state.ts` (the state machine, pure), `health.ts` (what a health pass concludes, the
  * loop), `probes.ts` (getprop, `echo ok`, adb's view), `config-file.ts` (the devices file),
- * `labels.ts` (name rules) and `leases/selector.ts` (the one selector).
+ * `labels.ts` (name rules) and `selector.ts` (the one selector).
  *
  * Sources: tunnels registered through the API or a config file (`register`, `loadConfigFile`),
  * device sources a node is started with (`register` with their source, e.g. `simulator`), and
