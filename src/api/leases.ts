@@ -1,8 +1,7 @@
 /** Contract of the lease routes: acquire, list, get, renew and release (with its teardown record). */
 import { z } from '@hono/zod-openapi';
 import { LeaseSelectorSchema as SelectorRule } from '../devices/selector.ts';
-import { WAITER_ID_PATTERN } from '../leases/selector.ts';
-import { LEASE_ID_PATTERN, MAX_TEARDOWN_LIST } from '../leases/types.ts';
+import { LEASE_ID_PATTERN, MAX_TEARDOWN_LIST, WAITER_ID_PATTERN } from '../leases/types.ts';
 
 export const LeaseIdParam = z
   .string()

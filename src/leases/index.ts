@@ -10,7 +10,7 @@ export {
 } from './manager.ts';
 export { MemoryLeaseStore } from './memory-store.ts';
 export { type OpenLeaseStoreOptions, openLeaseStore } from './open-store.ts';
-export { queueKeyFor } from './selector.ts';
+export { queueKeyFor } from './queue-key.ts';
 export { newLeaseId, type StoreClockOptions } from './store-common.ts';
 export type {
   AcquireRequest,

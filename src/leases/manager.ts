@@ -44,8 +44,16 @@ import { BridgeError, invalidArgument, isBridgeError } from '../errors.ts';
 import { type Logger, silentLogger } from '../observability/logger.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import { PeriodicTask } from '../periodic.ts';
-import { queueKeyFor, WAITER_ID_PATTERN } from './selector.ts';
-import type { DeferredTeardown, EndedLease, Lease, LeaseStore, TeardownRecord, Waiter } from './types.ts';
+import { queueKeyFor } from './queue-key.ts';
+import {
+  type DeferredTeardown,
+  type EndedLease,
+  type Lease,
+  type LeaseStore,
+  type TeardownRecord,
+  WAITER_ID_PATTERN,
+  type Waiter,
+} from './types.ts';
 
 /**
  * The queue member of a client-chosen waiter id: namespaced by tenant, so one tenant cannot take

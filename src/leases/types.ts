@@ -233,6 +233,9 @@ export interface LeaseStore {
 export type WakeupKind = 'waiters' | 'deferred';
 
 /** Who waits in a queue (recorded when a waiter joins it). */
+/** What a client-chosen waiter id looks like (`waiter_` and 16..64 URL-safe characters). */
+export const WAITER_ID_PATTERN = /^waiter_[A-Za-z0-9_-]{16,64}$/;
+
 export interface WaiterInfo {
   selector: LeaseSelector;
   tenant: string;

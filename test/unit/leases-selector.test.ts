@@ -11,7 +11,7 @@ import {
   validateSelector,
 } from '../../src/devices/selector.ts';
 import { BridgeError } from '../../src/errors.ts';
-import { queueKeyFor } from '../../src/leases/selector.ts';
+import { queueKeyFor } from '../../src/leases/queue-key.ts';
 import { DeviceIdParam } from '../../src/server/routes/devices.ts';
 
 const token = fc.stringMatching(/^[A-Za-z0-9._/-]{1,12}$/);
