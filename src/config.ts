@@ -8,7 +8,9 @@ import path from 'node:path';
 import { z } from 'zod';
 import { endpointSchema } from './adb/endpoint.ts';
 import { advertisedEndpoint, parsePortRange } from './adb/relay-policy.ts';
-import { NODE_NAME_PATTERN } from './devices/nodes.ts';
+
+/** What a node name looks like (DEVICEBRIDGE_NODE, the data dir's `node-id`). */
+export const NODE_NAME_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
 
 const port = z.coerce.number().int().min(0).max(65535);
 const bool = z

@@ -18,8 +18,9 @@
  * of the offending place. They never echo input values, so they are safe for secret files (tokens);
  * the names of offending keys are shown, escaped and cut short.
  */
+
+import { describeValue } from './describe-value.ts';
 import { BridgeError } from './errors.ts';
-import { describeValue } from './manifest/describe-value.ts';
 
 export interface JsonLimits {
   /** Most containers (objects and arrays) nested in one another; the top-level container is depth 1. */

@@ -3,10 +3,10 @@
  * viewport and gestures. The snapshot tree mirrors `NormalizedSnapshot` of src/snapshot/normalize.ts.
  */
 import { z } from '@hono/zod-openapi';
-import { MAX_DEADLINE_MS } from '../helpers/snapshot/driver.ts';
 import { ServedAttemptSchema, ServedTransportSchema } from './attempts.ts';
 
-export { MAX_DEADLINE_MS };
+/** Largest `deadlineMs` a request may ask for: a limit of the contract, the routes refuse more. */
+export const MAX_DEADLINE_MS = 300_000;
 
 export const TransportField = z.enum(['auto', 'session', 'one-shot']).default('auto');
 

@@ -1,15 +1,14 @@
 /** Contract of the lease routes: acquire, list, get, renew and release (with its teardown record). */
 import { z } from '@hono/zod-openapi';
-import { LEASE_ID_PATTERN } from '../app/lease-scope.ts';
-import { LeaseSelectorSchema as SelectorRule, WAITER_ID_PATTERN } from '../leases/selector.ts';
-import { MAX_TEARDOWN_LIST } from '../leases/types.ts';
+import { LeaseSelectorSchema as SelectorRule } from '../devices/selector.ts';
+import { LEASE_ID_PATTERN, MAX_TEARDOWN_LIST, WAITER_ID_PATTERN } from '../leases/types.ts';
 
 export const LeaseIdParam = z
   .string()
   .regex(LEASE_ID_PATTERN, 'must be a lease id')
   .openapi({ param: { name: 'id', in: 'path' }, example: 'lease_3kT9x0aQ2mZp8LwV1cYb' });
 
-/** The one selector schema (leases/selector.ts), documented as a component. */
+/** The one selector schema (devices/selector.ts), documented as a component. */
 export const LeaseSelectorSchema = SelectorRule.meta({ id: 'LeaseSelector' });
 
 export const LeaseSchema = z

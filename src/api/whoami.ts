@@ -1,6 +1,6 @@
 /** Contract of `GET /v1/whoami`: the caller as its token names it, and what the token may do. */
 import { z } from '@hono/zod-openapi';
-import { CAPABILITIES, CAPABILITY_MEANINGS } from '../server/auth.ts';
+import { CAPABILITIES, CAPABILITY_MEANINGS } from '../auth/tokens.ts';
 
 export const CapabilitySchema = z.enum(CAPABILITIES).openapi('Capability', {
   description: `A power an operator grants a client token on top of its role (admins hold every one): ${CAPABILITIES.map(

@@ -12,9 +12,6 @@ import { BridgeError } from '../errors.ts';
 import type { LeaseRef, LeaseTarget } from '../helpers/lease-operations.ts';
 import type { Lease, LeaseStore } from '../leases/types.ts';
 
-/** What a lease id looks like (route parameter, forwarding). */
-export const LEASE_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
-
 /** Who calls: a token's name, tenant and role (admins see every tenant). */
 export interface Caller {
   name: string;

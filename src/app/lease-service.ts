@@ -1,7 +1,9 @@
 /** Lease use cases (acquire, list, get, renew, release) for a caller: what the lease routes and the CLI call. */
+
+import type { LeaseSelector } from '../devices/selector.ts';
 import { BridgeError } from '../errors.ts';
 import type { LeaseManager, ReleaseResult } from '../leases/manager.ts';
-import type { EndedLease, Lease, LeaseSelector } from '../leases/types.ts';
+import type { EndedLease, Lease } from '../leases/types.ts';
 import type { Caller, LeaseScopes } from './lease-scope.ts';
 
 export interface AcquireInput {

@@ -3,8 +3,9 @@
  * layout (`artifacts/<sha256>`, `helpers/<name>/versions/<version>/manifest.json`, …) lives above it.
  * Implementations: `FsArtifactStore` (default, under a directory) and `S3ArtifactStore`.
  */
+
+import { describeValue } from '../describe-value.ts';
 import { BridgeError } from '../errors.ts';
-import { describeValue } from '../manifest/describe-value.ts';
 
 export interface ObjectInfo {
   key: string;

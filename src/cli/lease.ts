@@ -6,9 +6,9 @@
  * Exit codes: 0 ok, 1 failure reported by the bridge, 2 usage or invalid input (400s).
  */
 import type { Command } from 'commander';
+import { errorLine, jsonErrorLine } from './error-line.ts';
 import { EXIT_FAILURE, EXIT_USAGE, ExitCode, UsageError } from './exit.ts';
 import { intFlag } from './input.ts';
-import { errorLine, jsonErrorLine } from './main.ts';
 
 export interface ClientFlags {
   url?: string;

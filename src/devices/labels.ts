@@ -2,11 +2,11 @@
  * The name rules of devices (pure validation of outside input), each defined once and imported
  * everywhere: device ids match `[A-Za-z0-9][A-Za-z0-9._-]{0,127}` (`DeviceIdSchema`, also the route parameter);
  * label keys and values, provider and helper names match `[A-Za-z0-9._/-]{1,63}`; at most 16 labels
- * per device. The selector that uses them is `leases/selector.ts`.
+ * per device. The selector that uses them is `selector.ts`.
  */
 import { z } from 'zod';
+import { describeValue } from '../describe-value.ts';
 import { type FieldError, invalidArgument } from '../errors.ts';
-import { describeValue } from '../manifest/describe-value.ts';
 
 export const LABEL_PATTERN = /^[A-Za-z0-9._/-]{1,63}$/;
 export const MAX_LABELS = 16;

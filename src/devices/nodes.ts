@@ -18,9 +18,6 @@ export interface NodeDirectory {
   close(): Promise<void>;
 }
 
-/** What a node name looks like (DEVICEBRIDGE_NODE, the data dir's `node-id`). */
-export const NODE_NAME_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
-
 /** Default heartbeat period; an entry lives NODE_STALE_BEATS periods (a node is dead after that). */
 export const HEARTBEAT_MS = 5_000;
 export const NODE_STALE_BEATS = 3;

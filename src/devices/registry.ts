@@ -3,7 +3,7 @@
  * This module registers devices and answers queries; the rest lives beside it:
  * `device-state.ts` (the state machine, pure), `health.ts` (what a health pass concludes, the
  * loop), `probes.ts` (getprop, `echo ok`, adb's view), `config-file.ts` (the devices file),
- * `labels.ts` (name rules) and `leases/selector.ts` (the one selector).
+ * `labels.ts` (name rules) and `selector.ts` (the one selector).
  *
  * Sources: tunnels registered through the API or a config file (`register`, `loadConfigFile`),
  * device sources a node is started with (`register` with their source, e.g. `simulator`), and
@@ -40,8 +40,6 @@ import type { AdbClient } from '../adb/client.ts';
 import { adbFailureCode } from '../adb/host-protocol.ts';
 import type { TunnelManager } from '../adb/tunnels.ts';
 import { BridgeError, invalidArgument } from '../errors.ts';
-import { validateSelector } from '../leases/selector.ts';
-import type { LeaseSelector as DeviceSelector, LeaseStore } from '../leases/types.ts';
 import { isSemver } from '../manifest/semver.ts';
 import type { Logger } from '../observability/logger.ts';
 import { PeriodicTask } from '../periodic.ts';
@@ -62,10 +60,19 @@ import type { NodeDirectory } from './nodes.ts';
 import { observeState, probeDevice, readProperties } from './probes.ts';
 import { deviceIdFor } from './properties.ts';
 import type { ResetPolicy } from './reset-policy.ts';
+import { type LeaseSelector as DeviceSelector, validateSelector } from './selector.ts';
 import type { DeviceProperties, DeviceRecord, DeviceState, DeviceStore, StoreGeneration } from './types.ts';
 
-export type { LeaseSelector as DeviceSelector } from '../leases/types.ts';
 export { deviceStateFromAdb } from './device-state.ts';
+export type { LeaseSelector as DeviceSelector } from './selector.ts';
+
+/**
+ * Which lease holds a device, if any: the lease store answers it (the registry is below the leases
+ * and names only what it asks). `remove` and `recordBaseline` refuse a leased device.
+ */
+export interface DeviceLeases {
+  leaseOfDevice(deviceId: string): Promise<{ id: string } | null>;
+}
 
 export interface RegisterRequest {
   endpoint: string;
@@ -87,7 +94,7 @@ export interface DeviceRegistryOptions {
   quarantineAfterFailures?: number;
   logger?: Logger;
   /** The lease store: `remove` refuses a leased device unless forced. */
-  leases?: Pick<LeaseStore, 'leaseOfDevice'>;
+  leases?: DeviceLeases;
   /** Deadline of the `echo ok` probe and of `getprop` (default 5000 ms). */
   probeTimeoutMs?: number;
   /** How long `register` waits for a new tunnel to settle (device/unauthorized) (default 3000 ms). */
@@ -170,7 +177,7 @@ export class DeviceRegistry extends EventEmitter {
   readonly #interval: number;
   readonly #threshold: number;
   readonly #logger: Logger | undefined;
-  readonly #leases: Pick<LeaseStore, 'leaseOfDevice'> | undefined;
+  readonly #leases: DeviceLeases | undefined;
   readonly #probeTimeout: number;
   readonly #connectWait: number;
   readonly #autoDiscover: boolean;

@@ -1,3 +1,4 @@
+export { type LeaseSelector, LeaseSelectorSchema, validateSelector } from '../devices/selector.ts';
 export { LeaseFailure, leaseError } from './errors.ts';
 export {
   type AcquireOptions,
@@ -9,13 +10,12 @@ export {
 } from './manager.ts';
 export { MemoryLeaseStore } from './memory-store.ts';
 export { type OpenLeaseStoreOptions, openLeaseStore } from './open-store.ts';
-export { LeaseSelectorSchema, queueKeyFor, validateSelector } from './selector.ts';
+export { queueKeyFor } from './queue-key.ts';
 export { newLeaseId, type StoreClockOptions } from './store-common.ts';
 export type {
   AcquireRequest,
   EndedLease,
   Lease,
-  LeaseSelector,
   LeaseState,
   LeaseStore,
   TeardownRecord,

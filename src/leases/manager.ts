@@ -38,19 +38,21 @@
  * retries ran out: quarantined).
  */
 import { createHash, randomBytes } from 'node:crypto';
+import type { LeaseSelector } from '../devices/selector.ts';
+import { validateSelector } from '../devices/selector.ts';
 import { BridgeError, invalidArgument, isBridgeError } from '../errors.ts';
 import { type Logger, silentLogger } from '../observability/logger.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import { PeriodicTask } from '../periodic.ts';
-import { queueKeyFor, validateSelector, WAITER_ID_PATTERN } from './selector.ts';
-import type {
-  DeferredTeardown,
-  EndedLease,
-  Lease,
-  LeaseSelector,
-  LeaseStore,
-  TeardownRecord,
-  Waiter,
+import { queueKeyFor } from './queue-key.ts';
+import {
+  type DeferredTeardown,
+  type EndedLease,
+  type Lease,
+  type LeaseStore,
+  type TeardownRecord,
+  WAITER_ID_PATTERN,
+  type Waiter,
 } from './types.ts';
 
 /**

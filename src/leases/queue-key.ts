@@ -3,7 +3,7 @@
  * beyond a type, so the console's browser script groups waiters by the very key the lease manager
  * queues them under.
  */
-import type { LeaseSelector } from './types.ts';
+import type { LeaseSelector } from '../devices/selector.ts';
 
 /**
  * The canonical queue key of a selector: identical for selectors that select the same devices by

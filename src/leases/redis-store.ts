@@ -48,6 +48,7 @@
  */
 
 import type { Redis } from 'ioredis';
+import type { LeaseSelector } from '../devices/selector.ts';
 import { BridgeError } from '../errors.ts';
 import type { Logger } from '../observability/logger.ts';
 import { closeRedis, openRedis } from '../redis/connection.ts';
@@ -73,7 +74,6 @@ import type {
   DueTeardown,
   EndedLease,
   Lease,
-  LeaseSelector,
   LeaseState,
   LeaseStore,
   TeardownRecord,

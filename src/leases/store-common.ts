@@ -4,9 +4,10 @@
  */
 
 import { randomFillSync } from 'node:crypto';
+import type { LeaseSelector } from '../devices/selector.ts';
 import { BridgeError, invalidArgument } from '../errors.ts';
 import { parseStrictJson } from '../strict-json.ts';
-import type { DeferredTeardown, DeferredTeardowns, Lease, LeaseSelector, Waiter } from './types.ts';
+import type { DeferredTeardown, DeferredTeardowns, Lease, Waiter } from './types.ts';
 
 export const DEFAULT_RETENTION_MS = 7 * 24 * 3600 * 1000;
 

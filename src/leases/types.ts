@@ -3,15 +3,12 @@
  * increasing fencing token per device that every device operation checks. State lives behind
  * `LeaseStore` (memory by default, Redis in production) — never only in process memory.
  */
-
-export interface LeaseSelector {
-  deviceId?: string;
-  labels?: Record<string, string>;
-  sdkMin?: number;
-  sdkMax?: number;
-}
+import type { LeaseSelector } from '../devices/selector.ts';
 
 export type LeaseState = 'active' | 'released' | 'expired';
+
+/** What a lease id looks like (route parameter, forwarding). */
+export const LEASE_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 
 export interface Lease {
   id: string;
@@ -236,6 +233,9 @@ export interface LeaseStore {
 export type WakeupKind = 'waiters' | 'deferred';
 
 /** Who waits in a queue (recorded when a waiter joins it). */
+/** What a client-chosen waiter id looks like (`waiter_` and 16..64 URL-safe characters). */
+export const WAITER_ID_PATTERN = /^waiter_[A-Za-z0-9_-]{16,64}$/;
+
 export interface WaiterInfo {
   selector: LeaseSelector;
   tenant: string;

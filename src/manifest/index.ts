@@ -1,6 +1,7 @@
 /** Public API of the release-manifest model (pure: no I/O). */
+
+export { describeValue, sanitizeForTerminal } from '../describe-value.ts';
 export { apkUrlProblem, isAllowedApkUrl, MAX_APK_URL_LENGTH } from './apk-url.ts';
-export { describeValue, sanitizeForTerminal } from './describe-value.ts';
 export {
   assertInstallArgs,
   formatFieldErrors,

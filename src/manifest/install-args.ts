@@ -6,8 +6,9 @@
  * dash), shell metacharacters, empty strings — is rejected with an error naming the element's index and
  * the rule. Pure: no I/O.
  */
+
+import { describeValue, typeName } from '../describe-value.ts';
 import { BridgeError, type FieldError } from '../errors.ts';
-import { describeValue, typeName } from './describe-value.ts';
 
 /** The flags allowed after `install`, in the order the contract lists them. */
 export const INSTALL_FLAGS = ['-r', '-t', '-d', '-g'] as const;

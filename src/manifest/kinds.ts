@@ -12,8 +12,9 @@
  *   allowlist) whose `serviceComponent` is enabled in secure settings; it listens on
  *   `localabstract:<socketName>`. No `instrumentationRunner`.
  */
+
+import { describeValue } from '../describe-value.ts';
 import type { FieldError } from '../errors.ts';
-import { describeValue } from './describe-value.ts';
 import { validateInstallArgs } from './install-args.ts';
 import { isJavaComponent, isJavaPackageName, resolveComponent } from './java-names.ts';
 import {

@@ -8,9 +8,9 @@
  * normalised: `sha256` and `signingCertSha256` trimmed and lower-cased, `installArgs` copied.
  */
 import { z } from 'zod';
+import { describeValue, typeName } from '../describe-value.ts';
 import type { FieldError } from '../errors.ts';
 import { apkUrlProblem, isAllowedApkUrl } from './apk-url.ts';
-import { describeValue, typeName } from './describe-value.ts';
 import { INSTALL_FLAGS, validateInstallArgs } from './install-args.ts';
 import { isJavaComponent, isJavaPackageName, resolveComponent } from './java-names.ts';
 import { isSemver, MAX_SEMVER_LENGTH, SEMVER_RE } from './semver.ts';

@@ -14,7 +14,7 @@ import { readFileSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { NODE_NAME_PATTERN } from '../devices/nodes.ts';
+import { NODE_NAME_PATTERN } from '../config.ts';
 import { BridgeError } from '../errors.ts';
 
 export const NODE_ID_FILE = 'node-id';

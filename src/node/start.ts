@@ -3,8 +3,9 @@
  * services, the device side (with the application layer the routes call) and the listening socket —
  * and stop it again. The CLI passes the device sources in (`serve --simulate` the simulator).
  */
+
+import { openConsoleSessions } from '../auth/console-sessions.ts';
 import type { Config } from '../config.ts';
-import { openConsoleSessions } from '../console/sessions.ts';
 import { createApp } from '../server/app.ts';
 import type { Services } from '../server/env.ts';
 import { listenMetrics, type MetricsListener } from '../server/metrics-listener.ts';

@@ -2,13 +2,13 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context, Next } from 'hono';
 import { errorCodeExtension } from '../api/index.ts';
-import { registerConsole } from '../console/routes.ts';
-import { ConsoleSessions } from '../console/sessions.ts';
+import { ConsoleSessions } from '../auth/console-sessions.ts';
 import type { AppEnv, Services } from './env.ts';
 import { authenticate } from './middleware/auth.ts';
 import { notFound, onError, validationHook } from './middleware/errors.ts';
 import { requestId } from './middleware/request-id.ts';
 import { registerArtifacts } from './routes/artifacts.ts';
+import { registerConsole } from './routes/console.ts';
 import { registerDevices } from './routes/devices.ts';
 import { registerHealth } from './routes/health.ts';
 import { registerHelpers } from './routes/helpers.ts';

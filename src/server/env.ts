@@ -3,12 +3,12 @@ import type { DeviceSide } from '../app/index.ts';
 import type { LeaseScope } from '../app/lease-scope.ts';
 import type { ReleaseService } from '../app/release-service.ts';
 import type { ArtifactStore } from '../artifacts/store.ts';
+import type { ConsoleSessions } from '../auth/console-sessions.ts';
+import type { Authenticator, Principal } from '../auth/tokens.ts';
 import type { Config } from '../config.ts';
-import type { ConsoleSessions } from '../console/sessions.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { ReleaseRepository } from '../releases/repository.ts';
-import type { Authenticator, Principal } from './auth.ts';
 import type { RateLimiter } from './rate-limit.ts';
 
 /** Everything a route needs, built once at boot (tests build their own). */
@@ -37,7 +37,7 @@ export interface Services {
    * keep-alive connection (`Connection: close`).
    */
   draining?: boolean;
-  /** Console sessions (src/console/sessions.ts): in Redis when configured; absent: this app's memory. */
+  /** Console sessions (src/auth/console-sessions.ts): in Redis when configured; absent: this app's memory. */
   consoleSessions?: ConsoleSessions;
   /** What `/readyz` checks besides the artifact store (the device side adds its adb server and lease store). */
   readiness?: Record<string, () => Promise<unknown>>;

@@ -35,7 +35,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { promisify } from 'node:util';
-import { hashToken } from '../../src/server/auth.ts';
+import { hashToken } from '../../src/auth/tokens.ts';
 import { tempDir } from '../support/bridge.ts';
 import { publishFixtureHelper } from '../support/cli.ts';
 import { startServeNode, startSimulatorProcess, stopBridge } from '../support/fleet.ts';

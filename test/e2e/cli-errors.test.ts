@@ -7,7 +7,7 @@ import { lookup } from 'node:dns/promises';
 import { readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { hashToken } from '../../src/server/auth.ts';
+import { hashToken } from '../../src/auth/tokens.ts';
 import { fixture, tempDir } from '../support/bridge.ts';
 import { type CliResult, runCli, runProcess } from '../support/cli.ts';
 

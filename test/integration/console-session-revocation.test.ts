@@ -9,9 +9,9 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RedisSessionStore } from '../../src/console/redis-session-store.ts';
-import { ConsoleSessions } from '../../src/console/sessions.ts';
-import { Authenticator, hashToken } from '../../src/server/auth.ts';
+import { ConsoleSessions } from '../../src/auth/console-sessions.ts';
+import { RedisSessionStore } from '../../src/auth/redis-session-store.ts';
+import { Authenticator, hashToken } from '../../src/auth/tokens.ts';
 import { ADMIN_TOKEN, CLIENT_TOKEN, type TestBridge, tempDir, testBridge } from '../support/bridge.ts';
 import { deleteKeys, REDIS_URL } from '../support/fleet.ts';
 

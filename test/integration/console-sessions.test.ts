@@ -8,15 +8,15 @@ import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
-import { RedisSessionStore } from '../../src/console/redis-session-store.ts';
-import { MemorySessionStore, type SessionStore } from '../../src/console/session-store.ts';
 import {
   ConsoleSessions,
   SESSION_IDLE_MS,
   SESSION_TOUCH_MS,
   sessionKey,
-} from '../../src/console/sessions.ts';
-import { Authenticator, CAPABILITIES, hashToken, sessionTokenRef } from '../../src/server/auth.ts';
+} from '../../src/auth/console-sessions.ts';
+import { RedisSessionStore } from '../../src/auth/redis-session-store.ts';
+import { MemorySessionStore, type SessionStore } from '../../src/auth/session-store.ts';
+import { Authenticator, CAPABILITIES, hashToken, sessionTokenRef } from '../../src/auth/tokens.ts';
 import { deleteKeys, REDIS_URL } from '../support/fleet.ts';
 
 const prefix = `test:${randomUUID()}:`;

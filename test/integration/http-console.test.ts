@@ -6,7 +6,7 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CONSOLE_FORM_MAX_BYTES } from '../../src/console/routes.ts';
+import { CONSOLE_FORM_MAX_BYTES } from '../../src/server/routes/console.ts';
 import {
   ADB_TOKEN,
   ADMIN_TOKEN,

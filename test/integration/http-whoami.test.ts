@@ -4,8 +4,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WhoamiSchema } from '../../src/api/index.ts';
+import { CAPABILITIES } from '../../src/auth/tokens.ts';
 import { BridgeClientError, DeviceBridgeClient } from '../../src/client/index.ts';
-import { CAPABILITIES } from '../../src/server/auth.ts';
 import {
   ADB_TOKEN,
   ADMIN_TOKEN,

@@ -2,12 +2,12 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import type { ConsoleSessions } from '../../src/auth/console-sessions.ts';
+import { Authenticator, hashToken } from '../../src/auth/tokens.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
-import type { ConsoleSessions } from '../../src/console/sessions.ts';
 import { silentLogger } from '../../src/observability/logger.ts';
 import { createMetrics } from '../../src/observability/metrics.ts';
 import { createApp } from '../../src/server/app.ts';
-import { Authenticator, hashToken } from '../../src/server/auth.ts';
 import type { Services } from '../../src/server/env.ts';
 import { buildServices } from '../../src/server/services.ts';
 

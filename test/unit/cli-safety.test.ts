@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { errorLine, redactUrlCredentials } from '../../src/cli/main.ts';
+import { errorLine, redactUrlCredentials } from '../../src/cli/error-line.ts';
 import { BridgeClientError, parseBridgeUrl } from '../../src/client/index.ts';
 import { ConfigError } from '../../src/config.ts';
 import { assertBindAllowed, resolveBindHost } from '../../src/server/serve.ts';

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { describeSelector, waited } from '../../src/console/client/waiting-format.ts';
-import { queueKeyFor } from '../../src/leases/selector.ts';
-import type { LeaseSelector } from '../../src/leases/types.ts';
+import type { LeaseSelector } from '../../src/devices/selector.ts';
+import { queueKeyFor } from '../../src/leases/queue-key.ts';
 
 const name = fc.stringMatching(/^[A-Za-z0-9._/-]{1,12}$/);
 const selector: fc.Arbitrary<LeaseSelector> = fc.record(

@@ -3,10 +3,10 @@ import { execFileSync } from 'node:child_process';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ShellBodySchema } from '../../src/api/farm.ts';
+import { Authenticator, CAPABILITIES, hasCapability, hashToken } from '../../src/auth/tokens.ts';
 import { BridgeError } from '../../src/errors.ts';
 import { parseAppJournalRecord } from '../../src/helpers/farm/apps.ts';
 import { shellLine } from '../../src/helpers/farm/shell.ts';
-import { Authenticator, CAPABILITIES, hasCapability, hashToken } from '../../src/server/auth.ts';
 
 describe('shellLine', () => {
   it('property: a real POSIX shell runs argv[0] with exactly argv[1..] as its arguments', () => {

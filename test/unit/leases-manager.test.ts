@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
+import type { LeaseSelector } from '../../src/devices/selector.ts';
 import {
   type Candidates,
   type LeaseDevices,
@@ -7,13 +8,7 @@ import {
   type LeaseTeardown,
 } from '../../src/leases/manager.ts';
 import { MemoryLeaseStore } from '../../src/leases/memory-store.ts';
-import type {
-  DeferredTeardown,
-  DeferredTeardowns,
-  Lease,
-  LeaseSelector,
-  TeardownRecord,
-} from '../../src/leases/types.ts';
+import type { DeferredTeardown, DeferredTeardowns, Lease, TeardownRecord } from '../../src/leases/types.ts';
 import { createMetrics } from '../../src/observability/metrics.ts';
 import { expectCode, FakeClock } from '../support/leases-contract.ts';
 

@@ -3,15 +3,15 @@ import { describe, expect, it } from 'vitest';
 import { LeaseSelectorSchema as Selector } from '../../src/api/index.ts';
 import { DEVICE_ID_PATTERN, DeviceIdSchema, LABEL_PATTERN } from '../../src/devices/labels.ts';
 import { deviceIdFor } from '../../src/devices/properties.ts';
-import { BridgeError } from '../../src/errors.ts';
 import {
+  type LeaseSelector,
   LeaseSelectorSchema,
   MAX_SDK,
   MIN_SDK,
-  queueKeyFor,
   validateSelector,
-} from '../../src/leases/selector.ts';
-import type { LeaseSelector } from '../../src/leases/types.ts';
+} from '../../src/devices/selector.ts';
+import { BridgeError } from '../../src/errors.ts';
+import { queueKeyFor } from '../../src/leases/queue-key.ts';
 import { DeviceIdParam } from '../../src/server/routes/devices.ts';
 
 const token = fc.stringMatching(/^[A-Za-z0-9._/-]{1,12}$/);

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { NODE_NAME_PATTERN } from '../../src/devices/nodes.ts';
+import { NODE_NAME_PATTERN } from '../../src/config.ts';
 import { isBridgeError } from '../../src/errors.ts';
 import {
   lockDataDir,

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { Authenticator, hashToken, samePrincipal, sessionTokenRef } from '../../src/auth/tokens.ts';
 import { BridgeError } from '../../src/errors.ts';
-import { Authenticator, hashToken, samePrincipal, sessionTokenRef } from '../../src/server/auth.ts';
 import { ADMIN_TOKEN, CLIENT_TOKEN, SHELL_TOKEN, testTokens } from '../support/bridge.ts';
 
 describe('Authenticator', () => {

@@ -3,8 +3,9 @@
  * caller's tenant; admins: all, with a tenant column), one row group per selector in queue order,
  * the time waited counting up between refreshes, and an empty state.
  */
+
+import type { LeaseSelector } from '../../devices/selector.ts';
 import { queueKeyFor } from '../../leases/queue-key.ts';
-import type { LeaseSelector } from '../../leases/types.ts';
 import { el, isAdmin } from './api.ts';
 import { describeSelector, waited } from './waiting-format.ts';
 

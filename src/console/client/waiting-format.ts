@@ -1,5 +1,5 @@
 /** The Waiting table's words (pure, no DOM: test/unit/console-waiting-format.test.ts). */
-import type { LeaseSelector } from '../../leases/types.ts';
+import type { LeaseSelector } from '../../devices/selector.ts';
 
 /** A selector in words: device id, labels, SDK range (`any device` when it names nothing). */
 export function describeSelector(s: LeaseSelector): string {

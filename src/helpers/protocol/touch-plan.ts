@@ -14,7 +14,7 @@
  * - Every rule is checked and every failure reported, each with a dotted path
  *   (`pointers.1.samples.3.offsetMs`), not just the first one.
  */
-import { describeValue } from '../../manifest/describe-value.ts';
+import { describeValue } from '../../describe-value.ts';
 import { parseStrictJson } from '../../strict-json.ts';
 
 export const TOUCH_PLAN_PROTOCOL = 'android-touch-plan-v1';

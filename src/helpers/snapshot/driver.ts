@@ -47,9 +47,6 @@ interface Served {
   deadlineMs: number;
 }
 
-/** Largest `deadlineMs` a request may ask for. */
-export const MAX_DEADLINE_MS = 300_000;
-
 /** The default overall budget of a request with these capture options (and gesture duration). */
 export function defaultDeadlineMs(capture: CaptureOptionsInput = {}, extraMs = 0): number {
   return captureOptions(capture).timeoutMs + extraMs + COMMAND_DEADLINE_SLACK_MS;

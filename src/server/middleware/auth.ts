@@ -6,9 +6,9 @@ import {
   csrfMatches,
   isUnsafeMethod,
   SESSION_COOKIE,
-} from '../../console/sessions.ts';
+} from '../../auth/console-sessions.ts';
+import { hashToken, type Principal, type Role } from '../../auth/tokens.ts';
 import { BridgeError } from '../../errors.ts';
-import { hashToken, type Principal, type Role } from '../auth.ts';
 import type { AppEnv } from '../env.ts';
 import { rateLimited } from '../rate-limit.ts';
 

@@ -6,9 +6,10 @@
  * bodies (APK uploads) are streamed by their route under the same limit (`limitedStream`).
  */
 import type { Context, MiddlewareHandler } from 'hono';
-import { LEASE_ID_PATTERN, type LeaseScope } from '../../app/lease-scope.ts';
+import type { LeaseScope } from '../../app/lease-scope.ts';
+import { type Capability, hasCapability, type Principal } from '../../auth/tokens.ts';
 import { BridgeError, isBridgeError } from '../../errors.ts';
-import { type Capability, hasCapability, type Principal } from '../auth.ts';
+import { LEASE_ID_PATTERN } from '../../leases/types.ts';
 import { hasBody, mediaTypeOf, readLimited, tooLarge } from '../body.ts';
 import type { AppEnv, Services } from '../env.ts';
 import { parseJsonBody } from '../json-body.ts';

@@ -19,7 +19,7 @@
  */
 import type { Context } from 'hono';
 import { getCookie } from 'hono/cookie';
-import { CSRF_HEADER, isSessionId, SESSION_COOKIE } from '../../console/sessions.ts';
+import { CSRF_HEADER, isSessionId, SESSION_COOKIE } from '../../auth/console-sessions.ts';
 import { BridgeError } from '../../errors.ts';
 import type { Lease } from '../../leases/types.ts';
 import { hasBody, limitedStream } from '../body.ts';

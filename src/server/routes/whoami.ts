@@ -1,6 +1,6 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import { EDGE_ERRORS, errorResponses, WhoamiSchema } from '../../api/index.ts';
-import { capabilitiesOf } from '../auth.ts';
+import { capabilitiesOf } from '../../auth/tokens.ts';
 import type { AppEnv } from '../env.ts';
 import { assertRole } from '../middleware/auth.ts';
 import { guard } from '../middleware/guard.ts';

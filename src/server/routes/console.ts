@@ -1,8 +1,9 @@
 /**
  * The web console at /console: server-rendered pages (hono's `html` template, every interpolation
- * escaped) that the client script (./client/) fills from the same /v1 API, with the same auth. With
+ * escaped) that the client script (src/console/client/) fills from the same /v1 API, with the same auth. With
  * tokens configured, signing in exchanges a bearer token for an HttpOnly SameSite=Strict session
- * cookie (./sessions.ts); without tokens the bridge serves loopback callers only, as the API does.
+ * cookie (src/auth/console-sessions.ts); without tokens the bridge serves loopback callers only, as
+ * the API does.
  * Admin-only controls are rendered for admins only; every page names the token's capabilities, and
  * controls that need one are rendered only for a token that holds it (the API refuses the rest anyway).
  */
@@ -11,19 +12,25 @@ import type { Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { html } from 'hono/html';
 import type { HtmlEscapedString } from 'hono/utils/html';
-import { BridgeError, isBridgeError } from '../errors.ts';
-import { capabilitiesOf, hasCapability, hashToken, type Principal, sessionTokenRef } from '../server/auth.ts';
-import { readForm } from '../server/body.ts';
-import type { AppEnv } from '../server/env.ts';
-import { authenticateLimited } from '../server/middleware/auth.ts';
-import { consoleAssets } from './assets.ts';
 import {
   type ConsoleSession,
   type ConsoleSessions,
   csrfMatches,
   SESSION_COOKIE,
   SESSION_IDLE_MS,
-} from './sessions.ts';
+} from '../../auth/console-sessions.ts';
+import {
+  capabilitiesOf,
+  hasCapability,
+  hashToken,
+  type Principal,
+  sessionTokenRef,
+} from '../../auth/tokens.ts';
+import { consoleAssets } from '../../console/assets.ts';
+import { BridgeError, isBridgeError } from '../../errors.ts';
+import { readForm } from '../body.ts';
+import type { AppEnv } from '../env.ts';
+import { authenticateLimited } from '../middleware/auth.ts';
 
 /** The most a sign-in or sign-out form may carry (a token and a CSRF token fit many times over). */
 export const CONSOLE_FORM_MAX_BYTES = 4096;

@@ -1,13 +1,20 @@
 /**
  * The device selector (`POST /v1/leases {selector}`, the lease manager, the device registry's
- * `match`): ONE zod schema (the route documents it, the manager and the registry validate with it),
- * a validator whose errors name the field, and the canonical queue key used for fair FIFO waiting
- * (one queue per selector). Names follow the device rules of `devices/labels.ts`. Pure.
+ * `match`): ONE zod schema (the route documents it, the manager and the registry validate with it)
+ * and a validator whose errors name the field. Names follow the device rules of `labels.ts`. Pure.
+ * (It keeps the API's name, a lease's selector; the lease queue's key is `leases/queue-key.ts`.)
  */
 import { z } from 'zod';
-import { DeviceIdSchema, LABEL_PATTERN, MAX_LABELS } from '../devices/labels.ts';
 import { type FieldError, invalidArgument } from '../errors.ts';
-import type { LeaseSelector } from './types.ts';
+import { DeviceIdSchema, LABEL_PATTERN, MAX_LABELS } from './labels.ts';
+
+/** Which devices a lease (or a registry match) may take: all given conditions hold. */
+export interface LeaseSelector {
+  deviceId?: string;
+  labels?: Record<string, string>;
+  sdkMin?: number;
+  sdkMax?: number;
+}
 
 export const MIN_SDK = 1;
 export const MAX_SDK = 100;
@@ -68,9 +75,3 @@ function ownLabels(labels: Record<string, string>): Record<string, string> {
   }
   return out;
 }
-
-/** The canonical queue key (its own pure module: the console's browser script uses it too). */
-export { queueKeyFor } from './queue-key.ts';
-
-/** What a client-chosen waiter id looks like (`waiter_` and 16..64 URL-safe characters). */
-export const WAITER_ID_PATTERN = /^waiter_[A-Za-z0-9_-]{16,64}$/;

@@ -12,8 +12,8 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import type { Logger } from '../observability/logger.ts';
-import { type Authenticator, CAPABILITIES, type Principal, samePrincipal } from '../server/auth.ts';
 import { MemorySessionStore, type SessionStore } from './session-store.ts';
+import { type Authenticator, CAPABILITIES, type Principal, samePrincipal } from './tokens.ts';
 
 export const SESSION_COOKIE = 'devicebridge_session';
 export const CSRF_HEADER = 'x-csrf-token';
