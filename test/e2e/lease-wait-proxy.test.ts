@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DeviceBridgeClient } from '../../src/client/index.ts';
 import { tempDir } from '../support/bridge.ts';
 import { runCli, startCli, waitForExit } from '../support/cli.ts';
-import { freePortCandidate } from '../support/device-bed.ts';
+import { freePort } from '../support/device-bed.ts';
 
 const IDLE_MS = 1500;
 
@@ -56,7 +56,7 @@ describe('lease acquire --wait behind a load balancer idle timeout', () => {
   beforeAll(async () => {
     tmp = await tempDir();
     server = await startCli(['serve', '--port', '0', '--data-dir', tmp.dir, '--simulate', '1', '--json'], {
-      env: { DEVICEBRIDGE_ADB_PORT: String(freePortCandidate()), LOG_LEVEL: 'silent' },
+      env: { DEVICEBRIDGE_ADB_PORT: String(await freePort()), LOG_LEVEL: 'silent' },
     });
     const url = (JSON.parse(server.firstLine) as { url: string }).url;
     direct = new DeviceBridgeClient({ baseUrl: url });

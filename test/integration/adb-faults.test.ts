@@ -23,7 +23,7 @@ import {
   type DeviceBed,
   fixtureApk,
   fixtureManifest,
-  freePortCandidate,
+  freePort,
   startDeviceBed,
 } from '../support/device-bed.ts';
 
@@ -141,7 +141,7 @@ function adbServersOn(port: number, except: number | undefined): Array<{ pid: nu
 async function startRuntime(): Promise<AdbRuntime> {
   for (let attempt = 0; attempt < 5; attempt++) {
     try {
-      return await AdbRuntime.start({ port: freePortCandidate() });
+      return await AdbRuntime.start({ port: await freePort() });
     } catch {
       // port taken: try another
     }
@@ -239,7 +239,7 @@ describe('defect 2: readiness means our server', () => {
     cleanups.push(() => sim.close());
     let server: AdbServer | undefined;
     for (let attempt = 0; attempt < 5 && !server; attempt++) {
-      const candidate = new AdbServer({ port: freePortCandidate(), backoffMs: 1500, maxBackoffMs: 3000 });
+      const candidate = new AdbServer({ port: await freePort(), backoffMs: 1500, maxBackoffMs: 3000 });
       await candidate.start(10_000).then(
         () => {
           server = candidate;
@@ -346,7 +346,7 @@ describe('defect 2: the health loop re-connects tunnels adb lost', () => {
     cleanups.push(() => sim.close());
     let first: AdbServer | undefined;
     for (let attempt = 0; attempt < 5 && !first; attempt++) {
-      const candidate = new AdbServer({ port: freePortCandidate() });
+      const candidate = new AdbServer({ port: await freePort() });
       await candidate.start(10_000).then(
         () => {
           first = candidate;
@@ -457,7 +457,7 @@ describe('forward reconcile at start-up and after every adb server change', () =
     let port = 0;
     let leftover: ReturnType<typeof spawn> | undefined;
     for (let attempt = 0; attempt < 5 && !leftover; attempt++) {
-      port = freePortCandidate();
+      port = await freePort();
       const child = spawn('adb', ['-P', String(port), 'server', 'nodaemon'], { stdio: 'ignore' });
       const until = Date.now() + 10_000;
       let up = false;
