@@ -246,3 +246,24 @@ export async function listenApp(app: TestBridge['app']): Promise<{ url: string; 
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
+
+/**
+ * Resolves after `n` `health-pass` events of a node's device registry (passes completed from now
+ * on: at least `n - 1` of them started after the call) — what a check that "nothing happens" waits
+ * for, instead of a guessed time.
+ */
+export function afterHealthPasses(
+  registry: Pick<import('node:events').EventEmitter, 'on' | 'off'>,
+  n: number,
+): Promise<void> {
+  return new Promise((resolve) => {
+    let seen = 0;
+    const onPass = () => {
+      seen += 1;
+      if (seen < n) return;
+      registry.off('health-pass', onPass);
+      resolve();
+    };
+    registry.on('health-pass', onPass);
+  });
+}

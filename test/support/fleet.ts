@@ -88,6 +88,25 @@ export async function startServeNode(options: ServeNodeOptions): Promise<ServeNo
   }
 }
 
+/** The node's completed device health passes (`devicebridge_device_health_passes_total`). */
+export async function healthPasses(url: string): Promise<number> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const count = /^devicebridge_device_health_passes_total (\d+)$/m.exec(text);
+  if (!count) throw new Error(`no health-pass counter in ${url}/metrics`);
+  return Number(count[1]);
+}
+
+/**
+ * Resolves once the node completed `n` more health passes than when called: at least `n - 1` of
+ * them started after the call, so each had its chance to act on what the test did before it (what a
+ * check that "nothing happens" waits for, instead of a guessed time).
+ */
+export async function afterHealthPasses(url: string, n: number): Promise<void> {
+  const target = (await healthPasses(url)) + n;
+  // Polls a counter only the passes move; the test's own timeout bounds it.
+  while ((await healthPasses(url)) < target) await new Promise((r) => setTimeout(r, 50));
+}
+
 /** `serve --json` on a data dir sharing the Redis prefix (the multi-node tests' short form). */
 export function startBridge(
   dir: string,
