@@ -18,7 +18,7 @@ import { SnapshotDriver } from '../../src/helpers/snapshot/driver.ts';
 import { EnsureVerdicts } from '../../src/helpers/snapshot/ensure-helper.ts';
 import { DEVICE_FEATURES, deviceBanner } from '../../src/simulator/adbd/connection.ts';
 import { type SimulatedDevice, startSimulator } from '../../src/simulator/index.ts';
-import { tempDir } from '../support/bridge.ts';
+import { afterHealthPasses, tempDir } from '../support/bridge.ts';
 import {
   type DeviceBed,
   fixtureApk,
@@ -185,12 +185,18 @@ describe('defect 2: the adb server SIGKILLed under traffic', () => {
 
     // Traffic: three callers keep talking to adb through adbkit the whole time.
     let traffic = true;
+    let answered = 0;
     const callers = [0, 1, 2].map(async (i) => {
       while (traffic) {
         await (i === 0
           ? runtime.client.devices({ timeoutMs: 1000 })
           : runtime.client.shell(record.serial, 'echo ok', { timeoutMs: 1000 })
-        ).catch(() => undefined);
+        ).then(
+          () => {
+            answered += 1;
+          },
+          () => undefined,
+        );
         await new Promise((r) => setTimeout(r, 20));
       }
     });
@@ -212,8 +218,11 @@ describe('defect 2: the adb server SIGKILLed under traffic', () => {
     }
     expect(state, `device ${state} 20 s after the kill`).toBe('online');
     expect(exits).toBeGreaterThanOrEqual(1);
-    // Traffic goes on for a while: the server stays up, nobody restarts it again.
-    await new Promise((r) => setTimeout(r, 3000));
+    // Traffic goes on for a while: the server stays up, nobody restarts it again. "A while" is
+    // eight more health passes (each lists devices through the server) and 100 more answered calls.
+    const answeredBefore = answered;
+    await afterHealthPasses(registry, 8);
+    while (answered < answeredBefore + 100) await new Promise((r) => setTimeout(r, 20));
     traffic = false;
     await Promise.all(callers);
     expect(exits, 'server exits after the one kill (a restart loop)').toBeLessThanOrEqual(1);
