@@ -913,7 +913,10 @@ export class DeviceRegistry extends EventEmitter {
     return false;
   }
 
-  /** One health pass over the records this node owns (what the loop runs every interval). */
+  /**
+   * One health pass over the records this node owns (what the loop runs every interval); emits
+   * `health-pass` when it completed.
+   */
   async checkHealth(): Promise<void> {
     let adb: Map<string, string> | null;
     try {
@@ -939,6 +942,7 @@ export class DeviceRegistry extends EventEmitter {
     for (let i = 0; i < owned.length; i += HEALTH_CONCURRENCY) {
       await Promise.all(owned.slice(i, i + HEALTH_CONCURRENCY).map((r) => this.#checkOne(r, adb)));
     }
+    this.emit('health-pass');
   }
 
   /**

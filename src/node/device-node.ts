@@ -205,6 +205,7 @@ async function startSteps(options: DeviceNodeOptions, teardown: Teardown): Promi
     nodes: built.nodes,
     baselines: { policy: resetPolicy },
   });
+  devices.on('health-pass', () => metrics.healthPasses.inc());
   // A clean shutdown leaves no ghosts: this node leaves the directory at once (its remaining devices
   // read `ownerless` and survivors that reach them take them over) and its simulated devices, which
   // end with it, are removed. Runs after the lease manager and the registry have stopped.

@@ -16,6 +16,7 @@ export interface Metrics {
   leaseTeardowns: Counter<'outcome'>;
   devicesByState: Gauge<'state'>;
   adbServerRestarts: Counter;
+  healthPasses: Counter;
   rateLimited: Counter<'limit'>;
   handlerRuns: Counter<'route' | 'caller'>;
 }
@@ -111,6 +112,11 @@ export function createMetrics(options: { defaults?: boolean } = {}): Metrics {
     adbServerRestarts: new Counter({
       name: 'devicebridge_adb_server_restarts_total',
       help: 'Restarts of the bridge-owned adb server',
+      registers: [registry],
+    }),
+    healthPasses: new Counter({
+      name: 'devicebridge_device_health_passes_total',
+      help: 'Device health passes this node completed',
       registers: [registry],
     }),
   };

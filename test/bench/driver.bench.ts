@@ -29,7 +29,7 @@ import { SnapshotDriver } from '../../src/helpers/snapshot/driver.ts';
 import { EnsureVerdicts } from '../../src/helpers/snapshot/ensure-helper.ts';
 import { tempDir } from '../support/bridge.ts';
 import { startCli } from '../support/cli.ts';
-import { fixtureApk, fixtureManifest, freePortCandidate } from '../support/device-bed.ts';
+import { fixtureApk, fixtureManifest, freePort } from '../support/device-bed.ts';
 import { childrenNamed, cpuMs, procStat } from './load-stats.ts';
 import type { BenchFigure } from './run.ts';
 
@@ -56,9 +56,9 @@ const round = (n: number) => Math.round(n * 1000) / 1000;
 
 export async function bench(): Promise<BenchFigure[]> {
   // The simulated device runs in its own process, like a phone: the bridge's thread does only bridge work.
-  const sim = await startCli(['simulate', '--port', String(freePortCandidate()), '--json']);
+  const sim = await startCli(['simulate', '--port', String(await freePort()), '--json']);
   const { address } = JSON.parse(sim.firstLine) as { address: string };
-  const runtime = await AdbRuntime.start({ port: freePortCandidate() });
+  const runtime = await AdbRuntime.start({ port: await freePort() });
   const bed = { client: runtime.client, server: runtime.server };
   const tmp = await tempDir('devicebridge-bench-');
   const figures: BenchFigure[] = [];

@@ -12,7 +12,7 @@ import { captureBaseline } from '../../src/devices/baseline-capture.ts';
 import { DEFAULT_RESET_POLICY } from '../../src/devices/reset-policy.ts';
 import { type ResetTarget, resetDevice } from '../../src/helpers/device-reset.ts';
 import { startCli } from '../support/cli.ts';
-import { freePortCandidate } from '../support/device-bed.ts';
+import { freePort } from '../support/device-bed.ts';
 import type { BenchFigure } from './run.ts';
 
 const RUNS = Number(process.env['BENCH_RESET_RUNS'] ?? 40);
@@ -35,9 +35,9 @@ const MESS = [
 ].join('; ');
 
 export async function bench(): Promise<BenchFigure[]> {
-  const sim = await startCli(['simulate', '--port', String(freePortCandidate()), '--json']);
+  const sim = await startCli(['simulate', '--port', String(await freePort()), '--json']);
   const { address } = JSON.parse(sim.firstLine) as { address: string };
-  const runtime = await AdbRuntime.start({ port: freePortCandidate() });
+  const runtime = await AdbRuntime.start({ port: await freePort() });
   try {
     await runtime.tunnels.add(address);
     if (!(await runtime.tunnels.waitFor(address, 'device', 10_000)))

@@ -19,7 +19,7 @@ import {
 } from '../support/android.ts';
 import { tempDir } from '../support/bridge.ts';
 import { startCli, waitForExit } from '../support/cli.ts';
-import { freePortCandidate } from '../support/device-bed.ts';
+import { freePort } from '../support/device-bed.ts';
 
 describe('the built helpers, published and served; the snapshot helper on a simulated device (e2e)', () => {
   let tmp: { dir: string; cleanup(): Promise<void> };
@@ -40,7 +40,7 @@ describe('the built helpers, published and served; the snapshot helper on a simu
     expect(published.stderr).not.toMatch(/error/i);
     expect(published.code).toBe(0);
     server = await startCli(['serve', '--port', '0', '--data-dir', tmp.dir, '--simulate', '1', '--json'], {
-      env: { DEVICEBRIDGE_ADB_PORT: String(freePortCandidate()), LOG_LEVEL: 'silent' },
+      env: { DEVICEBRIDGE_ADB_PORT: String(await freePort()), LOG_LEVEL: 'silent' },
       timeoutMs: 90_000,
     });
     client = new DeviceBridgeClient({ baseUrl: (JSON.parse(server.firstLine) as { url: string }).url });

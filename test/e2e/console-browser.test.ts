@@ -22,7 +22,7 @@ import {
   writeTokensFile,
 } from '../support/bridge.ts';
 import { BIN, publishFixtureHelper, startCli, waitForExit } from '../support/cli.ts';
-import { freePortCandidate } from '../support/device-bed.ts';
+import { freePort } from '../support/device-bed.ts';
 import { publishGlassA11y, publishGlassAgent } from '../support/glass.ts';
 
 const SHOTS = path.resolve(import.meta.dirname, '../../.tmp/console');
@@ -89,7 +89,7 @@ describe('console in chromium (e2e)', () => {
     await publishGlassA11y(new FsArtifactStore(path.join(tmp.dir, 'artifacts')));
     server = await startCli(['serve', '--port', '0', '--data-dir', tmp.dir, '--simulate', '3', '--json'], {
       env: {
-        DEVICEBRIDGE_ADB_PORT: String(freePortCandidate()),
+        DEVICEBRIDGE_ADB_PORT: String(await freePort()),
         DEVICEBRIDGE_TOKENS_FILE: await writeTokensFile(tmp.dir),
         DEVICEBRIDGE_HEALTH_INTERVAL_MS: '500',
         LOG_LEVEL: 'silent',

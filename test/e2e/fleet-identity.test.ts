@@ -11,7 +11,7 @@ import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../support/bridge.ts';
 import { runCli, waitForExit } from '../support/cli.ts';
-import { freePortCandidate } from '../support/device-bed.ts';
+import { freePort } from '../support/device-bed.ts';
 import {
   deleteKeys,
   type FleetNode,
@@ -69,7 +69,7 @@ describe('stable node identity (e2e)', () => {
       env: {
         REDIS_URL,
         DEVICEBRIDGE_REDIS_PREFIX: prefix,
-        DEVICEBRIDGE_ADB_PORT: String(freePortCandidate()),
+        DEVICEBRIDGE_ADB_PORT: String(await freePort()),
       },
       timeoutMs: 60_000,
     });

@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FsArtifactStore } from '../../src/artifacts/fs-store.ts';
 import { tempDir } from '../support/bridge.ts';
 import { startCli, waitForExit } from '../support/cli.ts';
-import { A11Y_FIXTURE_COMPONENT, freePortCandidate } from '../support/device-bed.ts';
+import { A11Y_FIXTURE_COMPONENT, freePort } from '../support/device-bed.ts';
 import { publishGlassFixtures } from '../support/glass.ts';
 
 const run = promisify(execFile);
@@ -73,7 +73,7 @@ beforeAll(async () => {
     REDIS_URL: 'redis://127.0.0.1:6379',
     DEVICEBRIDGE_REDIS_PREFIX: prefix,
     DEVICEBRIDGE_NODE: 'glass-crash-node',
-    DEVICEBRIDGE_ADB_PORT: String(freePortCandidate()),
+    DEVICEBRIDGE_ADB_PORT: String(await freePort()),
     DEVICEBRIDGE_DEVICES_FILE: devicesFile,
     DEVICEBRIDGE_HEALTH_INTERVAL_MS: '1000',
     LOG_LEVEL: 'silent',

@@ -21,7 +21,7 @@ import { ERROR_CODES } from '../../src/errors.ts';
 import { validateManifest } from '../../src/manifest/index.ts';
 import { ADMIN_TOKEN, CLIENT_TOKEN, fixture, OTHER_TENANT_TOKEN, tempDir } from '../support/bridge.ts';
 import { publishFixtureHelper, startCli, waitForExit } from '../support/cli.ts';
-import { freePortCandidate } from '../support/device-bed.ts';
+import { freePort } from '../support/device-bed.ts';
 import { type Schema, SchemaSet } from '../support/json-schema.ts';
 
 const RUNS = Number(process.env['FUZZ_RUNS'] ?? 30);
@@ -113,7 +113,7 @@ describe('HTTP fuzz against a running serve (OpenAPI-driven)', () => {
       {
         env: {
           DEVICEBRIDGE_TOKENS_FILE: tokensFile,
-          DEVICEBRIDGE_ADB_PORT: String(freePortCandidate()),
+          DEVICEBRIDGE_ADB_PORT: String(await freePort()),
           DEVICEBRIDGE_HEALTH_INTERVAL_MS: '1000',
           // The limits themselves are tested elsewhere; here every generated call must reach the guard.
           DEVICEBRIDGE_RATE_AUTH_FAILURES: '0',

@@ -5,12 +5,13 @@
  * queue under its own waiter id), says where it stands on stderr, and gets the device when it frees.
  * `devicebridge lease waiters --json` lists the wait meanwhile.
  */
+import { spawn } from 'node:child_process';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DeviceBridgeClient } from '../../src/client/index.ts';
 import { tempDir } from '../support/bridge.ts';
-import { runCli, startCli, waitForExit } from '../support/cli.ts';
-import { freePortCandidate } from '../support/device-bed.ts';
+import { BIN, runCli, startCli, waitForExit } from '../support/cli.ts';
+import { freePort } from '../support/device-bed.ts';
 
 const IDLE_MS = 1500;
 
@@ -56,7 +57,7 @@ describe('lease acquire --wait behind a load balancer idle timeout', () => {
   beforeAll(async () => {
     tmp = await tempDir();
     server = await startCli(['serve', '--port', '0', '--data-dir', tmp.dir, '--simulate', '1', '--json'], {
-      env: { DEVICEBRIDGE_ADB_PORT: String(freePortCandidate()), LOG_LEVEL: 'silent' },
+      env: { DEVICEBRIDGE_ADB_PORT: String(await freePort()), LOG_LEVEL: 'silent' },
     });
     const url = (JSON.parse(server.firstLine) as { url: string }).url;
     direct = new DeviceBridgeClient({ baseUrl: url });
@@ -76,10 +77,30 @@ describe('lease acquire --wait behind a load balancer idle timeout', () => {
     const held = await direct.acquireLease({ ttlSeconds: 60 });
     const env = { DEVICEBRIDGE_URL: proxy.url, LOG_LEVEL: 'silent' };
     const started = performance.now();
-    const waiting = runCli(['lease', 'acquire', '--wait', '25', '--poll', '1', '--ttl', '30'], {
-      env,
-      timeoutMs: 40_000,
+    const child = spawn(
+      process.execPath,
+      [BIN, 'lease', 'acquire', '--wait', '25', '--poll', '1', '--ttl', '30'],
+      {
+        env: { ...process.env, ...env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString();
     });
+    const progress = /waiting for a device: position 1 in the queue, \d+s elapsed/;
+    const progressed = new Promise<void>((resolve) => {
+      child.stderr.on('data', (d: Buffer) => {
+        stderr += d.toString();
+        if (progress.test(stderr)) resolve();
+      });
+    });
+    // 'close': the exit code and every byte of its output.
+    const waiting = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
+      child.once('close', (code) => resolve({ code, stdout, stderr })),
+    );
     // Until its wait has outlived the idle timeout (the CLI's start takes a while on a loaded machine).
     for (let i = 0; i < 100; i++) {
       const now = (await direct.listWaiters()).waiters;
@@ -96,13 +117,14 @@ describe('lease acquire --wait behind a load balancer idle timeout', () => {
     // The place was kept across requests: it has waited since the first one.
     expect(waiters[0]!.waitingMs).toBeGreaterThanOrEqual(2 * IDLE_MS);
 
-    await new Promise((r) => setTimeout(r, 2000)); // progress lines come every 2 s
+    // A progress line (they come every 2 s), or the command ended without one.
+    await Promise.race([progressed, waiting]);
+    expect(stderr).toMatch(progress);
     await direct.releaseLease(held.id);
     const result = await waiting;
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(/^lease_\S+ on \S+ until /);
     expect(performance.now() - started).toBeGreaterThan(2 * IDLE_MS);
-    expect(result.stderr).toMatch(/waiting for a device: position 1 in the queue, \d+s elapsed/);
     const mine = (await direct.listLeases()).leases;
     expect(mine).toHaveLength(1);
     await direct.releaseLease(mine[0]!.id);

@@ -10,7 +10,7 @@ import { DeviceBridgeClient } from '../../src/client/index.ts';
 import { PNG_MAGIC } from '../../src/helpers/protocol/png-header.ts';
 import { tempDir } from '../support/bridge.ts';
 import { publishFixtureHelper, runCli, startCli, waitForExit } from '../support/cli.ts';
-import { freePortCandidate } from '../support/device-bed.ts';
+import { freePort } from '../support/device-bed.ts';
 
 describe('serve --simulate 2 driven through the typed client and the CLI (e2e)', () => {
   let tmp: { dir: string; cleanup(): Promise<void> };
@@ -22,7 +22,7 @@ describe('serve --simulate 2 driven through the typed client and the CLI (e2e)',
     tmp = await tempDir();
     await publishFixtureHelper(tmp.dir);
     server = await startCli(['serve', '--port', '0', '--data-dir', tmp.dir, '--simulate', '2', '--json'], {
-      env: { DEVICEBRIDGE_ADB_PORT: String(freePortCandidate()), LOG_LEVEL: 'silent' },
+      env: { DEVICEBRIDGE_ADB_PORT: String(await freePort()), LOG_LEVEL: 'silent' },
     });
     const info = JSON.parse(server.firstLine) as {
       url: string;

@@ -17,7 +17,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../support/bridge.ts';
 import { type CliResult, type RunOptions, runProcess, waitForExit } from '../support/cli.ts';
-import { freePortCandidate } from '../support/device-bed.ts';
+import { freePort } from '../support/device-bed.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const TSC = createRequire(import.meta.url).resolve('typescript/bin/tsc');
@@ -223,7 +223,7 @@ describe('the packed package installed into a fresh project (e2e)', () => {
       {
         cwd: project,
         env: {
-          DEVICEBRIDGE_ADB_PORT: String(freePortCandidate()),
+          DEVICEBRIDGE_ADB_PORT: String(await freePort()),
           REDIS_URL: redisUrl,
           DEVICEBRIDGE_REDIS_PREFIX: prefix,
           LOG_LEVEL: 'silent',

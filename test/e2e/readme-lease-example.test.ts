@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BIN, runProcess } from '../support/cli.ts';
-import { freePortCandidate } from '../support/device-bed.ts';
+import { freePort } from '../support/device-bed.ts';
 
 const README = path.resolve(import.meta.dirname, '../../README.md');
 
@@ -26,7 +26,7 @@ describe("README's lease example", () => {
       'echo "continued with lease $LEASE"',
     ].join('\n');
     const result = await runProcess('bash', ['-c', script], {
-      env: { DEVICEBRIDGE_URL: `http://127.0.0.1:${freePortCandidate()}`, LOG_LEVEL: 'silent' },
+      env: { DEVICEBRIDGE_URL: `http://127.0.0.1:${await freePort()}`, LOG_LEVEL: 'silent' },
     });
     expect(result.code).not.toBe(0);
     expect(result.stdout).not.toContain('continued');

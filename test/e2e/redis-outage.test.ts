@@ -12,12 +12,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DeviceBridgeClient } from '../../src/client/index.ts';
 import { tempDir } from '../support/bridge.ts';
 import { publishFixtureHelper, waitForExit } from '../support/cli.ts';
-import { freePortCandidate } from '../support/device-bed.ts';
+import { freePort } from '../support/device-bed.ts';
 import { httpJson, type ServeNode, startServeNode, stopServeNode } from '../support/fleet.ts';
 
 const run = promisify(execFile);
 
 /** A throwaway redis-server on `port` (no RDB, no AOF: a restart comes back empty). */
+/** A private redis-server on `port`, once *it* answers there (its pid, not just any PONG). */
 async function startRedis(port: number): Promise<ChildProcess> {
   const child = spawn(
     'redis-server',
@@ -28,12 +29,18 @@ async function startRedis(port: number): Promise<ChildProcess> {
   );
   const until = Date.now() + 10_000;
   for (;;) {
-    const pong = await run('redis-cli', ['-p', String(port), 'ping']).then(
-      (r) => r.stdout.trim(),
+    const info = await run('redis-cli', ['-p', String(port), 'info', 'server']).then(
+      (r) => r.stdout,
       () => '',
     );
-    if (pong === 'PONG') return child;
-    if (Date.now() > until) throw new Error(`redis-server on ${port} did not answer`);
+    if (info.includes(`process_id:${child.pid}\r`)) return child;
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new Error(`redis-server on ${port} exited (port taken?)`);
+    }
+    if (Date.now() > until) {
+      child.kill('SIGKILL');
+      throw new Error(`redis-server on ${port} did not answer`);
+    }
     await new Promise((r) => setTimeout(r, 50));
   }
 }
@@ -57,14 +64,19 @@ async function forwards(adbPort: number): Promise<string> {
 }
 
 describe('Redis outage (e2e, private redis-server)', () => {
-  const redisPort = freePortCandidate();
+  let redisPort = 0;
   let redis: ChildProcess | undefined;
   let tmp: { dir: string; cleanup(): Promise<void> };
   let node: ServeNode;
 
   beforeAll(async () => {
     tmp = await tempDir();
-    redis = await startRedis(redisPort);
+    // The port was free when asked; another process may take it before redis binds: a new one then.
+    for (let attempt = 0; attempt < 5 && !redis; attempt++) {
+      redisPort = await freePort();
+      redis = await startRedis(redisPort).catch(() => undefined);
+    }
+    if (!redis) throw new Error('could not start a private redis-server');
     await publishFixtureHelper(tmp.dir);
     node = await startServeNode({
       dataDir: tmp.dir,

@@ -14,7 +14,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tempDir } from '../support/bridge.ts';
 import { BIN } from '../support/cli.ts';
-import { freePortCandidate } from '../support/device-bed.ts';
+import { freePort } from '../support/device-bed.ts';
 
 const cleanups: Array<() => Promise<void>> = [];
 
@@ -105,7 +105,7 @@ describe('serve: a refused device-side start leaves nothing running', () => {
   it('a devices file the tunnel allowlist refuses: exit 2 within a second, no adb server left', async () => {
     const tmp = await tempDir();
     cleanups.push(tmp.cleanup);
-    const adbPort = freePortCandidate();
+    const adbPort = await freePort();
     reapAdb(adbPort);
     const devicesFile = path.join(tmp.dir, 'devices.json');
     await writeFile(devicesFile, JSON.stringify([{ endpoint: '192.168.77.10:5555' }]));
@@ -125,7 +125,7 @@ describe('serve: a refused device-side start leaves nothing running', () => {
   it('--simulate N whose devices are refused: exit 2 within a second, no adb server or simulator left', async () => {
     const tmp = await tempDir();
     cleanups.push(tmp.cleanup);
-    const adbPort = freePortCandidate();
+    const adbPort = await freePort();
     reapAdb(adbPort);
     const r = await serveRefused(tmp.dir, ['--data-dir', tmp.dir, '--simulate', '2'], {
       DEVICEBRIDGE_ADB_PORT: String(adbPort),
@@ -142,7 +142,7 @@ describe('serve: a refused device-side start leaves nothing running', () => {
   it('an adb server it did not start on its private port: exit 2 naming the port and DEVICEBRIDGE_ADB_PORT; that server is untouched', async () => {
     const tmp = await tempDir();
     cleanups.push(tmp.cleanup);
-    const adbPort = freePortCandidate();
+    const adbPort = await freePort();
     reapAdb(adbPort);
     const foreign = spawn('adb', ['-P', String(adbPort), 'server', 'nodaemon'], { stdio: 'ignore' });
     const until = Date.now() + 10_000;

@@ -18,12 +18,12 @@ import { SnapshotDriver } from '../../src/helpers/snapshot/driver.ts';
 import { EnsureVerdicts } from '../../src/helpers/snapshot/ensure-helper.ts';
 import { DEVICE_FEATURES, deviceBanner } from '../../src/simulator/adbd/connection.ts';
 import { type SimulatedDevice, startSimulator } from '../../src/simulator/index.ts';
-import { tempDir } from '../support/bridge.ts';
+import { afterHealthPasses, tempDir } from '../support/bridge.ts';
 import {
   type DeviceBed,
   fixtureApk,
   fixtureManifest,
-  freePortCandidate,
+  freePort,
   startDeviceBed,
 } from '../support/device-bed.ts';
 
@@ -141,7 +141,7 @@ function adbServersOn(port: number, except: number | undefined): Array<{ pid: nu
 async function startRuntime(): Promise<AdbRuntime> {
   for (let attempt = 0; attempt < 5; attempt++) {
     try {
-      return await AdbRuntime.start({ port: freePortCandidate() });
+      return await AdbRuntime.start({ port: await freePort() });
     } catch {
       // port taken: try another
     }
@@ -185,12 +185,18 @@ describe('defect 2: the adb server SIGKILLed under traffic', () => {
 
     // Traffic: three callers keep talking to adb through adbkit the whole time.
     let traffic = true;
+    let answered = 0;
     const callers = [0, 1, 2].map(async (i) => {
       while (traffic) {
         await (i === 0
           ? runtime.client.devices({ timeoutMs: 1000 })
           : runtime.client.shell(record.serial, 'echo ok', { timeoutMs: 1000 })
-        ).catch(() => undefined);
+        ).then(
+          () => {
+            answered += 1;
+          },
+          () => undefined,
+        );
         await new Promise((r) => setTimeout(r, 20));
       }
     });
@@ -212,8 +218,11 @@ describe('defect 2: the adb server SIGKILLed under traffic', () => {
     }
     expect(state, `device ${state} 20 s after the kill`).toBe('online');
     expect(exits).toBeGreaterThanOrEqual(1);
-    // Traffic goes on for a while: the server stays up, nobody restarts it again.
-    await new Promise((r) => setTimeout(r, 3000));
+    // Traffic goes on for a while: the server stays up, nobody restarts it again. "A while" is
+    // eight more health passes (each lists devices through the server) and 100 more answered calls.
+    const answeredBefore = answered;
+    await afterHealthPasses(registry, 8);
+    while (answered < answeredBefore + 100) await new Promise((r) => setTimeout(r, 20));
     traffic = false;
     await Promise.all(callers);
     expect(exits, 'server exits after the one kill (a restart loop)').toBeLessThanOrEqual(1);
@@ -239,7 +248,7 @@ describe('defect 2: readiness means our server', () => {
     cleanups.push(() => sim.close());
     let server: AdbServer | undefined;
     for (let attempt = 0; attempt < 5 && !server; attempt++) {
-      const candidate = new AdbServer({ port: freePortCandidate(), backoffMs: 1500, maxBackoffMs: 3000 });
+      const candidate = new AdbServer({ port: await freePort(), backoffMs: 1500, maxBackoffMs: 3000 });
       await candidate.start(10_000).then(
         () => {
           server = candidate;
@@ -346,7 +355,7 @@ describe('defect 2: the health loop re-connects tunnels adb lost', () => {
     cleanups.push(() => sim.close());
     let first: AdbServer | undefined;
     for (let attempt = 0; attempt < 5 && !first; attempt++) {
-      const candidate = new AdbServer({ port: freePortCandidate() });
+      const candidate = new AdbServer({ port: await freePort() });
       await candidate.start(10_000).then(
         () => {
           first = candidate;
@@ -457,7 +466,7 @@ describe('forward reconcile at start-up and after every adb server change', () =
     let port = 0;
     let leftover: ReturnType<typeof spawn> | undefined;
     for (let attempt = 0; attempt < 5 && !leftover; attempt++) {
-      port = freePortCandidate();
+      port = await freePort();
       const child = spawn('adb', ['-P', String(port), 'server', 'nodaemon'], { stdio: 'ignore' });
       const until = Date.now() + 10_000;
       let up = false;

@@ -8,7 +8,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { AdbServer, adbServerPidFile } from '../../src/adb/server.ts';
 import { tempDir } from '../support/bridge.ts';
-import { freePortCandidate } from '../support/device-bed.ts';
+import { freePort } from '../support/device-bed.ts';
 import { answers } from './support/adb-server.ts';
 
 /** An adb server on `port` started by hand (as a previous bridge or another user would). */
@@ -25,7 +25,7 @@ describe('AdbServer', () => {
   });
 
   it('restarts its server after a crash and emits restarted', async () => {
-    const server = new AdbServer({ port: freePortCandidate(), backoffMs: 50 });
+    const server = new AdbServer({ port: await freePort(), backoffMs: 50 });
     await server.start();
     try {
       const first = server.pid!;
@@ -42,7 +42,7 @@ describe('AdbServer', () => {
   });
 
   it('adopts a leftover server its pid file proves a bridge started, replaces it when it dies, and stops cleanly', async () => {
-    const port = freePortCandidate();
+    const port = await freePort();
     const state = await tempDir();
     const leftover = await leftoverServer(port);
     try {
@@ -67,7 +67,7 @@ describe('AdbServer', () => {
   });
 
   it('never adopts or stops a server it cannot prove it started: fails naming the port and the setting', async () => {
-    const port = freePortCandidate();
+    const port = await freePort();
     const state = await tempDir();
     const foreign = await leftoverServer(port);
     try {
@@ -96,7 +96,7 @@ describe('AdbServer', () => {
   });
 
   it('fails fast with a clear message when adb is not installed', async () => {
-    const server = new AdbServer({ port: freePortCandidate(), adbPath: '/nonexistent/adb' });
+    const server = new AdbServer({ port: await freePort(), adbPath: '/nonexistent/adb' });
     const started = Date.now();
     await expect(server.start(10_000)).rejects.toThrow(/cannot start \/nonexistent\/adb.*ENOENT/);
     expect(Date.now() - started).toBeLessThan(5000);

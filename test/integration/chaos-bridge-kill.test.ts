@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../../src/simulator/index.ts';
 import { tempDir } from '../support/bridge.ts';
 import { publishFixtureHelper, startCli, waitForExit } from '../support/cli.ts';
-import { freePortCandidate } from '../support/device-bed.ts';
+import { freePort } from '../support/device-bed.ts';
 
 const run = promisify(execFile);
 type Json = Record<string, any>;
@@ -73,7 +73,7 @@ beforeAll(async () => {
     REDIS_URL: 'redis://127.0.0.1:6379',
     DEVICEBRIDGE_REDIS_PREFIX: prefix,
     DEVICEBRIDGE_NODE: 'chaos-kill-node',
-    DEVICEBRIDGE_ADB_PORT: String(freePortCandidate()),
+    DEVICEBRIDGE_ADB_PORT: String(await freePort()),
     DEVICEBRIDGE_DEVICES_FILE: devicesFile,
     DEVICEBRIDGE_HEALTH_INTERVAL_MS: '1000',
     LOG_LEVEL: 'silent',

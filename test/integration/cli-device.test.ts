@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../../src/simulator/index.ts';
 import { FIXTURES, tempDir } from '../support/bridge.ts';
 import { runCli } from '../support/cli.ts';
-import { fixtureManifest, freePortCandidate } from '../support/device-bed.ts';
+import { fixtureManifest, freePort } from '../support/device-bed.ts';
 
 describe('devicebridge device (no lease)', () => {
   let sim: Simulator;
@@ -26,7 +26,7 @@ describe('devicebridge device (no lease)', () => {
     await writeFile(manifest, JSON.stringify(fixtureManifest('snapshot-helper-v2.apk')));
     env = {
       DEVICEBRIDGE_DATA_DIR: dir.dir,
-      DEVICEBRIDGE_ADB_PORT: String(freePortCandidate()),
+      DEVICEBRIDGE_ADB_PORT: String(await freePort()),
       LOG_LEVEL: 'silent',
     };
     args = [

@@ -141,13 +141,17 @@ describe('RedisDeviceStore', () => {
   });
 
   it('an update racing a delete does not resurrect the record', async () => {
-    const store = open();
+    // On the admin connection, so a command sent from inside `change` reaches Redis after the
+    // store's read and before its compare-and-set (one connection runs commands in order).
+    const store = new RedisDeviceStore({ client: admin, prefix });
     await store.put(record('gone'));
+    let deleted: Promise<number> | undefined;
     const result = await store.update('gone', (r) => {
       // Deleted between the read and the write.
-      void admin.del(`${prefix}{devicebridge}:device:gone`);
+      deleted = admin.del(`${prefix}{devicebridge}:device:gone`);
       return { ...r, state: 'offline' };
     });
+    expect(await deleted).toBe(1);
     expect(result).toBeNull();
     expect(await store.get('gone')).toBeNull();
   });

@@ -21,7 +21,7 @@ import { BridgeError } from '../../src/errors.ts';
 import type { Lease } from '../../src/leases/types.ts';
 import { type Simulator, type SimulatorOptions, startSimulator } from '../../src/simulator/index.ts';
 import { tempDir } from '../support/bridge.ts';
-import { freePortCandidate } from '../support/device-bed.ts';
+import { freePort } from '../support/device-bed.ts';
 
 let server: AdbServer;
 let client: AdbClient;
@@ -38,7 +38,7 @@ const cleanups: Array<() => Promise<void>> = [];
 
 beforeAll(async () => {
   for (let attempt = 0; attempt < 5; attempt++) {
-    const candidate = new AdbServer({ port: freePortCandidate(), backoffMs: 100, maxBackoffMs: 1000 });
+    const candidate = new AdbServer({ port: await freePort(), backoffMs: 100, maxBackoffMs: 1000 });
     try {
       await candidate.start(10_000);
       server = candidate;

@@ -10,7 +10,15 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deleteKeys, http, REDIS_URL, type ServeNode, startBridge, stopBridge } from '../support/fleet.ts';
+import {
+  afterHealthPasses,
+  deleteKeys,
+  http,
+  REDIS_URL,
+  type ServeNode,
+  startBridge,
+  stopBridge,
+} from '../support/fleet.ts';
 
 const prefix = `test:${randomUUID()}:`;
 // Health passes every 200 ms; the default heartbeat (5 s, alive for 15 s) so a loaded machine never
@@ -47,8 +55,9 @@ describe('removing a device through a node that does not drive it', () => {
     const removed = await fetch(`${b.url}/v1/devices/${encodeURIComponent(device.id)}`, { method: 'DELETE' });
     expect(removed.status, await removed.clone().text()).toBe(204);
 
-    // Ten health passes of the owner: nothing re-publishes the record.
-    await new Promise((r) => setTimeout(r, 2000));
+    // Three more health passes of each node (two of them wholly after the removal): nothing
+    // re-publishes the record.
+    await Promise.all([afterHealthPasses(a.url, 3), afterHealthPasses(b.url, 3)]);
     for (const node of [a, b]) {
       const after = await http(node.url, 'GET', '/v1/devices');
       expect(after.json.devices, node.url).toEqual([]);

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisDeviceStore, RedisNodeDirectory } from '../../src/devices/redis-store.ts';
-import { type DeviceBridge, testDeviceBridge, timedRequest } from '../support/bridge.ts';
+import { afterHealthPasses, type DeviceBridge, testDeviceBridge, timedRequest } from '../support/bridge.ts';
 import { deviceRecord } from '../support/device-store-contract.ts';
 import { deleteKeys, REDIS_URL } from '../support/fleet.ts';
 
@@ -58,7 +58,8 @@ describe('a dead owner’s device reads ownerless', () => {
 
     await directory.remove('node-gone');
     expect(await stateOf()).toBe('ownerless');
-    await new Promise((r) => setTimeout(r, 1200)); // health passes of node-b: it cannot reach dev-x
+    // Health passes of node-b (two of them wholly after the owner left): it cannot reach dev-x.
+    await afterHealthPasses(b.node.devices, 3);
     expect(await stateOf()).toBe('ownerless');
     // The stored record is untouched: ownerless is what readers derive, never written.
     expect((await store.get('dev-x'))?.state).toBe('online');

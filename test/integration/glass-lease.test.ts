@@ -195,7 +195,7 @@ describe('glass companions per lease', () => {
     expect(secure('accessibility_enabled')).toBe(priorEnabled);
   });
 
-  it("the seed's refusals: an action before any tree on this lease's connection is COMPANION_REFUSED", async () => {
+  it("the glass protocol's refusals: an action before any tree on this lease's connection is COMPANION_REFUSED", async () => {
     await published();
     const lease = await acquire();
     const base = `/v1/leases/${lease.id}`;
@@ -210,7 +210,7 @@ describe('glass companions per lease', () => {
     expect((await req('DELETE', base)).status).toBe(200);
   });
 
-  it("the seed's refusals: an action after another app came to the front is COMPANION_REFUSED", async () => {
+  it("the glass protocol's refusals: an action after another app came to the front is COMPANION_REFUSED", async () => {
     await published();
     const lease = await acquire();
     const base = `/v1/leases/${lease.id}`;

@@ -33,13 +33,14 @@ const FORWARDED = 'x-devicebridge-forwarded-by';
 async function ownerBehind(
   redisPrefix: string,
   ownerPort: number,
+  forwardTimeoutMs = 500,
 ): Promise<{ a: DeviceBridge; b: DeviceBridge; leaseId: string }> {
   const a = await testDeviceBridge({ simulate: 1, redisPrefix, env: { DEVICEBRIDGE_NODE: 'node-a' } });
   await a.node.announce(`http://127.0.0.1:${ownerPort}`);
   const b = await testDeviceBridge({
     simulate: 0,
     redisPrefix,
-    env: { DEVICEBRIDGE_NODE: 'node-b', DEVICEBRIDGE_FORWARD_TIMEOUT_MS: '500' },
+    env: { DEVICEBRIDGE_NODE: 'node-b', DEVICEBRIDGE_FORWARD_TIMEOUT_MS: String(forwardTimeoutMs) },
   });
   const acquired = await timedRequest(b.app, 'POST', '/v1/leases', { waitSeconds: 5 });
   expect(acquired.status, JSON.stringify(acquired.body)).toBe(201);
@@ -184,17 +185,12 @@ describe('owner proxy: an owner that does not answer', () => {
   let silent: Server;
   const sockets = new Set<Socket>();
   let leaseId: string;
-  let releaseOnRequest = false;
 
   beforeAll(async () => {
     // The owner's directory entry points at a socket that accepts and never answers (a hung node).
     silent = createServer((socket) => {
       sockets.add(socket);
       socket.on('error', () => undefined);
-      // With `releaseOnRequest`: the owner releases the lease, then its answer is lost (finding 10).
-      socket.once('data', () => {
-        if (releaseOnRequest) void timedRequest(a.app, 'DELETE', `/v1/leases/${leaseId}`);
-      });
     });
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     ({ a, b, leaseId } = await ownerBehind(silentPrefix, (silent.address() as AddressInfo).port));
@@ -220,10 +216,40 @@ describe('owner proxy: an owner that does not answer', () => {
     expect(res.ms).toBeGreaterThanOrEqual(450);
     expect(res.ms).toBeLessThan(5000);
   }, 15_000);
+});
+
+describe('owner proxy: an owner whose answer is lost', () => {
+  const lostPrefix = `test:${randomUUID()}:`;
+  let a: DeviceBridge;
+  let b: DeviceBridge;
+  let lost: Server;
+  let leaseId: string;
+  let ownerRelease: Promise<{ status: number }> | undefined;
+
+  beforeAll(async () => {
+    // The owner's directory entry points at a socket that, on the forwarded request, has node-a
+    // release the lease and only then drops the connection: the owner did the work, its answer is
+    // lost. Node-b's forward deadline is long, so only the dropped connection ends its forward.
+    lost = createServer((socket) => {
+      socket.on('error', () => undefined);
+      socket.once('data', () => {
+        ownerRelease = timedRequest(a.app, 'DELETE', `/v1/leases/${leaseId}`).finally(() => socket.destroy());
+      });
+    });
+    await new Promise<void>((resolve) => lost.listen(0, '127.0.0.1', resolve));
+    ({ a, b, leaseId } = await ownerBehind(lostPrefix, (lost.address() as AddressInfo).port, 60_000));
+  }, 120_000);
+
+  afterAll(async () => {
+    await new Promise<void>((resolve) => lost?.close(() => resolve()));
+    await b?.cleanup();
+    await a?.cleanup();
+    await dropKeys(lostPrefix);
+  });
 
   it('a release the owner ran but whose answer was lost is answered 200 with the teardown, not LEASE_EXPIRED', async () => {
-    releaseOnRequest = true;
     const res = await timedRequest(b.app, 'DELETE', `/v1/leases/${leaseId}`);
+    expect((await ownerRelease)?.status).toBe(200);
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body['lease']).toMatchObject({ id: leaseId, state: 'released' });
     expect(res.body['teardown']).toMatchObject({ leaseId, reason: 'released' });

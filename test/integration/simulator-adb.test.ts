@@ -4,12 +4,13 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { createServer, connect as netConnect } from 'node:net';
+import { connect as netConnect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SimulatedDevice, type Simulator, startSimulator } from '../../src/simulator/index.ts';
+import { freePort } from '../support/ports.ts';
 import { type AdbServer, startAdbServer } from './support/adb-server.ts';
 
 let sim: Simulator;
@@ -21,17 +22,6 @@ const sha256 = (data: Uint8Array): string => createHash('sha256').update(data).d
 
 async function shell(command: string, input?: Buffer) {
   return server.adb(['-s', device.serial, 'shell', command], input === undefined ? {} : { input });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 /**

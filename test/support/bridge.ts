@@ -185,13 +185,13 @@ export async function testDeviceBridge(
   const { attachDeviceNode, startDeviceNode } = await import('../../src/node/index.ts');
   const { simulatedDevices } = await import('../../src/cli/simulated-devices.ts');
   const { publishRelease } = await import('../../src/releases/publish.ts');
-  const { freePortCandidate } = await import('./device-bed.ts');
+  const { freePort } = await import('./device-bed.ts');
   const { dir, cleanup } = await tempDir();
   const env: Record<string, string> = {
     DEVICEBRIDGE_DATA_DIR: dir,
     LOG_LEVEL: 'silent',
     DEVICEBRIDGE_SIMULATE: String(options.simulate ?? 2),
-    DEVICEBRIDGE_ADB_PORT: String(freePortCandidate()),
+    DEVICEBRIDGE_ADB_PORT: String(await freePort()),
     DEVICEBRIDGE_HEALTH_INTERVAL_MS: '500',
     ...(options.redisPrefix
       ? { REDIS_URL: 'redis://127.0.0.1:6379', DEVICEBRIDGE_REDIS_PREFIX: options.redisPrefix }
@@ -245,4 +245,25 @@ export async function listenApp(app: TestBridge['app']): Promise<{ url: string; 
     url: `http://127.0.0.1:${port}`,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+}
+
+/**
+ * Resolves after `n` `health-pass` events of a node's device registry (passes completed from now
+ * on: at least `n - 1` of them started after the call) — what a check that "nothing happens" waits
+ * for, instead of a guessed time.
+ */
+export function afterHealthPasses(
+  registry: Pick<import('node:events').EventEmitter, 'on' | 'off'>,
+  n: number,
+): Promise<void> {
+  return new Promise((resolve) => {
+    let seen = 0;
+    const onPass = () => {
+      seen += 1;
+      if (seen < n) return;
+      registry.off('health-pass', onPass);
+      resolve();
+    };
+    registry.on('health-pass', onPass);
+  });
 }

@@ -1,6 +1,7 @@
 /** Run the real `devicebridge` CLI (src/cli/bin.js) in a child process. */
 import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
+import { freePort } from './ports.ts';
 
 export const BIN = path.resolve(import.meta.dirname, '../../src/cli/bin.js');
 
@@ -48,19 +49,32 @@ export function runProcess(command: string, args: string[], options: RunOptions 
   });
 }
 
+/**
+ * The environment of a CLI run: the caller's, with the bridge's private adb server on a port that
+ * was free when asked unless the caller chose one — never the default 5137, where `npm start`
+ * beside the tests runs its own.
+ */
+async function cliEnv(
+  env: Record<string, string | undefined> = {},
+): Promise<Record<string, string | undefined>> {
+  if (env['DEVICEBRIDGE_ADB_PORT'] !== undefined) return env;
+  return { ...env, DEVICEBRIDGE_ADB_PORT: String(await freePort()) };
+}
+
 /** Run the CLI to completion. */
-export function runCli(args: string[], options: RunOptions = {}): Promise<CliResult> {
-  return runProcess(process.execPath, [BIN, ...args], options);
+export async function runCli(args: string[], options: RunOptions = {}): Promise<CliResult> {
+  return runProcess(process.execPath, [BIN, ...args], { ...options, env: await cliEnv(options.env) });
 }
 
 /** Start a long-running CLI command and wait for its first stdout line. */
-export function startCli(
+export async function startCli(
   args: string[],
   options: { env?: Record<string, string>; timeoutMs?: number; nodeArgs?: string[] } = {},
 ): Promise<{ child: ChildProcess; firstLine: string; stderr: () => string }> {
+  const env = await cliEnv(options.env);
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [...(options.nodeArgs ?? []), BIN, ...args], {
-      env: { ...process.env, ...options.env },
+      env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';

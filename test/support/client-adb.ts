@@ -8,7 +8,7 @@ import { copyFile, mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { tempDir } from './bridge.ts';
 import { type CliResult, runProcess } from './cli.ts';
-import { freePortCandidate } from './device-bed.ts';
+import { freePort } from './device-bed.ts';
 
 export interface ClientAdb {
   port: number;
@@ -42,7 +42,7 @@ export async function startClientAdb(options: { sameKeyAs?: ClientAdb } = {}): P
     const gen = await runProcess('adb', ['keygen', keyFile], { env, timeoutMs: 30_000 });
     if (gen.code !== 0) throw new Error(`adb keygen failed: ${gen.stderr}`);
   }
-  const port = freePortCandidate();
+  const port = await freePort();
   const adb = (args: string[], timeoutMs = 20_000) =>
     runProcess('adb', ['-P', String(port), ...args], { env, timeoutMs });
   const started = await adb(['start-server']);

@@ -24,6 +24,7 @@ import {
 import { type Simulator, type SimulatorOptions, startSimulator } from '../../src/simulator/index.ts';
 import { FIXTURES, tempDir } from './bridge.ts';
 import { buildDexJar } from './dex-jar.ts';
+import { freePort } from './ports.ts';
 
 export interface DeviceBed {
   sim: Simulator;
@@ -37,17 +38,14 @@ export interface DeviceBed {
   close(): Promise<void>;
 }
 
-/** A random port below the kernel's ephemeral range (32768+), where listeners on port 0 land. */
-export function freePortCandidate(): number {
-  return 20000 + Math.floor(Math.random() * 12000);
-}
+export { freePort } from './ports.ts';
 
 export async function startDeviceBed(options: SimulatorOptions = {}): Promise<DeviceBed> {
   const sim = await startSimulator({ port: 0, count: 1, ...options });
   const tmp = await tempDir('devicebridge-bed-');
   let server: AdbServer | undefined;
   for (let attempt = 0; attempt < 5 && !server; attempt++) {
-    const candidate = new AdbServer({ port: freePortCandidate(), backoffMs: 100, maxBackoffMs: 1000 });
+    const candidate = new AdbServer({ port: await freePort(), backoffMs: 100, maxBackoffMs: 1000 });
     try {
       await candidate.start(10_000);
       server = candidate;

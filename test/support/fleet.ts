@@ -7,7 +7,7 @@ import { writeFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import type { Redis } from 'ioredis';
 import { BIN, startCli, waitForExit } from './cli.ts';
-import { freePortCandidate } from './device-bed.ts';
+import { freePort } from './device-bed.ts';
 
 export const REDIS_URL = 'redis://127.0.0.1:6379';
 const ex = promisify(execFile);
@@ -38,40 +38,73 @@ export interface ServeNodeOptions {
 
 /** Start `devicebridge serve --port 0 --json` and wait for its listening line. */
 export async function startServeNode(options: ServeNodeOptions): Promise<ServeNode> {
-  const adbPort = freePortCandidate();
   const redisUrl = options.redisUrl === undefined ? REDIS_URL : options.redisUrl;
-  const started = await startCli(
-    [
-      'serve',
-      '--port',
-      '0',
-      '--data-dir',
-      options.dataDir,
-      '--simulate',
-      String(options.simulate ?? 0),
-      '--json',
-    ],
-    {
-      env: {
-        ...(redisUrl === null ? {} : { REDIS_URL: redisUrl }),
-        ...(options.prefix === undefined ? {} : { DEVICEBRIDGE_REDIS_PREFIX: options.prefix }),
-        ...(options.name === undefined ? {} : { DEVICEBRIDGE_NODE: options.name }),
-        DEVICEBRIDGE_ADB_PORT: String(adbPort),
-        LOG_LEVEL: 'silent',
-        ...options.env,
+  for (let attempt = 1; ; attempt++) {
+    const adbPort = await freePort();
+    const started = await startCli(
+      [
+        'serve',
+        '--port',
+        '0',
+        '--data-dir',
+        options.dataDir,
+        '--simulate',
+        String(options.simulate ?? 0),
+        '--json',
+      ],
+      {
+        env: {
+          ...(redisUrl === null ? {} : { REDIS_URL: redisUrl }),
+          ...(options.prefix === undefined ? {} : { DEVICEBRIDGE_REDIS_PREFIX: options.prefix }),
+          ...(options.name === undefined ? {} : { DEVICEBRIDGE_NODE: options.name }),
+          DEVICEBRIDGE_ADB_PORT: String(adbPort),
+          LOG_LEVEL: 'silent',
+          ...options.env,
+        },
+        timeoutMs: 60_000,
+        ...(options.nodeArgs === undefined ? {} : { nodeArgs: options.nodeArgs }),
       },
-      timeoutMs: 60_000,
-      ...(options.nodeArgs === undefined ? {} : { nodeArgs: options.nodeArgs }),
-    },
-  );
-  return {
-    name: options.name,
-    url: (JSON.parse(started.firstLine) as { url: string }).url,
-    adbPort,
-    dataDir: options.dataDir,
-    child: started.child,
-    stderr: started.stderr,
-  };
+    );
+    const line = JSON.parse(started.firstLine) as { url: string; deviceError?: string };
+    // The adb port was free when asked; something may have taken it before adb bound it (its
+    // server then fails naming the port): start again on a new port.
+    if (
+      attempt < 5 &&
+      options.env?.['DEVICEBRIDGE_ADB_PORT'] === undefined &&
+      line.deviceError?.includes(`127.0.0.1:${adbPort}`)
+    ) {
+      started.child.kill('SIGKILL');
+      await waitForExit(started.child).catch(() => undefined);
+      continue;
+    }
+    return {
+      name: options.name,
+      url: line.url,
+      adbPort: Number(options.env?.['DEVICEBRIDGE_ADB_PORT'] ?? adbPort),
+      dataDir: options.dataDir,
+      child: started.child,
+      stderr: started.stderr,
+    };
+  }
+}
+
+/** The node's completed device health passes (`devicebridge_device_health_passes_total`). */
+export async function healthPasses(url: string): Promise<number> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const count = /^devicebridge_device_health_passes_total (\d+)$/m.exec(text);
+  if (!count) throw new Error(`no health-pass counter in ${url}/metrics`);
+  return Number(count[1]);
+}
+
+/**
+ * Resolves once the node completed `n` more health passes than when called: at least `n - 1` of
+ * them started after the call, so each had its chance to act on what the test did before it (what a
+ * check that "nothing happens" waits for, instead of a guessed time).
+ */
+export async function afterHealthPasses(url: string, n: number): Promise<void> {
+  const target = (await healthPasses(url)) + n;
+  // Polls a counter only the passes move; the test's own timeout bounds it.
+  while ((await healthPasses(url)) < target) await new Promise((r) => setTimeout(r, 50));
 }
 
 /** `serve --json` on a data dir sharing the Redis prefix (the multi-node tests' short form). */

@@ -475,23 +475,3 @@ describe('SnapshotOutputDecoder memory', () => {
     }
   });
 });
-
-describe('SnapshotOutputDecoder record lane costs', () => {
-  it("a piece of many '='-less status lines costs linear time (the lane's key search stays in its line)", () => {
-    const time = (lines: number) => {
-      const bytes = Buffer.from('INSTRUMENTATION_STATUS: agentDeviceProtocol\n'.repeat(lines));
-      const t = performance.now();
-      const decoder = new SnapshotOutputDecoder();
-      decoder.push(bytes);
-      decoder.end();
-      return performance.now() - t;
-    };
-    time(2000);
-    const small = Math.min(time(4000), time(4000));
-    const large = Math.min(time(64_000), time(64_000));
-    // 16× the lines: linear is ~16×, the quadratic search was ~250×.
-    expect(large / Math.max(small, 0.05), `${small.toFixed(2)} ms vs ${large.toFixed(2)} ms`).toBeLessThan(
-      80,
-    );
-  });
-});

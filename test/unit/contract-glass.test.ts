@@ -111,7 +111,7 @@ describe('glass a11y replies', () => {
     expect(byId.get(10)).not.toHaveProperty('package');
   });
 
-  it('action: the seed refusals', () => {
+  it('action: the glass protocol refusals', () => {
     expect(byId.get(2)?.error).toBe('no tree has been served on this connection');
     expect(byId.get(4)).toEqual({ id: 4, ok: true });
     expect(byId.get(5)).toEqual({ id: 5, ok: true });

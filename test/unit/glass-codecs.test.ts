@@ -20,7 +20,7 @@ import { parseGesture } from '../../src/simulator/glass/agent.ts';
 import { GlassRequestError, parseGlassRequest } from '../../src/simulator/glass/line-protocol.ts';
 
 describe('parseKeyChord', () => {
-  it('reads the seed examples with KeyEvent codes', () => {
+  it('reads the glass protocol examples with KeyEvent codes', () => {
     expect(parseKeyChord('ctrl+a')).toEqual({
       keyCode: 29,
       metaState: META_CTRL_ON,

@@ -68,7 +68,7 @@ function mutate(plan: Record<string, unknown>, fn: (p: any) => void): Record<str
   return copy;
 }
 
-describe('validateTouchPlan: the seed rules', () => {
+describe('validateTouchPlan: the protocol rules', () => {
   it('accepts a valid swipe and a valid transform (protocol field optional)', () => {
     const a = validateTouchPlan(swipe());
     expect(a.valid).toBe(true);

@@ -1,6 +1,6 @@
 /**
- * A private, real adb server for integration tests: `adb -P PORT server nodaemon` on a random port in
- * 15000-25000 (never the user's 5037), with its own HOME so its adbkey stays in a temp dir. Killed by
+ * A private, real adb server for integration tests: `adb -P PORT server nodaemon` on a port that was
+ * free when asked (`freePort`; never the user's 5037 or the bridge's 5137), with its own HOME so its adbkey stays in a temp dir. Killed by
  * `stop()`.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TcpAdbServerConnector } from '../../../src/adb/connector.ts';
 import { pingAdbServer } from '../../../src/adb/server.ts';
+import { freePort } from '../../support/ports.ts';
 
 export interface AdbResult {
   stdout: Buffer;
@@ -47,10 +48,6 @@ const live = new Set<ChildProcess>();
 process.once('exit', () => {
   for (const child of live) child.kill('SIGKILL');
 });
-
-function randomPort(): number {
-  return 15000 + Math.floor(Math.random() * 10000);
-}
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
@@ -140,8 +137,7 @@ async function spawnServer(port: number, env: NodeJS.ProcessEnv): Promise<ChildP
 export async function startAdbServer(): Promise<AdbServer> {
   const home = await mkdtemp(join(tmpdir(), 'devicebridge-adb-home-'));
   for (let attempt = 0; attempt < 8; attempt++) {
-    const port = randomPort();
-    if (await answers(port)) continue; // somebody's adb server already lives there
+    const port = await freePort();
     const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, ANDROID_ADB_SERVER_PORT: String(port) };
     delete env['ADB_VENDOR_KEYS'];
     delete env['ANDROID_SERIAL'];
