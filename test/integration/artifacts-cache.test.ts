@@ -253,7 +253,7 @@ describe('ArtifactCache.importFile', () => {
   });
 });
 
-describe('ArtifactCache.importStream releases its source (review fix 2)', () => {
+describe('ArtifactCache.importStream releases its source', () => {
   it('an abort rejects at once and destroys a stream that never yields; no temp file is left', async () => {
     const cache = new ArtifactCache(dir);
     const stream = new Readable({ read() {} }); // never yields

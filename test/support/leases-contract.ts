@@ -614,7 +614,7 @@ export function leaseStoreContract(name: string, make: StoreFactory, options: { 
       await store.close();
     });
 
-    it('waiter descriptions leave with their waiter (acquired, dequeued, pruned) without listWaiters (review fix 2)', async () => {
+    it('waiter descriptions leave with their waiter (acquired, dequeued, pruned) without listWaiters', async () => {
       const { store, clock } = await setup();
       const q = '["q"]';
       const info = { selector: {}, tenant: 't1', node: 'n1', since: clock.t };

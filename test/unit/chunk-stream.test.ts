@@ -249,7 +249,7 @@ describe('SnapshotOutputDecoder', () => {
   });
 });
 
-describe('SnapshotOutputDecoder costs (review fix 4)', () => {
+describe('SnapshotOutputDecoder costs', () => {
   /** A one-chunk snapshot output whose payload line is about `payloadBytes` of base64. */
   function bigOutput(payloadBytes: number): { bytes: Buffer; xml: string } {
     const filler = 'x'.repeat(Math.floor((payloadBytes * 3) / 4) - 200);

@@ -227,7 +227,7 @@ describe('parseShellEventLine', () => {
   });
 });
 
-describe('one shell-event rule for the client and the API schema (review fix 3)', () => {
+describe('one shell-event rule for the client and the API schema', () => {
   /** Does the API schema take the line? (A line that is not JSON: no.) */
   const schemaTakes = (line: string): boolean => {
     let value: unknown;

@@ -244,7 +244,7 @@ describe('LeaseManager.acquire', () => {
     expect(performance.now() - started).toBeLessThan(1_000);
   });
 
-  it("a client waiterId is its tenant's: another tenant sending it does not take the place (review fix 1)", async () => {
+  it("a client waiterId is its tenant's: another tenant sending it does not take the place", async () => {
     const { manager } = harness({ devices: ['d1'] });
     const held = await manager.acquire({ tenant: 't0', holder: 'owner', selector: {} });
     const id = 'waiter_AAAAAAAAAAAAAAAAAAAA';
@@ -817,7 +817,7 @@ describe('a deferred teardown is never lost', () => {
   });
 });
 
-describe('stop() waits for deferred teardowns a wake-up started (review fix 1)', () => {
+describe('stop() waits for deferred teardowns a wake-up started', () => {
   function gate(): { wait: Promise<void>; open: () => void } {
     let open!: () => void;
     const wait = new Promise<void>((resolve) => {
@@ -888,7 +888,7 @@ describe('stop() waits for deferred teardowns a wake-up started (review fix 1)',
   });
 });
 
-describe('only a deferred teardown starts a deferred-teardown pass (review fix 6)', () => {
+describe('only a deferred teardown starts a deferred-teardown pass', () => {
   it('waiter wake-ups (acquired, left) run no pass; a deferral runs one', async () => {
     const store = new MemoryLeaseStore();
     let passes = 0;
