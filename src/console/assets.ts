@@ -39,11 +39,18 @@ async function script(): Promise<string> {
   }
 }
 
-let loading: Promise<{ script: Asset; style: Asset }> | undefined;
+/** The console's icon: a phone outline (browsers ask for one; without it every page load logged a 404). */
+const ICON = asset(
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect x="8" y="2" width="16" height="28" rx="3" fill="#1f6feb"/><rect x="10" y="5" width="12" height="20" fill="#fff"/><circle cx="16" cy="27.5" r="1.2" fill="#fff"/></svg>',
+  'image/svg+xml',
+);
 
-/** The console's script and stylesheet, read (or bundled) once per process. */
-export function consoleAssets(): Promise<{ script: Asset; style: Asset }> {
+let loading: Promise<{ script: Asset; style: Asset; icon: Asset }> | undefined;
+
+/** The console's script, stylesheet and icon, read (or bundled) once per process. */
+export function consoleAssets(): Promise<{ script: Asset; style: Asset; icon: Asset }> {
   loading ??= (async () => ({
+    icon: ICON,
     script: asset(await script(), 'text/javascript; charset=utf-8'),
     style: asset(
       await readFile(new URL('./assets/console.css', import.meta.url), 'utf8'),

@@ -207,6 +207,12 @@ describe('console with tokens', () => {
     expect(again.status).toBe(304);
     expect((await bridge.app.request('/console/assets/../../package.json')).status).toBe(404);
     expect((await bridge.app.request('/console/assets/secrets.js')).status).toBe(404);
+    // The icon the pages link (a browser asked for /favicon.ico and got 404 on every page).
+    expect(page).toContain('<link rel="icon" type="image/svg+xml" href="/console/assets/favicon.svg">');
+    const icon = await bridge.app.request('/console/assets/favicon.svg');
+    expect(icon.status).toBe(200);
+    expect(icon.headers.get('content-type')).toBe('image/svg+xml');
+    expect(await icon.text()).toMatch(/^<svg /);
   });
 });
 

@@ -74,6 +74,7 @@ async function layout(viewer: Viewer, page: Page, body: Markup): Promise<HtmlEsc
 <meta name="csrf-token" content="${session?.csrf ?? ''}">
 <title>${title} · Device Bridge console</title>
 <link rel="stylesheet" href="/console/assets/console.css?v=${style.hash}">
+<link rel="icon" type="image/svg+xml" href="/console/assets/favicon.svg">
 </head>
 <body data-page="${page}" data-role="${principal.role}" data-tenant="${principal.tenant}" data-capabilities="${capabilities.join(' ')}">
 <a class="skip" href="#main">Skip to content</a>
@@ -264,7 +265,8 @@ const signInPage = (error: string | null) => html`<!doctype html>
 <html lang="en">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Sign in · Device Bridge console</title>
-<link rel="stylesheet" href="/console/assets/console.css"></head>
+<link rel="stylesheet" href="/console/assets/console.css">
+<link rel="icon" type="image/svg+xml" href="/console/assets/favicon.svg"></head>
 <body>
 <main id="main" class="sign-in">
 <h1>Device Bridge console</h1>
@@ -290,9 +292,16 @@ export function registerConsole(app: OpenAPIHono<AppEnv>, sessions: ConsoleSessi
   app.get('/console', (c) => c.redirect('/console/devices', 302));
 
   app.get('/console/assets/:file', async (c) => {
-    const { script, style } = await consoleAssets();
+    const { script, style, icon } = await consoleAssets();
     const file = c.req.param('file');
-    const found = file === 'console.js' ? script : file === 'console.css' ? style : undefined;
+    const found =
+      file === 'console.js'
+        ? script
+        : file === 'console.css'
+          ? style
+          : file === 'favicon.svg'
+            ? icon
+            : undefined;
     if (found === undefined) throw new BridgeError('NOT_FOUND', `no console asset ${file}`);
     const etag = `"${found.hash}"`;
     const versioned = c.req.query('v') === found.hash;
