@@ -420,7 +420,11 @@ export class DeviceRegistry extends EventEmitter {
 
   /** Read the store's generation once before this node's first read of records (see `#seen`). */
   async #knowGeneration(): Promise<void> {
-    if (this.#generation !== undefined) return;
+    if (this.#generation === undefined) await this.#refreshGeneration();
+  }
+
+  /** `#readGeneration`, where a failure is only logged (the last generation read stays). */
+  async #refreshGeneration(): Promise<void> {
     await this.#readGeneration().catch((err) =>
       this.#logger?.warn({ err: message(err) }, 'device store generation unreadable'),
     );
@@ -686,9 +690,11 @@ export class DeviceRegistry extends EventEmitter {
     await this.#knowGeneration();
     let stored = await this.#store.list();
     // A device this node drives whose record the store lost (Redis restarted empty) is put back at
-    // once, not at the next health pass: its lease requests need not wait for it.
+    // once, not at the next health pass: its lease requests need not wait for it. The loss is read
+    // first (a node that knew the old generation makes the new one `afterLoss`).
     const ids = new Set(stored.map((r) => r.id));
     if ([...this.#driven.keys()].some((id) => !ids.has(id))) {
+      await this.#refreshGeneration();
       await this.#republish(stored);
       stored = await this.#store.list();
     }
@@ -933,9 +939,7 @@ export class DeviceRegistry extends EventEmitter {
       );
     }
     // Every pass: a node that knew the store's generation is the one to tell a loss from a fresh store.
-    await this.#readGeneration().catch((err) =>
-      this.#logger?.warn({ err: message(err) }, 'device store generation unreadable'),
-    );
+    await this.#refreshGeneration();
     const records = this.#saw(await this.#store.list());
     await this.#takeOver(records);
     const owned = await this.#republish(records);
@@ -1013,12 +1017,6 @@ export class DeviceRegistry extends EventEmitter {
    */
   async #republish(all: DeviceRecord[]): Promise<DeviceRecord[]> {
     const seen = new Set(all.map((r) => r.id));
-    // A record this node drives is gone: the store lost its data (or is about to say so).
-    if ([...this.#driven.keys()].some((id) => !seen.has(id))) {
-      await this.#readGeneration().catch((err) =>
-        this.#logger?.warn({ err: message(err) }, 'device store generation unreadable'),
-      );
-    }
     const owned = all.filter((r) => r.ownerNode === this.#node);
     for (const r of all) {
       if (r.ownerNode === this.#node) this.#driven.set(r.id, r);
