@@ -48,6 +48,7 @@ import {
   ENABLED_SERVICES,
   GlassA11y,
   parseA11ySettingsRecord,
+  readSecureSetting,
 } from './glass/a11y-driver.ts';
 import { stopGlassAgentProcesses } from './glass/agent-driver.ts';
 import { glassAgentMainClasses, LeaseCompanions } from './glass/companions.ts';
@@ -418,6 +419,17 @@ export class LeaseOperations {
     return this.#operate(lease, (state) => this.#companions(lease, state).agent(op, fields));
   }
 
+  /** The secure settings the glass a11y service changes, as the lease's device has them now. */
+  a11ySettings(lease: LeaseTarget): Promise<[services: string | null, enabled: string | null]> {
+    return this.#operate(lease, async () => {
+      const device = this.#device(lease.serial);
+      return [
+        await readSecureSetting(device, ENABLED_SERVICES),
+        await readSecureSetting(device, ACCESSIBILITY_ENABLED),
+      ];
+    });
+  }
+
   /** Install the glass a11y service's APK when missing or outdated, without enabling the service. */
   ensureA11yApk(lease: LeaseTarget) {
     return this.#operate(lease, (state) => this.#companions(lease, state).ensureA11yApk());
@@ -714,21 +726,7 @@ export class LeaseOperations {
           failures.push(`${state.running.size} operation(s) still running ${waitMs} ms after cancellation`);
       }
     }
-    for (const [name, driver] of state?.drivers ?? []) {
-      try {
-        const hadSession = driver.sessionAlive;
-        if (!(await driver.close(waitMs)))
-          failures.push(`${name}: a request was still running after ${waitMs} ms`);
-        if (hadSession) actions.push(`closed ${name} session`);
-      } catch (err) {
-        failures.push(`closing ${name} session: ${(err as Error).message}`);
-      }
-    }
-    if (state?.companions) {
-      const closed = await state.companions.close();
-      actions.push(...closed.actions);
-      failures.push(...closed.failures);
-    }
+    if (state) await this.#closeHelpers(state, waitMs, actions, failures);
     if (state && this.#leases.get(leaseId) === state) this.#leases.delete(leaseId);
     try {
       for (const line of (await this.#o.endpoints?.close(leaseId)) ?? []) actions.push(line);
@@ -747,6 +745,31 @@ export class LeaseOperations {
       failures.push(...reset.failures);
     }
     return { actions, failures };
+  }
+
+  /**
+   * Close what the lease's helpers run (the snapshot helper's sessions, the glass companions) and
+   * take them off the lease's state, so its next call starts them again.
+   */
+  async #closeHelpers(state: LeaseState, waitMs: number, actions: string[], failures: string[]) {
+    for (const [name, driver] of [...state.drivers]) {
+      state.drivers.delete(name);
+      try {
+        const hadSession = driver.sessionAlive;
+        if (!(await driver.close(waitMs)))
+          failures.push(`${name}: a request was still running after ${waitMs} ms`);
+        if (hadSession) actions.push(`closed ${name} session`);
+      } catch (err) {
+        failures.push(`closing ${name} session: ${(err as Error).message}`);
+      }
+    }
+    const companions = state.companions;
+    if (companions !== null) {
+      state.companions = null;
+      const closed = await companions.close();
+      actions.push(...closed.actions);
+      failures.push(...closed.failures);
+    }
   }
 
   /**
@@ -801,9 +824,8 @@ export class LeaseOperations {
       failures.push('device-state journal: the glass a11y record is malformed; settings not restored');
       return;
     }
-    const { client, ledger, locks } = this.#o.adb;
     try {
-      await GlassA11y.restore(adbHelperDevice({ client, serial: record.serial, ledger, locks }), record);
+      await GlassA11y.restore(this.#device(record.serial), record);
       actions.push(
         `restored secure settings ${ENABLED_SERVICES}, ${ACCESSIBILITY_ENABLED} on ${record.serial}`,
       );
@@ -827,25 +849,7 @@ export class LeaseOperations {
     return this.#operate(lease, async (state) => {
       const actions: string[] = [];
       const failures: string[] = [];
-      const waitMs = this.#o.teardownWaitMs ?? 10_000;
-      for (const [name, driver] of [...state.drivers]) {
-        state.drivers.delete(name);
-        try {
-          const hadSession = driver.sessionAlive;
-          if (!(await driver.close(waitMs)))
-            failures.push(`${name}: a request was still running after ${waitMs} ms`);
-          if (hadSession) actions.push(`closed ${name} session`);
-        } catch (err) {
-          failures.push(`closing ${name} session: ${(err as Error).message}`);
-        }
-      }
-      const companions = state.companions;
-      if (companions !== null) {
-        state.companions = null;
-        const closed = await companions.close();
-        actions.push(...closed.actions);
-        failures.push(...closed.failures);
-      }
+      await this.#closeHelpers(state, this.#o.teardownWaitMs ?? 10_000, actions, failures);
       const journal = this.#o.journal;
       if (journal === undefined) return { actions, failures, restored: null };
       const taken = await journal.takeDeviceState(lease.id);
