@@ -10,6 +10,7 @@
  * bounded: checks get what is left of `timeoutSeconds` minus a reserve for putting the device back.
  */
 
+import { withDeadline } from '../adb/deadline.ts';
 import {
   DOCTOR_CHECK_IDS,
   DOCTOR_DEFAULT_SECONDS,
@@ -71,17 +72,6 @@ export interface DoctorServiceOptions {
 
 const since = (started: number) => Math.round(performance.now() - started);
 
-function timeout(ms: number, what: string): { promise: Promise<never>; cancel(): void } {
-  let timer: NodeJS.Timeout | undefined;
-  const promise = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new BridgeError('TIMEOUT', `${what}: no answer within the ${ms} ms left of the run`)),
-      ms,
-    );
-  });
-  return { promise, cancel: () => clearTimeout(timer) };
-}
-
 /** The first editable node of the self-test package's window in a normalized a11y tree. */
 function editableIn(root: A11yNode): A11yNode | null {
   if (root.editable) return root;
@@ -119,21 +109,13 @@ export class DoctorService {
     const checksEnd = started + Math.max(5_000, timeoutSeconds * 1000 - CLEANUP_RESERVE_MS);
     const shell = (argv: string[], timeoutMs = 15_000) =>
       operations.shell(target, { argv }, { ...SHELL, timeoutMs });
-    const secure = async (key: string): Promise<string | null> => {
-      const r = await shell(['settings', 'get', 'secure', key]);
-      if (r.exitCode !== 0) throw new BridgeError('HELPER_FAILED', `settings get secure ${key} failed`);
-      const value = r.stdout.toString('utf8').replace(/\r?\n$/, '');
-      return value === 'null' ? null : value;
-    };
 
     // Who the device is (one getprop round trip) and what it had before the doctor touched it.
     const props = await shell(['getprop']).then(
       (r) => parseGetprop(r.stdout.toString('utf8')),
       () => new Map<string, string>(),
     );
-    const settingsBefore = await Promise.all([secure(ENABLED_SERVICES), secure(ACCESSIBILITY_ENABLED)]).catch(
-      (err: unknown) => err,
-    );
+    const settingsBefore = await operations.a11ySettings(target).catch((err: unknown) => err);
     const releases = await Promise.all(
       [SNAPSHOT_HELPER, GLASS_AGENT, GLASS_A11Y].map(async (name) => ({
         name,
@@ -174,15 +156,12 @@ export class DoctorService {
         });
         return;
       }
-      const bound = timeout(left, id);
       try {
-        const detail = await Promise.race([fn(left), bound.promise]);
+        const detail = await withDeadline(fn(left), { timeoutMs: left }, `${id} (what was left of the run)`);
         passed.add(id);
         checks.push({ id, title: TITLES[id], status: 'pass', elapsedMs: since(at), detail: clip(detail) });
       } catch (err) {
         checks.push({ id, title: TITLES[id], status: 'fail', elapsedMs: since(at), ...diagnose(id, err) });
-      } finally {
-        bound.cancel();
       }
     };
 
@@ -363,7 +342,7 @@ export class DoctorService {
     let restored: DoctorCheck;
     try {
       if (!Array.isArray(settingsBefore)) throw settingsBefore;
-      const after = [await secure(ENABLED_SERVICES), await secure(ACCESSIBILITY_ENABLED)];
+      const after = await operations.a11ySettings(target);
       // The lease may have enabled the service before the doctor ran: the device goes back to how the
       // lease found it (the journaled values), which the lease's next a11y call enables again.
       const [services, enabled] = prior ?? (settingsBefore as [string | null, string | null]);
