@@ -45,11 +45,13 @@ import {
 /** Wrong signatures accepted on one connection before it is dropped (adb tries each of its keys). */
 const MAX_AUTH_FAILURES = 10;
 /** A connection must be online within this. */
-const HANDSHAKE_MS = 30_000;
+export const HANDSHAKE_MS = 30_000;
 /** Default of `openAnswerMs`: a client's adb server answers an OPEN at once. */
 export const OPEN_ANSWER_MS = 10_000;
 /** Concurrent client connections per endpoint. */
 const MAX_CONNECTIONS = 8;
+export const ONLINE_CONNECTIONS = MAX_CONNECTIONS;
+export const PRE_AUTH_CONNECTIONS = MAX_CONNECTIONS;
 /** Concurrent streams per connection. */
 const MAX_STREAMS = 256;
 /**
