@@ -44,14 +44,18 @@ import {
 
 /** Wrong signatures accepted on one connection before it is dropped (adb tries each of its keys). */
 const MAX_AUTH_FAILURES = 10;
-/** A connection must be online within this. */
-export const HANDSHAKE_MS = 30_000;
+/** A connection must be online within this (adb's own handshake takes a few round trips). */
+export const HANDSHAKE_MS = 5_000;
 /** Default of `openAnswerMs`: a client's adb server answers an OPEN at once. */
 export const OPEN_ANSWER_MS = 10_000;
-/** Concurrent client connections per endpoint. */
-const MAX_CONNECTIONS = 8;
-export const ONLINE_CONNECTIONS = MAX_CONNECTIONS;
-export const PRE_AUTH_CONNECTIONS = MAX_CONNECTIONS;
+/** Concurrent authenticated client connections per endpoint. */
+export const ONLINE_CONNECTIONS = 8;
+/**
+ * Connections still in their handshake, per endpoint: a pool of their own, so that silent sockets
+ * never take an authenticated client's place; when it is full, the oldest is dropped to make room
+ * (the registered key's handshake takes milliseconds, a squatter's never ends).
+ */
+export const PRE_AUTH_CONNECTIONS = 4;
 /** Concurrent streams per connection. */
 const MAX_STREAMS = 256;
 /**
@@ -133,6 +137,9 @@ export class AdbRelayEndpoint {
   readonly #o: RelayEndpointOptions;
   readonly #server: net.Server;
   readonly #connections = new Set<RelayConnection>();
+  /** Connections still in their handshake, oldest first. */
+  readonly #preAuth = new Set<RelayConnection>();
+  #online = 0;
   readonly #reverseClaims = new ReverseClaims();
   #port = 0;
   #closed = false;
@@ -143,7 +150,6 @@ export class AdbRelayEndpoint {
   private constructor(options: RelayEndpointOptions) {
     this.#o = options;
     this.#server = net.createServer({ pauseOnConnect: true }, (socket) => void this.#accept(socket));
-    this.#server.maxConnections = MAX_CONNECTIONS;
   }
 
   static async listen(options: RelayEndpointOptions): Promise<AdbRelayEndpoint> {
@@ -187,9 +193,24 @@ export class AdbRelayEndpoint {
         void removal.finally(() => this.#removals.delete(removal));
       },
       reverseClaims: this.#reverseClaims,
+      online: () => {
+        this.#preAuth.delete(connection);
+        if (this.#online >= ONLINE_CONNECTIONS) return false;
+        this.#online += 1;
+        return true;
+      },
     });
+    if (this.#preAuth.size >= PRE_AUTH_CONNECTIONS) {
+      const oldest = this.#preAuth.values().next().value as RelayConnection;
+      this.#preAuth.delete(oldest);
+      oldest.destroy();
+    }
     this.#connections.add(connection);
-    socket.once('close', () => this.#connections.delete(connection));
+    this.#preAuth.add(connection);
+    socket.once('close', () => {
+      this.#connections.delete(connection);
+      if (!this.#preAuth.delete(connection) && connection.wasOnline) this.#online -= 1;
+    });
     socket.resume();
   }
 
@@ -228,6 +249,8 @@ interface ConnectionHooks {
   reversesRemoved(removal: Promise<number>): void;
   /** The endpoint's claims on device ports, shared by its connections. */
   reverseClaims: ReverseClaims;
+  /** The connection signed in: whether it may go online (false: the endpoint is full). */
+  online(): boolean;
 }
 
 const EMPTY = Buffer.alloc(0);
@@ -242,6 +265,8 @@ class RelayConnection {
   #state: 'connecting' | 'auth' | 'online' | 'closed' = 'connecting';
   #token: Buffer = EMPTY;
   #authFailures = 0;
+  /** Signed in once: holds one of the endpoint's online slots until it closes. */
+  #admitted = false;
   #version = A_VERSION;
   #withChecksum = true;
   #maxData = MAX_PAYLOAD;
@@ -271,6 +296,10 @@ class RelayConnection {
 
   get streamCount(): number {
     return this.#streams.size;
+  }
+
+  get wasOnline(): boolean {
+    return this.#admitted;
   }
 
   get #isClosed(): boolean {
@@ -439,6 +468,17 @@ class RelayConnection {
     if (verifyAdbAuthSignature(this.#o.key.key, this.#token, message.data)) {
       this.#token = EMPTY;
       clearTimeout(this.#handshake);
+      if (!this.#admitted) {
+        if (!this.#hooks.online()) {
+          this.#o.logger?.info(
+            { limit: ONLINE_CONNECTIONS },
+            'adb endpoint: connection refused: every online slot is taken',
+          );
+          this.destroy();
+          return;
+        }
+        this.#admitted = true;
+      }
       this.#state = 'online';
       this.send(A_CNXN, this.#version, this.#maxData, Buffer.from(this.#o.banner, 'utf8'));
       return;

@@ -1,5 +1,5 @@
 /**
- * Remote adb through the bridge over HTTP (issue 14, capability 5): `POST /v1/leases/{id}/adb` with
+ * Remote adb through the bridge over HTTP: `POST /v1/leases/{id}/adb` with
  * the client's adbkey.pub opens an endpoint the client's own adb (a second real adb server, its own
  * fresh key) connects to; release closes it; tenants cannot reach each other's; the CLI prints it.
  * Opening one needs the `adb` token capability (a full shell and installs with any flags), which
@@ -268,6 +268,28 @@ describe('adb endpoint over HTTP: security', () => {
     } finally {
       await api()('DELETE', `/v1/leases/${lease.id}`);
       await stranger.close();
+    }
+  }, 60_000);
+
+  it('thirty silent connections to the endpoint do not keep the registered adb client out', async () => {
+    const lease = await acquire();
+    const silent: net.Socket[] = [];
+    try {
+      const opened = await api()('POST', `/v1/leases/${lease.id}/adb`, { publicKey: me.publicKey });
+      const endpoint = opened.body['endpoint'] as string;
+      for (let i = 0; i < 30; i++) {
+        const s = net.connect({ host: '127.0.0.1', port: opened.body['port'] as number });
+        s.on('error', () => undefined);
+        await new Promise<void>((resolve) => s.once('connect', () => resolve()));
+        silent.push(s);
+      }
+      expect(await connectState(me, endpoint)).toBe('device');
+      const echo = await me.adb(['-s', endpoint, 'shell', 'echo', 'still', 'in']);
+      expect(echo.stdout).toBe('still in\n');
+      await me.adb(['disconnect', endpoint]);
+    } finally {
+      for (const s of silent) s.destroy();
+      await api()('DELETE', `/v1/leases/${lease.id}`);
     }
   }, 60_000);
 });
