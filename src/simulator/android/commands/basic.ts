@@ -1,4 +1,4 @@
-/** Small shell utilities: echo, true, false, sh, id, whoami, uname, sleep, nohup. */
+/** Small shell utilities: echo, true, false, sh, id, whoami, uname, sleep, nohup, yes. */
 import type { CommandFn } from '../context.ts';
 import { toyboxUsage } from './files.ts';
 
@@ -166,4 +166,25 @@ export const nohup: CommandFn = async (argv, ctx) => {
     return 125;
   }
   return ctx.runArgv(argv);
+};
+
+/** Output waiting for the host beyond which `yes` waits, as a writer blocks on a full pipe. */
+const YES_MAX_BACKLOG_BYTES = 256 * 1024;
+
+/**
+ * toybox `yes [STRING...]`: the line (`y` by default) forever, until the shell is closed; it writes
+ * only as fast as the host reads (a full pipe blocks the writer).
+ */
+export const yes: CommandFn = async (argv, ctx) => {
+  const line = `${argv.length === 0 ? 'y' : argv.join(' ')}\n`;
+  const block = Buffer.from(line.repeat(Math.max(1, Math.floor(16 * 1024 / Buffer.byteLength(line)))));
+  while (!ctx.io.signal.aborted) {
+    if ((ctx.io.backlog?.() ?? 0) > YES_MAX_BACKLOG_BYTES) {
+      await new Promise((resolve) => setTimeout(resolve, 2));
+      continue;
+    }
+    ctx.io.stdout(block);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  return 0;
 };

@@ -2,7 +2,7 @@
 import { type CommandFn, simulatedFailure } from '../context.ts';
 import { am } from './am.ts';
 import { appProcess } from './app-process.ts';
-import { echo, falseCommand, id, nohup, pkill, sh, sleep, trueCommand, uname, whoami } from './basic.ts';
+import { echo, falseCommand, id, nohup, pkill, sh, sleep, trueCommand, uname, whoami, yes } from './basic.ts';
 import { dumpsys } from './dumpsys.ts';
 import { cat, ls, md5sum, mkdir, rm, rmdir, sha1sum, sha256sum, touch } from './files.ts';
 import { find } from './find.ts';
@@ -74,6 +74,7 @@ const TOYBOX = new Map<string, CommandFn>([
   ['true', trueCommand],
   ['uname', uname],
   ['whoami', whoami],
+  ['yes', yes],
 ]);
 
 const toybox: CommandFn = async (argv, ctx) => {
