@@ -55,7 +55,7 @@ export const ShellBodySchema = z
       .max(SHELL_LIMITS.maxOutputBytes)
       .optional()
       .openapi({
-        description: `cap of stdout and of stderr each (default ${SHELL_LIMITS.defaultMaxOutputBytes}); beyond it the output is cut and \`truncated\` set`,
+        description: `cap of stdout and of stderr each (default ${SHELL_LIMITS.defaultMaxOutputBytes}); beyond it the output is cut, \`truncated\` set and the command stopped (\`exitCode\` null)`,
       }),
   })
   .strict()
@@ -102,10 +102,15 @@ export type ShellEventBody = z.infer<typeof ShellEventSchema>;
 
 export const ShellResultSchema = z
   .object({
-    exitCode: z.number().int().openapi({ description: 'the exit status (shell protocol v2), 0-255' }),
+    exitCode: z.number().int().nullable().openapi({
+      description:
+        'the exit status (shell protocol v2), 0-255; null when the output passed maxOutputBytes: the bridge then stops the command there and its status is not known',
+    }),
     stdout: z.string().openapi({ description: 'UTF-8 (invalid sequences replaced)' }),
     stderr: z.string(),
-    truncated: z.boolean().openapi({ description: 'stdout or stderr exceeded maxOutputBytes and was cut' }),
+    truncated: z
+      .boolean()
+      .openapi({ description: 'stdout or stderr passed maxOutputBytes: cut there, and the command stopped' }),
     durationMs: z.number(),
   })
   .openapi('ShellResult');

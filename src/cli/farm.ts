@@ -78,8 +78,13 @@ function registerShell(program: Command): void {
         else {
           process.stdout.write(result.stdout);
           process.stderr.write(result.stderr);
-          if (result.truncated) process.stderr.write('devicebridge: output truncated (--max-output)\n');
+          if (result.truncated)
+            process.stderr.write(
+              'devicebridge: output cut at --max-output bytes; the command was stopped there (raise --max-output, or use --stream)\n',
+            );
         }
+        // Stopped at the cap: its status is unknown, so not a success.
+        if (result.exitCode === null) throw new ExitCode(1);
         if (result.exitCode !== 0) throw new ExitCode(result.exitCode);
       },
     );

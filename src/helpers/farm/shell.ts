@@ -1,8 +1,9 @@
 /**
- * One shell command on a leased device (issue 14, capability 4): built from an argv array through
- * the one quoting function (or taken as the caller's command line), run over the shell protocol v2
- * (real stdout, stderr and exit status) under one deadline, each output cut at a byte cap (the
- * rest is read and dropped, so the command is never blocked by the cap and memory stays bounded).
+ * One shell command on a leased device: built from an argv array through the one quoting function
+ * (or taken as the caller's command line), run over the shell protocol v2 (real stdout, stderr and
+ * exit status) under one deadline. Each output has a byte cap: the first byte past it stops the
+ * command (the stream is closed, so adbd ends it and nothing more is read from the device), and the
+ * answer holds what was kept, `truncated`, and no exit status. A call never holds more than its caps.
  */
 import type { AdbClient } from '../../adb/client.ts';
 import { withDeadline } from '../../adb/deadline.ts';
@@ -20,7 +21,8 @@ export interface ShellRun {
 }
 
 export interface ShellOutcome {
-  exitCode: number;
+  /** null when the command was stopped at the output cap (`truncated`). */
+  exitCode: number | null;
   stdout: Buffer;
   stderr: Buffer;
   truncated: boolean;
@@ -39,17 +41,23 @@ export function shellLine(input: ShellInput): string {
   return input.command;
 }
 
-/** Collects up to `cap` bytes; past it, counts and drops. */
+/** Collects up to `cap` bytes; past it, drops and calls `full` (once). */
 class CappedSink {
   readonly #chunks: Buffer[] = [];
   #kept = 0;
   truncated = false;
 
-  constructor(readonly cap: number) {}
+  constructor(
+    readonly cap: number,
+    readonly full: () => void,
+  ) {}
 
   push(chunk: Buffer): void {
     const room = this.cap - this.#kept;
-    if (chunk.length > room) this.truncated = true;
+    if (chunk.length > room && !this.truncated) {
+      this.truncated = true;
+      this.full();
+    }
     if (room <= 0) return;
     const kept = chunk.length > room ? chunk.subarray(0, room) : chunk;
     this.#chunks.push(kept);
@@ -76,11 +84,28 @@ export async function runShell(
     totalMs: run.timeoutMs,
   });
   const stream = await client.shellStream(serial, line, left());
-  const out = new CappedSink(run.maxOutputBytes);
-  const err = new CappedSink(run.maxOutputBytes);
+  let capped: () => void = () => undefined;
+  const cappedAt = new Promise<'capped'>((resolve) => {
+    capped = () => resolve('capped');
+  });
+  const out = new CappedSink(run.maxOutputBytes, () => capped());
+  const err = new CappedSink(run.maxOutputBytes, () => capped());
   stream.stdout.on('data', (d: Buffer) => out.push(d));
   stream.stderr.on('data', (d: Buffer) => err.push(d));
-  const exitCode = await withDeadline(stream.exit, left(), 'shell command', () => stream.close());
+  const ended = await withDeadline(Promise.race([stream.exit, cappedAt]), left(), 'shell command', () =>
+    stream.close(),
+  );
+  if (ended === 'capped') {
+    stream.close();
+    return {
+      exitCode: null,
+      stdout: out.bytes(),
+      stderr: err.bytes(),
+      truncated: true,
+      durationMs: performance.now() - startedAt,
+    };
+  }
+  const exitCode = ended;
   if (exitCode === null) {
     throw new BridgeError('DEVICE_OFFLINE', `shell on ${serial}: the stream closed before the exit status`, {
       details: { serial },

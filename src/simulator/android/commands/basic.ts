@@ -177,7 +177,7 @@ const YES_MAX_BACKLOG_BYTES = 256 * 1024;
  */
 export const yes: CommandFn = async (argv, ctx) => {
   const line = `${argv.length === 0 ? 'y' : argv.join(' ')}\n`;
-  const block = Buffer.from(line.repeat(Math.max(1, Math.floor(16 * 1024 / Buffer.byteLength(line)))));
+  const block = Buffer.from(line.repeat(Math.max(1, Math.floor((16 * 1024) / Buffer.byteLength(line)))));
   while (!ctx.io.signal.aborted) {
     if ((ctx.io.backlog?.() ?? 0) > YES_MAX_BACKLOG_BYTES) {
       await new Promise((resolve) => setTimeout(resolve, 2));
