@@ -1,0 +1,92 @@
+/**
+ * Admission of shell commands on one node, so one lease or one tenant cannot take the node's memory
+ * or its adb server for itself: at most `perLease` commands at a time on one lease, `perTenant` for
+ * one tenant, and the output the collected (non-streaming) commands may hold together (their two
+ * caps each) within `outputBudgetBytes`. A command that does not fit is refused at once with 429
+ * RATE_LIMITED naming the limit it hit (never queued: the client decides when to retry). Pure
+ * bookkeeping, no I/O.
+ */
+import { BridgeError } from '../../errors.ts';
+
+export interface ShellGateLimits {
+  perLease: number;
+  perTenant: number;
+  /** Bytes the collected commands of this node may hold at once (stdout + stderr caps of each). */
+  outputBudgetBytes: number;
+}
+
+export const DEFAULT_SHELL_GATE_LIMITS: ShellGateLimits = {
+  perLease: 4,
+  perTenant: 16,
+  outputBudgetBytes: 128 * 1024 * 1024,
+};
+
+export interface ShellAdmission {
+  leaseId: string;
+  tenant: string;
+  /** Output this command may hold (0 for a streamed command: it holds none). */
+  holdsBytes: number;
+}
+
+const MiB = 1024 * 1024;
+
+export class ShellGate {
+  readonly limits: ShellGateLimits;
+  readonly #perLease = new Map<string, number>();
+  readonly #perTenant = new Map<string, number>();
+  #held = 0;
+
+  constructor(limits: ShellGateLimits = DEFAULT_SHELL_GATE_LIMITS) {
+    this.limits = limits;
+  }
+
+  /** Output held by admitted commands now (bytes). */
+  get heldBytes(): number {
+    return this.#held;
+  }
+
+  /** Admit the command or throw RATE_LIMITED; the returned function gives its place back (once). */
+  admit(a: ShellAdmission): () => void {
+    const onLease = this.#perLease.get(a.leaseId) ?? 0;
+    if (onLease >= this.limits.perLease) {
+      throw refused(
+        `shell: ${onLease} commands already run on this lease (at most ${this.limits.perLease} at a time)`,
+        'per-lease',
+      );
+    }
+    const ofTenant = this.#perTenant.get(a.tenant) ?? 0;
+    if (ofTenant >= this.limits.perTenant) {
+      throw refused(
+        `shell: ${ofTenant} commands of tenant ${a.tenant} already run on this node (at most ${this.limits.perTenant} at a time)`,
+        'per-tenant',
+      );
+    }
+    if (a.holdsBytes > 0 && this.#held + a.holdsBytes > this.limits.outputBudgetBytes) {
+      throw refused(
+        `shell: the output budget of this node (${(this.limits.outputBudgetBytes / MiB).toFixed(0)} MiB for collected commands) is in use; retry, ask for a smaller maxOutputBytes, or stream the output`,
+        'output-budget',
+      );
+    }
+    this.#perLease.set(a.leaseId, onLease + 1);
+    this.#perTenant.set(a.tenant, ofTenant + 1);
+    this.#held += a.holdsBytes;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.#held -= a.holdsBytes;
+      decrement(this.#perLease, a.leaseId);
+      decrement(this.#perTenant, a.tenant);
+    };
+  }
+}
+
+function decrement(map: Map<string, number>, key: string): void {
+  const n = (map.get(key) ?? 0) - 1;
+  if (n <= 0) map.delete(key);
+  else map.set(key, n);
+}
+
+function refused(message: string, limit: string): BridgeError {
+  return new BridgeError('RATE_LIMITED', message, { details: { limit, retryAfterSeconds: 1 } });
+}
