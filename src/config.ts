@@ -6,8 +6,8 @@
 import { isIP } from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
-import { endpointSchema } from './adb/endpoint.ts';
-import { advertisedEndpoint, parsePortRange } from './adb/relay-policy.ts';
+import { endpointSchema } from './protocol/adb/endpoint.ts';
+import { advertisedEndpoint, parsePortRange } from './protocol/adb/relay-policy.ts';
 
 /** What a node name looks like (DEVICEBRIDGE_NODE, the data dir's `node-id`). */
 export const NODE_NAME_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;

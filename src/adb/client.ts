@@ -1,19 +1,15 @@
 /**
  * The bridge's adb client. It reaches the adb server through an `AdbServerConnector` and speaks the
- * host protocol through host-protocol.ts (framing, OKAY/FAIL, replies) and pushes files with
- * sync-protocol.ts — no hand-written framing here, and no adbkit. Every operation takes a deadline and returns
- * native promises; failures become typed BridgeErrors (errors.ts). Shell commands run over the
- * shell protocol (`shell,v2,raw:`) on the device's transport so exit codes and stderr are real.
+ * host protocol through protocol/adb/host-protocol.ts (framing, OKAY/FAIL, replies) and pushes
+ * files with protocol/adb/sync-protocol.ts — no hand-written framing here, and no adbkit. Every
+ * operation takes a deadline and returns native promises; failures become typed BridgeErrors
+ * (errors.ts). Shell commands run over the shell protocol (`shell,v2,raw:`) on the device's
+ * transport so exit codes and stderr are real.
  */
 import { EventEmitter } from 'node:events';
 import type { Duplex, Readable } from 'node:stream';
 import { BridgeError } from '../errors.ts';
-import type { AdbServerConnector } from './connector.ts';
-import { type Deadline, deadlineBudget, withDeadline } from './deadline.ts';
-import { parseEndpoint } from './endpoint.ts';
-import { mapAdbError } from './errors.ts';
-import { isForwardSpec } from './forward-target.ts';
-import { HostConnection } from './host-connection.ts';
+import { parseEndpoint } from '../protocol/adb/endpoint.ts';
 import {
   AdbFailError,
   type DeviceListEntry,
@@ -24,7 +20,12 @@ import {
   parseDeviceList,
   parseForwardList,
   parseForwardResult,
-} from './host-protocol.ts';
+} from '../protocol/adb/host-protocol.ts';
+import type { AdbServerConnector } from './connector.ts';
+import { type Deadline, deadlineBudget, withDeadline } from './deadline.ts';
+import { mapAdbError } from './errors.ts';
+import { isForwardSpec } from './forward-target.ts';
+import { HostConnection } from './host-connection.ts';
 import { type ShellStream, shellStreamOver } from './shell-stream.ts';
 import { pushOver } from './sync-push.ts';
 

@@ -1,9 +1,9 @@
 /**
  * adb failure strings and `pm install` failure codes → typed BridgeErrors (codes stable, original text
- * kept in details). Parsing `pm` output is helpers/protocol/package-manager.ts's.
+ * kept in details). Parsing `pm` output is protocol/helper/package-manager.ts's.
  */
 import { BridgeError } from '../errors.ts';
-import { adbFailureCode } from './host-protocol.ts';
+import { adbFailureCode } from '../protocol/adb/host-protocol.ts';
 
 export function mapAdbError(err: unknown, context: { serial?: string; operation: string }): BridgeError {
   if (err instanceof BridgeError) return err;

@@ -1,13 +1,13 @@
 /**
- * One connection to the adb server speaking the host protocol (host-protocol.ts): it writes
- * requests and waits for replies; the framing and the parsing are the pure module's. After an
+ * One connection to the adb server speaking the host protocol (protocol/adb/host-protocol.ts): it
+ * writes requests and waits for replies; the framing and the parsing are the pure module's. After an
  * `OKAY` that opens a stream (`shell,v2,raw:`, `exec:`), `detach()` hands the socket over with any
  * bytes already read put back.
  */
 import type { Duplex } from 'node:stream';
+import { encodeHostRequest, HostReplyReader } from '../protocol/adb/host-protocol.ts';
 import type { AdbServerConnector } from './connector.ts';
 import { type Deadline, withDeadline } from './deadline.ts';
-import { encodeHostRequest, HostReplyReader } from './host-protocol.ts';
 
 const DEFAULT_TIMEOUT = 30_000;
 

@@ -1,7 +1,8 @@
 /**
  * A lease's adb endpoint: a TCP listener speaking adbd's side of the adb transport protocol
- * (transport-message.ts) to the client's own `adb connect`, relaying every stream the client opens
- * to the leased device through the bridge's adb server (`host:transport:SERIAL`, then the service).
+ * (protocol/adb/transport-message.ts) to the client's own `adb connect`, relaying every stream the
+ * client opens to the leased device through the bridge's adb server (`host:transport:SERIAL`, then
+ * the service).
  *
  * AUTH: CNXN is answered with `AUTH TOKEN` (20 random bytes); only an `AUTH SIGNATURE` by the key
  * registered for the endpoint brings the connection online (a new token after each wrong one, the
@@ -19,10 +20,8 @@ import { randomBytes } from 'node:crypto';
 import net from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Logger } from '../observability/logger.ts';
-import { type AdbPublicKey, verifyAdbAuthSignature } from './adb-public-key.ts';
-import { encodeFailure } from './host-protocol.ts';
-import { isRelayedService, isReverseService, type PortRange } from './relay-policy.ts';
-import { RelayReverses, ReverseClaims } from './relay-reverse.ts';
+import { encodeFailure } from '../protocol/adb/host-protocol.ts';
+import { isRelayedService, isReverseService, type PortRange } from '../protocol/adb/relay-policy.ts';
 import {
   A_AUTH,
   A_CLSE,
@@ -40,7 +39,9 @@ import {
   MAX_PAYLOAD,
   MessageDecoder,
   strictServiceName,
-} from './transport-message.ts';
+} from '../protocol/adb/transport-message.ts';
+import { type AdbPublicKey, verifyAdbAuthSignature } from './adb-public-key.ts';
+import { RelayReverses, ReverseClaims } from './relay-reverse.ts';
 
 /** Wrong signatures accepted on one connection before it is dropped (adb tries each of its keys). */
 const MAX_AUTH_FAILURES = 10;

@@ -7,12 +7,12 @@
  */
 import { BridgeError } from '../errors.ts';
 import type { Logger } from '../observability/logger.ts';
+import { parseEndpoint } from '../protocol/adb/endpoint.ts';
+import { advertisedEndpoint, type PortRange, parsePortRange } from '../protocol/adb/relay-policy.ts';
+import { deviceBanner } from '../protocol/adb/transport-message.ts';
 import type { AdbPublicKey } from './adb-public-key.ts';
 import type { AdbClient } from './client.ts';
-import { parseEndpoint } from './endpoint.ts';
 import { AdbRelayEndpoint } from './relay-endpoint.ts';
-import { advertisedEndpoint, type PortRange, parsePortRange } from './relay-policy.ts';
-import { deviceBanner } from './transport-message.ts';
 
 /** Endpoints one owner may hold at once. */
 export const MAX_ENDPOINTS_PER_OWNER = 4;

@@ -21,7 +21,7 @@
 import net from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Logger } from '../observability/logger.ts';
-import { encodeFailure, encodeLengthPrefixed, tcpSpecPort } from './host-protocol.ts';
+import { encodeFailure, encodeLengthPrefixed, tcpSpecPort } from '../protocol/adb/host-protocol.ts';
 import { SocketDir } from './socket-dir.ts';
 
 /** Reverses one endpoint connection may hold at once. */

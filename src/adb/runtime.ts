@@ -9,10 +9,10 @@
  */
 import { EventEmitter } from 'node:events';
 import type { Logger } from '../observability/logger.ts';
+import { parseEndpoint } from '../protocol/adb/endpoint.ts';
 import { AdbClient } from './client.ts';
 import { TcpAdbServerConnector } from './connector.ts';
 import { DeviceLocks } from './device-lock.ts';
-import { parseEndpoint } from './endpoint.ts';
 import { ForwardLedger, type ReconcileResult } from './forward-ledger.ts';
 import { AdbServer, pingAdbServer } from './server.ts';
 import { SocketDir } from './socket-dir.ts';

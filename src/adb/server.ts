@@ -18,9 +18,9 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { BridgeError } from '../errors.ts';
 import type { Logger } from '../observability/logger.ts';
+import { parseVersion } from '../protocol/adb/host-protocol.ts';
 import { type AdbServerConnector, TcpAdbServerConnector } from './connector.ts';
 import { HostConnection } from './host-connection.ts';
-import { parseVersion } from './host-protocol.ts';
 
 export interface AdbServerOptions {
   host?: string;

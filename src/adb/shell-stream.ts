@@ -15,7 +15,7 @@ import {
   SHELL_STDIN,
   SHELL_STDOUT,
   ShellPacketDecoder,
-} from './shell-protocol.ts';
+} from '../protocol/adb/shell-protocol.ts';
 
 /** A running shell command whose output is consumed as it arrives (held instrumentation). */
 export interface ShellStream {

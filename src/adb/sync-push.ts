@@ -1,5 +1,5 @@
 /**
- * Push a file over an open `sync:` stream (sync-protocol.ts does the framing). Writes respect the
+ * Push a file over an open `sync:` stream (protocol/adb/sync-protocol.ts does the framing). Writes respect the
  * socket's backpressure; a `FAIL` the device sends early (e.g. a read-only path) ends the transfer
  * at once instead of after the whole file.
  */
@@ -12,7 +12,7 @@ import {
   encodeSyncSend,
   SYNC_DATA_MAX,
   SyncPushReplyReader,
-} from './sync-protocol.ts';
+} from '../protocol/adb/sync-protocol.ts';
 
 export interface PushOptions {
   mode: number;

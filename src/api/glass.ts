@@ -7,8 +7,8 @@
  */
 import { z } from '@hono/zod-openapi';
 import type { ErrorCode } from '../errors.ts';
-import { KeyChordError, parseKeyChord } from '../helpers/protocol/key-chord.ts';
-import { isJavaPackageName } from '../manifest/index.ts';
+import { isJavaPackageName } from '../protocol/android/java-names.ts';
+import { KeyChordError, parseKeyChord } from '../protocol/helper/key-chord.ts';
 import { HELPER_ERRORS } from './errors.ts';
 
 /** Largest text (clipboard, typed, set_text) in UTF-8 bytes. */

@@ -16,7 +16,7 @@ import type {
 } from '../api/index.ts';
 import { parseA11yRef } from '../helpers/glass/a11y-tree.ts';
 import type { LeaseOperations } from '../helpers/lease-operations.ts';
-import { buildTap } from '../helpers/protocol/touch-plan.ts';
+import { buildTap } from '../protocol/helper/touch-plan.ts';
 import { formatNodeRef } from '../snapshot/node-ref.ts';
 import type { LeaseScope, LeaseScopes } from './lease-scope.ts';
 

@@ -5,11 +5,11 @@
  * gets here; what reaches a method runs on this node or is refused naming the owner.
  */
 import type { LeaseOperations, Screenshot } from '../helpers/lease-operations.ts';
-import { type GestureSpec, planForGesture } from '../helpers/protocol/gestures.ts';
 import type { CaptureOptionsInput } from '../helpers/snapshot/capture-options.ts';
 import type { Transport } from '../helpers/snapshot/driver.ts';
 import type { EnsurePolicy, EnsureResult } from '../helpers/snapshot/ensure-helper.ts';
 import type { Metrics } from '../observability/metrics.ts';
+import { type GestureSpec, planForGesture } from '../protocol/helper/gestures.ts';
 import {
   type GestureView,
   gestureView,

@@ -265,7 +265,7 @@ export function registerDevice(program: Command): void {
 
 /** Build a touch plan from CLI words (also used by lease-bound gesture commands). */
 export async function buildPlan(kind: string, args: string[], durationMs?: number): Promise<unknown> {
-  const { gestureFromWords, planForGesture } = await import('../helpers/protocol/gestures.ts');
+  const { gestureFromWords, planForGesture } = await import('../protocol/helper/gestures.ts');
   const { BridgeError } = await import('../errors.ts');
   try {
     if (kind === 'plan') {

@@ -50,7 +50,7 @@ export function registerGestureValidate(gesture: Command): void {
 type Verdict = Awaited<ReturnType<typeof verdictOf>>;
 
 async function verdictOf(bytes: Uint8Array, base64: boolean) {
-  const { decodeTouchPlanBase64, validateTouchPlan } = await import('../helpers/protocol/touch-plan.ts');
+  const { decodeTouchPlanBase64, validateTouchPlan } = await import('../protocol/helper/touch-plan.ts');
   const fail = (message: string) => ({ valid: false as const, errors: [{ path: '', message }] });
   if (bytes.length > MAX_TOUCH_PLAN_BYTES) return fail(`input is larger than ${MAX_TOUCH_PLAN_BYTES} bytes`);
   let text: string;

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import { interpretSnapshotResult } from '../helpers/protocol/chunks.ts';
-import { parseInstrumentationOutput } from '../helpers/protocol/instrumentation-output.ts';
-import { decodeUtf8 } from '../helpers/protocol/utf8.ts';
+import { interpretSnapshotResult } from '../protocol/helper/chunks.ts';
+import { parseInstrumentationOutput } from '../protocol/helper/instrumentation-output.ts';
+import { decodeUtf8 } from '../protocol/helper/utf8.ts';
 import { EXIT_FAILURE, ExitCode } from './exit.ts';
 import { readInput } from './input.ts';
 

@@ -30,6 +30,7 @@
  *   names whose records you do not control list the addresses, not the name.
  */
 import { lookup as dnsLookup } from 'node:dns/promises';
+import { BridgeError } from '../errors.ts';
 import {
   formatIPv4,
   formatIPv6,
@@ -39,8 +40,7 @@ import {
   parseEndpoint,
   parseIPv4,
   parseIPv6,
-} from '../adb/endpoint.ts';
-import { BridgeError } from '../errors.ts';
+} from '../protocol/adb/endpoint.ts';
 
 export interface EndpointDecision extends ParsedEndpoint {
   /** The allowlist entry that admitted it (for a resolved name: the rules of every address). */

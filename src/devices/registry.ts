@@ -37,12 +37,12 @@
  */
 import { EventEmitter } from 'node:events';
 import type { AdbClient } from '../adb/client.ts';
-import { adbFailureCode } from '../adb/host-protocol.ts';
 import type { TunnelManager } from '../adb/tunnels.ts';
 import { BridgeError, invalidArgument } from '../errors.ts';
 import { isSemver } from '../manifest/semver.ts';
 import type { Logger } from '../observability/logger.ts';
 import { PeriodicTask } from '../periodic.ts';
+import { adbFailureCode } from '../protocol/adb/host-protocol.ts';
 import { type DeviceBaseline, summarizeBaseline } from './baseline.ts';
 import { captureBaseline } from './baseline-capture.ts';
 import { prefixed, readDevicesFile } from './config-file.ts';

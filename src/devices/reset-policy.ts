@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { BridgeError } from '../errors.ts';
-import { isJavaPackageName } from '../manifest/java-names.ts';
+import { isJavaPackageName } from '../protocol/android/java-names.ts';
 import { parseStrictJson } from '../strict-json.ts';
 
 export interface ResetPolicy {

@@ -4,7 +4,7 @@
  * `apkUrl: null` and their bytes live in the bridge's own artifact store; foreign manifests name an
  * `apkUrl` that is fetched once per node.
  */
-import { readApkInfo } from '../artifacts/apk-reader.ts';
+import { readApkInfo } from '../artifacts/apk-file.ts';
 import type { ArtifactCache } from '../artifacts/cache.ts';
 import { FsArtifactStore } from '../artifacts/fs-store.ts';
 import type { ArtifactStore } from '../artifacts/store.ts';

@@ -25,6 +25,8 @@ import { BridgeError } from '../errors.ts';
 import type { LeaseStore } from '../leases/types.ts';
 import type { HelperManifest } from '../manifest/index.ts';
 import type { Logger } from '../observability/logger.ts';
+import { type PngHeader, readPngHeader } from '../protocol/helper/png-header.ts';
+import type { TouchPlan } from '../protocol/helper/touch-plan.ts';
 import type { ReleaseRepository } from '../releases/repository.ts';
 import { apkSource, storedApk } from './apk-source.ts';
 import type { DeviceResets } from './device-resets.ts';
@@ -52,8 +54,6 @@ import {
 } from './glass/a11y-driver.ts';
 import { stopGlassAgentProcesses } from './glass/agent-driver.ts';
 import { glassAgentMainClasses, LeaseCompanions } from './glass/companions.ts';
-import { type PngHeader, readPngHeader } from './protocol/png-header.ts';
-import type { TouchPlan } from './protocol/touch-plan.ts';
 import { adbHelperDevice } from './snapshot/device.ts';
 import {
   type DriverRequest,

@@ -11,11 +11,9 @@ export {
   parseInstallArgsString,
   validateInstallArgs,
 } from './install-args.ts';
-export { isJavaComponent, isJavaPackageName, resolveComponent } from './java-names.ts';
 export {
   type AccessibilityServiceManifest,
   type AppProcessJarManifest,
-  BIND_ACCESSIBILITY_SERVICE,
   DEVICE_JAR_DIR,
   type InstallableApkManifest,
   isDeviceJarPath,

@@ -15,8 +15,8 @@
 
 import { describeValue } from '../describe-value.ts';
 import type { FieldError } from '../errors.ts';
+import { isJavaComponent, isJavaPackageName, resolveComponent } from '../protocol/android/java-names.ts';
 import { validateInstallArgs } from './install-args.ts';
-import { isJavaComponent, isJavaPackageName, resolveComponent } from './java-names.ts';
 import {
   FIELDS,
   type FieldSpec,
@@ -35,9 +35,6 @@ import {
   stringRule,
   validateManifest,
 } from './schema.ts';
-
-/** The permission Android requires of an accessibility service's `<service>` element. */
-export const BIND_ACCESSIBILITY_SERVICE = 'android.permission.BIND_ACCESSIBILITY_SERVICE';
 
 /** A localabstract socket name: 1-64 of a-z 0-9 . _ -, starting with a letter or digit, no "..". */
 export const SOCKET_NAME_RE = /^[a-z0-9][a-z0-9._-]{0,63}$/;

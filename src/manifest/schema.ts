@@ -10,9 +10,9 @@
 import { z } from 'zod';
 import { describeValue, typeName } from '../describe-value.ts';
 import type { FieldError } from '../errors.ts';
+import { isJavaComponent, isJavaPackageName, resolveComponent } from '../protocol/android/java-names.ts';
 import { apkUrlProblem, isAllowedApkUrl } from './apk-url.ts';
 import { INSTALL_FLAGS, validateInstallArgs } from './install-args.ts';
-import { isJavaComponent, isJavaPackageName, resolveComponent } from './java-names.ts';
 import { isSemver, MAX_SEMVER_LENGTH, SEMVER_RE } from './semver.ts';
 import { normalizeSha256 } from './sha256.ts';
 

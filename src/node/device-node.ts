@@ -11,7 +11,6 @@
  * leaves it on close, removing its simulated devices' records, so no ghost stays behind.
  */
 import path from 'node:path';
-import { parseEndpoint } from '../adb/endpoint.ts';
 import { AdbRelayEndpoints } from '../adb/relay-endpoints.ts';
 import { AdbRuntime } from '../adb/runtime.ts';
 import { pingAdbServer } from '../adb/server.ts';
@@ -43,6 +42,7 @@ import type { LeaseStore } from '../leases/types.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import { PeriodicTask } from '../periodic.ts';
+import { parseEndpoint } from '../protocol/adb/endpoint.ts';
 import type { Services } from '../server/env.ts';
 import type { DeviceSource } from './device-source.ts';
 import { sweepLeaseState } from './lease-state-sweep.ts';

@@ -8,27 +8,30 @@
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { type ApkInfo, readApkInfo } from '../artifacts/apk-reader.ts';
-import { parseDexJar } from '../artifacts/dex.ts';
+import { readApkInfo } from '../artifacts/apk-file.ts';
 import { sha256File } from '../artifacts/hash.ts';
 import type { ArtifactStore } from '../artifacts/store.ts';
 import { BridgeError, type FieldError } from '../errors.ts';
 import {
   assertInstallArgs,
-  BIND_ACCESSIBILITY_SERVICE,
   compareSemver,
   DEVICE_JAR_DIR,
   HELPER_NAME_RE,
   HELPER_NAME_RULE,
-  isJavaComponent,
   isManifestKind,
   isSemver,
   MANIFEST_KINDS,
   type ManifestKind,
   type ReleaseManifest,
-  resolveComponent,
   validateReleaseManifest,
 } from '../manifest/index.ts';
+import {
+  BIND_ACCESSIBILITY_SERVICE,
+  isJavaComponent,
+  resolveComponent,
+} from '../protocol/android/java-names.ts';
+import type { ApkInfo } from '../protocol/apk/apk-reader.ts';
+import { parseDexJar } from '../protocol/apk/dex.ts';
 import { artifactKey, checksumKey, latestKey, manifestKey } from './layout.ts';
 import { formatLatestPointer, latestMoved, parseLatestPointer, ReleaseRepository } from './repository.ts';
 

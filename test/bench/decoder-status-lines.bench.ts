@@ -3,7 +3,7 @@
  * cost ~16× the time (linear); the quadratic key search it once had was ~250×. A timing figure,
  * so it lives here and not in the tests; the bench fails above 80×.
  */
-import { SnapshotOutputDecoder } from '../../src/helpers/protocol/chunk-stream.ts';
+import { SnapshotOutputDecoder } from '../../src/protocol/helper/chunk-stream.ts';
 import type { BenchFigure } from './run.ts';
 
 function time(lines: number): number {

@@ -10,9 +10,9 @@
  * the output as 64 KiB Buffers + `interpretStreamedSnapshot` (ratio: its time / the whole-text parse
  * of the same output, interleaved).
  */
-import { SnapshotOutputDecoder } from '../../src/helpers/protocol/chunk-stream.ts';
-import { interpretSnapshotResult, interpretStreamedSnapshot } from '../../src/helpers/protocol/chunks.ts';
-import { parseInstrumentationOutput } from '../../src/helpers/protocol/instrumentation-output.ts';
+import { SnapshotOutputDecoder } from '../../src/protocol/helper/chunk-stream.ts';
+import { interpretSnapshotResult, interpretStreamedSnapshot } from '../../src/protocol/helper/chunks.ts';
+import { parseInstrumentationOutput } from '../../src/protocol/helper/instrumentation-output.ts';
 import { snapshotOutput } from '../fixtures/instrumentation/build.ts';
 import { buildLargeDump } from '../fixtures/instrumentation/large-dump.ts';
 import type { BenchFigure } from './run.ts';

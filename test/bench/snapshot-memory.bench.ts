@@ -21,10 +21,10 @@
 import { PerformanceObserver } from 'node:perf_hooks';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { SnapshotOutputDecoder } from '../../src/helpers/protocol/chunk-stream.ts';
-import { interpretSnapshotResult, interpretStreamedSnapshot } from '../../src/helpers/protocol/chunks.ts';
-import { InstrumentationOutputParser } from '../../src/helpers/protocol/instrumentation-output.ts';
-import { parseSessionResponse } from '../../src/helpers/protocol/session-frames.ts';
+import { SnapshotOutputDecoder } from '../../src/protocol/helper/chunk-stream.ts';
+import { interpretSnapshotResult, interpretStreamedSnapshot } from '../../src/protocol/helper/chunks.ts';
+import { InstrumentationOutputParser } from '../../src/protocol/helper/instrumentation-output.ts';
+import { parseSessionResponse } from '../../src/protocol/helper/session-frames.ts';
 import { generateUiXml } from '../../src/simulator/helper/index.ts';
 import { normalizeSnapshot } from '../../src/snapshot/normalize.ts';
 import { snapshotOutput } from '../fixtures/instrumentation/build.ts';

@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DeviceBridgeClient } from '../../src/client/index.ts';
-import { PNG_MAGIC } from '../../src/helpers/protocol/png-header.ts';
+import { PNG_MAGIC } from '../../src/protocol/helper/png-header.ts';
 import { tempDir } from '../support/bridge.ts';
 import { publishFixtureHelper, runCli, startCli, waitForExit } from '../support/cli.ts';
 import { freePort } from '../support/device-bed.ts';

@@ -7,8 +7,8 @@ import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readApkInfo } from '../../src/artifacts/apk-reader.ts';
-import { parseDexJar } from '../../src/artifacts/dex.ts';
+import { readApkInfo } from '../../src/artifacts/apk-file.ts';
+import { parseDexJar } from '../../src/protocol/apk/dex.ts';
 import {
   ANDROID_VERSION,
   ANDROID_VERSION_CODE,

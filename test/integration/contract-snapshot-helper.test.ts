@@ -1,6 +1,6 @@
 /**
  * One contract, three implementations: the snapshot helper's pure-Java core (android/), the
- * bridge's parsers (src/helpers/protocol/) and the simulator's emulated helper
+ * bridge's parsers (src/protocol/helper/) and the simulator's emulated helper
  * (src/simulator/helper/) agree on every byte of test/fixtures/contract/snapshot-helper/.
  *
  * - The committed streams are what release/generate-contract.sh writes today (stale → fail).
@@ -14,10 +14,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Duplex } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { assembleSnapshotChunks, interpretSnapshotResult } from '../../src/helpers/protocol/chunks.ts';
-import { parseInstrumentationOutput } from '../../src/helpers/protocol/instrumentation-output.ts';
-import { parseSessionResponse, type SessionCommand } from '../../src/helpers/protocol/session-frames.ts';
-import { decodeTouchPlanBase64 } from '../../src/helpers/protocol/touch-plan.ts';
+import { assembleSnapshotChunks, interpretSnapshotResult } from '../../src/protocol/helper/chunks.ts';
+import { parseInstrumentationOutput } from '../../src/protocol/helper/instrumentation-output.ts';
+import { parseSessionResponse, type SessionCommand } from '../../src/protocol/helper/session-frames.ts';
+import { decodeTouchPlanBase64 } from '../../src/protocol/helper/touch-plan.ts';
 import { amInstrument } from '../../src/simulator/helper/index.ts';
 import { mulberry32 } from '../../src/simulator/prng.ts';
 import type { DeviceListener, InstalledPackage, ShellIO, SimDevice } from '../../src/simulator/types.ts';

@@ -6,6 +6,9 @@ import { getEventListeners } from 'node:events';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { BridgeError } from '../../src/errors.ts';
 import { BridgeError as BridgeErrorClass } from '../../src/errors.ts';
+import { adbHelperDevice } from '../../src/helpers/snapshot/device.ts';
+import { SnapshotDriver } from '../../src/helpers/snapshot/driver.ts';
+import { EnsureVerdicts } from '../../src/helpers/snapshot/ensure-helper.ts';
 import {
   buildDrag,
   buildLongPress,
@@ -13,10 +16,7 @@ import {
   buildRotate,
   buildSwipe,
   buildTap,
-} from '../../src/helpers/protocol/touch-plan.ts';
-import { adbHelperDevice } from '../../src/helpers/snapshot/device.ts';
-import { SnapshotDriver } from '../../src/helpers/snapshot/driver.ts';
-import { EnsureVerdicts } from '../../src/helpers/snapshot/ensure-helper.ts';
+} from '../../src/protocol/helper/touch-plan.ts';
 import { normalizeSnapshot } from '../../src/snapshot/normalize.ts';
 import { type DeviceBed, fixtureApk, fixtureManifest, startDeviceBed } from '../support/device-bed.ts';
 

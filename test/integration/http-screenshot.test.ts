@@ -5,7 +5,7 @@
  */
 import { inflateSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { crc32, PNG_MAGIC, readPngHeader } from '../../src/helpers/protocol/png-header.ts';
+import { crc32, PNG_MAGIC, readPngHeader } from '../../src/protocol/helper/png-header.ts';
 import {
   ADMIN_TOKEN,
   CLIENT_TOKEN,

@@ -9,9 +9,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GlassA11y } from '../../src/helpers/glass/a11y-driver.ts';
 import { GlassAgent } from '../../src/helpers/glass/agent-driver.ts';
-import { buildTap } from '../../src/helpers/protocol/touch-plan.ts';
 import { SnapshotDriver } from '../../src/helpers/snapshot/driver.ts';
 import { EnsureVerdicts, ensureHelper } from '../../src/helpers/snapshot/ensure-helper.ts';
+import { buildTap } from '../../src/protocol/helper/touch-plan.ts';
 import type { SimulatorOptions } from '../../src/simulator/index.ts';
 import { normalizeSnapshot, type SnapshotNode } from '../../src/snapshot/normalize.ts';
 import { tempDir } from '../support/bridge.ts';

@@ -4,7 +4,7 @@
  */
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { encodeShellPacket, ShellPacketDecoder } from '../../src/adb/shell-protocol.ts';
+import { encodeShellPacket, ShellPacketDecoder } from '../../src/protocol/adb/shell-protocol.ts';
 import {
   A_AUTH,
   A_CLSE,
@@ -18,7 +18,7 @@ import {
   commandName,
   encodeMessage,
   MessageDecoder,
-} from '../../src/adb/transport-message.ts';
+} from '../../src/protocol/adb/transport-message.ts';
 import { AdbdConnection, DEVICE_FEATURES } from '../../src/simulator/adbd/connection.ts';
 import type { Faults, ShellIO, SimAndroid } from '../../src/simulator/types.ts';
 

@@ -5,7 +5,7 @@
  * type_ids and 32-byte class_defs; and a ZIP of stored entries. Checksums and the SHA-1 signature
  * of the dex header are left zero (nothing on the host checks them).
  */
-import { crc32 } from '../../src/artifacts/apk-zip.ts';
+import { crc32 } from '../../src/protocol/apk/apk-zip.ts';
 
 function uleb128(n: number): number[] {
   const out: number[] = [];

@@ -7,8 +7,8 @@ import { type Duplex, duplexPair } from 'node:stream';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { AdbClient } from '../../src/adb/client.ts';
 import type { AdbServerConnector } from '../../src/adb/connector.ts';
-import { encodeLengthPrefixed } from '../../src/adb/host-protocol.ts';
 import { BridgeError } from '../../src/errors.ts';
+import { encodeLengthPrefixed } from '../../src/protocol/adb/host-protocol.ts';
 
 /** Each connection gets the next scripted reply after its first request arrives; requests are recorded. */
 function scripted(replies: Array<string | Buffer>): { connector: AdbServerConnector; requests: string[] } {

@@ -1,13 +1,13 @@
 /**
- * The one host:port parser (src/adb/endpoint.ts) and its zod schema, as used by `adb connect`,
+ * The one host:port parser (src/protocol/adb/endpoint.ts) and its zod schema, as used by `adb connect`,
  * `ADB_SERVER` and the tunnel policy. More cases: devices-endpoint-policy.test.ts.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { endpointSchema, parseEndpoint, parseIPv6 } from '../../src/adb/endpoint.ts';
 import { loadConfig } from '../../src/config.ts';
 import { EndpointPolicy } from '../../src/devices/endpoint-policy.ts';
 import { BridgeError } from '../../src/errors.ts';
+import { endpointSchema, parseEndpoint, parseIPv6 } from '../../src/protocol/adb/endpoint.ts';
 
 const port = fc.integer({ min: 1, max: 65535 });
 

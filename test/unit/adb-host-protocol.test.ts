@@ -20,7 +20,7 @@ import {
   parseForwardList,
   parseForwardResult,
   parseVersion,
-} from '../../src/adb/host-protocol.ts';
+} from '../../src/protocol/adb/host-protocol.ts';
 
 const ascii = (s: string) => Buffer.from(s, 'latin1');
 

@@ -4,10 +4,10 @@ import { describe, expect, it } from 'vitest';
 import { DeviceLocks } from '../../src/adb/device-lock.ts';
 import { mapAdbError } from '../../src/adb/errors.ts';
 import { ForwardLedger, type ForwardOps } from '../../src/adb/forward-ledger.ts';
-import { encodeShellPacket, ShellPacketDecoder } from '../../src/adb/shell-protocol.ts';
 import { quoteShellArg, shellCommand } from '../../src/adb/shell-quote.ts';
 import { BridgeError } from '../../src/errors.ts';
-import { parsePmInstallOutput } from '../../src/helpers/protocol/package-manager.ts';
+import { encodeShellPacket, ShellPacketDecoder } from '../../src/protocol/adb/shell-protocol.ts';
+import { parsePmInstallOutput } from '../../src/protocol/helper/package-manager.ts';
 
 describe('quoteShellArg', () => {
   it('leaves safe words alone and single-quotes the rest', () => {

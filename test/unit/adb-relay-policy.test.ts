@@ -2,14 +2,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { relayedFeatures } from '../../src/adb/relay-endpoints.ts';
+import { ConfigError, loadConfig } from '../../src/config.ts';
+import { BridgeError } from '../../src/errors.ts';
 import {
   advertisedEndpoint,
   isRelayedService,
   MAX_SERVICE_BYTES,
   parsePortRange,
-} from '../../src/adb/relay-policy.ts';
-import { ConfigError, loadConfig } from '../../src/config.ts';
-import { BridgeError } from '../../src/errors.ts';
+} from '../../src/protocol/adb/relay-policy.ts';
 
 describe('isRelayedService', () => {
   it('relays what adb shell, push/pull, install and forward open', () => {

@@ -1,7 +1,7 @@
 /** strictServiceName: an OPEN payload's service name, decoded strictly (property-based). */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { strictServiceName } from '../../src/adb/transport-message.ts';
+import { strictServiceName } from '../../src/protocol/adb/transport-message.ts';
 
 describe('strictServiceName', () => {
   it('property: any bytes are either refused (null) or decode to text that encodes back to exactly them', () => {

@@ -1,5 +1,5 @@
 /**
- * The shell protocol codec (src/adb/shell-protocol.ts) is shared by the bridge (AdbClient) and the
+ * The shell protocol codec (src/protocol/adb/shell-protocol.ts) is shared by the bridge (AdbClient) and the
  * simulator's adbd, so a bug in it could pass on both sides at once. These fixtures are written by
  * hand from the protocol's documentation (AOSP `adb/shell_protocol.h`): a packet is one id byte, a
  * u32 little-endian payload length, then the payload; ids stdin=0, stdout=1, stderr=2, exit=3,
@@ -18,7 +18,7 @@ import {
   SHELL_STDOUT,
   SHELL_WINDOW_SIZE,
   ShellPacketDecoder,
-} from '../../src/adb/shell-protocol.ts';
+} from '../../src/protocol/adb/shell-protocol.ts';
 
 const bytes = (...b: number[]) => Buffer.from(b);
 

@@ -6,15 +6,15 @@
 import { duplexPair, Readable } from 'node:stream';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { AdbFailError } from '../../src/adb/host-protocol.ts';
+import { pushOver } from '../../src/adb/sync-push.ts';
+import { AdbFailError } from '../../src/protocol/adb/host-protocol.ts';
 import {
   encodeSyncData,
   encodeSyncDone,
   encodeSyncQuit,
   encodeSyncSend,
   SyncPushReplyReader,
-} from '../../src/adb/sync-protocol.ts';
-import { pushOver } from '../../src/adb/sync-push.ts';
+} from '../../src/protocol/adb/sync-protocol.ts';
 import { SyncRequestDecoder } from '../../src/simulator/adbd/sync-protocol.ts';
 
 const ascii = (s: string) => Buffer.from(s, 'latin1');

@@ -1,11 +1,11 @@
 /**
- * The a11y tree query's `package` follows the one Java package rule (src/manifest/java-names.ts):
+ * The a11y tree query's `package` follows the one Java package rule (src/protocol/android/java-names.ts):
  * empty (any window) or a package name the manifests would accept, nothing looser.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { A11yTreeQuerySchema } from '../../src/api/index.ts';
-import { isJavaPackageName } from '../../src/manifest/index.ts';
+import { isJavaPackageName } from '../../src/protocol/android/java-names.ts';
 
 const accepts = (pkg: string) => A11yTreeQuerySchema.safeParse({ package: pkg }).success;
 

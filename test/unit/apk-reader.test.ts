@@ -5,10 +5,11 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { resolveClassName } from '../../src/artifacts/apk-manifest.ts';
-import { type ApkInfo, apkSignerMatches, parseApkInfo, readApkInfo } from '../../src/artifacts/apk-reader.ts';
-import { crc32, extractZipEntry, findZipEntry, readZipDirectory } from '../../src/artifacts/apk-zip.ts';
+import { readApkInfo } from '../../src/artifacts/apk-file.ts';
 import { BridgeError } from '../../src/errors.ts';
+import { resolveClassName } from '../../src/protocol/apk/apk-manifest.ts';
+import { type ApkInfo, apkSignerMatches, parseApkInfo } from '../../src/protocol/apk/apk-reader.ts';
+import { crc32, extractZipEntry, findZipEntry, readZipDirectory } from '../../src/protocol/apk/apk-zip.ts';
 
 const FIXTURES_DIR = join(import.meta.dirname, '../fixtures/apk');
 
@@ -335,7 +336,7 @@ describe('invalid input', () => {
     // A synchronous infinite loop cannot be interrupted by vitest's timeout: parse in a child
     // process that is killed after 20 s, so a regression fails instead of wedging the worker.
     const script = [
-      `import { parseApkInfo } from ${JSON.stringify(join(import.meta.dirname, '../../src/artifacts/apk-reader.ts'))};`,
+      `import { parseApkInfo } from ${JSON.stringify(join(import.meta.dirname, '../../src/protocol/apk/apk-reader.ts'))};`,
       "try { parseApkInfo(Buffer.from(process.argv[1], 'base64')); console.log('parsed'); }",
       "catch (error) { console.log(error.code + ': ' + error.message); }",
     ].join('\n');

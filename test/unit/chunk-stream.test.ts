@@ -1,13 +1,13 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
-import { decodeCleanBase64, SnapshotOutputDecoder } from '../../src/helpers/protocol/chunk-stream.ts';
+import { decodeCleanBase64, SnapshotOutputDecoder } from '../../src/protocol/helper/chunk-stream.ts';
 import {
   interpretSnapshotResult,
   interpretStreamedSnapshot,
   type SnapshotRunResult,
-} from '../../src/helpers/protocol/chunks.ts';
-import { parseInstrumentationOutput } from '../../src/helpers/protocol/instrumentation-output.ts';
+} from '../../src/protocol/helper/chunks.ts';
+import { parseInstrumentationOutput } from '../../src/protocol/helper/instrumentation-output.ts';
 import {
   chunkRecords,
   resultLines,

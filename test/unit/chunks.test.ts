@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isBridgeError } from '../../src/errors.ts';
-import { assembleSnapshotChunks, interpretSnapshotResult } from '../../src/helpers/protocol/chunks.ts';
-import { parseInstrumentationOutput } from '../../src/helpers/protocol/instrumentation-output.ts';
+import { assembleSnapshotChunks, interpretSnapshotResult } from '../../src/protocol/helper/chunks.ts';
+import { parseInstrumentationOutput } from '../../src/protocol/helper/instrumentation-output.ts';
 import { chunkRecords, snapshotOutput } from '../fixtures/instrumentation/build.ts';
 
 const dir = new URL('../fixtures/instrumentation/', import.meta.url);

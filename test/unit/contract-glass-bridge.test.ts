@@ -14,8 +14,9 @@ import type { Duplex } from 'node:stream';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { BridgeError } from '../../src/errors.ts';
-import { encodeGlassRequest, GlassLineClient } from '../../src/helpers/glass/line-client.ts';
-import { KeyChordError, parseKeyChord } from '../../src/helpers/protocol/key-chord.ts';
+import { GlassLineClient } from '../../src/helpers/glass/line-client.ts';
+import { encodeGlassRequest } from '../../src/protocol/glass/line-protocol.ts';
+import { KeyChordError, parseKeyChord } from '../../src/protocol/helper/key-chord.ts';
 import { duplexPair } from '../../src/simulator/android/device.ts';
 
 const DIR = new URL('../fixtures/contract/glass/', import.meta.url);

@@ -9,8 +9,8 @@
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { encodeGlassRequest } from '../../src/helpers/glass/line-client.ts';
-import type { KeyChord } from '../../src/helpers/protocol/key-chord.ts';
+import { encodeGlassRequest } from '../../src/protocol/glass/line-protocol.ts';
+import type { KeyChord } from '../../src/protocol/helper/key-chord.ts';
 import { type A11yNode, GlassA11yProtocol } from '../../src/simulator/glass/a11y.ts';
 import { GlassAgentProtocol, type PointerSample } from '../../src/simulator/glass/agent.ts';
 import { GLASS_HELLO, GLASS_MALFORMED, glassString } from '../../src/simulator/glass/line-protocol.ts';

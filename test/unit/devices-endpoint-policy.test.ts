@@ -1,9 +1,9 @@
 import { isIPv4 } from 'node:net';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { formatIPv6, parseEndpoint, parseIPv4, parseIPv6 } from '../../src/adb/endpoint.ts';
 import { EndpointPolicy, endpointPolicyFromEnv } from '../../src/devices/endpoint-policy.ts';
 import { BridgeError } from '../../src/errors.ts';
+import { formatIPv6, parseEndpoint, parseIPv4, parseIPv6 } from '../../src/protocol/adb/endpoint.ts';
 
 const noLookup = async (host: string): Promise<string[]> => {
   throw new Error(`unexpected lookup of ${host}`);

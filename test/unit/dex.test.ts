@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { dexClassNames, parseDexJar } from '../../src/artifacts/dex.ts';
 import { isBridgeError } from '../../src/errors.ts';
+import { dexClassNames, parseDexJar } from '../../src/protocol/apk/dex.ts';
 import { buildDex, buildDexJar, buildZip } from '../support/dex-jar.ts';
 
 /** A dex with one class `a.B`, byte for byte from the format's tables (header 0x70 bytes). */

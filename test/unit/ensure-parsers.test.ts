@@ -5,7 +5,7 @@ import {
   parseListPackagesVersion,
   parsePmPath,
   parseSha256sum,
-} from '../../src/helpers/protocol/package-manager.ts';
+} from '../../src/protocol/helper/package-manager.ts';
 
 const PKG = 'com.callstack.agentdevice.snapshothelper';
 

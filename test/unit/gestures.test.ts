@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { BridgeError } from '../../src/errors.ts';
-import { gestureFromWords, planForGesture } from '../../src/helpers/protocol/gestures.ts';
-import { validateTouchPlan } from '../../src/helpers/protocol/touch-plan.ts';
+import { gestureFromWords, planForGesture } from '../../src/protocol/helper/gestures.ts';
+import { validateTouchPlan } from '../../src/protocol/helper/touch-plan.ts';
 
 describe('named gestures', () => {
   it('map CLI words to specs and specs to valid plans', () => {

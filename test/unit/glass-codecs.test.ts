@@ -15,7 +15,7 @@ import {
   META_CTRL_ON,
   META_SHIFT_ON,
   parseKeyChord,
-} from '../../src/helpers/protocol/key-chord.ts';
+} from '../../src/protocol/helper/key-chord.ts';
 import { parseGesture } from '../../src/simulator/glass/agent.ts';
 import { GlassRequestError, parseGlassRequest } from '../../src/simulator/glass/line-protocol.ts';
 

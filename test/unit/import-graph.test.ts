@@ -139,13 +139,17 @@ const LAYERS: readonly (readonly string[])[] = [
     'observability',
     'snapshot',
   ],
+  // The protocol floor: pure codecs both the bridge and the simulator speak (adb transport messages,
+  // host protocol, shell v2 and sync framing, endpoints; the helper protocol; glass line framing;
+  // APK and dex readers; Android names). It stands on the pure basics alone (see the test below).
+  ['protocol'],
   // The adapters to external systems that everything else reaches through small interfaces: adbkit
-  // and the adb wire protocols, ioredis.
+  // and the adb server and device connections, ioredis.
   ['adb', 'redis'],
-  // The one configuration schema over env and flags (it validates endpoints with adb's pure parsers).
+  // The one configuration schema over env and flags (it validates endpoints with the protocol's parsers).
   ['config.ts'],
   // Stored things and who may touch them: bearer tokens and console sessions, release manifests and
-  // their validation, the artifact stores.
+  // their validation, the artifact stores and APK files.
   ['auth', 'manifest', 'artifacts'],
   // Publishing and reading helper releases (manifests + artifacts).
   ['releases'],
@@ -153,8 +157,8 @@ const LAYERS: readonly (readonly string[])[] = [
   ['devices'],
   // Exclusive, fenced use of a device: lease stores, the manager, waiters, teardowns.
   ['leases'],
-  // The on-device helpers and companions: protocol codecs, the snapshot driver, glass, farm
-  // operations, and the lease operations that run them on a leased device.
+  // The on-device helpers and companions: the snapshot driver, glass connections, farm operations,
+  // and the lease operations that run them on a leased device (their codecs are in protocol/).
   ['helpers'],
   // The HTTP contract: zod request/response schemas shared by the routes, the app layer and clients.
   ['api'],
@@ -191,6 +195,23 @@ function upwardImports(layers: readonly (readonly string[])[]): string[] {
 
 const under = (dir: string) => [...graph.keys()].filter((f) => rel(f).startsWith(`${dir}/`));
 
+/** The pure basics at the top of src/: what the protocol floor may stand on. */
+const PURE_BASICS = ['errors.ts', 'strict-json.ts', 'describe-value.ts'];
+
+/**
+ * What the simulator may reach, directly or through another module: itself, the protocol floor, the
+ * snapshot normalisation (pure: XML values) and the pure basics. Nothing host-side — not adb/,
+ * helpers/, artifacts/, leases/, devices/, app/, api/, server/, node/, releases/, redis/, auth/ nor
+ * config.ts — so what the simulator shares with the bridge is pure codecs alone, and it stays a
+ * device in software. manifest/ is host-side too (it checks APK URLs through
+ * config.ts): the Android names the simulator needs (component names, the accessibility-service
+ * permission) live in protocol/android/, where manifest/ takes them from as well.
+ */
+const SIMULATOR_MAY_REACH = (file: string): boolean => {
+  const r = rel(file);
+  return ['simulator/', 'protocol/', 'snapshot/'].some((dir) => r.startsWith(dir)) || PURE_BASICS.includes(r);
+};
+
 describe('import graph', () => {
   it('the parser finds every kind of import', () => {
     const text = [
@@ -218,6 +239,46 @@ describe('import graph', () => {
       expect(offending).toEqual([]);
     });
   }
+
+  it('src/protocol/ imports nothing from another folder of src/, only the pure basics', () => {
+    const files = under('protocol');
+    expect(files.length).toBeGreaterThan(0);
+    const outside = files.flatMap((file) =>
+      (graph.get(file) ?? [])
+        .map(rel)
+        .filter((t) => !t.startsWith('protocol/') && !PURE_BASICS.includes(t))
+        .map((t) => `${rel(file)} -> ${t}`),
+    );
+    expect(outside).toEqual([]);
+  });
+
+  it('src/protocol/ does no I/O: no sockets, files, processes or timers', () => {
+    const files = under('protocol');
+    expect(files.length).toBeGreaterThan(0);
+    const io =
+      /\bfrom\s+['"]node:(?:net|tls|dgram|http|https|http2|fs|fs\/promises|child_process|worker_threads|timers|timers\/promises)['"]|\bset(?:Timeout|Interval|Immediate)\(/;
+    expect(files.filter((file) => io.test(readFileSync(file, 'utf8'))).map(rel)).toEqual([]);
+    // The check can fail: the bridge's glass connection opens sockets and sets timers.
+    expect(io.test(readFileSync(path.join(SRC, 'helpers/glass/line-client.ts'), 'utf8'))).toBe(true);
+  });
+
+  it('src/simulator/ reaches nothing host-side, directly or transitively', () => {
+    const files = under('simulator');
+    expect(files.length).toBeGreaterThan(0);
+    const offending: string[] = [];
+    for (const file of files) {
+      for (const [target, via] of reach(file)) {
+        if (!SIMULATOR_MAY_REACH(target)) offending.push(via.map(rel).join(' -> '));
+      }
+    }
+    expect(offending).toEqual([]);
+  });
+
+  it('the simulator check would catch a host-side import', () => {
+    const host = path.join(SRC, 'helpers/glass/line-client.ts');
+    expect(SIMULATOR_MAY_REACH(host)).toBe(false);
+    expect([...reach(host).keys()].some((f) => !SIMULATOR_MAY_REACH(f))).toBe(true);
+  });
 
   it('the check would catch a simulator import (the CLI does import it)', () => {
     const cli = path.join(SRC, 'cli/simulated-devices.ts');

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import {
   InstrumentationOutputParser,
   parseInstrumentationOutput,
-} from '../../src/helpers/protocol/instrumentation-output.ts';
+} from '../../src/protocol/helper/instrumentation-output.ts';
 import { chunkRecords } from '../fixtures/instrumentation/build.ts';
 
 const dir = new URL('../fixtures/instrumentation/', import.meta.url);

@@ -6,17 +6,19 @@ import {
   compareSemver,
   HELPER_NAME_RE,
   HelperManifestSchema,
-  isJavaComponent,
-  isJavaPackageName,
   isSemver,
   KNOWN_MANIFEST_FIELDS,
   normalizeSha256,
   parseSemver,
-  resolveComponent,
   SEMVER_RE,
   SHA256_RE,
   validateManifest,
 } from '../../src/manifest/index.ts';
+import {
+  isJavaComponent,
+  isJavaPackageName,
+  resolveComponent,
+} from '../../src/protocol/android/java-names.ts';
 
 const FIXTURE = new URL('../fixtures/manifests/agent-device-0.13.3.json', import.meta.url);
 const agentDevice = (): Record<string, unknown> => JSON.parse(readFileSync(FIXTURE, 'utf8'));

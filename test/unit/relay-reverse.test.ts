@@ -1,8 +1,8 @@
 /** The reverse request parser and the tcp:0 answer reader (outside input: the client's service name). */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { encodeFailure, encodeLengthPrefixed, tcpSpecPort } from '../../src/adb/host-protocol.ts';
 import { parseReverseService, resolvedPort } from '../../src/adb/relay-reverse.ts';
+import { encodeFailure, encodeLengthPrefixed, tcpSpecPort } from '../../src/protocol/adb/host-protocol.ts';
 
 describe('parseReverseService', () => {
   it('reads what adb reverse sends', () => {

@@ -6,7 +6,7 @@ import { inflateSync } from 'node:zlib';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { BridgeError } from '../../src/errors.ts';
-import { crc32, PNG_MAGIC, readPngHeader } from '../../src/helpers/protocol/png-header.ts';
+import { crc32, PNG_MAGIC, readPngHeader } from '../../src/protocol/helper/png-header.ts';
 import { runCaptured } from '../../src/simulator/android/capture.ts';
 import { createSimAndroid } from '../../src/simulator/android/index.ts';
 import { encodePng } from '../../src/simulator/android/screen/png-encoder.ts';

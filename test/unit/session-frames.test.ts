@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { BridgeError } from '../../src/errors.ts';
-import { buildSessionRequest, parseSessionResponse } from '../../src/helpers/protocol/session-frames.ts';
+import { buildSessionRequest, parseSessionResponse } from '../../src/protocol/helper/session-frames.ts';
 
 const xml = readFileSync(
   new URL('../fixtures/uiautomator/14-model-picker-ar-rtl.xml', import.meta.url),

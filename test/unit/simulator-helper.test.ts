@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import type { Duplex } from 'node:stream';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildPinch, buildSwipe, encodeTouchPlanBase64 } from '../../src/helpers/protocol/touch-plan.ts';
+import { buildPinch, buildSwipe, encodeTouchPlanBase64 } from '../../src/protocol/helper/touch-plan.ts';
 import { duplexPair } from '../../src/simulator/android/device.ts';
 import {
   amInstrument,

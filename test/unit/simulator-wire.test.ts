@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { encodeShellPacket, ShellPacketDecoder } from '../../src/adb/shell-protocol.ts';
+import { encodeShellPacket, ShellPacketDecoder } from '../../src/protocol/adb/shell-protocol.ts';
 import {
   A_CLSE,
   A_CNXN,
@@ -13,7 +13,7 @@ import {
   HEADER_SIZE,
   MessageDecodeError,
   MessageDecoder,
-} from '../../src/adb/transport-message.ts';
+} from '../../src/protocol/adb/transport-message.ts';
 import { AdbStream, type StreamTransport } from '../../src/simulator/adbd/stream.ts';
 import {
   encodeDentV2,

@@ -5,7 +5,7 @@ import { Command } from 'commander';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { registerGesture } from '../../src/cli/gesture.ts';
 import { main } from '../../src/cli/main.ts';
-import { buildRotate, buildTap, encodeTouchPlanBase64 } from '../../src/helpers/protocol/touch-plan.ts';
+import { buildRotate, buildTap, encodeTouchPlanBase64 } from '../../src/protocol/helper/touch-plan.ts';
 
 let dir: string;
 let stdout: string;
@@ -124,7 +124,7 @@ describe('devicebridge gesture validate', () => {
     await expect(buildPlan('plan', [dup])).rejects.toThrow(/duplicate key "protocol"/);
     await expect(buildPlan('plan', [proto])).rejects.toThrow(/"__proto__"/);
     // The base64 payload form (the helper's and the simulator's decoder) applies the same rules.
-    const { decodeTouchPlanBase64 } = await import('../../src/helpers/protocol/touch-plan.ts');
+    const { decodeTouchPlanBase64 } = await import('../../src/protocol/helper/touch-plan.ts');
     const verdict = decodeTouchPlanBase64(
       Buffer.from(`${plan.slice(0, -1)},"__proto__":{}}`).toString('base64'),
     );

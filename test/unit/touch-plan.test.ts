@@ -15,7 +15,7 @@ import {
   type TouchPlan,
   type TouchPlanValidation,
   validateTouchPlan,
-} from '../../src/helpers/protocol/touch-plan.ts';
+} from '../../src/protocol/helper/touch-plan.ts';
 
 const swipe = (): Record<string, unknown> => ({
   kind: 'swipe',

@@ -8,10 +8,10 @@
  * uninstalls them on whichever node runs it, also after a crash.
  */
 import { shellCommand } from '../../adb/shell-quote.ts';
-import { readApkInfo } from '../../artifacts/apk-reader.ts';
+import { readApkInfo } from '../../artifacts/apk-file.ts';
 import { BridgeError } from '../../errors.ts';
 import { assertInstallArgs } from '../../manifest/install-args.ts';
-import { isJavaComponent, isJavaPackageName } from '../../manifest/java-names.ts';
+import { isJavaComponent, isJavaPackageName } from '../../protocol/android/java-names.ts';
 import type { HelperDevice } from '../snapshot/device.ts';
 import { install, installedSha256 } from '../snapshot/ensure-helper.ts';
 

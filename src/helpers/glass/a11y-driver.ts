@@ -16,7 +16,8 @@
 import { shellCommand } from '../../adb/shell-quote.ts';
 import { BridgeError } from '../../errors.ts';
 import type { LeaseStore } from '../../leases/types.ts';
-import { type AccessibilityServiceManifest, resolveComponent } from '../../manifest/index.ts';
+import type { AccessibilityServiceManifest } from '../../manifest/index.ts';
+import { resolveComponent } from '../../protocol/android/java-names.ts';
 import { type Attempt, attemptOutcome } from '../attempt.ts';
 import type { HelperDevice } from '../snapshot/device.ts';
 import { GlassEndpoint, type GlassLineClient, type StartFailure } from './line-client.ts';

@@ -19,9 +19,10 @@ import { quoteShellArg, shellCommand } from '../../adb/shell-quote.ts';
 import { BridgeError } from '../../errors.ts';
 import type { AppProcessJarManifest } from '../../manifest/index.ts';
 import type { Logger } from '../../observability/logger.ts';
-import { parseSha256sum } from '../protocol/package-manager.ts';
+import type { GlassReply } from '../../protocol/glass/line-protocol.ts';
+import { parseSha256sum } from '../../protocol/helper/package-manager.ts';
 import type { HelperDevice } from '../snapshot/device.ts';
-import { GlassEndpoint, type GlassLineClient, type GlassReply, type StartFailure } from './line-client.ts';
+import { GlassEndpoint, type GlassLineClient, type StartFailure } from './line-client.ts';
 
 export interface GlassAgentOptions {
   device: HelperDevice;

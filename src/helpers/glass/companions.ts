@@ -25,6 +25,7 @@ import type {
   ReleaseManifest,
 } from '../../manifest/index.ts';
 import type { Logger } from '../../observability/logger.ts';
+import type { GlassReply } from '../../protocol/glass/line-protocol.ts';
 import type { ReleaseRepository } from '../../releases/repository.ts';
 import { formatNodeRef } from '../../snapshot/node-ref.ts';
 import { apkSource, artifactSource } from '../apk-source.ts';
@@ -39,7 +40,7 @@ import {
   tapPoint,
 } from './a11y-tree.ts';
 import { GlassAgent } from './agent-driver.ts';
-import { type GlassReply, startFailureOf } from './line-client.ts';
+import { startFailureOf } from './line-client.ts';
 
 export const GLASS_AGENT = 'glass-agent';
 export const GLASS_A11Y = 'glass-a11y';

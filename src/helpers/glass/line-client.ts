@@ -14,31 +14,18 @@ import { StringDecoder } from 'node:string_decoder';
 import type { ForwardEntry } from '../../adb/forward-ledger.ts';
 import type { ForwardTarget } from '../../adb/forward-target.ts';
 import { BridgeError, isBridgeError } from '../../errors.ts';
+import {
+  encodeGlassRequest,
+  GLASS_BANNER,
+  type GlassReply,
+  MAX_REPLY_BYTES,
+} from '../../protocol/glass/line-protocol.ts';
 import { parseStrictJson } from '../../strict-json.ts';
 import { type Attempt, type AttemptTransport, attemptOutcome } from '../attempt.ts';
 
-export const GLASS_BANNER = '{"hello":{"proto":1}}';
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
-/** Largest reply line accepted (a11y trees of big screens are a few MB). */
-export const MAX_REPLY_BYTES = 32 * 1024 * 1024;
 /** Tree replies nest two levels per node (object, children array); the service stops at 256 nodes deep. */
 const MAX_REPLY_DEPTH = 1024;
-
-export type GlassReply = Record<string, unknown> & { id: number; ok: true };
-
-/**
- * One request line as the bridge writes it: `{"id":N,"op":op,...fields}` and a newline, id and op
- * first and never overridden by a field of the same name (JSON.stringify's escaping: only `"`, `\`
- * and control characters, a lone surrogate as `\uXXXX`). The contract fixture
- * (test/fixtures/contract/glass/) holds these bytes.
- */
-export function encodeGlassRequest(id: number, op: string, fields: Record<string, unknown> = {}): string {
-  // Written out rather than one object: an object puts integer-like keys ("0") before id and op,
-  // and Object.assign would take a "__proto__" field for the prototype.
-  const { id: _id, op: _op, ...rest } = fields;
-  const more = JSON.stringify(rest).slice(1, -1);
-  return `{"id":${JSON.stringify(id)},"op":${JSON.stringify(op)}${more === '' ? '' : `,${more}`}}\n`;
-}
 
 interface Pending {
   op: string;

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { quoteShellArg } from '../../adb/shell-quote.ts';
 import { BridgeError } from '../../errors.ts';
-import { isJavaComponent } from '../../manifest/index.ts';
+import { isJavaComponent } from '../../protocol/android/java-names.ts';
 
 export const CaptureOptionsSchema = z
   .object({

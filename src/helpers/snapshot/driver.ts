@@ -10,13 +10,17 @@
 
 import { BridgeError } from '../../errors.ts';
 import type { HelperManifest } from '../../manifest/index.ts';
-import type { ServedAttempt } from '../attempt.ts';
 import type {
   GestureResultFields,
   SnapshotResultFields,
   ViewportResultFields,
-} from '../protocol/helper-fields.ts';
-import { encodeTouchPlanBase64, type TouchPlan, validateTouchPlan } from '../protocol/touch-plan.ts';
+} from '../../protocol/helper/helper-fields.ts';
+import {
+  encodeTouchPlanBase64,
+  type TouchPlan,
+  validateTouchPlan,
+} from '../../protocol/helper/touch-plan.ts';
+import type { ServedAttempt } from '../attempt.ts';
 import { type CaptureOptionsInput, captureOptions, sameCaptureOptions } from './capture-options.ts';
 import type { HelperDevice } from './device.ts';
 import { type EnsurePolicy, type EnsureResult, type EnsureVerdicts, ensureHelper } from './ensure-helper.ts';

@@ -18,7 +18,7 @@ import {
   parsePmPath,
   parseSha256sum,
   REINSTALLABLE_FAILURES,
-} from '../protocol/package-manager.ts';
+} from '../../protocol/helper/package-manager.ts';
 import type { HelperDevice } from './device.ts';
 
 export type EnsurePolicy = 'missing-or-outdated' | 'always' | 'never';

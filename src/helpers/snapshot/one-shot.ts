@@ -10,8 +10,8 @@
 import { shellCommand } from '../../adb/shell-quote.ts';
 import { BridgeError } from '../../errors.ts';
 import type { HelperManifest } from '../../manifest/index.ts';
-import { SnapshotOutputDecoder } from '../protocol/chunk-stream.ts';
-import { interpretStreamedSnapshot, type SnapshotRunResult } from '../protocol/chunks.ts';
+import { SnapshotOutputDecoder } from '../../protocol/helper/chunk-stream.ts';
+import { interpretStreamedSnapshot, type SnapshotRunResult } from '../../protocol/helper/chunks.ts';
 import { buildInstrumentCommand, type CaptureOptions } from './capture-options.ts';
 import type { HelperDevice } from './device.ts';
 

@@ -12,13 +12,13 @@ import type { ForwardEntry } from '../../adb/forward-ledger.ts';
 import type { ForwardTarget } from '../../adb/forward-target.ts';
 import { BridgeError } from '../../errors.ts';
 import type { HelperManifest } from '../../manifest/index.ts';
-import { InstrumentationOutputParser } from '../protocol/instrumentation-output.ts';
+import { InstrumentationOutputParser } from '../../protocol/helper/instrumentation-output.ts';
 import {
   buildSessionRequest,
   parseSessionResponse,
   type SessionCommand,
   type SessionResponse,
-} from '../protocol/session-frames.ts';
+} from '../../protocol/helper/session-frames.ts';
 import { buildInstrumentCommand, type CaptureOptions } from './capture-options.ts';
 import type { HelperDevice } from './device.ts';
 import { forceStopInTurn, instrumentationLock } from './one-shot.ts';

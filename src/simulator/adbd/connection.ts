@@ -23,7 +23,7 @@ import {
   MAX_PAYLOAD,
   MessageDecoder,
   serviceName,
-} from '../../adb/transport-message.ts';
+} from '../../protocol/adb/transport-message.ts';
 import type { Faults, SimAndroid } from '../types.ts';
 
 export { deviceBanner };

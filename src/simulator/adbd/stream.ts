@@ -4,7 +4,7 @@
  * `maxdata` bytes. Incoming `WRTE`s go to the service's receiver and are acknowledged with `OKAY`
  * once the receiver is ready for more.
  */
-import { A_CLSE, A_OKAY, A_WRTE } from '../../adb/transport-message.ts';
+import { A_CLSE, A_OKAY, A_WRTE } from '../../protocol/adb/transport-message.ts';
 
 /** What a stream needs from its connection. */
 export interface StreamTransport {

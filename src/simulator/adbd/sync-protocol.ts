@@ -4,7 +4,7 @@
  * length field and `QUIT` has no body. Pure codec.
  */
 
-import { ChunkBuffer } from '../../adb/chunk-buffer.ts';
+import { ChunkBuffer } from '../../protocol/adb/chunk-buffer.ts';
 import type { FileStat } from '../types.ts';
 
 export const SYNC_DATA_MAX = 64 * 1024;

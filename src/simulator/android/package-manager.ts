@@ -1,11 +1,11 @@
 /**
- * The emulated package manager. Installs parse the real APK (`readApkInfo`) and apply Android 14's
+ * The emulated package manager. Installs parse the real APK (`parseApkInfo`) and apply Android 14's
  * rules and `Failure [CODE: message]` wording; installed APK bytes live in the file system under
  * `/data/app/~~<random>==/<pkg>-<random>==/base.apk`. Installs and uninstalls are serialised per
  * device, as PackageManagerService does.
  */
 import { createHash } from 'node:crypto';
-import { readApkInfo } from '../../artifacts/apk-reader.ts';
+import { parseApkInfo } from '../../protocol/apk/apk-reader.ts';
 import type { Faults, InstalledPackage, PreinstalledPackage } from '../types.ts';
 import { type MemoryFileSystem, normalizePath } from './fs.ts';
 
@@ -296,9 +296,9 @@ export class PackageManager {
     const forced = this.#faults.installFailure;
     if (forced !== undefined && forced !== '') return { ok: false, code: forced };
 
-    let info: Awaited<ReturnType<typeof readApkInfo>>;
+    let info: ReturnType<typeof parseApkInfo>;
     try {
-      info = await readApkInfo(bytes);
+      info = parseApkInfo(bytes);
     } catch {
       return {
         ok: false,

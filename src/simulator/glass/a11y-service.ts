@@ -15,7 +15,7 @@
  * the `a11y-policy-blocked` fault (a device admin restricting accessibility services) keeps it
  * unbound whatever the settings say.
  */
-import { BIND_ACCESSIBILITY_SERVICE, resolveComponent } from '../../manifest/index.ts';
+import { BIND_ACCESSIBILITY_SERVICE, resolveComponent } from '../../protocol/android/java-names.ts';
 import type { SimDeviceImpl } from '../android/device.ts';
 import type { PackageManager } from '../android/package-manager.ts';
 import type { SettingsStore } from '../android/settings.ts';

@@ -3,7 +3,7 @@
  * get/set, pointer gestures, key chords and Unicode text, over the line protocol. The device model
  * behind it (clipboard, input) is the host's; this class is the protocol, one instance per device.
  */
-import { type KeyChord, KeyChordError, parseKeyChord } from '../../helpers/protocol/key-chord.ts';
+import { type KeyChord, KeyChordError, parseKeyChord } from '../../protocol/helper/key-chord.ts';
 import {
   answerGlassLine,
   finiteNumber,

@@ -12,7 +12,7 @@
  * it with StrictJson.java (android/strict-json/, a port of it); the op is a string.
  * test/fixtures/contract/glass/lines.json holds lines and the answers both sides give.
  */
-import { GLASS_BANNER } from '../../helpers/glass/line-client.ts';
+import { GLASS_BANNER } from '../../protocol/glass/line-protocol.ts';
 import { parseStrictJson } from '../../strict-json.ts';
 
 /** The banner (seed 001), one definition for both sides. */

@@ -5,7 +5,7 @@
  * Result codes follow the real helper: `finish(0, result)` on success, `finish(1, result)` when it
  * reports ok=false; a crash or force-stop is `am`'s own `shortMsg=Process crashed.` with code 0.
  */
-import { countInjectedEvents, decodeTouchPlanBase64 } from '../../helpers/protocol/touch-plan.ts';
+import { countInjectedEvents, decodeTouchPlanBase64 } from '../../protocol/helper/touch-plan.ts';
 import type { SimDevice } from '../types.ts';
 import { type Bundle, formatStatus } from './am-output.ts';
 import { activeViewport, captureUiXml } from './ui-capture.ts';

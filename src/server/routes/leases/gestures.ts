@@ -9,7 +9,7 @@ import {
   LeaseIdParam,
   SECURED_ERRORS,
 } from '../../../api/index.ts';
-import type { GestureSpec } from '../../../helpers/protocol/gestures.ts';
+import type { GestureSpec } from '../../../protocol/helper/gestures.ts';
 import type { AppEnv } from '../../env.ts';
 import { guard, jsonBody } from '../../middleware/guard.ts';
 import { GESTURE_BODY_BYTES, scopeFor } from './common.ts';

@@ -10,7 +10,7 @@
  * for the list only the length-prefixed text (`SERIAL LOCAL REMOTE\n` per reverse).
  */
 import type { Duplex } from 'node:stream';
-import { encodeFailure, encodeLengthPrefixed, tcpSpecPort } from '../../../adb/host-protocol.ts';
+import { encodeFailure, encodeLengthPrefixed, tcpSpecPort } from '../../../protocol/adb/host-protocol.ts';
 import type { DeviceListener, SimAndroid } from '../../types.ts';
 import type { AdbStream } from '../stream.ts';
 import { pipeSocket } from './socket.ts';

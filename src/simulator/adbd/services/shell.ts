@@ -14,7 +14,7 @@ import {
   SHELL_STDIN,
   SHELL_STDOUT,
   ShellPacketDecoder,
-} from '../../../adb/shell-protocol.ts';
+} from '../../../protocol/adb/shell-protocol.ts';
 import type { ShellIO, SimAndroid } from '../../types.ts';
 import { ByteQueue } from '../byte-queue.ts';
 import type { AdbStream } from '../stream.ts';

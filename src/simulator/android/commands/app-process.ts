@@ -14,7 +14,7 @@
  * connections drop, the socket goes away and the shell ends with 137 (killed); with
  * `glass-agent-deaf` the same, except that its process keeps running (alive, not listening).
  */
-import { parseDexJar } from '../../../artifacts/dex.ts';
+import { parseDexJar } from '../../../protocol/apk/dex.ts';
 import { GlassAgentProtocol } from '../../glass/agent.ts';
 import { GlassRequestError } from '../../glass/line-protocol.ts';
 import { lineServer } from '../../glass/line-server.ts';

@@ -4,7 +4,7 @@
  * header back). No native dependency.
  */
 import { deflateSync } from 'node:zlib';
-import { crc32, PNG_MAGIC } from '../../../helpers/protocol/png-header.ts';
+import { crc32, PNG_MAGIC } from '../../../protocol/helper/png-header.ts';
 
 function chunk(type: string, data: Uint8Array): Buffer {
   const out = Buffer.alloc(12 + data.length);

@@ -16,7 +16,7 @@ import org.json.JSONObject;
  * strict JSON ({@link StrictJson}: RFC 8259, whitespace around the object allowed) → rules. Every
  * rule is checked and every failure reported with a dotted path
  * ({@code pointers.1.samples.3.offsetMs}), joined with "; " into one IllegalArgumentException, in
- * the same words as the bridge's validator (src/helpers/protocol/touch-plan.ts), values shown as it
+ * the same words as the bridge's validator (src/protocol/helper/touch-plan.ts), values shown as it
  * shows them. test/fixtures/touch-plans.json holds payloads and the plan or message both give.
  */
 public final class TouchPlanParser {

@@ -1,14 +1,13 @@
 /**
  * APK metadata: package, versions, SDK levels, test-only/debuggable flags, instrumentations and
- * signer certificate digests. `parseApkInfo` is the pure parser (bytes in); `readApkInfo` also
- * accepts a file path and only adds the read.
+ * signer certificate digests. `parseApkInfo` is the pure parser (bytes in); reading an APK file is
+ * artifacts/apk-file.ts's `readApkInfo`, which only adds the read.
  *
  * The signer digests are what the APK *claims*; signatures are not verified here (the device's
  * package manager verifies them on install). Corrupted or truncated input always yields
  * `BridgeError('INVALID_ARGUMENT', 'not a valid APK: <reason>')`.
  */
-import { readFile } from 'node:fs/promises';
-import { BridgeError, isBridgeError } from '../errors.ts';
+import { isBridgeError } from '../../errors.ts';
 import { type ManifestInfo, parseBinaryManifest } from './apk-manifest.ts';
 import { signerCertSha256s } from './apk-signing.ts';
 import { extractZipEntry, findZipEntry, invalidApk, readZipDirectory } from './apk-zip.ts';
@@ -47,22 +46,6 @@ export function parseApkInfo(bytes: Uint8Array): ApkInfo {
     // Defence in depth: no parser error of any other kind may escape.
     throw invalidApk((error as Error)?.message ?? String(error), error);
   }
-}
-
-export async function readApkInfo(source: string | Uint8Array): Promise<ApkInfo> {
-  if (typeof source !== 'string') return parseApkInfo(source);
-  let bytes: Uint8Array;
-  try {
-    bytes = await readFile(source);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') throw new BridgeError('NOT_FOUND', `APK not found: ${source}`, { cause: error });
-    if (code === 'EISDIR') throw invalidApk(`${source} is a directory`, error);
-    throw new BridgeError('INTERNAL', `cannot read APK ${source}: ${(error as Error).message}`, {
-      cause: error,
-    });
-  }
-  return parseApkInfo(bytes);
 }
 
 /**

@@ -7,7 +7,7 @@
  *   length + at most 64 KiB per chunk, then `DONE` + the mtime in seconds (no body), finally `QUIT`;
  * - the device answers a push once, after `DONE`: `OKAY` + 0, or `FAIL` + length + message.
  *
- * The simulator's adbd decodes the same requests with its own decoder (simulator/adbd/sync-protocol.ts).
+ * The simulator's adbd decodes the same requests with its own decoder (src/simulator/adbd/sync-protocol.ts).
  */
 import { AdbFailError, AdbProtocolError } from './host-protocol.ts';
 

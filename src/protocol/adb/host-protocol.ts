@@ -1,6 +1,6 @@
 /**
  * adb's host ("smart socket") protocol between a client and the adb server (AOSP `OVERVIEW.TXT`,
- * `SERVICES.TXT`). Pure: no sockets here, the I/O layer (host-connection.ts) only moves bytes.
+ * `SERVICES.TXT`). Pure: no sockets here, the I/O layer (src/adb/host-connection.ts) only moves bytes.
  *
  * - A request is the service name prefixed by its length in bytes as 4 lower-case hex digits:
  *   `000chost:version`.
@@ -13,7 +13,7 @@
  *
  * FAIL messages map to typed BridgeErrors here (`adbFailureCode`), in one place.
  */
-import { BridgeError, type ErrorCode } from '../errors.ts';
+import { BridgeError, type ErrorCode } from '../../errors.ts';
 
 export const OKAY = 'OKAY';
 export const FAIL = 'FAIL';

@@ -7,7 +7,7 @@
  * Every failure is a `BridgeError('INVALID_ARGUMENT', 'not a valid APK: <reason>')`.
  */
 import { inflateRawSync } from 'node:zlib';
-import { BridgeError } from '../errors.ts';
+import { BridgeError } from '../../errors.ts';
 
 const EOCD_SIGNATURE = 0x06054b50;
 const CDFH_SIGNATURE = 0x02014b50;

@@ -1,5 +1,5 @@
 /**
- * The one `host:port` parser: tunnel endpoints (devices/endpoint-policy.ts), `adb connect` (AdbClient)
+ * The one `host:port` parser: tunnel endpoints (src/devices/endpoint-policy.ts), `adb connect` (AdbClient)
  * and `ADB_SERVER` (config, AdbRuntime) all use it. Pure and strict:
  *
  * - `a.b.c.d:PORT`: a dotted quad, four decimal octets 0-255 without leading zeros;
@@ -12,7 +12,7 @@
  * naming the rule. `endpointSchema` is the same rule as a zod schema (for configuration).
  */
 import { z } from 'zod';
-import { BridgeError } from '../errors.ts';
+import { BridgeError } from '../../errors.ts';
 
 export type EndpointKind = 'ipv4' | 'ipv6' | 'dns';
 

@@ -3,11 +3,11 @@
  *
  * Relayed: what `adb shell`, `exec-out`, `push`/`pull`/`sync`, `install` (abb_exec, cmd, or sync +
  * pm), `forward` (device-side sockets) and jdwp use. `reverse:` is answered by the endpoint itself
- * (relay-reverse.ts). Refused (CLSE): services that change the device's adb transport or reach
+ * (src/adb/relay-reverse.ts). Refused (CLSE): services that change the device's adb transport or reach
  * beyond the lease — `tcpip:`/`usb:` (the bridge would lose the device), `reboot:`, `root:`,
  * `unroot:`, `remount:`, `*-verity`, `backup:`/`restore:` — and anything unknown.
  */
-import { BridgeError } from '../errors.ts';
+import { BridgeError } from '../../errors.ts';
 import { parseEndpoint } from './endpoint.ts';
 
 const RELAYED_PREFIXES = [
@@ -29,7 +29,7 @@ const RELAYED_PREFIXES = [
 
 /**
  * Whether the service is one of `adb reverse`'s (`reverse:forward:…`, `reverse:list-forward`, …):
- * the endpoint answers those itself (relay-reverse.ts), never relays them as they are.
+ * the endpoint answers those itself (src/adb/relay-reverse.ts), never relays them as they are.
  */
 export function isReverseService(service: string): boolean {
   return service.startsWith('reverse:');

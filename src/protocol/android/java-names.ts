@@ -4,7 +4,10 @@
  * digits, `_`, `.` and one `/`, so a valid name never carries a shell metacharacter (not even `$`,
  * which Java would allow). Pure.
  */
-import { BridgeError } from '../errors.ts';
+import { BridgeError } from '../../errors.ts';
+
+/** The permission Android requires of an accessibility service's `<service>` element. */
+export const BIND_ACCESSIBILITY_SERVICE = 'android.permission.BIND_ACCESSIBILITY_SERVICE';
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const MAX_PACKAGE_LENGTH = 255;

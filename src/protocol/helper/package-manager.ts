@@ -1,7 +1,7 @@
 /**
  * What Android's package manager prints, parsed (pure): `pm install` results, installed
  * versionCodes (`cmd package list packages --show-versioncode`, `dumpsys package`), `pm path` and
- * `sha256sum` output. The ensure step (helpers/snapshot/ensure-helper.ts) runs the commands; these
+ * `sha256sum` output. The ensure step (src/helpers/snapshot/ensure-helper.ts) runs the commands; these
  * functions only read their text, and never throw on any input.
  */
 

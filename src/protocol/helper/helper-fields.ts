@@ -3,7 +3,7 @@
  * view of a final result / session header block, and the error constructors every protocol module
  * uses. Pure.
  *
- * Result convention of `src/helpers/protocol/`: parsers never throw on outside input. Functions that
+ * Result convention of `src/protocol/helper/`: parsers never throw on outside input. Functions that
  * can fail return `{ ok: false, error: BridgeError }` (code `HELPER_PROTOCOL_ERROR` for bytes that break
  * the contract, `HELPER_FAILED` when the helper reported or suffered a failure); builders that take
  * our own input throw `BridgeError('INVALID_ARGUMENT')`.

@@ -9,7 +9,7 @@
  * class_def (32 bytes) starts with its `class_idx` into type_ids, a type_id is a `descriptor_idx`
  * into string_ids, a string_id is the offset of a ULEB128 UTF-16 length followed by MUTF-8 bytes.
  */
-import { BridgeError, isBridgeError } from '../errors.ts';
+import { BridgeError, isBridgeError } from '../../errors.ts';
 import { extractZipEntry, findZipEntry, readZipDirectory } from './apk-zip.ts';
 
 const DEX_MAGIC = /^dex\n0[0-9]{2}\0$/;
