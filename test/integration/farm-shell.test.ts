@@ -138,3 +138,36 @@ describe('lease shell', () => {
     expect(res.body.error.code).toBe('LEASE_EXPIRED');
   });
 });
+
+describe('lease shell under load from one client', () => {
+  let bridge: DeviceBridge;
+  let shell: ReturnType<typeof contractCall>;
+  let leaseId: string;
+  beforeAll(async () => {
+    bridge = await testDeviceBridge({
+      auth: testTokens({ withShell: true }),
+      simulate: 1,
+      env: { DEVICEBRIDGE_RATE_EXPENSIVE: '3' },
+    });
+    shell = contractCall(bridge, SHELL_TOKEN);
+    const acquired = await shell('POST', '/v1/leases', { ttlSeconds: 120 });
+    expect(acquired.status).toBe(201);
+    leaseId = acquired.body.id;
+  });
+  afterAll(async () => bridge?.cleanup());
+
+  it('shell calls, collected or streamed, count among the expensive calls (429 with Retry-After)', async () => {
+    const statuses: number[] = [];
+    for (const path of ['shell', 'shell/stream', 'shell', 'shell/stream']) {
+      const res = await bridge.app.request(`/v1/leases/${leaseId}/${path}`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${SHELL_TOKEN}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ argv: ['true'] }),
+      });
+      await res.arrayBuffer();
+      statuses.push(res.status);
+      if (res.status === 429) expect(res.headers.get('retry-after')).toMatch(/^\d+$/);
+    }
+    expect(statuses).toEqual([200, 200, 200, 429]);
+  });
+});

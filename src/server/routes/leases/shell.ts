@@ -30,6 +30,7 @@ export const shellRoute = createRoute({
     capability: 'shell',
     body: jsonBody(SHELL_BODY_BYTES),
     forward: true,
+    expensive: true,
   }),
   request: {
     params: z.object({ id: LeaseIdParam }),
@@ -65,6 +66,7 @@ export const shellStreamRoute = createRoute({
     capability: 'shell',
     body: jsonBody(SHELL_BODY_BYTES),
     forward: 'stream', // quiet for up to timeoutMs: no idle limit on the relayed body
+    expensive: true,
   }),
   request: {
     params: z.object({ id: LeaseIdParam }),
