@@ -6,6 +6,7 @@ import { ConsoleSessions } from '../auth/console-sessions.ts';
 import type { AppEnv, Services } from './env.ts';
 import { authenticate } from './middleware/auth.ts';
 import { notFound, onError, validationHook } from './middleware/errors.ts';
+import { guardPolicyOf } from './middleware/guard.ts';
 import { requestId } from './middleware/request-id.ts';
 import { registerArtifacts } from './routes/artifacts.ts';
 import { registerConsole } from './routes/console.ts';
@@ -37,6 +38,32 @@ function countHandlerRuns(app: OpenAPIHono<AppEnv>): void {
       },
       ...rest,
     );
+}
+
+/**
+ * Declare each operation's guard in the document: `x-access` (who may call it: `anyone`, `client`,
+ * `admin`, or `admin-when-tokens`), `x-capability` (a token capability it needs besides the role)
+ * and `x-rate-limited: expensive` (counted against the expensive-call limit). A route without a
+ * guard checks no caller: `anyone`.
+ */
+function declareAccess(app: OpenAPIHono<AppEnv>): void {
+  const register = app.openapi.bind(app) as (...args: unknown[]) => unknown;
+  (app as unknown as { openapi: unknown }).openapi = (
+    route: { middleware?: unknown },
+    ...rest: unknown[]
+  ) => {
+    const middleware = Array.isArray(route.middleware) ? route.middleware : [route.middleware];
+    const policy = middleware.map(guardPolicyOf).find((p) => p !== undefined) ?? { access: 'anyone' };
+    return register(
+      {
+        ...route,
+        'x-access': policy.access,
+        ...(policy.capability === undefined ? {} : { 'x-capability': policy.capability }),
+        ...(policy.expensive ? { 'x-rate-limited': 'expensive' } : {}),
+      },
+      ...rest,
+    );
+  };
 }
 
 /** The document's top level (paths and components come from the routes). */
@@ -73,6 +100,7 @@ const openApiDocument = {
 export function createApp(services: Services): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   countHandlerRuns(app);
+  declareAccess(app);
 
   app.use('*', async (c, next) => {
     c.set('services', services);

@@ -112,8 +112,16 @@ function openLeaseScope(c: Context<AppEnv>, principal: Principal): Promise<Lease
   return scope;
 }
 
+/** Each guard's policy, read back when a route is registered (the OpenAPI document declares it). */
+const POLICIES = new WeakMap<object, RoutePolicy>();
+
+/** The policy `middleware` enforces, when it is a guard. */
+export function guardPolicyOf(middleware: unknown): RoutePolicy | undefined {
+  return typeof middleware === 'function' ? POLICIES.get(middleware) : undefined;
+}
+
 export function guard(policy: RoutePolicy): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
+  const middleware: MiddlewareHandler<AppEnv> = async (c, next) => {
     const principal = authorize(c, policy.access);
     if (
       policy.capability !== undefined &&
@@ -158,6 +166,8 @@ export function guard(policy: RoutePolicy): MiddlewareHandler<AppEnv> {
       setAnswerHeader(c, 'Vary', 'Authorization');
     }
   };
+  POLICIES.set(middleware, policy);
+  return middleware;
 }
 
 /**
