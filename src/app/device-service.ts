@@ -8,7 +8,7 @@ import type { DeviceRecord } from '../devices/types.ts';
 import { BridgeError, isBridgeError } from '../errors.ts';
 import type { LeaseManager } from '../leases/manager.ts';
 import type { Lease, LeaseStore } from '../leases/types.ts';
-import type { Caller } from './lease-scope.ts';
+import type { Caller } from '../lease-session/index.ts';
 
 /** What a caller sees of a device (pure). */
 export function deviceView(record: DeviceRecord, lease: Lease | null, caller: Caller | null) {

@@ -2,7 +2,7 @@
 import type { Context } from 'hono';
 import type { Lease as LeaseBody } from '../../../api/index.ts';
 import type { DeviceSide } from '../../../app/index.ts';
-import type { Caller, LeaseScope } from '../../../app/lease-scope.ts';
+import type { Caller, LeaseScope } from '../../../app/index.ts';
 import type { Lease } from '../../../leases/types.ts';
 import type { AppEnv } from '../../env.ts';
 import { assertRole } from '../../middleware/auth.ts';
