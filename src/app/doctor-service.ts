@@ -22,7 +22,12 @@ import type { A11yNode } from '../api/glass.ts';
 import { BridgeError } from '../errors.ts';
 import { ACCESSIBILITY_ENABLED, ENABLED_SERVICES } from '../helpers/glass/a11y-driver.ts';
 import { GLASS_A11Y, GLASS_AGENT } from '../helpers/glass/companions.ts';
-import { type LeaseRoom, type LeaseScope, type LeaseScopes, SNAPSHOT_HELPER } from '../lease-session/index.ts';
+import {
+  type LeaseRoom,
+  type LeaseScope,
+  type LeaseScopes,
+  SNAPSHOT_HELPER,
+} from '../lease-session/index.ts';
 import type { ReleaseRepository } from '../releases/repository.ts';
 import type { SnapshotNode } from '../snapshot/types.ts';
 import { BRIDGE_VERSION } from '../version.ts';

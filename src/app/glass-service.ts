@@ -16,8 +16,8 @@ import type {
 } from '../api/index.ts';
 import { parseA11yRef } from '../helpers/glass/a11y-tree.ts';
 import { buildTap } from '../helpers/protocol/touch-plan.ts';
-import { formatNodeRef } from '../snapshot/node-ref.ts';
 import type { LeaseRoom, LeaseScope, LeaseScopes } from '../lease-session/index.ts';
+import { formatNodeRef } from '../snapshot/node-ref.ts';
 
 export interface GlassServiceOptions {
   scopes: LeaseScopes;

@@ -8,6 +8,7 @@ import { type GestureSpec, planForGesture } from '../helpers/protocol/gestures.t
 import type { CaptureOptionsInput } from '../helpers/snapshot/capture-options.ts';
 import type { Transport } from '../helpers/snapshot/driver.ts';
 import type { EnsurePolicy, EnsureResult } from '../helpers/snapshot/ensure-helper.ts';
+import type { LeaseRoom, LeaseScope, LeaseScopes, Screenshot } from '../lease-session/index.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import {
   type GestureView,
@@ -19,7 +20,6 @@ import {
   type ViewportView,
   viewportView,
 } from './helper-views.ts';
-import type { LeaseRoom, LeaseScope, LeaseScopes, Screenshot } from '../lease-session/index.ts';
 
 export interface HelperRequest {
   transport?: Transport;

@@ -30,11 +30,6 @@ export interface DeviceSide {
   room: LeaseRoom;
 }
 
-export { DeviceService, type DeviceView, deviceView } from './device-service.ts';
-export { DoctorService } from './doctor-service.ts';
-export { GlassService } from './glass-service.ts';
-export { HelperService } from './helper-service.ts';
-export * from './helper-views.ts';
 export {
   type Caller,
   type LeaseScope,
@@ -42,5 +37,10 @@ export {
   type Owner,
   refOf,
 } from '../lease-session/index.ts';
+export { DeviceService, type DeviceView, deviceView } from './device-service.ts';
+export { DoctorService } from './doctor-service.ts';
+export { GlassService } from './glass-service.ts';
+export { HelperService } from './helper-service.ts';
+export * from './helper-views.ts';
 export { LeaseService } from './lease-service.ts';
 export { type PublishInput, ReleaseService } from './release-service.ts';

@@ -3,11 +3,7 @@
  * by the first operation that needs one, a resource of the lease's session that teardown closes;
  * teardown's journal restore puts back the secure settings the a11y service changed.
  */
-import {
-  ACCESSIBILITY_ENABLED,
-  ENABLED_SERVICES,
-  readSecureSetting,
-} from '../helpers/glass/a11y-driver.ts';
+import { ACCESSIBILITY_ENABLED, ENABLED_SERVICES, readSecureSetting } from '../helpers/glass/a11y-driver.ts';
 import { LeaseCompanions } from '../helpers/glass/companions.ts';
 import type { LeaseTarget } from './scope.ts';
 import { type LeaseSession, type LeaseSessions, leaseEnded } from './session.ts';

@@ -18,9 +18,17 @@ import { cleanAfterTakeover } from './takeover.ts';
 import { Teardown } from './teardown.ts';
 
 export { type Closed, Resources } from './resources.ts';
-export { type Caller, type LeaseRef, type LeaseScope, LeaseScopes, type LeaseTarget, type Owner, refOf } from './scope.ts';
+export {
+  type Caller,
+  type LeaseRef,
+  type LeaseScope,
+  LeaseScopes,
+  type LeaseTarget,
+  type Owner,
+  refOf,
+} from './scope.ts';
 export type { HelperStatusSink, LeaseSessionOptions } from './session.ts';
-export { openHelperDriver, SCREENSHOT_DEADLINE_MS, SNAPSHOT_HELPER, type Screenshot } from './snapshot.ts';
+export { openHelperDriver, SCREENSHOT_DEADLINE_MS, type Screenshot, SNAPSHOT_HELPER } from './snapshot.ts';
 
 export class LeaseRoom {
   readonly #sessions: LeaseSessions;

@@ -3,8 +3,9 @@
  * persistent session per lease, through the helper's driver), and the screenshot (no helper).
  * A lease's driver is a resource of its session: teardown closes it (its session, its forwards).
  */
-import type { AdbRuntime } from '../adb/runtime.ts';
+
 import { type RequestDeadline, requestDeadline } from '../adb/deadline.ts';
+import type { AdbRuntime } from '../adb/runtime.ts';
 import { BridgeError } from '../errors.ts';
 import { apkSource } from '../helpers/apk-source.ts';
 import { type PngHeader, readPngHeader } from '../helpers/protocol/png-header.ts';
@@ -251,7 +252,11 @@ export class SnapshotCapability {
       const started = performance.now();
       const deadlineMs = request.deadlineMs ?? SCREENSHOT_DEADLINE_MS;
       // execOut answers the deadline itself (its TIMEOUT); the signal carries the cancellations.
-      const deadline = requestDeadline({ startedAt: started, deadlineMs, signals: [request.signal, leaseSignal] });
+      const deadline = requestDeadline({
+        startedAt: started,
+        deadlineMs,
+        signals: [request.signal, leaseSignal],
+      });
       try {
         const png = await this.#sessions.options.adb.client.execOut(lease.serial, 'screencap -p', {
           signal: deadline.signal,

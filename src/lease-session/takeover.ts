@@ -70,7 +70,9 @@ async function clean(sessions: LeaseSessions, serial: string, from: string, wait
       // forceStop swallows errors: ask the device once first, so a device that never answers is reported.
       await answered(() => device.shell('true', { timeoutMs: 5000 }));
       await forceStop(device, helper.packageName);
-      actions.push(`force-stopped ${helper.packageName} (a helper session ${from} may have left) on ${serial}`);
+      actions.push(
+        `force-stopped ${helper.packageName} (a helper session ${from} may have left) on ${serial}`,
+      );
     } catch (err) {
       failures.push(`stopping the helper ${from} may have left on ${serial}: ${(err as Error).message}`);
     }

@@ -8,6 +8,7 @@
  * to its baseline. Each step's lines are the teardown record's `actions` and `failures`.
  */
 import { describeLocal } from '../adb/forward-target.ts';
+import { APP_JOURNAL_PREFIX, parseAppJournalRecord, uninstallApp } from '../helpers/farm/apps.ts';
 import {
   A11Y_STATE_KEY,
   type A11ySettingsRecord,
@@ -16,7 +17,6 @@ import {
   GlassA11y,
   parseA11ySettingsRecord,
 } from '../helpers/glass/a11y-driver.ts';
-import { APP_JOURNAL_PREFIX, parseAppJournalRecord, uninstallApp } from '../helpers/farm/apps.ts';
 import { installedSha256 } from '../helpers/snapshot/ensure-helper.ts';
 import type { Closed } from './resources.ts';
 import type { LeaseTarget } from './scope.ts';
@@ -175,7 +175,9 @@ export class Teardown {
       );
     } catch (err) {
       record.failures.push(`restoring secure settings on ${settings.serial}: ${(err as Error).message}`);
-      await this.#sessions.options.journal?.saveDeviceState(leaseId, A11Y_STATE_KEY, value).catch(() => undefined);
+      await this.#sessions.options.journal
+        ?.saveDeviceState(leaseId, A11Y_STATE_KEY, value)
+        .catch(() => undefined);
     }
   }
 
@@ -193,7 +195,9 @@ export class Teardown {
       return;
     }
     if (app.keep) {
-      actions.push(`kept app ${app.packageName} (installed during the lease, asked to keep) on ${app.serial}`);
+      actions.push(
+        `kept app ${app.packageName} (installed during the lease, asked to keep) on ${app.serial}`,
+      );
       return;
     }
     const device = this.#sessions.device(app.serial);

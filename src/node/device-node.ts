@@ -34,10 +34,10 @@ import { DEFAULT_RESET_POLICY, readResetPolicyFile } from '../devices/reset-poli
 import type { DeviceStore } from '../devices/types.ts';
 import { DeviceResets } from '../helpers/device-resets.ts';
 import { EnsureVerdicts } from '../helpers/snapshot/ensure-helper.ts';
+import { LeaseRoom } from '../lease-session/index.ts';
 import { LeaseManager } from '../leases/manager.ts';
 import { openLeaseStore } from '../leases/open-store.ts';
 import type { LeaseStore } from '../leases/types.ts';
-import { LeaseRoom } from '../lease-session/index.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import { PeriodicTask } from '../periodic.ts';

@@ -1,4 +1,6 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import { parseAdbPublicKey } from '../../../adb/adb-public-key.ts';
+import type { AdbEndpoint } from '../../../api/adb-endpoint.ts';
 import {
   AdbEndpointBodySchema,
   AdbEndpointSchema,
@@ -8,8 +10,6 @@ import {
   LeaseIdParam,
   SECURED_ERRORS,
 } from '../../../api/index.ts';
-import { parseAdbPublicKey } from '../../../adb/adb-public-key.ts';
-import type { AdbEndpoint } from '../../../api/adb-endpoint.ts';
 import type { AppEnv } from '../../env.ts';
 import { guard, jsonBody } from '../../middleware/guard.ts';
 import { SMALL_BODY_BYTES, scopeFor } from './common.ts';

@@ -38,7 +38,9 @@ export function registerLogcat(app: OpenAPIHono<AppEnv>): void {
   app.openapi(logcatRoute, async (c) => {
     const { side, scope } = await scopeFor(c, c.req.valid('param').id);
     // The query's given fields are the filter.
-    const filter = Object.fromEntries(Object.entries(c.req.valid('query')).filter(([, v]) => v !== undefined));
+    const filter = Object.fromEntries(
+      Object.entries(c.req.valid('query')).filter(([, v]) => v !== undefined),
+    );
     const stream = await side.room.farm.logcat(side.scopes.local(scope), filter);
     return c.body(stream, 200, { 'Content-Type': NDJSON_MEDIA_TYPE }) as never;
   });

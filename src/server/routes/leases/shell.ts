@@ -1,4 +1,5 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import type { ShellRequest, ShellResponse, ShellStreamRequest } from '../../../api/farm.ts';
 import {
   BODY_ERRORS,
   errorResponses,
@@ -11,7 +12,6 @@ import {
   ShellResultSchema,
   ShellStreamBodySchema,
 } from '../../../api/index.ts';
-import type { ShellRequest, ShellResponse, ShellStreamRequest } from '../../../api/farm.ts';
 import type { ShellInput } from '../../../helpers/farm/shell.ts';
 import type { AppEnv } from '../../env.ts';
 import { guard, jsonBody } from '../../middleware/guard.ts';
