@@ -66,3 +66,84 @@ export function withDeadline<T>(
     );
   });
 }
+
+/**
+ * A request's one deadline, made once where the request starts and handed down as `signal`: the
+ * only way a request deadline is made (the lease's operations, the snapshot driver, one-shot runs,
+ * the helper session). `signal` aborts when any of the caller's signals does (with its reason) or
+ * when the deadline passes (with `expired()`'s reason); a listener on each caller signal, removed by
+ * `dispose`, instead of AbortSignal.any (which keeps a weak reference on a long-lived lease signal
+ * per request). Without `expired` there is no timer: the signal carries cancellation only and each
+ * step bounds itself with `remainingMs()`.
+ */
+export interface RequestDeadline {
+  /** When the request started (`performance.now()`). */
+  readonly startedAt: number;
+  /** The whole request's budget. */
+  readonly deadlineMs: number;
+  /** `startedAt + deadlineMs`. */
+  readonly deadlineAt: number;
+  readonly signal: AbortSignal;
+  /** The deadline passed (the signal aborted with `expired()`'s reason). */
+  readonly timedOut: boolean;
+  /** What is left of the budget, at least 1 ms (a spent budget still times out; 0 means no timer). */
+  remainingMs(): number;
+  /** Stop the timer and leave the caller's signals. */
+  dispose(): void;
+}
+
+export interface RequestDeadlineOptions {
+  /** The whole request's budget (Infinity: cancellation only). */
+  deadlineMs: number;
+  /** When the request started, if earlier work counts against it (default: now). */
+  startedAt?: number | undefined;
+  /** The caller's cancellations (the request's own, its lease's); undefined entries are skipped. */
+  signals?: ReadonlyArray<AbortSignal | undefined>;
+  /** The reason the signal aborts with when the deadline passes; without it, no timer is set. */
+  expired?: () => unknown;
+}
+
+export function requestDeadline(options: RequestDeadlineOptions): RequestDeadline {
+  const startedAt = options.startedAt ?? performance.now();
+  const { deadlineMs, expired } = options;
+  const deadlineAt = startedAt + deadlineMs;
+  const controller = new AbortController();
+  let timedOut = false;
+  let timer: NodeJS.Timeout | undefined;
+  const outer = (options.signals ?? []).filter((s): s is AbortSignal => s !== undefined);
+  const relays = outer.map((s) => {
+    const relay = () => controller.abort(s.reason);
+    return { s, relay };
+  });
+  const dispose = () => {
+    if (timer !== undefined) clearTimeout(timer);
+    for (const { s, relay } of relays) s.removeEventListener('abort', relay);
+  };
+  for (const { s, relay } of relays) {
+    if (controller.signal.aborted) break;
+    if (s.aborted) relay();
+    else s.addEventListener('abort', relay, { once: true });
+  }
+  if (controller.signal.aborted) dispose();
+  else if (expired !== undefined && Number.isFinite(deadlineMs)) {
+    timer = setTimeout(
+      () => {
+        timedOut = true;
+        controller.abort(expired());
+        dispose();
+      },
+      Math.max(0, deadlineAt - performance.now()),
+    );
+  }
+  return {
+    startedAt,
+    deadlineMs,
+    deadlineAt,
+    signal: controller.signal,
+    get timedOut() {
+      return timedOut;
+    },
+    remainingMs: () => Math.max(1, Math.floor(deadlineAt - performance.now())),
+    dispose,
+  };
+}

@@ -6,9 +6,9 @@ import type { NodeDirectory } from '../devices/nodes.ts';
 import type { DeviceRegistry } from '../devices/registry.ts';
 import type { DeviceRecord } from '../devices/types.ts';
 import { BridgeError, isBridgeError } from '../errors.ts';
+import type { Caller } from '../lease-session/index.ts';
 import type { LeaseManager } from '../leases/manager.ts';
 import type { Lease, LeaseStore } from '../leases/types.ts';
-import type { Caller } from './lease-scope.ts';
 
 /** What a caller sees of a device (pure). */
 export function deviceView(record: DeviceRecord, lease: Lease | null, caller: Caller | null) {

@@ -22,14 +22,18 @@ import type { A11yNode } from '../api/glass.ts';
 import { BridgeError } from '../errors.ts';
 import { ACCESSIBILITY_ENABLED, ENABLED_SERVICES } from '../helpers/glass/a11y-driver.ts';
 import { GLASS_A11Y, GLASS_AGENT } from '../helpers/glass/companions.ts';
-import { type LeaseOperations, SNAPSHOT_HELPER } from '../helpers/lease-operations.ts';
+import {
+  type LeaseRoom,
+  type LeaseScope,
+  type LeaseScopes,
+  SNAPSHOT_HELPER,
+} from '../lease-session/index.ts';
 import type { ReleaseRepository } from '../releases/repository.ts';
 import type { SnapshotNode } from '../snapshot/types.ts';
 import { BRIDGE_VERSION } from '../version.ts';
 import { clip, diagnose, doctorDevice, parseGetprop } from './doctor-diagnosis.ts';
 import type { GlassService } from './glass-service.ts';
 import type { HelperService } from './helper-service.ts';
-import type { LeaseScope, LeaseScopes } from './lease-scope.ts';
 
 /** What the doctor types and sets: accents, CJK, an emoji outside the BMP. */
 export const DOCTOR_TEXT = 'héllo 日本 😀';
@@ -62,7 +66,7 @@ const SHELL = { maxOutputBytes: 256 * 1024 };
 
 export interface DoctorServiceOptions {
   scopes: LeaseScopes;
-  operations: LeaseOperations;
+  room: LeaseRoom;
   helpers: HelperService;
   glass: GlassService;
   releases: Pick<ReleaseRepository, 'getLatestRelease'>;
@@ -100,7 +104,7 @@ export class DoctorService {
   }
 
   async run(scope: LeaseScope, request: { timeoutSeconds?: number } = {}): Promise<DoctorReport> {
-    const { operations, helpers, glass } = this.#o;
+    const { room, helpers, glass } = this.#o;
     // Runs where the device is driven (the route forwards it there); refused here otherwise.
     const target = this.#o.scopes.local(scope);
     const startedAt = new Date();
@@ -108,14 +112,14 @@ export class DoctorService {
     const timeoutSeconds = request.timeoutSeconds ?? DOCTOR_DEFAULT_SECONDS;
     const checksEnd = started + Math.max(5_000, timeoutSeconds * 1000 - CLEANUP_RESERVE_MS);
     const shell = (argv: string[], timeoutMs = 15_000) =>
-      operations.shell(target, { argv }, { ...SHELL, timeoutMs });
+      room.farm.shell(target, { argv }, { ...SHELL, timeoutMs });
 
     // Who the device is (one getprop round trip) and what it had before the doctor touched it.
     const props = await shell(['getprop']).then(
       (r) => parseGetprop(r.stdout.toString('utf8')),
       () => new Map<string, string>(),
     );
-    const settingsBefore = await operations.a11ySettings(target).catch((err: unknown) => err);
+    const settingsBefore = await room.glass.a11ySettings(target).catch((err: unknown) => err);
     const releases = await Promise.all(
       [SNAPSHOT_HELPER, GLASS_AGENT, GLASS_A11Y].map(async (name) => ({
         name,
@@ -174,7 +178,7 @@ export class DoctorService {
       const done: string[] = [];
       for (const name of [SNAPSHOT_HELPER, GLASS_A11Y]) {
         const r =
-          name === GLASS_A11Y ? await operations.ensureA11yApk(target) : await helpers.ensure(scope, name);
+          name === GLASS_A11Y ? await room.glass.ensureA11yApk(target) : await helpers.ensure(scope, name);
         const declared = releases.find((x) => x.name === name)?.release?.installArgs;
         const args: unknown[] = Array.isArray(declared) ? declared : [];
         done.push(
@@ -228,7 +232,7 @@ export class DoctorService {
     });
 
     await check('glass-agent', [], async () => {
-      await operations.glassAgent(target, 'ping');
+      await room.glass.agent(target, 'ping');
       return 'started; answered ping';
     });
 
@@ -322,7 +326,7 @@ export class DoctorService {
     /** What the settings were before the lease's a11y service was first enabled (by the doctor or earlier). */
     let prior: [string | null, string | null] | null = null;
     try {
-      const stopped = await operations.stopHelpers(target);
+      const stopped = await room.teardown.stopHelpers(target);
       cleanup.actions.push(...stopped.actions);
       cleanup.failures.push(...stopped.failures);
       if (stopped.restored !== null)
@@ -342,7 +346,7 @@ export class DoctorService {
     let restored: DoctorCheck;
     try {
       if (!Array.isArray(settingsBefore)) throw settingsBefore;
-      const after = await operations.a11ySettings(target);
+      const after = await room.glass.a11ySettings(target);
       // The lease may have enabled the service before the doctor ran: the device goes back to how the
       // lease found it (the journaled values), which the lease's next a11y call enables again.
       const [services, enabled] = prior ?? (settingsBefore as [string | null, string | null]);

@@ -15,14 +15,13 @@ import type {
   PointerPoint,
 } from '../api/index.ts';
 import { parseA11yRef } from '../helpers/glass/a11y-tree.ts';
-import type { LeaseOperations } from '../helpers/lease-operations.ts';
+import type { LeaseRoom, LeaseScope, LeaseScopes } from '../lease-session/index.ts';
 import { buildTap } from '../protocol/helper/touch-plan.ts';
 import { formatNodeRef } from '../snapshot/node-ref.ts';
-import type { LeaseScope, LeaseScopes } from './lease-scope.ts';
 
 export interface GlassServiceOptions {
   scopes: LeaseScopes;
-  operations: LeaseOperations;
+  room: Pick<LeaseRoom, 'glass' | 'snapshot'>;
 }
 
 const since = (started: number) => Math.round((performance.now() - started) * 100) / 100;
@@ -35,7 +34,7 @@ export class GlassService {
   }
 
   async #agent(scope: LeaseScope, op: string, fields: Record<string, unknown> = {}) {
-    return this.#o.operations.glassAgent(this.#o.scopes.local(scope), op, fields);
+    return this.#o.room.glass.agent(this.#o.scopes.local(scope), op, fields);
   }
 
   async #done(scope: LeaseScope, op: string, fields: Record<string, unknown>): Promise<GlassDone> {
@@ -72,7 +71,7 @@ export class GlassService {
     request: { format?: 'normalized' | 'raw'; package?: string } = {},
   ): Promise<A11yTree> {
     const started = performance.now();
-    const served = await this.#o.operations.a11yTree(this.#o.scopes.local(scope), request.package ?? '');
+    const served = await this.#o.room.glass.a11yTree(this.#o.scopes.local(scope), request.package ?? '');
     if (request.format === 'raw') {
       return {
         format: 'raw',
@@ -104,11 +103,11 @@ export class GlassService {
     const lease = this.#o.scopes.local(scope);
     const done = { ok: true as const, ref: formatNodeRef(rawRef), rawRef, action: request.action };
     if (request.action === 'click' && request.via !== 'accessibility') {
-      const point = await this.#o.operations.a11yTapPoint(lease, rawRef);
-      await this.#o.operations.gesture(lease, buildTap(point.x, point.y), {});
+      const point = await this.#o.room.glass.a11yTapPoint(lease, rawRef);
+      await this.#o.room.snapshot.gesture(lease, buildTap(point.x, point.y), {});
       return { ...done, via: 'tap', point, elapsedMs: since(started) };
     }
-    await this.#o.operations.a11yAction(lease, rawRef, request.action, request.text);
+    await this.#o.room.glass.a11yAction(lease, rawRef, request.action, request.text);
     return {
       ...done,
       ...(request.action === 'click' ? { via: 'accessibility' as const } : {}),

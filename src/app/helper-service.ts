@@ -4,10 +4,10 @@
  * owner resolved). A scope whose device is driven elsewhere is forwarded by the HTTP edge before it
  * gets here; what reaches a method runs on this node or is refused naming the owner.
  */
-import type { LeaseOperations, Screenshot } from '../helpers/lease-operations.ts';
 import type { CaptureOptionsInput } from '../helpers/snapshot/capture-options.ts';
 import type { Transport } from '../helpers/snapshot/driver.ts';
 import type { EnsurePolicy, EnsureResult } from '../helpers/snapshot/ensure-helper.ts';
+import type { LeaseRoom, LeaseScope, LeaseScopes, Screenshot } from '../lease-session/index.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import { type GestureSpec, planForGesture } from '../protocol/helper/gestures.ts';
 import {
@@ -20,7 +20,6 @@ import {
   type ViewportView,
   viewportView,
 } from './helper-views.ts';
-import type { LeaseScope, LeaseScopes } from './lease-scope.ts';
 
 export interface HelperRequest {
   transport?: Transport;
@@ -34,7 +33,7 @@ export interface SnapshotRequest extends HelperRequest {
 
 export interface HelperServiceOptions {
   scopes: LeaseScopes;
-  operations: LeaseOperations;
+  room: Pick<LeaseRoom, 'snapshot'>;
   metrics?: Pick<Metrics, 'snapshotSeconds' | 'helperInstalls'>;
 }
 
@@ -51,7 +50,7 @@ export class HelperService {
   }
 
   async ensure(scope: LeaseScope, name: string, policy?: EnsurePolicy): Promise<EnsureResult> {
-    const result = await this.#o.operations.ensure(this.#o.scopes.local(scope), name, policy);
+    const result = await this.#o.room.snapshot.ensure(this.#o.scopes.local(scope), name, policy);
     this.#o.metrics?.helperInstalls.inc({
       outcome: result.action === 'none' ? result.before : result.action,
     });
@@ -63,23 +62,23 @@ export class HelperService {
   snapshot(scope: LeaseScope, r: SnapshotRequest): Promise<SnapshotXmlView | SnapshotJsonView>;
   async snapshot(scope: LeaseScope, r: SnapshotRequest): Promise<SnapshotXmlView | SnapshotJsonView> {
     const capture = r.capture ?? {};
-    const s = await this.#o.operations.snapshot(this.#o.scopes.local(scope), { ...request(r), capture });
+    const s = await this.#o.room.snapshot.snapshot(this.#o.scopes.local(scope), { ...request(r), capture });
     this.#o.metrics?.snapshotSeconds.observe({ transport: s.transport }, s.elapsedMs / 1000);
     return snapshotView(s, r.format, capture);
   }
 
   async viewport(scope: LeaseScope, r: HelperRequest = {}): Promise<ViewportView> {
-    return viewportView(await this.#o.operations.viewport(this.#o.scopes.local(scope), request(r)));
+    return viewportView(await this.#o.room.snapshot.viewport(this.#o.scopes.local(scope), request(r)));
   }
 
   /** The leased device's screen as PNG. */
   screenshot(scope: LeaseScope, r: { deadlineMs?: number } = {}): Promise<Screenshot> {
-    return this.#o.operations.screenshot(this.#o.scopes.local(scope), r);
+    return this.#o.room.snapshot.screenshot(this.#o.scopes.local(scope), r);
   }
 
   /** A gesture by kind (tap, swipe, …) or a raw `android-touch-plan-v1` plan (`{kind: 'plan', plan}`). */
   async gesture(scope: LeaseScope, spec: GestureSpec, r: HelperRequest = {}): Promise<GestureView> {
     const plan = planForGesture(spec);
-    return gestureView(await this.#o.operations.gesture(this.#o.scopes.local(scope), plan, request(r)));
+    return gestureView(await this.#o.room.snapshot.gesture(this.#o.scopes.local(scope), plan, request(r)));
   }
 }

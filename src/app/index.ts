@@ -3,13 +3,11 @@
  * routes and the CLI alike. Built once by the composition root (`src/node/`).
  */
 import type { NodeDirectory } from '../devices/nodes.ts';
-import type { AdbEndpointService } from './adb-endpoint-service.ts';
+import type { LeaseRoom, LeaseScopes } from '../lease-session/index.ts';
 import type { DeviceService } from './device-service.ts';
 import type { DoctorService } from './doctor-service.ts';
-import type { FarmService } from './farm-service.ts';
 import type { GlassService } from './glass-service.ts';
 import type { HelperService } from './helper-service.ts';
-import type { LeaseScopes } from './lease-scope.ts';
 import type { LeaseService } from './lease-service.ts';
 
 export interface DeviceSide {
@@ -25,19 +23,24 @@ export interface DeviceSide {
   glass: GlassService;
   /** The doctor: every capability of a leased device checked, a report to send back. */
   doctor: DoctorService;
-  /** Lease-scoped adb endpoints (remote adb). */
-  adbEndpoints: AdbEndpointService;
-  /** Shell and the app under test (issue 14). */
-  farm: FarmService;
+  /**
+   * The lease-session room: what a lease can do on the device this node drives (the routes call its
+   * farm and adb endpoint capabilities directly; helpers and glass go through the services above).
+   */
+  room: LeaseRoom;
 }
 
-export { AdbEndpointService } from './adb-endpoint-service.ts';
+export {
+  type Caller,
+  type LeaseScope,
+  LeaseScopes,
+  type Owner,
+  refOf,
+} from '../lease-session/index.ts';
 export { DeviceService, type DeviceView, deviceView } from './device-service.ts';
 export { DoctorService } from './doctor-service.ts';
-export { FarmService } from './farm-service.ts';
 export { GlassService } from './glass-service.ts';
 export { HelperService } from './helper-service.ts';
 export * from './helper-views.ts';
-export { type Caller, type LeaseScope, LeaseScopes, type Owner, refOf } from './lease-scope.ts';
 export { LeaseService } from './lease-service.ts';
 export { type PublishInput, ReleaseService } from './release-service.ts';

@@ -2,9 +2,9 @@
 
 import type { LeaseSelector } from '../devices/selector.ts';
 import { BridgeError } from '../errors.ts';
+import type { Caller, LeaseScopes } from '../lease-session/index.ts';
 import type { LeaseManager, ReleaseResult } from '../leases/manager.ts';
 import type { EndedLease, Lease } from '../leases/types.ts';
-import type { Caller, LeaseScopes } from './lease-scope.ts';
 
 export interface AcquireInput {
   /** Raw outside input: the manager validates it with the one selector schema (keeping every label key). */

@@ -121,7 +121,7 @@ async function withDriver(
   const { loadConfig } = await import('../config.ts');
   const { AdbRuntime } = await import('../adb/runtime.ts');
   const { ArtifactCache } = await import('../artifacts/cache.ts');
-  const { openHelperDriver } = await import('../helpers/lease-operations.ts');
+  const { openHelperDriver } = await import('../lease-session/index.ts');
   const { EnsureVerdicts } = await import('../helpers/snapshot/ensure-helper.ts');
   const config = loadConfig(process.env, {});
   const cache = new ArtifactCache(path.join(config.dataDir, 'cache', 'apk'));
@@ -153,7 +153,7 @@ async function withDriver(
       }
       serial ??= opts.connect;
     }
-    // The same driver the lease operations open (without a lease).
+    // The same driver a lease's session opens (without a lease).
     driver = openHelperDriver({
       adb: runtime,
       serial: serial!,

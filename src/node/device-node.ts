@@ -1,10 +1,10 @@
 /**
  * The device side of one bridge node, built once at start from configuration and its device
  * sources: the ADB runtime, the device registry, the lease manager (memory store by default, Redis
- * with REDIS_URL), the lease operations, and the application layer over them (`app`: the use cases
+ * with REDIS_URL), the lease-session room, and the application layer over them (`app`: the use cases
  * the routes and the CLI call). Dependencies are explicit and acyclic: the registry reads the lease
- * store; the operations check fences in the lease store and record helper status in the registry;
- * the manager matches and quarantines through the registry and tears down through the operations.
+ * store; the room checks fences in the lease store and record helper status in the registry;
+ * the manager matches and quarantines through the registry and tears down through the room.
  *
  * In a fleet (Redis): the node's name is configured or persisted in its data dir (`node-identity.ts`);
  * it is alive in the node directory from the first step (a heartbeat with a TTL of 3 beats) and
@@ -15,11 +15,9 @@ import { AdbRelayEndpoints } from '../adb/relay-endpoints.ts';
 import { AdbRuntime } from '../adb/runtime.ts';
 import { pingAdbServer } from '../adb/server.ts';
 import {
-  AdbEndpointService,
   DeviceService,
   type DeviceSide,
   DoctorService,
-  FarmService,
   GlassService,
   HelperService,
   LeaseScopes,
@@ -34,8 +32,8 @@ import { DeviceRegistry } from '../devices/registry.ts';
 import { DEFAULT_RESET_POLICY, readResetPolicyFile } from '../devices/reset-policy.ts';
 import type { DeviceStore } from '../devices/types.ts';
 import { DeviceResets } from '../helpers/device-resets.ts';
-import { LeaseOperations } from '../helpers/lease-operations.ts';
 import { EnsureVerdicts } from '../helpers/snapshot/ensure-helper.ts';
+import { LeaseRoom } from '../lease-session/index.ts';
 import { LeaseManager } from '../leases/manager.ts';
 import { openLeaseStore } from '../leases/open-store.ts';
 import type { LeaseStore } from '../leases/types.ts';
@@ -61,7 +59,8 @@ export interface DeviceNode {
   adb: AdbRuntime;
   devices: DeviceRegistry;
   leases: LeaseManager;
-  operations: LeaseOperations;
+  /** The lease-session room: what leases do on this node's devices, and their teardown. */
+  room: LeaseRoom;
   /** The use cases over this device side (what the routes and the CLI call). */
   app: DeviceSide;
   /** What `/readyz` checks of this device side: the adb server and the lease store answer. */
@@ -241,7 +240,7 @@ async function startSteps(options: DeviceNodeOptions, teardown: Teardown): Promi
     logger,
     remember: (id, baseline) => devices.rememberBaseline(id, baseline),
   });
-  const operations = new LeaseOperations({
+  const room = new LeaseRoom({
     adb,
     endpoints,
     resets,
@@ -253,11 +252,11 @@ async function startSteps(options: DeviceNodeOptions, teardown: Teardown): Promi
     helperStatus: devices,
     logger,
   });
-  teardown.add('lease operations', () => operations.close());
+  teardown.add('lease sessions', () => room.close());
   // A device taken over from a dead node: stop what that node's leases left running on it (its
   // leases' operations here wait for this, and start what they need again on their next call).
   const onClaimed = (event: { id: string; from: string; serial: string }) => {
-    void operations.cleanAfterTakeover(event.serial, event.from).then((result) => {
+    void room.cleanAfterTakeover(event.serial, event.from).then((result) => {
       const fields = { deviceId: event.id, from: event.from, ...result };
       const what = 'device taken over: what the dead node left on it cleaned';
       if (result.failures.length > 0) logger.warn(fields, what);
@@ -269,7 +268,7 @@ async function startSteps(options: DeviceNodeOptions, teardown: Teardown): Promi
   const leases = new LeaseManager({
     store: built.leaseStore,
     devices,
-    teardown: operations,
+    teardown: room,
     node,
     releaseWaitMs: config.releaseWaitMs,
     logger,
@@ -281,8 +280,8 @@ async function startSteps(options: DeviceNodeOptions, teardown: Teardown): Promi
     node,
     nodes: built.nodes,
   });
-  const helpers = new HelperService({ scopes, operations, metrics });
-  const glass = new GlassService({ scopes, operations });
+  const helpers = new HelperService({ scopes, room, metrics });
+  const glass = new GlassService({ scopes, room });
   const app: DeviceSide = {
     node,
     nodes: built.nodes,
@@ -298,14 +297,13 @@ async function startSteps(options: DeviceNodeOptions, teardown: Teardown): Promi
     glass,
     doctor: new DoctorService({
       scopes,
-      operations,
+      room,
       helpers,
       glass,
       releases: options.services.releases,
       node,
     }),
-    adbEndpoints: new AdbEndpointService({ scopes, operations }),
-    farm: new FarmService({ scopes, operations }),
+    room,
   };
 
   if (config.devicesFile) await devices.loadConfigFile(config.devicesFile);
@@ -349,7 +347,7 @@ async function startSteps(options: DeviceNodeOptions, teardown: Teardown): Promi
     sweepLeaseState({
       node,
       store: built.leaseStore,
-      local: operations,
+      local: room,
       ownerOf: (deviceId) => devices.ownerOf(deviceId),
       logger,
     }),
@@ -373,7 +371,7 @@ async function startSteps(options: DeviceNodeOptions, teardown: Teardown): Promi
     adb,
     devices,
     leases,
-    operations,
+    room,
     app,
     readiness: {
       adbServer: () => pingAdbServer(adb.server.connector, 1000),

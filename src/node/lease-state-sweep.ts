@@ -11,7 +11,7 @@ import { type Logger, silentLogger } from '../observability/logger.ts';
 export interface LeaseStateSweepOptions {
   node: string;
   store: Pick<LeaseStore, 'get' | 'getTeardown'>;
-  /** This node's per-lease state (LeaseOperations). */
+  /** This node's per-lease state (the lease-session room). */
   local: {
     leaseIds(): string[];
     closeLease(leaseId: string): Promise<{ actions: string[]; failures: string[] }>;

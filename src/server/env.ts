@@ -1,6 +1,5 @@
 import type { HttpBindings } from '@hono/node-server';
-import type { DeviceSide } from '../app/index.ts';
-import type { LeaseScope } from '../app/lease-scope.ts';
+import type { DeviceSide, LeaseScope } from '../app/index.ts';
 import type { ReleaseService } from '../app/release-service.ts';
 import type { ArtifactStore } from '../artifacts/store.ts';
 import type { ConsoleSessions } from '../auth/console-sessions.ts';

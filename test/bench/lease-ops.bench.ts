@@ -115,7 +115,7 @@ export function cycle(store: LeaseStore): (loop: number) => Promise<void> {
     },
     teardown: {
       closeLease: async () => ({ actions: [], failures: [] }),
-      // A node that holds nothing of these leases (LeaseOperations answers the same for them).
+      // A node that holds nothing of these leases (the lease-session room answers the same for them).
       ...(PENDING_PATH ? {} : { holdEmpty: () => () => undefined }),
     },
   });

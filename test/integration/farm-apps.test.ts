@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ArtifactCache } from '../../src/artifacts/cache.ts';
 import { sha256Bytes } from '../../src/artifacts/hash.ts';
-import { LeaseOperations } from '../../src/helpers/lease-operations.ts';
+import { LeaseRoom } from '../../src/lease-session/index.ts';
 import {
   ADMIN_TOKEN,
   CLIENT_TOKEN,
@@ -209,8 +209,8 @@ describe('lease apps: the teardown journal', () => {
     const lease = (await api('POST', '/v1/leases', { ttlSeconds: 60 })).body;
     const helperSha = sha256Bytes(await readFile(fixture('snapshot-helper-v2.apk')));
     expect((await api('POST', `/v1/leases/${lease.id}/apps`, { sha256: helperSha })).status).toBe(201);
-    // A fresh operations object knows nothing in memory: only the store's journal says what to undo.
-    const restarted = new LeaseOperations({
+    // A fresh room knows nothing in memory: only the store's journal says what to undo.
+    const restarted = new LeaseRoom({
       adb: bridge.node.adb,
       releases: bridge.services.releases,
       store: bridge.services.store,

@@ -1,5 +1,5 @@
 /**
- * A lease's glass companions on the node's LeaseOperations, against a simulated device through the
+ * A lease's glass companions on the node's LeaseRoom, against a simulated device through the
  * real adb server (leases in the memory store, releases in a filesystem store): an a11y service
  * that never binds is COMPANION_UNSUPPORTED, and the settings the failed enable changed are
  * restored by teardown; a release of the wrong kind is COMPANION_UNSUPPORTED naming the kind.
@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Attempt, AttemptSchema } from '../../src/api/index.ts';
 import { FsArtifactStore } from '../../src/artifacts/fs-store.ts';
 import type { BridgeError } from '../../src/errors.ts';
-import { LeaseOperations, type LeaseTarget } from '../../src/helpers/lease-operations.ts';
+import { LeaseRoom, type LeaseTarget } from '../../src/lease-session/index.ts';
 import { MemoryLeaseStore } from '../../src/leases/memory-store.ts';
 import { RedisLeaseStore } from '../../src/leases/redis-store.ts';
 import { publishRelease } from '../../src/releases/publish.ts';
@@ -23,14 +23,14 @@ let bed: DeviceBed;
 let tmp: { dir: string; cleanup(): Promise<void> };
 let store: FsArtifactStore;
 let leases: MemoryLeaseStore;
-let operations: LeaseOperations;
+let room: LeaseRoom;
 
 beforeAll(async () => {
   bed = await startDeviceBed();
   tmp = await tempDir();
   store = new FsArtifactStore(path.join(tmp.dir, 'artifacts'));
   leases = new MemoryLeaseStore();
-  operations = new LeaseOperations({
+  room = new LeaseRoom({
     adb: { client: bed.client, ledger: bed.ledger, locks: bed.locks },
     releases: new ReleaseRepository(store),
     store,
@@ -42,7 +42,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  await operations?.close();
+  await room?.close();
   await store?.close();
   await bed?.close();
   await tmp?.cleanup();
@@ -67,12 +67,12 @@ async function lease(): Promise<LeaseTarget> {
 }
 
 async function end(target: LeaseTarget) {
-  const teardown = await operations.closeLease(target.id);
+  const teardown = await room.closeLease(target.id);
   await leases.release(target.id);
   return teardown;
 }
 
-describe('glass companions on LeaseOperations', () => {
+describe('glass companions on LeaseRoom', () => {
   it('an a11y service that never binds is COMPANION_UNSUPPORTED; teardown restores what enabling changed', async () => {
     // A release whose socket the service never listens on: it never answers.
     await publishRelease(store, {
@@ -84,7 +84,7 @@ describe('glass companions on LeaseOperations', () => {
     });
     const before = android().runtime.settings.get('secure', 'enabled_accessibility_services') ?? null;
     const target = await lease();
-    const err = await operations.a11yTree(target, '').catch((e: unknown) => e);
+    const err = await room.glass.a11yTree(target, '').catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'COMPANION_UNSUPPORTED', retryable: false });
     expect((err as Error).message).toContain('cannot run the glass companion glass-a11y');
     expect((err as Error).message).toContain('did not come up');
@@ -113,7 +113,7 @@ describe('glass companions on LeaseOperations', () => {
       socketName: 'glass-agent',
     });
     const target = await lease();
-    const err = await operations.glassAgent(target, 'ping').catch((e: unknown) => e);
+    const err = await room.glass.agent(target, 'ping').catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'COMPANION_UNSUPPORTED' });
     expect((err as Error).message).toContain(
       'is a accessibility-service-apk release, not an app-process-jar',
@@ -134,7 +134,7 @@ describe('glass companions on LeaseOperations', () => {
     }
     // The journal is Redis on a loopback port nothing listens on: a Redis outage, not the device.
     const down = new RedisLeaseStore({ url: 'redis://127.0.0.1:1', prefix: `test-${randomUUID()}:` });
-    const blip = new LeaseOperations({
+    const blip = new LeaseRoom({
       adb: { client: bed.client, ledger: bed.ledger, locks: bed.locks },
       releases: new ReleaseRepository(store),
       store,
@@ -145,7 +145,7 @@ describe('glass companions on LeaseOperations', () => {
     });
     try {
       const target = await lease();
-      const err = await blip.a11yTree(target, '').catch((e: unknown) => e);
+      const err = await blip.glass.a11yTree(target, '').catch((e: unknown) => e);
       expect(err).toMatchObject({ code: 'UNAVAILABLE', retryable: true, details: { dependency: 'redis' } });
       expect((err as Error).message).not.toContain('cannot run the glass companion');
       await blip.closeLease(target.id);

@@ -1,10 +1,10 @@
-/** LeaseScopes (src/app/lease-scope.ts): one lease read, tenancy, state, fencing, and where the call runs. */
+/** LeaseScopes (src/lease-session/scope.ts): one lease read, tenancy, state, fencing, and where the call runs. */
 import { describe, expect, it } from 'vitest';
-import { LeaseScopes } from '../../src/app/lease-scope.ts';
 import { MemoryDeviceStore } from '../../src/devices/memory-store.ts';
 import { MemoryNodeDirectory } from '../../src/devices/nodes.ts';
 import type { DeviceRecord } from '../../src/devices/types.ts';
 import { BridgeError } from '../../src/errors.ts';
+import { LeaseScopes } from '../../src/lease-session/scope.ts';
 import { MemoryLeaseStore } from '../../src/leases/memory-store.ts';
 
 async function expectCode(promise: Promise<unknown>, code: string): Promise<BridgeError> {

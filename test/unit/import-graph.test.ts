@@ -158,8 +158,10 @@ const LAYERS: readonly (readonly string[])[] = [
   // Exclusive, fenced use of a device: lease stores, the manager, waiters, teardowns.
   ['leases'],
   // The on-device helpers and companions: the snapshot driver, glass connections, farm operations,
-  // and the lease operations that run them on a leased device (their codecs are in protocol/).
+  // the device reset (their codecs are in protocol/).
   ['helpers'],
+  // The lease-session room: what a lease does on its device (helpers, glass, farm, adb endpoint) and its teardown.
+  ['lease-session'],
   // The HTTP contract: zod request/response schemas shared by the routes, the app layer and clients.
   ['api'],
   // The application layer: one service method per use case, called by routes and the CLI alike.
@@ -285,12 +287,14 @@ describe('import graph', () => {
     expect([...reach(cli).keys()].some((f) => rel(f).startsWith('simulator/'))).toBe(true);
   });
 
-  it('routes reach the lease manager, the registry and the lease operations only through src/app/', () => {
+  it('routes reach the lease manager and the registry only through src/app/, the lease-session room only through the app layer', () => {
     const direct = under('server/routes').flatMap((file) =>
       (graph.get(file) ?? [])
         .map(rel)
-        .filter((t) =>
-          ['leases/manager.ts', 'devices/registry.ts', 'helpers/lease-operations.ts'].includes(t),
+        .filter(
+          (t) =>
+            ['leases/manager.ts', 'devices/registry.ts'].includes(t) ||
+            t.startsWith(`lease-session${path.sep}`),
         )
         .map((t) => `${rel(file)} -> ${t}`),
     );

@@ -2,7 +2,7 @@
  * The one-step release (issue 16): `LeaseManager.release` with the lease's device known ends the
  * lease and records its empty teardown in one store call (`releaseEmpty`) only on the node that
  * drives the device, while `LeaseTeardown.holdEmpty` says nothing of the lease is here; the store
- * falls back to the pending path when a device-state journal exists. And `LeaseOperations.holdEmpty`:
+ * falls back to the pending path when a device-state journal exists. And `LeaseRoom.holdEmpty`:
  * what counts as "something of the lease here", and operations that start during the hold.
  * (The store side of both paths is in the LeaseStore contract, test/support/leases-contract.ts.)
  */
@@ -11,11 +11,7 @@ import { parseAdbPublicKey } from '../../src/adb/adb-public-key.ts';
 import { ForwardLedger } from '../../src/adb/forward-ledger.ts';
 import type { EndpointTarget, OpenEndpoint } from '../../src/adb/relay-endpoints.ts';
 import { BridgeError } from '../../src/errors.ts';
-import {
-  LeaseOperations,
-  type LeaseOperationsOptions,
-  type LeaseTarget,
-} from '../../src/helpers/lease-operations.ts';
+import { LeaseRoom, type LeaseSessionOptions, type LeaseTarget } from '../../src/lease-session/index.ts';
 import { LeaseManager, type LeaseTeardown } from '../../src/leases/manager.ts';
 import { MemoryLeaseStore } from '../../src/leases/memory-store.ts';
 import type { Lease, TeardownRecord } from '../../src/leases/types.ts';
@@ -219,18 +215,18 @@ function operations() {
     adb: { ledger },
     fence: { checkFence: async () => undefined },
     endpoints,
-  } as unknown as LeaseOperationsOptions;
-  return { ops: new LeaseOperations(options), ledger, open };
+  } as unknown as LeaseSessionOptions;
+  return { ops: new LeaseRoom(options), ledger, open };
 }
 
-describe('LeaseOperations.holdEmpty', () => {
+describe('LeaseRoom.holdEmpty', () => {
   it('holds only while nothing of the lease is here: an adb endpoint or a forward of it means no hold', async () => {
     const { ops, ledger } = operations();
     const settle = ops.holdEmpty('lease-1');
     expect(settle).toBeTypeOf('function');
     expect(ops.holdEmpty('lease-1')).toBeNull(); // already held
     settle?.(false);
-    await ops.adbEndpoint(target, key);
+    await ops.adb.open(target, key);
     expect(ops.holdEmpty('lease-1')).toBeNull();
     await ops.closeLease('lease-1');
     expect(ops.holdEmpty('lease-2')).not.toBeNull();
@@ -243,14 +239,14 @@ describe('LeaseOperations.holdEmpty', () => {
   it('an operation started during the hold waits: refused (LEASE_EXPIRED) when the lease ended, run when not', async () => {
     const { ops, open } = operations();
     const settle = ops.holdEmpty('lease-1') as (ended: boolean) => void;
-    const refused = ops.adbEndpoint(target, key);
+    const refused = ops.adb.open(target, key);
     await new Promise((r) => setTimeout(r, 10));
     expect(open.size).toBe(0); // waiting, nothing opened
     settle(true);
     await expect(refused).rejects.toMatchObject({ code: 'LEASE_EXPIRED' });
     expect(open.size).toBe(0);
     const again = ops.holdEmpty('lease-1') as (ended: boolean) => void;
-    const runs = ops.adbEndpoint(target, key);
+    const runs = ops.adb.open(target, key);
     again(false);
     expect((await runs).endpoint).toBe('127.0.0.1:7201');
     expect(open.has('lease-1')).toBe(true);

@@ -8,6 +8,7 @@
  * answer — or the error's `details` — lists what was tried (`attempts`).
  */
 
+import { requestDeadline } from '../../adb/deadline.ts';
 import { BridgeError } from '../../errors.ts';
 import type { HelperManifest } from '../../manifest/index.ts';
 import type {
@@ -76,10 +77,8 @@ export function isHelperAnswer(err: unknown): boolean {
   );
 }
 
-/** The request's own cancellation (lease ended) wins over its deadline. */
-function abortedError(signal: AbortSignal | undefined, what: string, deadlineMs: number): BridgeError {
-  if (signal?.aborted && signal.reason instanceof BridgeError) return signal.reason;
-  if (signal?.aborted) return new BridgeError('UNAVAILABLE', `${what}: cancelled`);
+/** A request's TIMEOUT: nothing served within its one deadline. */
+export function requestTimedOut(deadlineMs: number, what = 'helper request'): BridgeError {
   return new BridgeError('TIMEOUT', `${what}: no result within the request deadline of ${deadlineMs} ms`, {
     details: { deadlineMs },
   });
@@ -202,23 +201,16 @@ export class SnapshotDriver {
     viaSession: (s: HelperSession, step: Step) => Promise<T>,
     viaOneShot: (step: Step) => Promise<T>,
   ): Promise<{ value: T } & Served> {
-    const started = request.startedAt ?? performance.now();
-    const deadlineMs = request.deadlineMs ?? defaultDeadlineMs(request.capture, extraMs);
-    const deadlineAt = started + deadlineMs;
     // One signal for the request: aborted by the deadline or by the caller's signal (the lease's),
-    // whichever comes first, with that one's reason. A listener on the caller's signal, removed in
-    // `finally`, instead of AbortSignal.any (~35 µs per call on Node 20, and a weak reference kept
-    // on the long-lived lease signal per request).
-    const expired = new AbortController();
-    const timer = setTimeout(
-      () => expired.abort(abortedError(undefined, 'helper request', deadlineMs)),
-      Math.max(0, deadlineAt - performance.now()),
-    );
-    const outer = request.signal;
-    const relay = () => expired.abort(outer?.reason);
-    if (outer?.aborted) relay();
-    else outer?.addEventListener('abort', relay, { once: true });
-    const signal = expired.signal;
+    // whichever comes first, with that one's reason.
+    const deadlineMs = request.deadlineMs ?? defaultDeadlineMs(request.capture, extraMs);
+    const deadline = requestDeadline({
+      startedAt: request.startedAt,
+      deadlineMs,
+      signals: [request.signal],
+      expired: () => requestTimedOut(deadlineMs),
+    });
+    const { signal, deadlineAt, startedAt: started } = deadline;
     const attempts: ServedAttempt[] = [];
     const onGiveUp: Array<(code: string) => void> = [];
     const gaveUp = new Promise<never>((_, reject) => {
@@ -257,8 +249,7 @@ export class SnapshotDriver {
       if (inner !== undefined && this.#pending.has(inner)) this.#track(this.#abandoned, inner);
       throw withAttempts(cause, attempts, deadlineMs);
     } finally {
-      clearTimeout(timer);
-      outer?.removeEventListener('abort', relay);
+      deadline.dispose();
     }
   }
 

@@ -7,6 +7,7 @@
  * kills a running one of the same package, and a force-stop kills every one. A run holds its turn
  * until its force-stop is done; waiting for the turn counts against the run's deadline.
  */
+import { requestDeadline } from '../../adb/deadline.ts';
 import { shellCommand } from '../../adb/shell-quote.ts';
 import { BridgeError } from '../../errors.ts';
 import type { HelperManifest } from '../../manifest/index.ts';
@@ -65,7 +66,8 @@ export async function runOneShot(
     throw new BridgeError('INVALID_ARGUMENT', `manifest ${manifest.name} has no instrumentationRunner`);
   }
   const requested = request.deadlineMs ?? request.capture.timeoutMs + COMMAND_DEADLINE_SLACK_MS;
-  const deadlineAt = performance.now() + requested;
+  // Waiting for the turn counts against the run's deadline: the run gets what remains of it.
+  const deadline = requestDeadline({ deadlineMs: requested });
   return device.locks
     .withExclusive(
       device.serial,
@@ -73,7 +75,7 @@ export async function runOneShot(
       () =>
         runLocked(device, manifest, {
           ...request,
-          deadlineMs: Math.max(1, Math.floor(deadlineAt - performance.now())),
+          deadlineMs: deadline.remainingMs(),
         }),
       { timeoutMs: requested, ...(request.signal ? { signal: request.signal } : {}) },
     )
@@ -117,16 +119,15 @@ async function runLocked(
     throw err;
   }
   stream.stdout.on('data', (d: Buffer) => decoder.push(d));
-  let timer: NodeJS.Timeout | undefined;
-  const timedOut = new Promise<'timeout'>((resolve) => {
-    timer = setTimeout(() => resolve('timeout'), deadlineMs);
+  // The run's deadline and the caller's cancellation, as one signal.
+  const deadline = requestDeadline({ deadlineMs, signals: [request.signal], expired: () => 'timeout' });
+  const gaveUp = new Promise<'timeout' | 'aborted'>((resolve) => {
+    const onAbort = () => resolve(deadline.timedOut ? 'timeout' : 'aborted');
+    if (deadline.signal.aborted) onAbort();
+    else deadline.signal.addEventListener('abort', onAbort, { once: true });
   });
-  const aborted = new Promise<'aborted'>((resolve) => {
-    if (request.signal?.aborted) resolve('aborted');
-    request.signal?.addEventListener('abort', () => resolve('aborted'), { once: true });
-  });
-  const outcome = await Promise.race([stream.exit, timedOut, aborted]);
-  clearTimeout(timer);
+  const outcome = await Promise.race([stream.exit, gaveUp]);
+  deadline.dispose();
   if (outcome === 'timeout' || outcome === 'aborted') {
     stream.close();
     await forceStop(device, manifest.packageName);

@@ -8,6 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import net from 'node:net';
 import type { ShellStream } from '../../adb/client.ts';
+import { requestDeadline } from '../../adb/deadline.ts';
 import type { ForwardEntry } from '../../adb/forward-ledger.ts';
 import type { ForwardTarget } from '../../adb/forward-target.ts';
 import { BridgeError } from '../../errors.ts';
@@ -108,13 +109,13 @@ export class HelperSession {
     if (signal?.aborted) throw cancelled(signal, 'helper session start');
     // The instrumentation starts in its turn (a one-shot run of the package would be killed by it);
     // the wait counts against the ready timeout.
-    const readyBy = performance.now() + readyTimeout;
+    const ready = requestDeadline({ deadlineMs: readyTimeout });
     await this.#device.locks
       .withExclusive(
         this.#device.serial,
         instrumentationLock(this.manifest.packageName),
         () => {
-          const left = Math.max(1, Math.floor(readyBy - performance.now()));
+          const left = ready.remainingMs();
           return this.#launch(runner, devicePort, left, Math.min(stepTimeout, left), signal);
         },
         { timeoutMs: readyTimeout, ...(signal ? { signal } : {}) },
@@ -218,27 +219,27 @@ export class HelperSession {
     const bytes = await new Promise<Buffer>((resolve, reject) => {
       const socket = net.connect(target);
       const chunks: Buffer[] = [];
+      // The command's deadline and the caller's cancellation, as one signal.
+      const deadline = requestDeadline({
+        deadlineMs: timeoutMs,
+        signals: [signal],
+        expired: () =>
+          new BridgeError('TIMEOUT', `helper session ${command} got no response within ${timeoutMs} ms`),
+      });
       const finish = () => {
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', onAbort);
+        deadline.dispose();
+        deadline.signal.removeEventListener('abort', onAbort);
       };
       const onAbort = () => {
         finish();
         socket.destroy();
-        reject(cancelled(signal!, `helper session ${command}`));
+        reject(deadline.timedOut ? deadline.signal.reason : cancelled(signal!, `helper session ${command}`));
       };
-      const timer = setTimeout(() => {
-        finish();
-        socket.destroy();
-        reject(
-          new BridgeError('TIMEOUT', `helper session ${command} got no response within ${timeoutMs} ms`),
-        );
-      }, timeoutMs);
-      if (signal?.aborted) {
+      if (deadline.signal.aborted) {
         onAbort();
         return;
       }
-      signal?.addEventListener('abort', onAbort, { once: true });
+      deadline.signal.addEventListener('abort', onAbort, { once: true });
       socket.on('connect', () => socket.write(line));
       socket.on('data', (d: Buffer) => chunks.push(d));
       socket.on('end', () => {

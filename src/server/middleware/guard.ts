@@ -6,7 +6,7 @@
  * bodies (APK uploads) are streamed by their route under the same limit (`limitedStream`).
  */
 import type { Context, MiddlewareHandler } from 'hono';
-import type { LeaseScope } from '../../app/lease-scope.ts';
+import type { LeaseScope } from '../../app/index.ts';
 import { type Capability, hasCapability, type Principal } from '../../auth/tokens.ts';
 import { BridgeError, isBridgeError } from '../../errors.ts';
 import { LEASE_ID_PATTERN } from '../../leases/types.ts';

@@ -1,4 +1,6 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import { parseAdbPublicKey } from '../../../adb/adb-public-key.ts';
+import type { AdbEndpoint } from '../../../api/adb-endpoint.ts';
 import {
   AdbEndpointBodySchema,
   AdbEndpointSchema,
@@ -51,6 +53,17 @@ export function registerAdbEndpoint(app: OpenAPIHono<AppEnv>): void {
   app.openapi(adbEndpointRoute, async (c) => {
     const { side, scope } = await scopeFor(c, c.req.valid('param').id);
     const { publicKey } = c.req.valid('json');
-    return c.json(await side.adbEndpoints.open(scope, publicKey), 200);
+    const key = parseAdbPublicKey(publicKey);
+    const opened = await side.room.adb.open(side.scopes.local(scope), key);
+    const endpoint: AdbEndpoint = {
+      endpoint: opened.endpoint,
+      host: opened.host,
+      port: opened.port,
+      serial: opened.serial,
+      keyFingerprint: opened.keyFingerprint,
+      leaseId: scope.lease.id,
+      deviceId: scope.lease.deviceId,
+    };
+    return c.json(endpoint, 200);
   });
 }

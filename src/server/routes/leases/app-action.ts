@@ -11,6 +11,7 @@ import {
   SECURED_ERRORS,
 } from '../../../api/index.ts';
 import { BridgeError } from '../../../errors.ts';
+import { assertPackageName } from '../../../helpers/farm/apps.ts';
 import type { AppEnv } from '../../env.ts';
 import { guard, jsonBody } from '../../middleware/guard.ts';
 import { SMALL_BODY_BYTES, scopeFor } from './common.ts';
@@ -61,11 +62,17 @@ export function registerAppActions(app: OpenAPIHono<AppEnv>): void {
     if (body.data.component !== undefined && params.action !== 'launch') {
       throw new BridgeError('INVALID_ARGUMENT', `component is for launch, not ${params.action}`);
     }
-    return c.json(await side.farm.appAction(scope, params.package, params.action, body.data.component), 200);
+    assertPackageName(params.package);
+    const target = side.scopes.local(scope);
+    return c.json(
+      await side.room.farm.appAction(target, params.package, params.action, body.data.component),
+      200,
+    );
   });
   app.openapi(uninstallAppRoute, async (c) => {
     const params = c.req.valid('param');
     const { side, scope } = await scopeFor(c, params.id);
-    return c.json(await side.farm.appAction(scope, params.package, 'uninstall'), 200);
+    assertPackageName(params.package);
+    return c.json(await side.room.farm.appAction(side.scopes.local(scope), params.package, 'uninstall'), 200);
   });
 }

@@ -95,8 +95,8 @@ export function registerInstallApp(app: OpenAPIHono<AppEnv>): void {
       }
       // Validated (the route's JSON validator) after smallJson read it under the limit.
       const { sha256, installArgs, keep } = InstallAppJsonSchema.parse(await c.req.json());
-      const installed = await side.farm.installApp(
-        scope,
+      const installed = await side.room.farm.installApp(
+        side.scopes.local(scope),
         { sha256 },
         { ...(installArgs ? { installArgs } : {}), ...(keep === undefined ? {} : { keep }) },
       );
@@ -112,8 +112,8 @@ export function registerInstallApp(app: OpenAPIHono<AppEnv>): void {
     const file = path.join(tmpDir, `app-${randomUUID()}.apk`);
     try {
       await receiveApk(c, file, limit);
-      const installed = await side.farm.installApp(
-        scope,
+      const installed = await side.room.farm.installApp(
+        side.scopes.local(scope),
         { file },
         { ...(installArgs ? { installArgs } : {}), keep: query.keep === 'true' },
       );

@@ -28,6 +28,6 @@ export const listAppsRoute = createRoute({
 export function registerListApps(app: OpenAPIHono<AppEnv>): void {
   app.openapi(listAppsRoute, async (c) => {
     const { side, scope } = await scopeFor(c, c.req.valid('param').id);
-    return c.json(await side.farm.listApps(scope), 200);
+    return c.json({ apps: await side.room.farm.apps(side.scopes.local(scope)) }, 200);
   });
 }

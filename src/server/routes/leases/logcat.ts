@@ -37,7 +37,11 @@ export const logcatRoute = createRoute({
 export function registerLogcat(app: OpenAPIHono<AppEnv>): void {
   app.openapi(logcatRoute, async (c) => {
     const { side, scope } = await scopeFor(c, c.req.valid('param').id);
-    const stream = await side.farm.logcat(scope, c.req.valid('query'));
+    // The query's given fields are the filter.
+    const filter = Object.fromEntries(
+      Object.entries(c.req.valid('query')).filter(([, v]) => v !== undefined),
+    );
+    const stream = await side.room.farm.logcat(side.scopes.local(scope), filter);
     return c.body(stream, 200, { 'Content-Type': NDJSON_MEDIA_TYPE }) as never;
   });
 }

@@ -1,15 +1,18 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import type { ShellRequest, ShellResponse, ShellStreamRequest } from '../../../api/farm.ts';
 import {
   BODY_ERRORS,
   errorResponses,
   LEASE_ERRORS,
   LeaseIdParam,
   SECURED_ERRORS,
+  SHELL_LIMITS,
   ShellBodySchema,
   ShellEventSchema,
   ShellResultSchema,
   ShellStreamBodySchema,
 } from '../../../api/index.ts';
+import type { ShellInput } from '../../../helpers/farm/shell.ts';
 import type { AppEnv } from '../../env.ts';
 import { guard, jsonBody } from '../../middleware/guard.ts';
 import { scopeFor } from './common.ts';
@@ -85,14 +88,34 @@ export const shellStreamRoute = createRoute({
   },
 });
 
+/** The command as the body gives it: an argv, or one command line. */
+function shellInput(request: ShellRequest | ShellStreamRequest): ShellInput {
+  return request.argv !== undefined ? { argv: request.argv } : { command: request.command ?? '' };
+}
+
 export function registerShell(app: OpenAPIHono<AppEnv>): void {
   app.openapi(shellRoute, async (c) => {
     const { side, scope } = await scopeFor(c, c.req.valid('param').id);
-    return c.json(await side.farm.shell(scope, c.req.valid('json')), 200);
+    const request = c.req.valid('json');
+    const outcome = await side.room.farm.shell(side.scopes.local(scope), shellInput(request), {
+      timeoutMs: request.timeoutMs ?? SHELL_LIMITS.defaultTimeoutMs,
+      maxOutputBytes: request.maxOutputBytes ?? SHELL_LIMITS.defaultMaxOutputBytes,
+    });
+    const result: ShellResponse = {
+      exitCode: outcome.exitCode,
+      stdout: outcome.stdout.toString('utf8'),
+      stderr: outcome.stderr.toString('utf8'),
+      truncated: outcome.truncated,
+      durationMs: Math.round(outcome.durationMs),
+    };
+    return c.json(result, 200);
   });
   app.openapi(shellStreamRoute, async (c) => {
     const { side, scope } = await scopeFor(c, c.req.valid('param').id);
-    const stream = await side.farm.shellStream(scope, c.req.valid('json'));
+    const request = c.req.valid('json');
+    const stream = await side.room.farm.shellEvents(side.scopes.local(scope), shellInput(request), {
+      timeoutMs: request.timeoutMs ?? SHELL_LIMITS.defaultTimeoutMs,
+    });
     return c.body(stream, 200, { 'Content-Type': NDJSON_MEDIA_TYPE }) as never;
   });
 }

@@ -9,8 +9,21 @@
 import type { NodeDirectory } from '../devices/nodes.ts';
 import type { DeviceStore } from '../devices/types.ts';
 import { BridgeError } from '../errors.ts';
-import type { LeaseRef, LeaseTarget } from '../helpers/lease-operations.ts';
 import type { Lease, LeaseStore } from '../leases/types.ts';
+
+/** The lease facts an operation needs. */
+export interface LeaseRef {
+  id: string;
+  deviceId: string;
+  fencingToken: number;
+  /** The lease keeps the apps installed during it (teardown leaves them, recorded as kept). */
+  keepApps?: boolean;
+}
+
+/** A lease's device on this node: the lease facts and the adb serial this node uses for it. */
+export interface LeaseTarget extends LeaseRef {
+  serial: string;
+}
 
 /** Who calls: a token's name, tenant and role (admins see every tenant). */
 export interface Caller {

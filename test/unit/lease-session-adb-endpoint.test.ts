@@ -1,5 +1,5 @@
 /**
- * The adb endpoint as a lease operation (src/helpers/lease-operations.ts), with fakes of our own
+ * The adb endpoint as a lease operation (src/lease-session/adb-endpoint.ts), with fakes of our own
  * interfaces (the relay itself is tested against the real adb client in test/integration/): an
  * endpoint whose lease ended while it opened is closed again, teardown closes the lease's endpoints
  * and records it, and the endpoint's liveness check follows the lease's fence.
@@ -8,11 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { parseAdbPublicKey } from '../../src/adb/adb-public-key.ts';
 import type { EndpointTarget, OpenEndpoint } from '../../src/adb/relay-endpoints.ts';
 import { BridgeError } from '../../src/errors.ts';
-import {
-  LeaseOperations,
-  type LeaseOperationsOptions,
-  type LeaseTarget,
-} from '../../src/helpers/lease-operations.ts';
+import { LeaseRoom, type LeaseSessionOptions, type LeaseTarget } from '../../src/lease-session/index.ts';
 import { fixturePublicKey } from '../support/adb-keys.ts';
 
 const key = parseAdbPublicKey(fixturePublicKey);
@@ -42,14 +38,14 @@ function setup(fence: () => Promise<void>, closeFails = false) {
     adb: { ledger: { release: async () => ({ removed: [], failed: [] }) } },
     fence: { checkFence: async () => fence() },
     endpoints,
-  } as unknown as LeaseOperationsOptions;
-  return { ops: new LeaseOperations(options), opened, closed };
+  } as unknown as LeaseSessionOptions;
+  return { ops: new LeaseRoom(options), opened, closed };
 }
 
-describe('LeaseOperations.adbEndpoint', () => {
+describe('the lease-session room: the adb endpoint', () => {
   it('opens for the lease and its device; teardown closes it and records the lines', async () => {
     const { ops, opened, closed } = setup(async () => undefined);
-    expect((await ops.adbEndpoint(lease, key)).endpoint).toBe('127.0.0.1:7201');
+    expect((await ops.adb.open(lease, key)).endpoint).toBe('127.0.0.1:7201');
     expect(opened[0]).toMatchObject({ owner: 'lease-1', serial: 'emulator-5554', deviceId: 'dev-1', key });
     const report = await ops.closeLease('lease-1');
     expect(closed).toEqual(['lease-1']);
@@ -61,13 +57,13 @@ describe('LeaseOperations.adbEndpoint', () => {
     const { ops, closed } = setup(async () => {
       throw new BridgeError('LEASE_EXPIRED', 'lease has ended');
     });
-    await expect(ops.adbEndpoint(lease, key)).rejects.toMatchObject({ code: 'LEASE_EXPIRED' });
+    await expect(ops.adb.open(lease, key)).rejects.toMatchObject({ code: 'LEASE_EXPIRED' });
     expect(closed).toEqual(['lease-1']);
   });
 
   it('a teardown that cannot close an endpoint reports a failure', async () => {
     const { ops } = setup(async () => undefined, true);
-    await ops.adbEndpoint(lease, key);
+    await ops.adb.open(lease, key);
     const report = await ops.closeLease('lease-1');
     expect(report.failures).toEqual(['closing adb endpoints: listener stuck']);
   });
@@ -75,7 +71,7 @@ describe('LeaseOperations.adbEndpoint', () => {
   it("the endpoint's liveness follows the fence: ended → false, store trouble → thrown", async () => {
     let answer: () => Promise<void> = async () => undefined;
     const { ops, opened } = setup(() => answer());
-    await ops.adbEndpoint(lease, key);
+    await ops.adb.open(lease, key);
     const alive = opened[0]!.alive!;
     expect(await alive()).toBe(true);
     answer = async () => {
@@ -89,9 +85,9 @@ describe('LeaseOperations.adbEndpoint', () => {
   });
 
   it('without endpoints the node answers UNAVAILABLE', async () => {
-    const ops = new LeaseOperations({
+    const ops = new LeaseRoom({
       fence: { checkFence: async () => undefined },
-    } as unknown as LeaseOperationsOptions);
-    await expect(ops.adbEndpoint(lease, key)).rejects.toMatchObject({ code: 'UNAVAILABLE' });
+    } as unknown as LeaseSessionOptions);
+    await expect(ops.adb.open(lease, key)).rejects.toMatchObject({ code: 'UNAVAILABLE' });
   });
 });
