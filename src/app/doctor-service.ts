@@ -112,7 +112,7 @@ export class DoctorService {
     const timeoutSeconds = request.timeoutSeconds ?? DOCTOR_DEFAULT_SECONDS;
     const checksEnd = started + Math.max(5_000, timeoutSeconds * 1000 - CLEANUP_RESERVE_MS);
     const shell = (argv: string[], timeoutMs = 15_000) =>
-      room.farm.shell(target, { argv }, { ...SHELL, timeoutMs });
+      room.farm.shell(target, scope.lease.tenant, { argv }, { ...SHELL, timeoutMs });
 
     // Who the device is (one getprop round trip) and what it had before the doctor touched it.
     const props = await shell(['getprop']).then(

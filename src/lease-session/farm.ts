@@ -21,18 +21,35 @@ import {
 import { LOGCAT_COMMAND, type LogcatFilter, logcatNdjson } from '../helpers/farm/logcat-stream.ts';
 import { runShell, type ShellInput, type ShellRun, shellLine } from '../helpers/farm/shell.ts';
 import { shellEventStream } from '../helpers/farm/shell-events.ts';
+import { ShellGate } from '../helpers/farm/shell-gate.ts';
 import type { LeaseTarget } from './scope.ts';
 import type { LeaseSessions } from './session.ts';
 
 export class FarmCapability {
   readonly #sessions: LeaseSessions;
+  /** Shell commands on this node: per lease, per tenant, and the output they may hold together. */
+  readonly shellGate: ShellGate;
 
-  constructor(sessions: LeaseSessions) {
+  constructor(sessions: LeaseSessions, shellGate = new ShellGate()) {
     this.#sessions = sessions;
+    this.shellGate = shellGate;
   }
 
-  /** One shell command on the lease's device, cancelled when the lease ends (farm/shell.ts). */
-  shell(lease: LeaseTarget, input: ShellInput, run: ShellRun) {
+  /**
+   * One shell command on the lease's device, cancelled when the lease ends (farm/shell.ts); refused
+   * (429) when the lease, the tenant or the node's output budget has no room (farm/shell-gate.ts).
+   */
+  async shell(lease: LeaseTarget, tenant: string, input: ShellInput, run: ShellRun) {
+    shellLine(input); // a malformed command is a 400, whatever the load
+    const done = this.shellGate.admit({ leaseId: lease.id, tenant, holdsBytes: 2 * run.maxOutputBytes });
+    try {
+      return await this.#shell(lease, input, run);
+    } finally {
+      done();
+    }
+  }
+
+  #shell(lease: LeaseTarget, input: ShellInput, run: ShellRun) {
     return this.#sessions.operate(lease, async (_session, leaseSignal) => {
       // runShell bounds itself by run.timeoutMs; the signal carries the request's and the lease's cancellation.
       const deadline = requestDeadline({ deadlineMs: Infinity, signals: [run.signal, leaseSignal] });
@@ -74,23 +91,32 @@ export class FarmCapability {
    * One shell command whose output streams as NDJSON events (farm/shell-events.ts) at the reader's
    * pace; teardown closes it (LEASE_EXPIRED event).
    */
-  shellEvents(
+  async shellEvents(
     lease: LeaseTarget,
+    tenant: string,
     input: ShellInput,
     run: { timeoutMs: number },
   ): Promise<ReadableStream<Uint8Array>> {
     const line = shellLine(input);
-    return this.#stream(lease, async (signal) => {
-      const shell = await this.#sessions.options.adb.client.shellStream(lease.serial, line, {
-        signal,
-        timeoutMs: run.timeoutMs,
+    // Streamed output is not held here (the reader's pace pauses the device): it counts per lease
+    // and per tenant, not against the output budget. Its place is free when the stream ends.
+    const done = this.shellGate.admit({ leaseId: lease.id, tenant, holdsBytes: 0 });
+    try {
+      return await this.#stream(lease, async (signal) => {
+        const shell = await this.#sessions.options.adb.client.shellStream(lease.serial, line, {
+          signal,
+          timeoutMs: run.timeoutMs,
+        });
+        let end!: () => void;
+        const ended = new Promise<void>((resolve) => {
+          end = resolve;
+        }).finally(done);
+        return { stream: shellEventStream(shell, { timeoutMs: run.timeoutMs, signal, onEnd: end }), ended };
       });
-      let end!: () => void;
-      const ended = new Promise<void>((done) => {
-        end = done;
-      });
-      return { stream: shellEventStream(shell, { timeoutMs: run.timeoutMs, signal, onEnd: end }), ended };
-    });
+    } catch (err) {
+      done();
+      throw err;
+    }
   }
 
   /** The lease's logcat as an NDJSON stream; teardown (release, expiry, fencing loss) ends it. */

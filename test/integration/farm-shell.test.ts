@@ -3,6 +3,7 @@
  * adb server: exit codes, stderr, the output cap, the deadline, the `shell` capability and tenancy.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_SHELL_GATE_LIMITS } from '../../src/helpers/farm/shell-gate.ts';
 import {
   ADMIN_TOKEN,
   CLIENT_TOKEN,
@@ -169,5 +170,55 @@ describe('lease shell under load from one client', () => {
       if (res.status === 429) expect(res.headers.get('retry-after')).toMatch(/^\d+$/);
     }
     expect(statuses).toEqual([200, 200, 200, 429]);
+  });
+});
+
+describe('lease shell: commands at a time on one lease', () => {
+  let bridge: DeviceBridge;
+  let leaseId: string;
+  beforeAll(async () => {
+    bridge = await testDeviceBridge({ auth: testTokens({ withShell: true }), simulate: 1 });
+    const acquired = await contractCall(bridge, SHELL_TOKEN)('POST', '/v1/leases', { ttlSeconds: 120 });
+    expect(acquired.status).toBe(201);
+    leaseId = acquired.body.id;
+  });
+  afterAll(async () => bridge?.cleanup());
+
+  const post = (path: string, body: unknown) =>
+    bridge.app.request(`/v1/leases/${leaseId}/${path}`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${SHELL_TOKEN}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+
+  it('past the per-lease limit a command is refused (429 naming it) until one of the running ends', async () => {
+    const { perLease } = DEFAULT_SHELL_GATE_LIMITS;
+    const running: ReadableStreamDefaultReader<Uint8Array>[] = [];
+    for (let i = 0; i < perLease; i++) {
+      const res = await post('shell/stream', { argv: ['sleep', '60'], timeoutMs: 60_000 });
+      expect(res.status).toBe(200);
+      running.push(res.body!.getReader());
+    }
+    const refused = await post('shell', { argv: ['true'] });
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toBe('1');
+    const body = (await refused.json()) as { error: { code: string; message: string } };
+    expect(body.error.code).toBe('RATE_LIMITED');
+    expect(body.error.message).toContain(`at most ${perLease} at a time`);
+
+    // One ends (its client goes away): the next command runs once its place is given back.
+    await running.shift()!.cancel();
+    let status = 0;
+    for (let attempt = 0; attempt < 100 && status !== 200; attempt++) {
+      const res = await post('shell', { argv: ['true'] });
+      status = res.status;
+      await res.arrayBuffer();
+      if (status !== 200) {
+        expect(status).toBe(429);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    }
+    expect(status).toBe(200);
+    for (const r of running) await r.cancel();
   });
 });

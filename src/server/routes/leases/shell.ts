@@ -97,10 +97,15 @@ export function registerShell(app: OpenAPIHono<AppEnv>): void {
   app.openapi(shellRoute, async (c) => {
     const { side, scope } = await scopeFor(c, c.req.valid('param').id);
     const request = c.req.valid('json');
-    const outcome = await side.room.farm.shell(side.scopes.local(scope), shellInput(request), {
-      timeoutMs: request.timeoutMs ?? SHELL_LIMITS.defaultTimeoutMs,
-      maxOutputBytes: request.maxOutputBytes ?? SHELL_LIMITS.defaultMaxOutputBytes,
-    });
+    const outcome = await side.room.farm.shell(
+      side.scopes.local(scope),
+      scope.lease.tenant,
+      shellInput(request),
+      {
+        timeoutMs: request.timeoutMs ?? SHELL_LIMITS.defaultTimeoutMs,
+        maxOutputBytes: request.maxOutputBytes ?? SHELL_LIMITS.defaultMaxOutputBytes,
+      },
+    );
     const result: ShellResponse = {
       exitCode: outcome.exitCode,
       stdout: outcome.stdout.toString('utf8'),
@@ -113,9 +118,14 @@ export function registerShell(app: OpenAPIHono<AppEnv>): void {
   app.openapi(shellStreamRoute, async (c) => {
     const { side, scope } = await scopeFor(c, c.req.valid('param').id);
     const request = c.req.valid('json');
-    const stream = await side.room.farm.shellEvents(side.scopes.local(scope), shellInput(request), {
-      timeoutMs: request.timeoutMs ?? SHELL_LIMITS.defaultTimeoutMs,
-    });
+    const stream = await side.room.farm.shellEvents(
+      side.scopes.local(scope),
+      scope.lease.tenant,
+      shellInput(request),
+      {
+        timeoutMs: request.timeoutMs ?? SHELL_LIMITS.defaultTimeoutMs,
+      },
+    );
     return c.body(stream, 200, { 'Content-Type': NDJSON_MEDIA_TYPE }) as never;
   });
 }
