@@ -24,8 +24,9 @@ import {
   unlink,
 } from 'node:fs/promises';
 import path from 'node:path';
+import { z } from 'zod';
 import { BridgeError } from '../errors.ts';
-import { parseStrictJson } from '../strict-json.ts';
+import { decodeStored } from '../stored-record.ts';
 import {
   type ArtifactStore,
   type ByteRange,
@@ -41,13 +42,16 @@ import {
 
 const META_DIR = '~meta';
 
-interface Sidecar {
-  sha256: string;
-  size: number;
-  ino: number;
-  mtimeMs: number;
-  contentType?: string;
-}
+/** What `<key>.meta` (the sidecar of an object) holds: the object's sha256, for the file it was read from. */
+const StoredSidecar = z.object({
+  sha256: z.string(),
+  size: z.number(),
+  ino: z.number(),
+  mtimeMs: z.number(),
+  contentType: z.string().optional(),
+});
+type Sidecar = z.output<typeof StoredSidecar>;
+const SIDECAR_LIMITS = { maxDepth: 1, maxBytes: 4096 };
 
 type Source = { kind: 'bytes'; bytes: Uint8Array } | { kind: 'file'; filePath: string; size: number };
 
@@ -368,21 +372,14 @@ export class FsArtifactStore implements ArtifactStore {
   /** Object info for an open file; recomputes (and re-records) the sha256 when the sidecar is stale. */
   async #info(key: string, fh: FileHandle, st: import('node:fs').Stats): Promise<ObjectInfo> {
     const metaPath = this.#metaPath(key);
-    let sidecar: Sidecar | null = null;
-    try {
-      const parsed = parseStrictJson(await readFile(metaPath), {
-        maxDepth: 1,
-        maxBytes: 4096,
-      }) as Partial<Sidecar>;
-      if (
-        typeof parsed.sha256 === 'string' &&
-        parsed.ino === st.ino &&
-        parsed.size === st.size &&
-        parsed.mtimeMs === st.mtimeMs
-      ) {
-        sidecar = parsed as Sidecar;
-      }
-    } catch {
+    // Missing, unreadable or stale: recomputed from the bytes (the sidecar is only a cache).
+    let sidecar: Sidecar | null = await readFile(metaPath)
+      .then((bytes) => decodeStored(StoredSidecar, bytes, { kind: 'artifact sidecar', key }, SIDECAR_LIMITS))
+      .catch(() => null);
+    if (
+      sidecar !== null &&
+      (sidecar.ino !== st.ino || sidecar.size !== st.size || sidecar.mtimeMs !== st.mtimeMs)
+    ) {
       sidecar = null;
     }
     if (sidecar === null) {

@@ -12,6 +12,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import type { Logger } from '../observability/logger.ts';
+import { decodeStored, isStoredRecordError } from '../stored-record.ts';
 import { MemorySessionStore, type SessionStore } from './session-store.ts';
 import { type Authenticator, CAPABILITIES, type Principal, samePrincipal } from './tokens.ts';
 
@@ -104,8 +105,9 @@ export class ConsoleSessions {
     if (raw === null) return undefined;
     let stored: z.infer<typeof StoredSession>;
     try {
-      stored = StoredSession.parse(JSON.parse(raw));
-    } catch {
+      stored = decodeStored(StoredSession, raw, { kind: 'console session' });
+    } catch (err) {
+      if (!isStoredRecordError(err)) throw err;
       // Unreadable (another version, or tampered with): not a session.
       await this.#store.delete(key);
       return undefined;

@@ -5,7 +5,7 @@
 
 import { randomUUID } from 'node:crypto';
 import type { DeviceBaseline } from './baseline.ts';
-import { checkUpdatedRecord, compareIds, copyDeviceRecord } from './store-common.ts';
+import { checkUpdatedRecord, compareIds, copyDeviceRecord, decodeBaseline } from './store-common.ts';
 import type { DeviceRecord, DeviceStore, StoreGeneration } from './types.ts';
 
 export class MemoryDeviceStore implements DeviceStore {
@@ -43,7 +43,7 @@ export class MemoryDeviceStore implements DeviceStore {
 
   async getBaseline(id: string): Promise<DeviceBaseline | null> {
     const json = this.#baselines.get(id);
-    return json === undefined ? null : (JSON.parse(json) as DeviceBaseline);
+    return json === undefined ? null : decodeBaseline(json, id);
   }
 
   async putBaseline(id: string, baseline: DeviceBaseline): Promise<void> {

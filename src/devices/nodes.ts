@@ -6,6 +6,9 @@
  * a timestamp); a clean shutdown removes it at once. Memory by default; on Redis
  * (src/devices/redis-store.ts) for many nodes.
  */
+import { decodeStored, isStoredRecordError } from '../stored-record.ts';
+import { StoredNodeEntry } from './stored-records.ts';
+
 export interface NodeDirectory {
   /** Record (or refresh) this node as alive for `ttlMs`, with its URL (null: alive, not reachable by URL yet). */
   announce(node: string, url: string | null, ttlMs?: number): Promise<void>;
@@ -32,12 +35,10 @@ export interface NodeEntry {
 /** Parse a stored entry; null when it is not one (a corrupt entry counts as absent). */
 export function parseNodeEntry(raw: string): NodeEntry | null {
   try {
-    const entry = JSON.parse(raw) as { url?: unknown };
-    if (typeof entry !== 'object' || entry === null) return null;
-    if (entry.url !== null && typeof entry.url !== 'string') return null;
-    return { url: entry.url };
-  } catch {
-    return null;
+    return decodeStored(StoredNodeEntry, raw, { kind: 'node directory entry' });
+  } catch (err) {
+    if (isStoredRecordError(err)) return null;
+    throw err;
   }
 }
 

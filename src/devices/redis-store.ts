@@ -23,9 +23,11 @@ import type { Logger } from '../observability/logger.ts';
 import { closeRedis, openRedis } from '../redis/connection.ts';
 import { KeySpace } from '../redis/keys.ts';
 import { ScriptSet } from '../redis/script-loader.ts';
+import { decodeStored, isStoredRecordError } from '../stored-record.ts';
 import type { DeviceBaseline } from './baseline.ts';
 import { NODE_STALE_MS, type NodeDirectory, parseNodeEntry } from './nodes.ts';
-import { checkUpdatedRecord, compareIds } from './store-common.ts';
+import { checkUpdatedRecord, compareIds, decodeBaseline } from './store-common.ts';
+import { StoredDeviceRecord, StoredGeneration as StoredGenerationSchema } from './stored-records.ts';
 import type { DeviceRecord, DeviceStore, StoreGeneration } from './types.ts';
 
 export const DEVICE_HASH_TAG = '{devicebridge}';
@@ -73,27 +75,13 @@ export interface RedisDeviceStoreOptions {
   prefix?: string;
   /** Compare-and-set attempts before `update` gives up with CONFLICT (default 100). */
   maxUpdateAttempts?: number;
-  /** Where connection errors of an owned connection are logged. */
+  /** Where connection errors of an owned connection, and records `list` skips, are logged. */
   logger?: Logger;
 }
 
-/** Parse a stored record (INTERNAL when it is not JSON or lacks a string `id` and `state`). */
+/** Parse a stored record: a StoredRecordError (INTERNAL) naming its key and first bad field. */
 export function decodeDeviceRecord(key: string, json: string): DeviceRecord {
-  let value: unknown;
-  try {
-    value = JSON.parse(json);
-  } catch {
-    throw new BridgeError('INTERNAL', `device record at ${key} is not JSON`);
-  }
-  if (
-    typeof value !== 'object' ||
-    value === null ||
-    typeof (value as DeviceRecord).id !== 'string' ||
-    typeof (value as DeviceRecord).state !== 'string'
-  ) {
-    throw new BridgeError('INTERNAL', `device record at ${key} is not a device record`);
-  }
-  return value as DeviceRecord;
+  return decodeStored(StoredDeviceRecord, json, { kind: 'device record', key }) as DeviceRecord;
 }
 
 export class RedisDeviceStore implements DeviceStore {
@@ -102,8 +90,10 @@ export class RedisDeviceStore implements DeviceStore {
   readonly #keys: DeviceKeys;
   readonly #scripts: ScriptSet<DeviceScriptName>;
   readonly #maxAttempts: number;
+  readonly #logger: Logger | undefined;
 
   constructor(options: RedisDeviceStoreOptions = {}) {
+    this.#logger = options.logger;
     this.#keys = new DeviceKeys(options.prefix ?? '');
     this.#owned = options.client === undefined;
     this.#redis = options.client ?? openDeviceRedis('devices', options.url, options.logger);
@@ -131,7 +121,17 @@ export class RedisDeviceStore implements DeviceStore {
     const values = await this.#redis.mget(...keys);
     const out: DeviceRecord[] = [];
     values.forEach((json, i) => {
-      if (json !== null) out.push(decodeDeviceRecord(keys[i]!, json));
+      if (json === null) return;
+      // One record that cannot be read is left out (and left as it is), not every device with it.
+      try {
+        out.push(decodeDeviceRecord(keys[i]!, json));
+      } catch (err) {
+        if (!isStoredRecordError(err)) throw err;
+        this.#logger?.warn(
+          { deviceId: ids[i], field: err.field, err: err.message },
+          'device store: list skipped a record it cannot read',
+        );
+      }
     });
     return out;
   }
@@ -179,17 +179,7 @@ export class RedisDeviceStore implements DeviceStore {
   async getBaseline(id: string): Promise<DeviceBaseline | null> {
     const key = this.#keys.baseline(id);
     const json = await this.#redis.get(key);
-    if (json === null) return null;
-    try {
-      const value = JSON.parse(json) as DeviceBaseline;
-      if (value?.version !== 1) throw new Error('unknown version');
-      return value;
-    } catch (err) {
-      throw new BridgeError(
-        'INTERNAL',
-        `device baseline at ${key} cannot be read: ${(err as Error).message}`,
-      );
-    }
+    return json === null ? null : decodeBaseline(json, key);
   }
 
   async putBaseline(id: string, baseline: DeviceBaseline): Promise<void> {
@@ -216,23 +206,9 @@ export class RedisDeviceStore implements DeviceStore {
   }
 }
 
-/** Parse a stored generation (INTERNAL when it is not the JSON `generation` writes). */
+/** Parse a stored generation: a StoredRecordError (INTERNAL) when it is not the JSON `generation` writes. */
 function decodeGeneration(key: string, json: string): StoreGeneration {
-  let value: Partial<StoreGeneration> | null = null;
-  try {
-    value = JSON.parse(json) as Partial<StoreGeneration>;
-  } catch {
-    value = null;
-  }
-  if (
-    value === null ||
-    typeof value.id !== 'string' ||
-    typeof value.since !== 'number' ||
-    typeof value.afterLoss !== 'boolean'
-  ) {
-    throw new BridgeError('INTERNAL', `device store generation at ${key} cannot be read`);
-  }
-  return { id: value.id, since: value.since, afterLoss: value.afterLoss };
+  return decodeStored(StoredGenerationSchema, json, { kind: 'device store generation', key });
 }
 
 export interface RedisNodeDirectoryOptions {

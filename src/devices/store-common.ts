@@ -4,6 +4,9 @@
  * contract suite runs against both).
  */
 import { BridgeError } from '../errors.ts';
+import { decodeStored } from '../stored-record.ts';
+import type { DeviceBaseline } from './baseline.ts';
+import { StoredBaseline } from './stored-records.ts';
 import type { DeviceRecord } from './types.ts';
 
 /** Stable order for device lists: by id, code-unit order. */
@@ -34,4 +37,9 @@ export function copyDeviceRecord(record: DeviceRecord): DeviceRecord {
     helpers: Object.fromEntries(Object.entries(record.helpers).map(([name, h]) => [name, { ...h }])),
     ...(record.baseline === undefined ? {} : { baseline: { ...record.baseline } }),
   };
+}
+
+/** A stored baseline (JSON): a StoredRecordError (INTERNAL) naming the device's key and first bad field. */
+export function decodeBaseline(json: string, key: string): DeviceBaseline {
+  return decodeStored(StoredBaseline, json, { kind: 'device baseline', key }) as DeviceBaseline;
 }

@@ -53,6 +53,7 @@ import { BridgeError } from '../errors.ts';
 import type { Logger } from '../observability/logger.ts';
 import { closeRedis, openRedis } from '../redis/connection.ts';
 import { KeySpace } from '../redis/keys.ts';
+import { checkStored, decodeStored, isStoredRecordError, type StoredRecordError } from '../stored-record.ts';
 import { LeaseScripts } from './redis-scripts.ts';
 import {
   byAcquired,
@@ -67,6 +68,7 @@ import {
   type StoreClockOptions,
   ttlMs,
 } from './store-common.ts';
+import { StoredLease, StoredSelector, StoredTeardownRecord } from './stored-records.ts';
 import type {
   AcquireRequest,
   DeferredTeardown,
@@ -74,7 +76,6 @@ import type {
   DueTeardown,
   EndedLease,
   Lease,
-  LeaseState,
   LeaseStore,
   TeardownRecord,
   Waiter,
@@ -185,7 +186,10 @@ export const LEASE_FIELDS = [
   'keepApps',
 ] as const;
 
-/** Parse a lease as the scripts answer it (the values of LEASE_FIELDS, in that order). */
+/**
+ * Parse a lease as the scripts answer it (the values of LEASE_FIELDS, in that order): a
+ * StoredRecordError naming the lease and its first bad field when the hash holds something else.
+ */
 export function leaseFromReply(reply: unknown): Lease {
   if (!Array.isArray(reply) || reply.length !== LEASE_FIELDS.length) {
     throw new BridgeError('INTERNAL', 'malformed lease reply from Redis');
@@ -194,21 +198,26 @@ export function leaseFromReply(reply: unknown): Lease {
     reply as unknown[];
   const endedAt: unknown = reply[10];
   const keepApps: unknown = reply[11];
-  const lease: Lease = {
-    id: leaseText(id, ''),
-    deviceId: leaseText(deviceId, ''),
-    tenant: leaseText(tenant, ''),
-    holder: leaseText(holder, ''),
-    fencingToken: leaseNumber('fencingToken', fencingToken),
-    acquiredAt: leaseNumber('acquiredAt', acquiredAt),
-    expiresAt: leaseNumber('expiresAt', expiresAt),
-    ttlSeconds: leaseNumber('ttlSeconds', ttlSeconds),
-    selector: JSON.parse(leaseText(selector, '{}')) as LeaseSelector,
-    state: leaseText(state, 'expired') as LeaseState,
-  };
-  if (endedAt !== null && endedAt !== undefined) lease.endedAt = leaseNumber('endedAt', endedAt);
-  if (keepApps === '1') lease.keepApps = true;
-  return lease;
+  const ref = { kind: 'lease', key: leaseText(id, '') };
+  const lease = checkStored(
+    StoredLease,
+    {
+      id: ref.key,
+      deviceId: leaseText(deviceId, ''),
+      tenant: leaseText(tenant, ''),
+      holder: leaseText(holder, ''),
+      fencingToken: leaseNumber(fencingToken),
+      acquiredAt: leaseNumber(acquiredAt),
+      expiresAt: leaseNumber(expiresAt),
+      ttlSeconds: leaseNumber(ttlSeconds),
+      selector: decodeStored(StoredSelector, leaseText(selector, '{}'), { ...ref, at: 'selector' }),
+      state: leaseText(state, 'expired'),
+      ...(endedAt === null || endedAt === undefined ? {} : { endedAt: leaseNumber(endedAt) }),
+      ...(keepApps === '1' ? { keepApps: true } : {}),
+    },
+    ref,
+  );
+  return lease as Lease;
 }
 
 /** A text field of a lease reply; `missing` when the hash lacks it (nil). */
@@ -216,14 +225,15 @@ function leaseText(raw: unknown, missing: string): string {
   return raw === null || raw === undefined ? missing : String(raw);
 }
 
-function leaseNumber(name: string, raw: unknown): number {
-  const value = raw === null || raw === undefined ? Number.NaN : Number(raw);
-  if (!Number.isFinite(value)) throw new BridgeError('INTERNAL', `lease field ${name} is not a number`);
-  return value;
+/** A number field of a lease reply; NaN (refused by the schema) when missing or not a number. */
+function leaseNumber(raw: unknown): number {
+  return raw === null || raw === undefined ? Number.NaN : Number(raw);
 }
 
-function leasesFromReply(reply: unknown): Lease[] {
-  return Array.isArray(reply) ? reply.map(leaseFromReply) : [];
+/** A stored teardown record (JSON); `leaseId` names it when the caller knows it. */
+function decodeTeardownRecord(json: string, leaseId?: string): TeardownRecord {
+  const ref = { kind: 'teardown record', ...(leaseId === undefined ? {} : { key: leaseId }) };
+  return decodeStored(StoredTeardownRecord, json, ref) as TeardownRecord;
 }
 
 export class RedisLeaseStore implements LeaseStore {
@@ -318,7 +328,8 @@ export class RedisLeaseStore implements LeaseStore {
       acquiredAt: now,
       expiresAt,
       ttlSeconds: request.ttlSeconds,
-      // What a later get() returns: the selector as stored (JSON round trip).
+      // What a later get() returns: the selector as stored (a JSON round trip of the bytes just
+      // written, not a read of stored data).
       selector: JSON.parse(selector) as LeaseSelector,
       state: 'active',
       ...(request.keepApps ? { keepApps: true } : {}),
@@ -333,11 +344,6 @@ export class RedisLeaseStore implements LeaseStore {
     return lease;
   }
 
-  #seenAll(leases: Lease[]): Lease[] {
-    for (const lease of leases) this.#seen(lease);
-    return leases;
-  }
-
   async get(leaseId: string): Promise<Lease | null> {
     const reply = await this.#client.hmget(this.#keys.lease(leaseId), ...LEASE_FIELDS);
     // The id is written with every lease: without it there is no such lease.
@@ -350,13 +356,45 @@ export class RedisLeaseStore implements LeaseStore {
     return reply === 0 ? null : this.#seen(leaseFromReply(reply));
   }
 
+  /**
+   * The leases of a listing reply; one that cannot be read is left out with a warning naming it (it
+   * stays in the store as it is: one bad lease must not hide the others).
+   */
+  #leasesFromReply(reply: unknown, during: string): Lease[] {
+    if (!Array.isArray(reply)) return [];
+    const leases: Lease[] = [];
+    for (const entry of reply) {
+      const lease = this.#readable(() => leaseFromReply(entry), during);
+      if (lease !== null) leases.push(this.#seen(lease));
+    }
+    return leases;
+  }
+
+  /** `read()`, or null with a warning when it meets a stored record it cannot read. */
+  #readable<T>(read: () => T, during: string): T | null {
+    try {
+      return read();
+    } catch (err) {
+      if (!isStoredRecordError(err)) throw err;
+      this.#skipped(err, during);
+      return null;
+    }
+  }
+
+  #skipped(err: StoredRecordError, during: string): void {
+    this.#logger?.warn(
+      { kind: err.kind, key: err.key, field: err.field, err: err.message },
+      `lease store: ${during} skipped a record it cannot read`,
+    );
+  }
+
   async list(filter: { tenant?: string } = {}): Promise<Lease[]> {
     const reply = await this.#scripts.run(
       'list-active',
       [this.#keys.active],
       [this.#keys.base, filter.tenant ?? ''],
     );
-    return this.#seenAll(leasesFromReply(reply)).sort(byAcquired);
+    return this.#leasesFromReply(reply, 'list').sort(byAcquired);
   }
 
   async renew(leaseId: string, fencingToken: number, ttlSeconds: number): Promise<Lease> {
@@ -438,7 +476,7 @@ export class RedisLeaseStore implements LeaseStore {
       [this.#keys.active, this.#keys.teardownsDue],
       [now, Math.max(0, Math.floor(limit)), this.#keys.base, claimant],
     );
-    return this.#seenAll(leasesFromReply(reply));
+    return this.#leasesFromReply(reply, 'claim-expired');
   }
 
   async claimStalledTeardowns(
@@ -461,16 +499,20 @@ export class RedisLeaseStore implements LeaseStore {
       ],
     );
     if (!Array.isArray(reply)) return [];
-    return reply.map((entry) => {
+    const due: DueTeardown[] = [];
+    for (const entry of reply) {
       const [fields, by, at] = entry as [unknown, unknown, unknown];
-      const lease = this.#seen(leaseFromReply(fields));
-      return {
+      const lease = this.#readable(() => leaseFromReply(fields), 'claim-stalled');
+      if (lease === null) continue;
+      this.#seen(lease);
+      due.push({
         lease,
         reason: lease.state === 'expired' ? 'expired' : 'released',
         claimant: by === null || by === undefined ? '' : String(by),
         stampedAt: Number(at),
-      };
-    });
+      });
+    }
+    return due;
   }
 
   async touchTeardown(leaseId: string, now: number, claimant: string): Promise<boolean> {
@@ -510,7 +552,7 @@ export class RedisLeaseStore implements LeaseStore {
       [this.#keys.waiterInfo, this.#keys.queues],
       [this.#now(), this.#keys.base, filter.tenant ?? ''],
     );
-    return parseWaiters(reply);
+    return parseWaiters(reply, (err) => this.#skipped(err, 'list-waiters'));
   }
 
   /** Number of stored waiter descriptions (tests: they must leave with their waiter). */
@@ -631,7 +673,7 @@ export class RedisLeaseStore implements LeaseStore {
     if (err) throw err;
     const out: Record<string, Record<string, unknown>> = {};
     for (const [key, json] of Object.entries((fields ?? {}) as Record<string, string>)) {
-      out[key] = parseJournalRecord(json);
+      out[key] = parseJournalRecord(json, `${leaseId} ${key}`);
     }
     return out;
   }
@@ -680,15 +722,21 @@ export class RedisLeaseStore implements LeaseStore {
       [this.#keys.base, limit, this.#now() - this.#retentionMs],
     );
     if (!Array.isArray(reply)) return [];
-    return reply.map((entry) => {
-      const [record, lease] = entry as [string, unknown];
-      return { lease: leaseFromReply(lease), teardown: JSON.parse(record) as TeardownRecord };
-    });
+    const ended: EndedLease[] = [];
+    for (const entry of reply) {
+      const [record, fields] = entry as [string, unknown];
+      const found = this.#readable(
+        () => ({ lease: leaseFromReply(fields), teardown: decodeTeardownRecord(String(record)) }),
+        'list-teardowns',
+      );
+      if (found !== null) ended.push(found);
+    }
+    return ended;
   }
 
   async getTeardown(leaseId: string): Promise<TeardownRecord | null> {
     const json = await this.#client.get(this.#keys.teardown(leaseId));
-    return json === null ? null : (JSON.parse(json) as TeardownRecord);
+    return json === null ? null : decodeTeardownRecord(json, leaseId);
   }
 
   async close(): Promise<void> {

@@ -4,9 +4,11 @@
  */
 
 import { randomFillSync } from 'node:crypto';
+import type { z } from 'zod';
 import type { LeaseSelector } from '../devices/selector.ts';
 import { BridgeError, invalidArgument } from '../errors.ts';
-import { parseStrictJson } from '../strict-json.ts';
+import { decodeStored, isStoredRecordError, type StoredRecordError } from '../stored-record.ts';
+import { StoredDeferredTeardown, StoredJournalRecord, StoredWaiterInfo } from './stored-records.ts';
 import type { DeferredTeardown, DeferredTeardowns, Lease, Waiter } from './types.ts';
 
 export const DEFAULT_RETENTION_MS = 7 * 24 * 3600 * 1000;
@@ -70,55 +72,29 @@ export function byAcquired(a: Lease, b: Lease): number {
 }
 
 /**
- * A journaled device-state record read back (outside input): the object, or `{unparsed: text}` when
- * it is not a JSON object, so one bad record never hides the others (its restorer reports it).
+ * A journaled device-state record read back: the object, or `{unreadable: why}` when it is not a JSON
+ * object, so one bad record never hides the others (its restorer reports it; `why` names no value).
  */
-export function parseJournalRecord(json: string): Record<string, unknown> {
+export function parseJournalRecord(json: string, key?: string): Record<string, unknown> {
   try {
-    const value = parseStrictJson(json);
-    if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
-      return value as Record<string, unknown>;
-    }
-  } catch {
-    // fall through
+    return decodeStored(StoredJournalRecord, json, {
+      kind: 'device-state journal record',
+      ...(key === undefined ? {} : { key }),
+    });
+  } catch (err) {
+    if (!isStoredRecordError(err)) throw err;
+    return { unreadable: err.message };
   }
-  return { unparsed: json.slice(0, 200) };
 }
 
-/**
- * A stored deferred teardown (JSON), checked field by field: INTERNAL naming the first bad field.
- * The lease inside is taken as stored (it was written by a lease store).
- */
-export function parseDeferredTeardown(json: string): DeferredTeardown {
-  let value: unknown;
-  try {
-    value = parseStrictJson(json);
-  } catch {
-    throw new BridgeError('INTERNAL', 'deferred teardown is not JSON');
-  }
-  const bad = (field: string): never => {
-    throw new BridgeError('INTERNAL', `deferred teardown: ${field} is missing or invalid`);
-  };
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return bad('the record');
-  const v = value as Record<string, unknown>;
-  const lease = v['lease'] as Record<string, unknown> | null | undefined;
-  if (typeof lease !== 'object' || lease === null || Array.isArray(lease)) return bad('lease');
-  if (typeof lease['id'] !== 'string' || lease['id'] === '') return bad('lease.id');
-  if (typeof lease['deviceId'] !== 'string' || lease['deviceId'] === '') return bad('lease.deviceId');
-  if (!Number.isSafeInteger(lease['fencingToken'])) return bad('lease.fencingToken');
-  if (v['reason'] !== 'released' && v['reason'] !== 'expired') return bad('reason');
-  if (typeof v['from'] !== 'string') return bad('from');
-  if (typeof v['owner'] !== 'string') return bad('owner');
-  if (!Number.isFinite(v['deferredAt'])) return bad('deferredAt');
-  if (v['resumedFrom'] !== undefined && typeof v['resumedFrom'] !== 'string') return bad('resumedFrom');
-  return {
-    lease: lease as unknown as Lease,
-    reason: v['reason'],
-    from: v['from'],
-    owner: v['owner'],
-    deferredAt: v['deferredAt'] as number,
-    ...(typeof v['resumedFrom'] === 'string' ? { resumedFrom: v['resumedFrom'] } : {}),
-  };
+/** A stored deferred teardown (JSON): StoredRecordError (INTERNAL) naming the first bad field. */
+export function parseDeferredTeardown(json: string, leaseId?: string): DeferredTeardown {
+  const { lease, resumedFrom, ...rest } = decodeStored(StoredDeferredTeardown, json, {
+    kind: 'deferred teardown',
+    ...(leaseId === undefined ? {} : { key: leaseId }),
+  });
+  // The lease inside is taken as stored (a lease store wrote it); its fields that run it are checked.
+  return { lease: lease as unknown as Lease, ...rest, ...(resumedFrom === undefined ? {} : { resumedFrom }) };
 }
 
 /** Stored deferred teardowns (leaseId → JSON), each parsed on its own: a bad one goes to `invalid`. */
@@ -126,9 +102,10 @@ export function parseDeferredTeardowns(entries: Iterable<[string, string]>): Def
   const result: DeferredTeardowns = { items: [], invalid: [] };
   for (const [leaseId, json] of entries) {
     try {
-      result.items.push(parseDeferredTeardown(json));
+      result.items.push(parseDeferredTeardown(json, leaseId));
     } catch (err) {
-      result.invalid.push({ leaseId, problem: err instanceof Error ? err.message : String(err) });
+      if (!isStoredRecordError(err)) throw err;
+      result.invalid.push({ leaseId, problem: err.message });
     }
   }
   return result;
@@ -141,40 +118,39 @@ export function byQueuePlace(a: Waiter, b: Waiter): number {
 
 /**
  * One stored waiter description (JSON) with its id and place: null when it is not one (a corrupt
- * entry is skipped, never fatal to the listing).
+ * entry is skipped, never fatal to the listing; `onInvalid` hears why).
  */
-export function parseWaiter(waiterId: string, position: number, json: string): Waiter | null {
-  let value: unknown;
+export function parseWaiter(
+  waiterId: string,
+  position: number,
+  json: string,
+  onInvalid?: (err: StoredRecordError) => void,
+): Waiter | null {
+  if (!Number.isSafeInteger(position) || position < 1 || waiterId === '') return null;
+  let info: z.output<typeof StoredWaiterInfo>;
   try {
-    value = parseStrictJson(json);
-  } catch {
+    info = decodeStored(StoredWaiterInfo, json, { kind: 'waiter', key: waiterId });
+  } catch (err) {
+    if (!isStoredRecordError(err)) throw err;
+    onInvalid?.(err);
     return null;
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
-  const v = value as Record<string, unknown>;
-  const selector = v['selector'];
-  if (typeof selector !== 'object' || selector === null || Array.isArray(selector)) return null;
-  if (typeof v['queueKey'] !== 'string' || typeof v['tenant'] !== 'string') return null;
-  if (typeof v['node'] !== 'string' || !Number.isFinite(v['since'])) return null;
-  if (!Number.isSafeInteger(position) || position < 1 || waiterId === '') return null;
+  const { clientWaiterId, ...rest } = info;
   return {
     waiterId,
-    queueKey: v['queueKey'],
-    selector: selector as LeaseSelector,
-    tenant: v['tenant'],
-    node: v['node'],
-    since: v['since'] as number,
-    ...(typeof v['clientWaiterId'] === 'string' ? { clientWaiterId: v['clientWaiterId'] } : {}),
+    ...rest,
+    selector: rest.selector as LeaseSelector,
+    ...(clientWaiterId === undefined ? {} : { clientWaiterId }),
     position,
   };
 }
 
 /** The list-waiters reply (flat `waiterId, position, JSON` triples), sorted by queue and place. */
-export function parseWaiters(reply: unknown): Waiter[] {
+export function parseWaiters(reply: unknown, onInvalid?: (err: StoredRecordError) => void): Waiter[] {
   if (!Array.isArray(reply)) return [];
   const waiters: Waiter[] = [];
   for (let i = 0; i + 2 < reply.length; i += 3) {
-    const waiter = parseWaiter(String(reply[i]), Number(reply[i + 1]), String(reply[i + 2]));
+    const waiter = parseWaiter(String(reply[i]), Number(reply[i + 1]), String(reply[i + 2]), onInvalid);
     if (waiter !== null) waiters.push(waiter);
   }
   return waiters.sort(byQueuePlace);

@@ -6,6 +6,7 @@
  * `getManifest` / `getLatestManifest` are for callers that install and instrument an APK (ensure,
  * snapshot) and refuse a helper of another kind with a clear error.
  */
+import { z } from 'zod';
 import type { ArtifactStore } from '../artifacts/store.ts';
 import { BridgeError, isBridgeError } from '../errors.ts';
 import {
@@ -15,6 +16,7 @@ import {
   type ReleaseManifest,
   validateReleaseManifest,
 } from '../manifest/index.ts';
+import { decodeStored } from '../stored-record.ts';
 import { parseStrictJson } from '../strict-json.ts';
 import { helpersPrefix, latestKey, manifestKey, versionPrefix } from './layout.ts';
 
@@ -172,14 +174,13 @@ export class ReleaseRepository {
 
 /** The version a stored `latest.json` pointer names; INTERNAL when the pointer is corrupt. */
 export function parseLatestPointer(bytes: Buffer, name: string): string {
-  try {
-    const pointer = parseStrictJson(bytes, { maxDepth: 2, maxBytes: 4096 }) as { version?: unknown };
-    if (typeof pointer.version === 'string' && isSemver(pointer.version)) return pointer.version;
-  } catch {
-    // fall through
-  }
-  throw new BridgeError('INTERNAL', `latest pointer of ${name} is corrupt`);
+  return decodeStored(StoredLatestPointer, bytes, { kind: 'latest pointer', key: name }, POINTER_LIMITS)
+    .version;
 }
+
+/** A stored `latest.json`: `{"version"}`, a semver. */
+const StoredLatestPointer = z.object({ version: z.string().refine(isSemver) });
+const POINTER_LIMITS = { maxDepth: 2, maxBytes: 4096 };
 
 /** The bytes of a `latest.json` pointer naming `version`. */
 export function formatLatestPointer(version: string): string {

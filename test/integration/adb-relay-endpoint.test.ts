@@ -315,9 +315,16 @@ describe('adb endpoint relay (real adb client)', () => {
       expect((await client.adb(['-s', opened.endpoint, 'reverse', '--list'])).stdout).not.toContain(
         'tcp:9151',
       );
+      // A reverse only the earlier client holds, taken after it lost tcp:9151: its connection's
+      // reverses are removed in the order they were taken, so once this one is gone, a removal of
+      // tcp:9151 by that connection would have happened too.
+      const own = await client.adb(['-s', opened.endpoint, 'reverse', 'tcp:9152', `tcp:${echoA.port}`]);
+      expect(own.code, own.stderr).toBe(0);
       // The earlier client disconnects: the device's reverse (now the later client's) stays.
       await client.adb(['disconnect', opened.endpoint]);
-      await new Promise((r) => setTimeout(r, 1000));
+      for (let i = 0; i < 50 && device.android.listening().includes('tcp:9152'); i++)
+        await new Promise((r) => setTimeout(r, 100));
+      expect(device.android.listening()).not.toContain('tcp:9152');
       expect(device.android.listening()).toContain('tcp:9151');
       const again = device.android.connect({ tcp: 9151 });
       expect(again).toBeDefined();

@@ -8,6 +8,7 @@ import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { MemoryNodeDirectory, type NodeDirectory, parseNodeEntry } from '../../src/devices/nodes.ts';
 import { RedisNodeDirectory } from '../../src/devices/redis-store.ts';
+import { parseStrictJson } from '../../src/strict-json.ts';
 
 const prefix = `test:${randomUUID()}:`;
 const redis = new Redis('redis://127.0.0.1:6379');
@@ -72,7 +73,8 @@ it('parseNodeEntry: any text gives an entry exactly when it is a JSON object who
     fc.property(fc.oneof(fc.json(), fc.string()), (raw) => {
       let value: unknown;
       try {
-        value = JSON.parse(raw);
+        // Stored entries are read with the strict parser (no duplicate or prototype keys).
+        value = parseStrictJson(raw);
       } catch {
         value = undefined;
       }

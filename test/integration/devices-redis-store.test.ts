@@ -162,6 +162,18 @@ describe('RedisDeviceStore', () => {
     await admin.set(`${prefix}{devicebridge}:device:bad`, 'not json');
     await admin.sadd(`${prefix}{devicebridge}:devices`, 'bad');
     await expect(store.get('bad')).rejects.toMatchObject({ code: 'INTERNAL' });
+    // Wrong-shaped JSON is named by key and field; a listing leaves it out and keeps the others.
+    await store.put(record('good'));
+    await admin.set(
+      `${prefix}{devicebridge}:device:shape`,
+      JSON.stringify({ ...record('shape'), labels: 7 }),
+    );
+    await admin.sadd(`${prefix}{devicebridge}:devices`, 'shape');
+    await expect(store.get('shape')).rejects.toThrow(
+      `device record ${prefix}{devicebridge}:device:shape cannot be read: labels is missing or invalid`,
+    );
+    expect((await store.list()).map((r) => r.id)).toEqual(['good']);
+    expect(await admin.exists(`${prefix}{devicebridge}:device:shape`)).toBe(1);
   });
 
   it('uses a caller-owned client without closing it', async () => {

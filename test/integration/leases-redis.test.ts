@@ -4,6 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
+import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BridgeError } from '../../src/errors.ts';
 import { LeaseFailure, leaseError } from '../../src/leases/errors.ts';
@@ -13,6 +14,7 @@ import { openLeaseStore } from '../../src/leases/open-store.ts';
 import { scriptSources } from '../../src/leases/redis-scripts.ts';
 import { HASH_TAG, RedisLeaseStore } from '../../src/leases/redis-store.ts';
 import type { Lease } from '../../src/leases/types.ts';
+import { StoredRecordError } from '../../src/stored-record.ts';
 import { expectCode, FakeClock, leaseStoreContract, teardownOf } from '../support/leases-contract.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -285,11 +287,49 @@ describe('RedisLeaseStore', () => {
     expect(await store.deferredTeardowns()).toEqual({
       items: [item],
       invalid: [
-        { leaseId: 'lease-newer', problem: 'deferred teardown: lease.deviceId is missing or invalid' },
+        {
+          leaseId: 'lease-newer',
+          problem: 'deferred teardown lease-newer cannot be read: lease.deviceId is missing or invalid',
+        },
       ],
     });
     expect(await store.takeDeferredTeardown('lease-newer')).toBe(true);
     expect((await store.deferredTeardowns()).invalid).toEqual([]);
+  });
+
+  it('a lease whose stored fields are the wrong shape is reported by id and field, never handed on; the others still read', async () => {
+    const lines: string[] = [];
+    const logger = pino({ level: 'warn' }, { write: (line: string) => void lines.push(line) });
+    const store = new RedisLeaseStore({ client, prefix, logger });
+    const bad = (await store.acquire({ ...req, candidates: ['d1'] })) as Lease;
+    const good = (await store.acquire({ ...req, candidates: ['d2'] })) as Lease;
+    // A selector whose labels are not a map (and hold a secret-looking value), a state no version writes.
+    await client.hset(`${prefix}${HASH_TAG}:lease:${bad.id}`, 'selector', '{"labels":"s3cret-value"}');
+    const read = store.get(bad.id);
+    await expect(read).rejects.toBeInstanceOf(StoredRecordError);
+    await expect(read).rejects.toMatchObject({
+      code: 'INTERNAL',
+      kind: 'lease',
+      key: bad.id,
+      field: 'selector.labels',
+    });
+    await expect(read).rejects.toThrow(
+      `lease ${bad.id} cannot be read: selector.labels is missing or invalid`,
+    );
+    await expect(read).rejects.not.toThrow(/s3cret/);
+    await client.hset(`${prefix}${HASH_TAG}:lease:${bad.id}`, 'selector', '{}', 'state', 'paused');
+    await expect(store.get(bad.id)).rejects.toMatchObject({ key: bad.id, field: 'state' });
+    // Listing skips it with a warning naming it; the good lease is still listed.
+    await client.hset(
+      `${prefix}${HASH_TAG}:lease:${bad.id}`,
+      'selector',
+      '{"labels":"s3cret-value"}',
+      'state',
+      'active',
+    );
+    expect((await store.list()).map((l) => l.id)).toEqual([good.id]);
+    expect(lines.join('')).toContain(bad.id);
+    expect(lines.join('')).not.toContain('s3cret');
   });
 
   it('Lua failure codes: check-fence replies -1/-4/-2/-3 and each maps through the one table', async () => {

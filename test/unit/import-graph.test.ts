@@ -128,12 +128,14 @@ function describeCycle(members: string[], edges: (from: string) => Map<string, s
  * A folder is the first path segment under src/; a file at the top of src/ is its own node.
  */
 const LAYERS: readonly (readonly string[])[] = [
-  // Pure foundations, no I/O of their own: the error type, value rendering, strict JSON, the version,
-  // the periodic-task helper, logging and metrics, and snapshot normalisation (XML -> JSON tree).
+  // Pure foundations, no I/O of their own: the error type, value rendering, strict JSON and the
+  // decoding of stored records with it, the version, the periodic-task helper, logging and metrics,
+  // and snapshot normalisation (XML -> JSON tree).
   [
     'errors.ts',
     'describe-value.ts',
     'strict-json.ts',
+    'stored-record.ts',
     'version.ts',
     'periodic.ts',
     'observability',

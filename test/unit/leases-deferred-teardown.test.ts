@@ -28,7 +28,7 @@ describe('parseDeferredTeardown', () => {
           expect(['released', 'expired']).toContain(parsed.reason);
         } catch (err) {
           expect(isBridgeError(err) && err.code === 'INTERNAL').toBe(true);
-          expect((err as Error).message).toMatch(/^deferred teardown/);
+          expect((err as Error).message).toMatch(/^deferred teardown cannot be read: /);
         }
       }),
       { numRuns: 500 },
@@ -50,7 +50,7 @@ describe('parseDeferredTeardown', () => {
     fc.assert(
       fc.property(broken, ([field, value]) => {
         expect(() => parseDeferredTeardown(JSON.stringify(value))).toThrow(
-          `deferred teardown: ${field} is missing or invalid`,
+          `deferred teardown cannot be read: ${field} is missing or invalid`,
         );
       }),
     );

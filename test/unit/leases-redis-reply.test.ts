@@ -5,11 +5,16 @@ import { describe, expect, it } from 'vitest';
 import { BridgeError } from '../../src/errors.ts';
 import { LEASE_FIELDS, leaseFromReply } from '../../src/leases/redis-store.ts';
 import type { Lease } from '../../src/leases/types.ts';
+import { PROTOTYPE_KEYS } from '../../src/strict-json.ts';
+
+// Label keys a stored selector may hold (the strict JSON it is read with refuses prototype keys).
+const labelKey = fc.string().filter((k) => !PROTOTYPE_KEYS.has(k));
 
 const lease: fc.Arbitrary<Lease> = fc.record(
   {
-    id: fc.string(),
-    deviceId: fc.string(),
+    // A lease always has an id and a device.
+    id: fc.string({ minLength: 1 }),
+    deviceId: fc.string({ minLength: 1 }),
     tenant: fc.string(),
     holder: fc.string(),
     fencingToken: fc.integer({ min: 1 }),
@@ -19,7 +24,7 @@ const lease: fc.Arbitrary<Lease> = fc.record(
     selector: fc.record(
       {
         deviceId: fc.string(),
-        labels: fc.dictionary(fc.string(), fc.string()),
+        labels: fc.dictionary(labelKey, fc.string()),
         sdkMin: fc.nat(100),
         sdkMax: fc.nat(100),
       },
