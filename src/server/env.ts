@@ -9,6 +9,7 @@ import type { Logger } from '../observability/logger.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { ReleaseRepository } from '../releases/repository.ts';
 import type { RateLimiter } from './rate-limit.ts';
+import type { UploadGate } from './upload-gate.ts';
 
 /** Everything a route needs, built once at boot (tests build their own). */
 export interface Services {
@@ -29,6 +30,8 @@ export interface Services {
   publicUrl?: string;
   /** Directory for request-scoped temporary files (uploads). */
   tmpDir: string;
+  /** Concurrent uploads per tenant and per node (routes whose guard says `upload`). */
+  uploads: UploadGate;
   /** The device side's use cases, when this node drives devices (absent: manifests and artifacts only). */
   deviceSide?: DeviceSide;
   /**

@@ -10,6 +10,7 @@ import { ReleaseRepository } from '../releases/repository.ts';
 import type { Services } from './env.ts';
 import { publicBaseUrl } from './public-url.ts';
 import { RateLimiter } from './rate-limit.ts';
+import { UploadGate } from './upload-gate.ts';
 
 /** The artifact store the configuration names: S3 when S3_BUCKET is set, else `<dataDir>/artifacts`. */
 export function storeFromConfig(config: Config): ArtifactStore {
@@ -37,5 +38,6 @@ export function buildServices(
       expensive: new RateLimiter(config.rateExpensive),
     },
     tmpDir: overrides.tmpDir ?? path.join(config.dataDir, 'tmp'),
+    uploads: overrides.uploads ?? new UploadGate(),
   };
 }

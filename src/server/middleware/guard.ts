@@ -34,6 +34,11 @@ export interface RoutePolicy {
   /** Rate-limited per token and per client address (snapshot, publish). */
   expensive?: boolean;
   /**
+   * A large body streamed to disk and processed here (an APK): counted among the node's and the
+   * tenant's concurrent uploads until answered (429 past either); a forwarded call counts on the owner.
+   */
+  upload?: boolean;
+  /**
    * A lease-scoped operation: forwarded to the node that drives the lease's device. `or-here`
    * (release: no body): when the owner cannot be reached, the call runs here instead (the lease ends
    * in the store and its teardown waits there for the owner). `stream` (logcat): an answer that may
@@ -159,7 +164,14 @@ export function guard(policy: RoutePolicy): MiddlewareHandler<AppEnv> {
       }
     }
     if (policy.body?.json) await readJson(c, policy.body);
-    await next();
+    const uploadDone = policy.upload
+      ? c.get('services').uploads.admit(principal?.tenant ?? 'local')
+      : undefined;
+    try {
+      await next();
+    } finally {
+      uploadDone?.();
+    }
     if (policy.access !== 'anyone') {
       // Answers to authenticated callers depend on who asks (tenancy): never from a shared cache.
       setAnswerHeader(c, 'Cache-Control', 'private, no-store');

@@ -150,7 +150,7 @@ export function registerReleases(app: OpenAPIHono<AppEnv>): void {
       tags: ['releases'],
       summary: 'Admin: upload an APK (or a dex jar) and publish it as a helper release',
       security: [{ bearer: [] }],
-      middleware: guard({ access: 'admin', body: uploadPolicy, expensive: true }),
+      middleware: guard({ access: 'admin', body: uploadPolicy, expensive: true, upload: true }),
       description:
         'Body: multipart/form-data with a file field `apk` (the APK, or the dex jar of an app-process-jar) and fields ' +
         '`version`, `installArgs`, `runner`, `kind`, `mainClass`, `socketName`, `devicePath`, `serviceComponent`; or the ' +

@@ -60,7 +60,7 @@ export const installAppRoute = createRoute({
     'are uninstalled when it ends unless `keep`.',
   security: [{ bearer: [] }],
   middleware: [
-    guard({ access: 'client', body: installPolicy, forward: true, expensive: true }),
+    guard({ access: 'client', body: installPolicy, forward: true, expensive: true, upload: true }),
     smallJson,
   ] as const,
   request: {
