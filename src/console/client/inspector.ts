@@ -6,10 +6,10 @@
  * the doctor's report for the lease (doctor.ts).
  */
 
-import type { SnapshotNode } from '../../snapshot/types.ts';
+import type { SnapshotJsonResponse, SnapshotNode, SnapshotXmlResponse } from '../../api/helper-operations.ts';
+import type { LeaseList } from '../../api/leases.ts';
 import { api, blob, el, status } from './api.ts';
 import { doctorSection } from './doctor.ts';
-import type { Lease } from './leases.ts';
 
 interface Flat {
   node: SnapshotNode;
@@ -221,11 +221,7 @@ export function inspectorPage(): void {
     const id = encodeURIComponent(lease());
     const [png, snap] = await Promise.all([
       blob(`/v1/leases/${id}/screenshot`),
-      api<{ snapshot: { windows: SnapshotNode[]; nodeCount: number } }>(
-        'POST',
-        `/v1/leases/${id}/snapshot`,
-        {},
-      ),
+      api<SnapshotJsonResponse>('POST', `/v1/leases/${id}/snapshot`, {}),
     ]);
     if (objectUrl) URL.revokeObjectURL(objectUrl);
     objectUrl = URL.createObjectURL(png);
@@ -306,7 +302,7 @@ export function inspectorPage(): void {
   });
   document.getElementById('download-xml')!.addEventListener('click', async () => {
     try {
-      const r = await api<{ xml: string }>('POST', `/v1/leases/${encodeURIComponent(lease())}/snapshot`, {
+      const r = await api<SnapshotXmlResponse>('POST', `/v1/leases/${encodeURIComponent(lease())}/snapshot`, {
         format: 'xml',
       });
       const a = el('a', {
@@ -322,7 +318,7 @@ export function inspectorPage(): void {
   });
 
   void (async () => {
-    const { leases } = await api<{ leases: Lease[] }>('GET', '/v1/leases');
+    const { leases } = await api<LeaseList>('GET', '/v1/leases');
     const active = leases.filter((l) => l.state === 'active');
     select.replaceChildren(...active.map((l) => el('option', { value: l.id }, `${l.id} (${l.deviceId})`)));
     const wanted = new URLSearchParams(location.search).get('lease');
