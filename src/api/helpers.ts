@@ -7,7 +7,11 @@ import {
   type ManifestKind,
   SEMVER_RE,
 } from '../manifest/index.ts';
-import { FieldErrorSchema } from './errors.ts';
+
+// What the routes answer (manifests, the helper list, publish results, verdicts): their own
+// module, free of the manifest checks' Node imports, so the console's browser code can take its
+// types from there.
+export * from './release-manifests.ts';
 
 export const APK_MEDIA_TYPE = 'application/vnd.android.package-archive';
 
@@ -30,91 +34,6 @@ export const Sha256Param = z
     param: { name: 'sha256', in: 'path' },
     example: 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855',
   });
-
-/**
- * Release manifests are validated by the manifest module (src/manifest/schema.ts, kinds.ts); the
- * document shows their shapes. `kind` tells them apart; absent means an instrumentation APK.
- */
-const manifestCommon = {
-  name: z.string(),
-  version: z.string(),
-  releaseTag: z.string().optional(),
-  assetName: z.string().optional(),
-  apkUrl: z.string().nullable(),
-  sha256: z.string(),
-  checksumName: z.string().optional(),
-  sizeBytes: z.number().int().optional(),
-};
-
-export const ManifestSchema = z
-  .object({
-    kind: z.literal('instrumentation-apk').optional(),
-    ...manifestCommon,
-    packageName: z.string(),
-    versionCode: z.number().int(),
-    instrumentationRunner: z.string().optional(),
-    minSdk: z.number().int(),
-    targetSdk: z.number().int(),
-    outputFormat: z.string().optional(),
-    statusProtocol: z.string().optional(),
-    installArgs: z.array(z.string()),
-    signingCertSha256: z.string().optional(),
-  })
-  .passthrough()
-  .openapi('HelperManifest');
-
-export const AppProcessJarManifestSchema = z
-  .object({
-    kind: z.literal('app-process-jar'),
-    ...manifestCommon,
-    mainClass: z.string().openapi({ example: 'dev.devicebridge.glassagent.Main' }),
-    socketName: z.string().openapi({ example: 'glass-agent' }),
-    devicePath: z.string().openapi({ example: '/data/local/tmp/glass-agent.jar' }),
-    minSdk: z.number().int().optional(),
-  })
-  .passthrough()
-  .openapi('AppProcessJarManifest');
-
-export const AccessibilityServiceManifestSchema = z
-  .object({
-    kind: z.literal('accessibility-service-apk'),
-    ...manifestCommon,
-    packageName: z.string(),
-    versionCode: z.number().int(),
-    minSdk: z.number().int(),
-    targetSdk: z.number().int(),
-    installArgs: z.array(z.string()),
-    serviceComponent: z
-      .string()
-      .openapi({ example: 'dev.devicebridge.glassa11y/.GlassAccessibilityService' }),
-    socketName: z.string().openapi({ example: 'glass-a11y' }),
-    signingCertSha256: z.string().optional(),
-  })
-  .passthrough()
-  .openapi('AccessibilityServiceManifest');
-
-/** A manifest of any kind (what the manifest routes serve and publish answers). */
-export const ReleaseManifestSchema = z
-  .union([ManifestSchema, AppProcessJarManifestSchema, AccessibilityServiceManifestSchema])
-  .openapi('ReleaseManifest');
-
-export const HelperListSchema = z
-  .object({
-    helpers: z.array(
-      z.object({ name: z.string(), latest: z.string().nullable(), versions: z.array(z.string()) }),
-    ),
-  })
-  .openapi('HelperList');
-
-export const ManifestVerdictSchema = z
-  .object({
-    valid: z.boolean(),
-    errors: z.array(FieldErrorSchema),
-    // A union, not `.nullable()`: the document rendered that as allOf[HelperManifest, object|null],
-    // which no null satisfies (found by the HTTP fuzz suite).
-    manifest: z.union([ReleaseManifestSchema, z.null()]),
-  })
-  .openapi('ManifestVerdict');
 
 /**
  * `POST /v1/manifests/validate` takes any JSON object (the verdict says what is wrong with it). A
@@ -206,17 +125,4 @@ export interface PublishForm extends PublishFields {
   apk: Blob;
 }
 
-export const PublishResultSchema = z
-  .object({
-    status: z.enum(['published', 'unchanged']),
-    latest: z.boolean(),
-    manifest: ReleaseManifestSchema,
-  })
-  .openapi('PublishResult');
-
-export type HelperManifestBody = z.infer<typeof ManifestSchema>;
-export type ReleaseManifestBody = z.infer<typeof ReleaseManifestSchema>;
-export type HelperListResponse = z.infer<typeof HelperListSchema>;
-export type ManifestVerdict = z.infer<typeof ManifestVerdictSchema>;
 export type PublishQuery = z.input<typeof PublishQuerySchema>;
-export type PublishResult = z.infer<typeof PublishResultSchema>;

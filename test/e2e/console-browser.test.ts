@@ -512,4 +512,101 @@ describe('console in chromium (e2e)', () => {
     expect(await client.locator('#waiters tbody.empty').count()).toBe(1);
     await ci.releaseLease(granted.value!.id);
   }, 90_000);
+
+  describe('inspector', () => {
+    const ci = () => new DeviceBridgeClient({ baseUrl: url, token: CLIENT_TOKEN });
+    let lease: string;
+
+    beforeAll(async () => {
+      lease = (await ci().acquireLease({ ttlSeconds: 600 })).id;
+    });
+    afterAll(async () => {
+      if (lease) await ci().releaseLease(lease);
+    });
+
+    const open = async (viewport = { width: 1400, height: 900 }): Promise<Page> => {
+      const page = await signIn(CLIENT_TOKEN);
+      await page.setViewportSize(viewport);
+      await page.goto(`${url}/console/inspector?lease=${encodeURIComponent(lease)}`);
+      await expect.poll(() => page.locator('#lease-select').inputValue()).toBe(lease);
+      return page;
+    };
+    const snapshot = async (page: Page) => {
+      const ready = await page.locator('#screen').getAttribute('data-ready');
+      await page.getByRole('button', { name: 'Take snapshot' }).click();
+      await expect
+        .poll(() => page.locator('#screen').getAttribute('data-ready'), { timeout: 30_000 })
+        .not.toBe(ready);
+    };
+    /** Visible images that show nothing (no or a broken source: the browser draws its broken icon). */
+    const brokenImages = (page: Page) =>
+      page.evaluate(
+        `[...document.images].filter((i) => i.checkVisibility() && i.naturalWidth === 0).length`,
+      ) as Promise<number>;
+
+    it('before the first snapshot: a line saying there is none, no broken image', async () => {
+      const page = await open();
+      expect(await brokenImages(page)).toBe(0);
+      expect(await page.locator('#screen-empty').isVisible()).toBe(true);
+      expect(await page.locator('#screen-empty').textContent()).toContain('No snapshot yet');
+      expect(await axeViolations(page)).toEqual([]);
+      await snapshot(page);
+      expect(await page.locator('#screenshot').isVisible()).toBe(true);
+      expect(await page.evaluate(`document.getElementById('screenshot').naturalWidth`)).toBe(1080);
+      expect(await page.locator('#screen-empty').isVisible()).toBe(false);
+      expect(await brokenImages(page)).toBe(0);
+    }, 90_000);
+
+    it("every node box lies within the screenshot: boxes of nodes past the screen's edge are clipped or left out", async () => {
+      const page = await open();
+      await snapshot(page);
+      // The simulated screen's chip row (a HorizontalScrollView) is wider than the screen.
+      const outside = (await page.evaluate(`(() => {
+        const img = document.getElementById('screenshot').getBoundingClientRect();
+        const boxes = [...document.querySelectorAll('#boxes .box')];
+        return [boxes.length, boxes.filter((b) => {
+          const r = b.getBoundingClientRect();
+          return r.left < img.left - 0.5 || r.top < img.top - 0.5 ||
+            r.right > img.right + 0.5 || r.bottom > img.bottom + 0.5;
+        }).map((b) => b.dataset.ref)];
+      })()`)) as [number, string[]];
+      expect(outside[0]).toBeGreaterThan(50);
+      expect(outside[1]).toEqual([]);
+    }, 90_000);
+
+    it('the screenshot uses the width of a 1400×900 window (at least 470 px of it) and fits a 420 px one without horizontal scroll', async () => {
+      const page = await open();
+      await snapshot(page);
+      const measure = () =>
+        page.evaluate(`(() => {
+          const r = document.getElementById('screenshot').getBoundingClientRect();
+          return { left: r.left, right: r.right, width: r.width,
+            scroll: document.documentElement.scrollWidth, inner: innerWidth };
+        })()`) as Promise<{ left: number; right: number; width: number; scroll: number; inner: number }>;
+      // 1080×2400 fitted to the window's height would be under 400 px wide: too small to read the
+      // screen's text or hit a small node's box, so the screen keeps at least 480 px (and scrolls).
+      const wide = await measure();
+      expect(wide.width).toBeGreaterThanOrEqual(470);
+      expect(wide.scroll).toBe(wide.inner);
+      await shot(page, 'inspector-1400');
+      await page.setViewportSize({ width: 420, height: 900 });
+      const narrow = await measure();
+      expect(narrow.scroll).toBeLessThanOrEqual(narrow.inner);
+      expect(narrow.left).toBeGreaterThanOrEqual(0);
+      expect(narrow.right).toBeLessThanOrEqual(narrow.inner);
+      expect(narrow.width).toBeGreaterThan(300);
+      await shot(page, 'inspector-420');
+    }, 90_000);
+
+    it('Type says what it typed once the screen is fresh', async () => {
+      const page = await open();
+      await snapshot(page);
+      await page.getByLabel('Type into the focused field').fill('hi 👋');
+      await page.getByRole('button', { name: 'Type', exact: true }).click();
+      // After the fresh snapshot: what was typed (characters as people count them), then the screen.
+      await expect
+        .poll(() => page.locator('#status').textContent(), { timeout: 30_000 })
+        .toMatch(/^typed 4 characters; snapshot: \d+ nodes/);
+    }, 90_000);
+  });
 });

@@ -2,20 +2,9 @@
  * Devices: the live table (polled every 2 s, no reloads), filters by label and state; for admins the
  * lease holder's tenant and the admin actions.
  */
+import type { Device, DeviceList } from '../../api/devices.ts';
+import type { LeaseList } from '../../api/leases.ts';
 import { type ApiError, api, el, isAdmin, status } from './api.ts';
-
-interface Device {
-  id: string;
-  serial: string;
-  labels: Record<string, string>;
-  state: string;
-  quarantineReason?: string;
-  properties: { sdk?: number; model?: string };
-  helpers: Record<string, { versionCode: number; version?: string }>;
-  ownerNode: string;
-  leaseId: string | null;
-  leased: boolean;
-}
 
 export function devicesPage(): void {
   const tbody = document.querySelector<HTMLTableSectionElement>('#devices tbody')!;
@@ -120,10 +109,10 @@ export function devicesPage(): void {
 
   const refresh = async () => {
     try {
-      devices = (await api<{ devices: Device[] }>('GET', '/v1/devices')).devices;
+      devices = (await api<DeviceList>('GET', '/v1/devices')).devices;
       if (isAdmin()) {
         // Admins see every tenant's leases: name the holder's tenant next to the lease.
-        const { leases } = await api<{ leases: Array<{ id: string; tenant: string }> }>('GET', '/v1/leases');
+        const { leases } = await api<LeaseList>('GET', '/v1/leases');
         tenants = new Map(leases.map((l) => [l.id, l.tenant]));
       }
       render();

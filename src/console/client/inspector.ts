@@ -6,10 +6,15 @@
  * the doctor's report for the lease (doctor.ts).
  */
 
-import type { SnapshotNode } from '../../snapshot/types.ts';
+import type {
+  Bounds,
+  SnapshotJsonResponse,
+  SnapshotNode,
+  SnapshotXmlResponse,
+} from '../../api/helper-operations.ts';
+import type { LeaseList } from '../../api/leases.ts';
 import { api, blob, el, status } from './api.ts';
 import { doctorSection } from './doctor.ts';
-import type { Lease } from './leases.ts';
 
 interface Flat {
   node: SnapshotNode;
@@ -49,6 +54,18 @@ function flatten(nodes: SnapshotNode[], depth = 0, out: Flat[] = []): Flat[] {
   return out;
 }
 
+/** The part of `b` on a screen of `size` (null when none of it is): what a box shows and a tap hits. */
+function onScreen(b: Bounds, size: { width: number; height: number }): Bounds | null {
+  const x = Math.max(0, b.x);
+  const y = Math.max(0, b.y);
+  const width = Math.min(size.width, b.x + b.width) - x;
+  const height = Math.min(size.height, b.y + b.height) - y;
+  return width > 0 && height > 0 ? { x, y, width, height } : null;
+}
+
+/** Characters as people count them (an emoji with its modifiers is one). */
+const characters = (text: string): number => [...new Intl.Segmenter().segment(text)].length;
+
 function label(n: SnapshotNode): string {
   const name = n.text || n.contentDesc;
   const id = n.resourceId ? ` #${n.resourceId.replace(/^.*:id\//, '')}` : '';
@@ -60,6 +77,8 @@ export function inspectorPage(): void {
   const controls = document.getElementById('inspector-controls') as HTMLFormElement;
   const img = document.getElementById('screenshot') as HTMLImageElement;
   const screen = document.getElementById('screen')!;
+  const empty = document.getElementById('screen-empty')!;
+  const layout = document.querySelector<HTMLElement>('.inspector')!;
   const boxes = document.getElementById('boxes')!;
   const tree = document.getElementById('tree')!;
   const search = document.getElementById('tree-search') as HTMLInputElement;
@@ -73,6 +92,11 @@ export function inspectorPage(): void {
   let objectUrl: string | null = null;
 
   const lease = () => select.value;
+  /** The selected node's part on the screen (null: none, or none of it on screen). */
+  const selectedPart = (): Bounds | null => {
+    const b = flat.find((f) => f.node.ref === selected)?.node.bounds;
+    return b ? onScreen(b, size) : null;
+  };
 
   /** The boxes in tree order: the order the arrow keys move in. */
   const boxOrder = (): HTMLElement[] => {
@@ -99,7 +123,7 @@ export function inspectorPage(): void {
       if (on && scroll) li.scrollIntoView({ block: 'nearest' });
     }
     const node = flat.find((f) => f.node.ref === ref)?.node;
-    tapSelected.disabled = !node?.bounds;
+    tapSelected.disabled = selectedPart() === null;
     attrs.replaceChildren(
       ...(node
         ? ATTRIBUTES.flatMap((k) => {
@@ -122,7 +146,7 @@ export function inspectorPage(): void {
       : flat;
     tree.replaceChildren(
       ...shown.map(({ node, depth }) => {
-        const offscreen = node.bounds !== null && !node.visible;
+        const offscreen = node.bounds !== null && (!node.visible || onScreen(node.bounds, size) === null);
         const li = el(
           'li',
           {
@@ -157,14 +181,16 @@ export function inspectorPage(): void {
   };
 
   const renderBoxes = () => {
-    const withBounds = flat
-      .filter(({ node: n }) => n.bounds !== null && n.bounds.width > 0 && n.bounds.height > 0 && n.visible)
-      .sort(
-        (a, b) => b.node.bounds!.width * b.node.bounds!.height - a.node.bounds!.width * a.node.bounds!.height,
-      );
+    // Each visible node's part on the screen, largest first (smaller boxes on top); a node wholly
+    // off the screen (scrolled away, another rotation's bounds) gets none.
+    const shown = flat
+      .flatMap(({ node }) => {
+        const part = node.visible && node.bounds ? onScreen(node.bounds, size) : null;
+        return part === null ? [] : [{ node, b: part }];
+      })
+      .sort((p, q) => q.b.width * q.b.height - p.b.width * p.b.height);
     boxes.replaceChildren(
-      ...withBounds.map(({ node }) => {
-        const b = node.bounds!;
+      ...shown.map(({ node, b }) => {
         const box = el('button', {
           type: 'button',
           class: `box${node.ref === selected ? ' selected' : ''}`,
@@ -212,64 +238,77 @@ export function inspectorPage(): void {
     );
   };
 
-  const refresh = async () => {
-    if (!lease()) {
-      status('acquire a lease first (Leases page)');
-      return;
-    }
-    status('capturing…');
+  /** A fresh screenshot and snapshot; answers what it shows, for the status line. */
+  const capture = async (): Promise<string> => {
     const id = encodeURIComponent(lease());
     const [png, snap] = await Promise.all([
       blob(`/v1/leases/${id}/screenshot`),
-      api<{ snapshot: { windows: SnapshotNode[]; nodeCount: number } }>(
-        'POST',
-        `/v1/leases/${id}/snapshot`,
-        {},
-      ),
+      api<SnapshotJsonResponse>('POST', `/v1/leases/${id}/snapshot`, {}),
     ]);
     if (objectUrl) URL.revokeObjectURL(objectUrl);
     objectUrl = URL.createObjectURL(png);
-    await new Promise<void>((resolve) => {
-      img.onload = () => resolve();
-      img.onerror = () => resolve();
+    const shown = await new Promise<boolean>((resolve) => {
+      img.onload = () => resolve(true);
+      img.onerror = () => resolve(false);
       img.src = objectUrl!;
     });
+    // No <img> on the page until there is a picture: a broken one shows the browser's icon.
+    img.hidden = !shown;
+    empty.hidden = shown;
+    if (!shown) empty.textContent = 'The screenshot could not be shown (not an image).';
     size = { width: img.naturalWidth || 1, height: img.naturalHeight || 1 };
+    // The layout sizes the screen from its picture (console.css, .inspector).
+    layout.style.setProperty('--screen-natural-width', `${size.width}px`);
+    layout.style.setProperty('--screen-aspect', String(size.width / size.height));
     flat = flatten(snap.snapshot.windows);
     if (selected !== null && !flat.some((f) => f.node.ref === selected)) selected = null;
     renderTree();
     renderBoxes();
     choose(selected, false);
     screen.dataset['ready'] = String(Date.now());
-    status(`snapshot: ${snap.snapshot.nodeCount} nodes; screen ${size.width}×${size.height}`);
+    return `snapshot: ${snap.snapshot.nodeCount} nodes; screen ${size.width}×${size.height}`;
   };
 
-  /** One lease action, then a fresh snapshot and screenshot. */
-  const perform = async (what: string, route: string, body: Record<string, unknown>) => {
+  const refresh = async () => {
+    if (!lease()) {
+      status('acquire a lease first (Leases page)');
+      return;
+    }
+    status('capturing…');
+    status(await capture());
+  };
+
+  /**
+   * One lease action, then a fresh snapshot and screenshot; the status line says what was done
+   * (`done`, e.g. `typed 4 characters`) and what the screen shows now.
+   */
+  const perform = async (what: string, done: string, route: string, body: Record<string, unknown>) => {
     try {
       await api('POST', `/v1/leases/${encodeURIComponent(lease())}/${route}`, body);
-      status(`${what} done; refreshing…`);
-      await refresh();
+      status(`${done}; capturing…`);
+      status(`${done}; ${await capture()}`);
     } catch (err) {
       status(`${what} failed: ${(err as Error).message}`);
     }
   };
-  const act = (what: string, gesture: Record<string, unknown>) => perform(what, 'gestures', gesture);
+  const act = (what: string, done: string, gesture: Record<string, unknown>) =>
+    perform(what, done, 'gestures', gesture);
 
   screen.addEventListener('click', (e) => {
     if (!tapMode.checked || !img.naturalWidth) return;
     const r = img.getBoundingClientRect();
     const x = Math.round(((e.clientX - r.left) / r.width) * size.width);
     const y = Math.round(((e.clientY - r.top) / r.height) * size.height);
-    void act(`tap at ${x},${y}`, { kind: 'tap', x, y });
+    void act(`tap at ${x},${y}`, `tapped at ${x},${y}`, { kind: 'tap', x, y });
   });
   tapMode.addEventListener('change', () => screen.classList.toggle('tapping', tapMode.checked));
   tapSelected.addEventListener('click', () => {
-    const b = flat.find((f) => f.node.ref === selected)?.node.bounds;
-    if (!b) return;
+    // The centre of the node's part on the screen (a partly scrolled-away node's whole centre may be off it).
+    const b = selectedPart();
+    if (b === null) return;
     const x = Math.round(b.x + b.width / 2);
     const y = Math.round(b.y + b.height / 2);
-    void act(`tap ${selected} at ${x},${y}`, { kind: 'tap', x, y });
+    void act(`tap ${selected} at ${x},${y}`, `tapped ${selected} at ${x},${y}`, { kind: 'tap', x, y });
   });
   swipe.addEventListener('submit', (e) => {
     e.preventDefault();
@@ -285,7 +324,7 @@ export function inspectorPage(): void {
       status('swipe needs two points as x,y');
       return;
     }
-    void act('swipe', { kind: 'swipe', from, to });
+    void act('swipe', `swiped from ${from.x},${from.y} to ${to.x},${to.y}`, { kind: 'swipe', from, to });
   });
   const typeForm = document.getElementById('type-form') as HTMLFormElement;
   typeForm.addEventListener('submit', (e) => {
@@ -296,7 +335,8 @@ export function inspectorPage(): void {
       return;
     }
     // The glass agent types the exact code points (emoji, CJK, RTL) into the focused field.
-    void perform('type', 'text', { text: input.value });
+    const n = characters(input.value);
+    void perform('type', `typed ${n} character${n === 1 ? '' : 's'}`, 'text', { text: input.value });
   });
   search.addEventListener('input', renderTree);
   doctorSection(lease);
@@ -306,7 +346,7 @@ export function inspectorPage(): void {
   });
   document.getElementById('download-xml')!.addEventListener('click', async () => {
     try {
-      const r = await api<{ xml: string }>('POST', `/v1/leases/${encodeURIComponent(lease())}/snapshot`, {
+      const r = await api<SnapshotXmlResponse>('POST', `/v1/leases/${encodeURIComponent(lease())}/snapshot`, {
         format: 'xml',
       });
       const a = el('a', {
@@ -322,7 +362,7 @@ export function inspectorPage(): void {
   });
 
   void (async () => {
-    const { leases } = await api<{ leases: Lease[] }>('GET', '/v1/leases');
+    const { leases } = await api<LeaseList>('GET', '/v1/leases');
     const active = leases.filter((l) => l.state === 'active');
     select.replaceChildren(...active.map((l) => el('option', { value: l.id }, `${l.id} (${l.deviceId})`)));
     const wanted = new URLSearchParams(location.search).get('lease');

@@ -3,26 +3,10 @@
  * the waiters queued per selector (./waiters.ts); a lease's adb endpoint (the form is on the page
  * only for a token with the `adb` capability).
  */
+import type { AdbEndpoint } from '../../api/adb-endpoint-result.ts';
+import type { Lease, LeaseList, ReleaseLeaseResponse, TeardownList, WaiterList } from '../../api/leases.ts';
 import { api, el, status } from './api.ts';
-import { type Waiter, waitersTable } from './waiters.ts';
-
-export interface Lease {
-  id: string;
-  deviceId: string;
-  tenant: string;
-  fencingToken: number;
-  expiresAt: number;
-  ttlSeconds: number;
-  state: string;
-}
-
-interface Teardown {
-  reason: string;
-  finishedAt: number;
-  node: string;
-  actions: string[];
-  failures: string[];
-}
+import { waitersTable } from './waiters.ts';
 
 /** Most ended leases the history table shows. */
 const HISTORY = 20;
@@ -57,10 +41,7 @@ export function leasesPage(): void {
         );
         release.addEventListener('click', async () => {
           try {
-            const r = await api<{ teardown: unknown; teardownPending?: unknown }>(
-              'DELETE',
-              `/v1/leases/${l.id}`,
-            );
+            const r = await api<ReleaseLeaseResponse>('DELETE', `/v1/leases/${l.id}`);
             // Still running when the release answered: its record follows in the history below.
             teardown.textContent = JSON.stringify(
               r.teardown ?? { teardownPending: r.teardownPending },
@@ -95,15 +76,11 @@ export function leasesPage(): void {
     );
   };
   // The queues move faster than leases end: polled on their own, every 2 s.
-  const refreshWaiters = async () =>
-    waiters.show((await api<{ waiters: Waiter[] }>('GET', '/v1/waiters')).waiters);
+  const refreshWaiters = async () => waiters.show((await api<WaiterList>('GET', '/v1/waiters')).waiters);
   const refresh = async () => {
     const [active, ended] = await Promise.all([
-      api<{ leases: Lease[] }>('GET', '/v1/leases'),
-      api<{ teardowns: Array<{ lease: Lease; teardown: Teardown }> }>(
-        'GET',
-        `/v1/teardowns?limit=${HISTORY}`,
-      ),
+      api<LeaseList>('GET', '/v1/leases'),
+      api<TeardownList>('GET', `/v1/teardowns?limit=${HISTORY}`),
     ]);
     leases = active.leases.filter((l) => l.state === 'active');
     render();
@@ -178,11 +155,9 @@ function adbEndpointForm(): { show(leases: Lease[]): void } | null {
     error.textContent = '';
     result.textContent = '';
     try {
-      const opened = await api<{ endpoint: string; leaseId: string }>(
-        'POST',
-        `/v1/leases/${encodeURIComponent(select.value)}/adb`,
-        { publicKey: key.value },
-      );
+      const opened = await api<AdbEndpoint>('POST', `/v1/leases/${encodeURIComponent(select.value)}/adb`, {
+        publicKey: key.value,
+      });
       result.textContent = `adb connect ${opened.endpoint}`;
       status(`adb endpoint of ${opened.leaseId}: ${opened.endpoint}`);
     } catch (err) {

@@ -3,21 +3,8 @@
  * signer, installArgs; the latest marked), the manifest as served (copy button), admin upload with
  * progress.
  */
+import type { HelperListResponse, PublishResult, ReleaseManifestBody } from '../../api/release-manifests.ts';
 import { api, el, status, upload } from './api.ts';
-
-interface Helper {
-  name: string;
-  latest: string | null;
-  versions: string[];
-}
-
-interface Manifest {
-  version: string;
-  versionCode?: number;
-  sha256?: string;
-  signingCertSha256?: string | null;
-  installArgs?: string[];
-}
 
 /** Versions shown per helper (the newest); older ones stay reachable through the API. */
 const VERSIONS_SHOWN = 20;
@@ -25,8 +12,11 @@ const VERSIONS_SHOWN = 20;
 const manifestPath = (name: string, version: string) =>
   `/v1/helpers/${encodeURIComponent(name)}/versions/${encodeURIComponent(version)}/manifest`;
 
+/** An APK release's manifest (a dex jar for app_process is pushed: no versionCode, signer, installArgs). */
+const apk = (m: ReleaseManifestBody | null) => (m === null || m.kind === 'app-process-jar' ? null : m);
+
 /** A 64-hex digest in full (it wraps anywhere), or `none` (an unsigned or unpinned release). */
-const digest = (hex: string | null | undefined) =>
+const digest = (hex: string | undefined) =>
   hex ? el('code', { class: 'digest' }, hex) : el('span', { class: 'muted' }, 'none');
 
 export function releasesPage(): void {
@@ -40,16 +30,16 @@ export function releasesPage(): void {
     copy.disabled = false;
   };
   const refresh = async () => {
-    const { helpers } = await api<{ helpers: Helper[] }>('GET', '/v1/helpers');
+    const { helpers } = await api<HelperListResponse>('GET', '/v1/helpers');
     const rows = await Promise.all(
       helpers.flatMap((h) =>
         [...h.versions]
           .reverse()
           .slice(0, VERSIONS_SHOWN)
           .map(async (version) => {
-            let m: Manifest | null = null;
+            let m: ReleaseManifestBody | null = null;
             try {
-              m = await api<Manifest>('GET', manifestPath(h.name, version));
+              m = await api<ReleaseManifestBody>('GET', manifestPath(h.name, version));
             } catch (err) {
               status(`manifest of ${h.name} ${version}: ${(err as Error).message}`);
             }
@@ -71,10 +61,10 @@ export function releasesPage(): void {
               { 'data-helper': h.name, 'data-version': version },
               el('td', {}, h.name),
               el('td', {}, version, version === h.latest ? el('span', { class: 'tag' }, 'latest') : null),
-              el('td', {}, m?.versionCode === undefined ? '' : String(m.versionCode)),
+              el('td', {}, String(apk(m)?.versionCode ?? '')),
               el('td', { class: 'sha256' }, digest(m?.sha256)),
-              el('td', { class: 'signer' }, digest(m?.signingCertSha256)),
-              el('td', { class: 'install-args' }, el('code', {}, (m?.installArgs ?? []).join(' '))),
+              el('td', { class: 'signer' }, digest(apk(m)?.signingCertSha256)),
+              el('td', { class: 'install-args' }, el('code', {}, (apk(m)?.installArgs ?? []).join(' '))),
               el('td', {}, view),
             );
           }),
@@ -111,13 +101,9 @@ export function releasesPage(): void {
     }
     body.set('apk', file);
     try {
-      const r = await upload<{ status: string; manifest: { version: string } }>(
-        `/v1/helpers/${encodeURIComponent(name)}/releases`,
-        body,
-        (f) => {
-          progress.value = Math.round(f * 100);
-        },
-      );
+      const r = await upload<PublishResult>(`/v1/helpers/${encodeURIComponent(name)}/releases`, body, (f) => {
+        progress.value = Math.round(f * 100);
+      });
       progress.value = 100;
       status(`${name} ${r.manifest.version}: ${r.status}`);
       await refresh();

@@ -4,19 +4,10 @@
  * the time waited counting up between refreshes, and an empty state.
  */
 
-import type { LeaseSelector } from '../../devices/selector.ts';
+import type { Waiter } from '../../api/leases.ts';
 import { queueKeyFor } from '../../leases/queue-key.ts';
 import { el, isAdmin } from './api.ts';
 import { describeSelector, waited } from './waiting-format.ts';
-
-export interface Waiter {
-  waiterId: string;
-  selector: LeaseSelector;
-  tenant: string;
-  position: number;
-  waitingMs: number;
-  node: string;
-}
 
 export function waitersTable(table: HTMLTableElement): { show(waiters: Waiter[]): void; tick(): void } {
   const admin = isAdmin();

@@ -226,7 +226,7 @@ const inspectorPage = () => html`
 <section class="screen-pane" aria-labelledby="screen-title">
 <h2 id="screen-title">Screen</h2>
 <p id="boxes-help" class="hint">Node boxes: Tab to them, arrow keys move between nodes, Enter selects.</p>
-<div id="screen" class="screen"><img id="screenshot" alt="screenshot of the leased device"><div id="boxes" class="boxes" role="group" aria-label="node boxes over the screenshot" aria-describedby="boxes-help"></div></div>
+<div id="screen" class="screen"><p id="screen-empty" class="screen-empty">No snapshot yet: choose a lease and press Take snapshot.</p><img id="screenshot" alt="screenshot of the leased device" hidden><div id="boxes" class="boxes" role="group" aria-label="node boxes over the screenshot" aria-describedby="boxes-help"></div></div>
 <form id="text-form" class="row" novalidate>
 <label>Swipe from <input name="from" placeholder="x,y" size="9"></label>
 <label>to <input name="to" placeholder="x,y" size="9"></label>
