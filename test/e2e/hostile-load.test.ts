@@ -194,13 +194,14 @@ describe('hostile load on a real node', () => {
       expect(JSON.parse(publish.body).error.message).toMatch(/another origin/);
       // Older browsers send only Origin; some requests only Sec-Fetch-Site. Either is enough.
       const lease = { method: 'POST', body: '{}' };
-      for (const headers of [
+      const browsers: Array<Record<string, string>> = [
         { Origin: 'http://attacker.example' },
         { Origin: 'null' },
         { Origin: `http://localhost:${port + 1}` },
         { 'Sec-Fetch-Site': 'cross-site' },
         { 'Sec-Fetch-Site': 'same-site' },
-      ]) {
+      ];
+      for (const headers of browsers) {
         const answer = await send(port, '/v1/leases', {
           ...lease,
           headers: { 'Content-Type': 'application/json', ...headers },

@@ -28,7 +28,28 @@ export function errorResponse(c: Context<AppEnv>, err: BridgeError): Response {
   return c.json(errorBody(c, err), err.status as ContentfulStatusCode);
 }
 
+/**
+ * Whether the client closed its connection before the request was read to its end or answered: a
+ * failure then (the body stream erred, an aborted wait) is the client's going, not a fault here.
+ */
+function clientClosed(c: Context<AppEnv>): boolean {
+  const incoming = c.env?.incoming;
+  if (incoming === undefined) return false;
+  const gone = (incoming.destroyed && !incoming.complete) || incoming.socket?.destroyed === true;
+  // Node's own request timeout (a slow client cut off: 408 already sent) is not the client's going.
+  return gone && (incoming.errored as NodeJS.ErrnoException | null)?.code !== 'ERR_HTTP_REQUEST_TIMEOUT';
+}
+
 export const onError: ErrorHandler<AppEnv> = (err, c) => {
+  if ((!(err instanceof BridgeError) || err.status >= 500) && clientClosed(c)) {
+    // Counted and logged as 499 (the access log, at info); the answer reaches nobody.
+    const reason = err instanceof Error ? err.message : String(err);
+    c.get('logger')?.debug({ reason }, 'the client closed the connection before its answer');
+    return errorResponse(
+      c,
+      new BridgeError('CLIENT_CLOSED_REQUEST', 'the client closed the connection before its answer'),
+    );
+  }
   if (err instanceof BridgeError) {
     if (err.status >= 500)
       c.get('logger')?.error({ err: { code: err.code, message: err.message } }, 'request failed');
