@@ -38,6 +38,12 @@ export const ERROR_CODES = {
     retryable: false,
     description: "no such route, helper, release, artifact, device or lease (other tenants' leases too)",
   },
+  REQUEST_TIMEOUT: {
+    status: 408,
+    retryable: true,
+    description:
+      'the whole request did not arrive within DEVICEBRIDGE_REQUEST_TIMEOUT_MS (the server answers 408 itself and closes the connection)',
+  },
   CONFLICT: {
     status: 409,
     retryable: true,
@@ -55,17 +61,17 @@ export const ERROR_CODES = {
     retryable: false,
     description: 'the lease was released or expired, or the X-Fencing-Token is stale',
   },
-  MISDIRECTED_REQUEST: {
-    status: 421,
-    retryable: false,
-    description:
-      'without tokens, a Host that is not a loopback name or address (localhost, 127.0.0.0/8, [::1]): a DNS-rebound name',
-  },
   PAYLOAD_TOO_LARGE: { status: 413, retryable: false, description: "the body exceeds the route's limit" },
   UNSUPPORTED_MEDIA_TYPE: {
     status: 415,
     retryable: false,
     description: 'the body has a Content-Type the route does not take',
+  },
+  MISDIRECTED_REQUEST: {
+    status: 421,
+    retryable: false,
+    description:
+      'without tokens, a Host that is not a loopback name or address (localhost, 127.0.0.0/8, [::1]): a DNS-rebound name',
   },
   CHECKSUM_MISMATCH: {
     status: 422,

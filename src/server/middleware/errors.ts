@@ -29,25 +29,31 @@ export function errorResponse(c: Context<AppEnv>, err: BridgeError): Response {
 }
 
 /**
- * Whether the client closed its connection before the request was read to its end or answered: a
- * failure then (the body stream erred, an aborted wait) is the client's going, not a fault here.
+ * Whether the connection ended before the request was read to its end or answered: `closed` by the
+ * client (a failure then — the body stream erred, a wait aborted — is the client's going, not a fault
+ * here), or cut by Node's own request timeout (`timed-out`: Node already answered 408).
  */
-function clientClosed(c: Context<AppEnv>): boolean {
+function connectionEnded(c: Context<AppEnv>): 'closed' | 'timed-out' | undefined {
   const incoming = c.env?.incoming;
-  if (incoming === undefined) return false;
-  const gone = (incoming.destroyed && !incoming.complete) || incoming.socket?.destroyed === true;
-  // Node's own request timeout (a slow client cut off: 408 already sent) is not the client's going.
-  return gone && (incoming.errored as NodeJS.ErrnoException | null)?.code !== 'ERR_HTTP_REQUEST_TIMEOUT';
+  if (incoming === undefined) return undefined;
+  const socket = incoming.socket as (typeof incoming.socket & { errored?: unknown }) | undefined;
+  const gone = (incoming.destroyed && !incoming.complete) || socket?.destroyed === true;
+  if (!gone) return undefined;
+  const cause = socket?.errored as NodeJS.ErrnoException | null | undefined;
+  return cause?.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'timed-out' : 'closed';
 }
 
 export const onError: ErrorHandler<AppEnv> = (err, c) => {
-  if ((!(err instanceof BridgeError) || err.status >= 500) && clientClosed(c)) {
-    // Counted and logged as 499 (the access log, at info); the answer reaches nobody.
+  const ended = !(err instanceof BridgeError) || err.status >= 500 ? connectionEnded(c) : undefined;
+  if (ended !== undefined) {
+    // Counted and logged (the access log, at info) as 499 or 408; the answer reaches nobody.
     const reason = err instanceof Error ? err.message : String(err);
-    c.get('logger')?.debug({ reason }, 'the client closed the connection before its answer');
+    c.get('logger')?.debug({ reason, ended }, 'the connection ended before the answer');
     return errorResponse(
       c,
-      new BridgeError('CLIENT_CLOSED_REQUEST', 'the client closed the connection before its answer'),
+      ended === 'closed'
+        ? new BridgeError('CLIENT_CLOSED_REQUEST', 'the client closed the connection before its answer')
+        : new BridgeError('REQUEST_TIMEOUT', 'the request did not arrive within the request timeout'),
     );
   }
   if (err instanceof BridgeError) {
