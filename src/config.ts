@@ -114,6 +114,25 @@ const fields = {
     'DEVICEBRIDGE_RATE_AUTH_FAILURES',
     z.coerce.number().int().min(0).max(1_000_000).default(60),
   ],
+  /**
+   * The proxies (addresses and CIDR ranges, comma or space separated) whose `X-Forwarded-For` is
+   * believed: the client address of a request from one of them is the last address its chain names
+   * that is not itself a trusted proxy. Empty (the default): the client address is the TCP peer's.
+   */
+  trustedProxies: [
+    'DEVICEBRIDGE_TRUSTED_PROXIES',
+    z
+      .string()
+      .default('')
+      .transform((text, ctx) => {
+        try {
+          return parseAddressRanges(text);
+        } catch (err) {
+          ctx.issues.push({ code: 'custom', message: (err as Error).message, input: text });
+          return z.NEVER;
+        }
+      }),
+  ],
   /** Expensive calls (snapshot, screenshot, publish) per minute per token and per client address (0 = no limit). */
   rateExpensive: [
     'DEVICEBRIDGE_RATE_EXPENSIVE',
@@ -231,4 +250,105 @@ export function isLoopbackHost(host: string): boolean {
   if (h === '::1' || h === '0:0:0:0:0:0:0:1') return true;
   if (h.startsWith('::ffff:')) return h.slice(7).startsWith('127.');
   return false;
+}
+
+/** One range of IP addresses: its first `prefix` bits (of 32 or 128) are those of `bytes`. */
+export interface AddressRange {
+  readonly bytes: Uint8Array;
+  readonly prefix: number;
+  /** As written in configuration, normalised (`10.0.0.0/8`, `2001:db8::/32`, `192.0.2.7/32`). */
+  readonly text: string;
+}
+
+/**
+ * An IP address as bytes: 4 for IPv4, 16 for IPv6, where an IPv4-mapped IPv6 address
+ * (`::ffff:192.0.2.7`, how a dual-stack socket names an IPv4 peer) is its IPv4 address. Null for
+ * anything that is not a bare address (names, brackets, ports, zone ids).
+ */
+export function addressBytes(address: string): Uint8Array | null {
+  const family = isIP(address);
+  if (family === 4) return Uint8Array.from(address.split('.').map(Number));
+  if (family !== 6 || address.includes('%')) return null;
+  const lower = address.toLowerCase();
+  const [head, tail] = lower.includes('::') ? lower.split('::') : [lower, undefined];
+  const groups = (part: string | undefined): number[] => {
+    if (part === undefined || part === '') return [];
+    return part.split(':').flatMap((g) => {
+      if (!g.includes('.')) return [Number.parseInt(g, 16)];
+      const [a, b, c, d] = g.split('.').map(Number) as [number, number, number, number];
+      return [(a << 8) | b, (c << 8) | d];
+    });
+  };
+  const left = groups(head);
+  const right = groups(tail);
+  const words = [...left, ...new Array<number>(8 - left.length - right.length).fill(0), ...right];
+  const bytes = new Uint8Array(16);
+  for (const [i, w] of words.entries()) {
+    bytes[2 * i] = w >> 8;
+    bytes[2 * i + 1] = w & 0xff;
+  }
+  const mapped = bytes.subarray(0, 10).every((b) => b === 0) && bytes[10] === 0xff && bytes[11] === 0xff;
+  return mapped ? bytes.slice(12) : bytes;
+}
+
+/** Whether `address` (bytes of `addressBytes`) is in `range`. */
+export function inRange(address: Uint8Array, range: AddressRange): boolean {
+  if (address.length !== range.bytes.length) return false;
+  const whole = Math.floor(range.prefix / 8);
+  for (let i = 0; i < whole; i++) if (address[i] !== range.bytes[i]) return false;
+  const rest = range.prefix % 8;
+  if (rest === 0) return true;
+  const mask = (0xff << (8 - rest)) & 0xff;
+  return (address[whole]! & mask) === (range.bytes[whole]! & mask);
+}
+
+function formatAddress(bytes: Uint8Array): string {
+  if (bytes.length === 4) return bytes.join('.');
+  const words = Array.from({ length: 8 }, (_, i) => ((bytes[2 * i]! << 8) | bytes[2 * i + 1]!).toString(16));
+  // The longest run of two or more zero words becomes `::` (RFC 5952).
+  let best = { at: -1, length: 1 };
+  for (let i = 0; i < 8; ) {
+    let j = i;
+    while (j < 8 && words[j] === '0') j++;
+    if (j - i > best.length) best = { at: i, length: j - i };
+    i = j === i ? i + 1 : j;
+  }
+  if (best.at < 0) return words.join(':');
+  return `${words.slice(0, best.at).join(':')}::${words.slice(best.at + best.length).join(':')}`;
+}
+
+/**
+ * A list of IP addresses and CIDR ranges (`10.0.0.0/8, 192.0.2.7 2001:db8::/32`), separated by
+ * commas or spaces; empty text is no range. Strict: an entry that is not a bare address, a prefix
+ * length out of range, host bits set under the prefix (`10.0.0.1/8`: write `10.0.0.0/8`) or an
+ * IPv4-mapped IPv6 entry (write the IPv4 address) throws an error naming the entry.
+ */
+export function parseAddressRanges(text: string): AddressRange[] {
+  const entries = text.split(/[\s,]+/).filter((e) => e !== '');
+  return entries.map((entry) => {
+    const bad = (why: string) => new Error(`entry ${JSON.stringify(entry)}: ${why}`);
+    const slash = entry.indexOf('/');
+    const address = slash < 0 ? entry : entry.slice(0, slash);
+    const family = isIP(address);
+    const bytes = family === 0 ? null : addressBytes(address);
+    if (bytes === null) throw bad('expected an IP address or a CIDR range (ADDRESS/PREFIX)');
+    const bits = family === 4 ? 32 : 128;
+    if (bytes.length !== bits / 8) throw bad('write an IPv4-mapped IPv6 address as its IPv4 address');
+    const prefixText = slash < 0 ? String(bits) : entry.slice(slash + 1);
+    if (!/^(0|[1-9]\d{0,2})$/.test(prefixText) || Number(prefixText) > bits) {
+      throw bad(`the prefix length must be 0 to ${bits}`);
+    }
+    const range: AddressRange = { bytes, prefix: Number(prefixText), text: '' };
+    const network = new Uint8Array(bytes.length);
+    for (let i = 0; i < bytes.length; i++) {
+      const keep = Math.max(0, Math.min(8, range.prefix - 8 * i));
+      network[i] = bytes[i]! & ((0xff << (8 - keep)) & 0xff);
+    }
+    if (network.some((b, i) => b !== bytes[i])) {
+      throw bad(
+        `host bits are set under /${range.prefix} (the range is ${formatAddress(network)}/${range.prefix})`,
+      );
+    }
+    return { bytes, prefix: range.prefix, text: `${formatAddress(bytes)}/${range.prefix}` };
+  });
 }

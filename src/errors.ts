@@ -27,10 +27,22 @@ export const ERROR_CODES = {
     description: 'no bearer token where one is needed, or a malformed or unknown one',
   },
   PERMISSION_DENIED: { status: 403, retryable: false, description: "the token's role may not do this" },
+  CROSS_SITE_REQUEST: {
+    status: 403,
+    retryable: false,
+    description:
+      'a browser request from a page of another origin (Origin, Sec-Fetch-Site): refused without tokens, and on the console sign-in',
+  },
   NOT_FOUND: {
     status: 404,
     retryable: false,
     description: "no such route, helper, release, artifact, device or lease (other tenants' leases too)",
+  },
+  REQUEST_TIMEOUT: {
+    status: 408,
+    retryable: true,
+    description:
+      'the whole request did not arrive within DEVICEBRIDGE_REQUEST_TIMEOUT_MS (the server answers 408 itself and closes the connection)',
   },
   CONFLICT: {
     status: 409,
@@ -55,6 +67,12 @@ export const ERROR_CODES = {
     retryable: false,
     description: 'the body has a Content-Type the route does not take',
   },
+  MISDIRECTED_REQUEST: {
+    status: 421,
+    retryable: false,
+    description:
+      'without tokens, a Host that is not a loopback name or address (localhost, 127.0.0.0/8, [::1]): a DNS-rebound name',
+  },
   CHECKSUM_MISMATCH: {
     status: 422,
     retryable: false,
@@ -64,6 +82,12 @@ export const ERROR_CODES = {
     status: 429,
     retryable: true,
     description: 'too many expensive calls or failed authentications; see Retry-After',
+  },
+  CLIENT_CLOSED_REQUEST: {
+    status: 499,
+    retryable: false,
+    description:
+      'the client closed its connection before its request was read and answered (in logs and metrics only: nobody receives it)',
   },
   HELPER_INSTALL_FAILED: {
     status: 502,

@@ -56,8 +56,16 @@ export function errorCodeExtension(): Record<
   ) as Record<ErrorCode, { status: number; retryable: boolean; description: string }>;
 }
 
-/** Codes every request can meet at the edge: a malformed or unknown token, too many failed authentications. */
-export const EDGE_ERRORS = ['UNAUTHENTICATED', 'RATE_LIMITED'] as const satisfies readonly ErrorCode[];
+/**
+ * Codes every request can meet at the edge: a malformed or unknown token, too many failed
+ * authentications; without tokens, a browser page of another origin or a Host that is not loopback.
+ */
+export const EDGE_ERRORS = [
+  'UNAUTHENTICATED',
+  'RATE_LIMITED',
+  'CROSS_SITE_REQUEST',
+  'MISDIRECTED_REQUEST',
+] as const satisfies readonly ErrorCode[];
 /** A route for some roles: the edge, a missing token and the wrong role. */
 export const SECURED_ERRORS = [...EDGE_ERRORS, 'PERMISSION_DENIED'] as const satisfies readonly ErrorCode[];
 /** A route with a JSON body: an invalid field, a body too large or not JSON. */

@@ -5,6 +5,7 @@ import { errorCodeExtension } from '../api/index.ts';
 import { ConsoleSessions } from '../auth/console-sessions.ts';
 import type { AppEnv, Services } from './env.ts';
 import { authenticate } from './middleware/auth.ts';
+import { browserRequests } from './middleware/browser-requests.ts';
 import { notFound, onError, validationHook } from './middleware/errors.ts';
 import { guardPolicyOf } from './middleware/guard.ts';
 import { requestId } from './middleware/request-id.ts';
@@ -126,6 +127,9 @@ export function createApp(services: Services): OpenAPIHono<AppEnv> {
       'request',
     );
   });
+  // Browsers: without tokens, a Host that is not loopback and pages of other origins are refused;
+  // with tokens, a sign-in form posted from another origin.
+  app.use('*', browserRequests());
   // Console sessions: the cookie stands for the token it was opened with. In the services' store
   // (Redis in a fleet: every node honours them), else this app's memory.
   const sessions = services.consoleSessions ?? new ConsoleSessions();

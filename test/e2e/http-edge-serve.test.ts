@@ -230,16 +230,17 @@ describe('HTTP edge on a real socket', () => {
       }
     }
     expect(statuses).toEqual([401, 401, 401, 429]);
-    // Credentials from that address wait too (a guesser must not learn that a token is right)...
+    // A token that validates is never refused by the limiter (the failures may come from anyone
+    // sharing the address: a proxy, a NAT)...
     expect(
       (await fetch(`${url}/healthz`, { headers: { Authorization: `Bearer ${ADMIN_TOKEN}` } })).status,
-    ).toBe(429);
-    // ...while anonymous calls to public routes go on.
+    ).toBe(200);
+    // ...and anonymous calls to public routes go on.
     expect((await fetch(`${url}/v1/helpers`)).status).toBe(200);
     const metrics = await server!.services.metrics.registry.getSingleMetricAsString(
       'devicebridge_rate_limited_total',
     );
-    expect(metrics).toMatch(/devicebridge_rate_limited_total\{limit="auth-failures"\} 2/);
+    expect(metrics).toMatch(/devicebridge_rate_limited_total\{limit="auth-failures"\} 1/);
   });
 
   it('failed authentications are limited per presented credential too, across addresses', async () => {

@@ -17,6 +17,7 @@ import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
 import { ConfigMap, Secret, Service } from 'kubernetes-models/v1';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments, parse as parseYaml } from 'yaml';
+import { addressBytes, inRange, loadConfig } from '../../src/config.ts';
 
 const root = new URL('../..', import.meta.url).pathname;
 const k8sDir = path.join(root, 'infra/k8s');
@@ -123,6 +124,16 @@ describe('infra/k8s manifests', () => {
     expect(JSON.parse(config.data['devices.json'])).toBeInstanceOf(Array);
   });
 
+  it('believes X-Forwarded-For from the proxies in front only (a valid range list the bridge accepts)', () => {
+    const config = find('ConfigMap', 'devicebridge-config');
+    const value = config.data.DEVICEBRIDGE_TRUSTED_PROXIES;
+    expect(value, 'DEVICEBRIDGE_TRUSTED_PROXIES in the ConfigMap').toBeTypeOf('string');
+    const ranges = loadConfig({ DEVICEBRIDGE_TRUSTED_PROXIES: value }).trustedProxies;
+    expect(ranges.length).toBeGreaterThan(0);
+    // Never everyone: a client could then name any address it likes.
+    for (const range of ranges) expect(range.prefix, range.text).toBeGreaterThan(0);
+  });
+
   it('the kustomize base lists existing files and renders valid objects', () => {
     const kustomization = parseYaml(readFileSync(path.join(k8sDir, 'kustomization.yaml'), 'utf8'));
     expect(kustomization.kind).toBe('Kustomization');
@@ -157,6 +168,8 @@ describe('infra/k8s manifests', () => {
 
 describe('infra/compose.yaml', () => {
   const compose = parseYaml(readFileSync(path.join(root, 'infra/compose.yaml'), 'utf8'), { merge: true });
+  /** A value as compose runs it with no variables set: `${NAME:-default}` is its default. */
+  const interpolated = (value: string) => value.replace(/\$\{[A-Z0-9_]+:-([^}]*)\}/g, '$1');
 
   it('runs three bridges, each with its own node name and URL, behind the balancer', () => {
     const bridges = ['bridge1', 'bridge2', 'bridge3'].map((name) => compose.services[name]);
@@ -179,6 +192,25 @@ describe('infra/compose.yaml', () => {
     const published = Object.entries(compose.services).filter(([, s]) => (s as { ports?: unknown }).ports);
     expect(published.map(([n]) => n)).toEqual(['lb']);
     expect(compose.services.lb.ports[0]).toMatch(/^127\.0\.0\.1:/);
+  });
+
+  it('the balancer appends X-Forwarded-For and is the one proxy the bridges believe, at its fixed address', () => {
+    const haproxy = readFileSync(path.join(root, 'infra/haproxy.cfg'), 'utf8');
+    expect(haproxy).toMatch(/^\s*option forwardfor\s*$/m);
+    const lbAddress = interpolated(compose.services.lb.networks.default.ipv4_address);
+    const subnet = interpolated(compose.networks.default.ipam.config[0].subnet);
+    const [network] = loadConfig({ DEVICEBRIDGE_TRUSTED_PROXIES: subnet }).trustedProxies;
+    expect(inRange(addressBytes(lbAddress)!, network!), `${lbAddress} in ${subnet}`).toBe(true);
+    for (const name of ['bridge1', 'bridge2', 'bridge3']) {
+      const trusted = interpolated(compose.services[name].environment.DEVICEBRIDGE_TRUSTED_PROXIES);
+      const ranges = loadConfig({ DEVICEBRIDGE_TRUSTED_PROXIES: trusted }).trustedProxies;
+      expect(
+        ranges.map((r) => r.text),
+        name,
+      ).toEqual([`${lbAddress}/32`]);
+      // The bridges sit on the same network as the balancer (no other network is named).
+      expect(compose.services[name].networks, name).toBeUndefined();
+    }
   });
 
   it('mounts files that exist and a devices file the simulator serves', () => {

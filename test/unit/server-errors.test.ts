@@ -58,6 +58,6 @@ describe('error table', () => {
     );
     const asked: ErrorCode[] = [...SECURED_ERRORS, ...HELPER_ERRORS, 'NOT_FOUND'];
     expect(named.sort()).toEqual([...new Set(asked)].sort());
-    expect(Object.keys(responses).map(Number)).toEqual([400, 401, 403, 404, 422, 429, 502, 503, 504]);
+    expect(Object.keys(responses).map(Number)).toEqual([400, 401, 403, 404, 421, 422, 429, 502, 503, 504]);
   });
 });

@@ -9,6 +9,7 @@ import {
 } from '../../auth/console-sessions.ts';
 import { hashToken, type Principal, type Role } from '../../auth/tokens.ts';
 import { BridgeError } from '../../errors.ts';
+import { clientAddress } from '../client-address.ts';
 import type { AppEnv } from '../env.ts';
 import { rateLimited } from '../rate-limit.ts';
 
@@ -16,8 +17,8 @@ import { rateLimited } from '../rate-limit.ts';
  * Resolve the caller (or null) for every request: the bearer token, else (with tokens configured) a
  * console session cookie; bad or unknown tokens are refused at once. Failed
  * authentications are rate-limited per client address and per presented credential (a revoked or
- * guessed token hammered from many addresses): past either limit, a request carrying credentials is
- * 429 before its token is even looked at. Keys hold a digest of the header, never the token.
+ * guessed token hammered from many addresses): past either limit, a credential that fails is 429
+ * instead of 401; one that validates is never refused. Keys hold a digest of the header, never the token.
  */
 export function authenticate(sessions?: ConsoleSessions): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
@@ -52,28 +53,30 @@ export function authenticate(sessions?: ConsoleSessions): MiddlewareHandler<AppE
 
 /**
  * `authorization` authenticated under the failed-authentication limiter (the API's bearer header and
- * the console's sign-in form alike): keyed per client address and per digest of the credential;
- * past either limit 429 before the token is looked at; an UNAUTHENTICATED answer uses up one of
- * each. In-process requests (tests through app.request) have no address and are not limited.
+ * the console's sign-in form alike), keyed per client address (`clientAddress`: behind a trusted
+ * proxy, the address it forwarded) and per digest of the credential. The token is looked at first:
+ * one that validates is never refused by the limiter, so a flood of failures from an address (or a
+ * proxy every client shares) cannot lock its honest callers out. A credential that fails uses up one
+ * event of each key, and past either limit is 429 instead of 401. In-process requests (tests through
+ * app.request) have no address and are not limited.
  */
 export function authenticateLimited(c: Context<AppEnv>, authorization: string | undefined): Principal | null {
   const { auth, limits, metrics } = c.get('services');
-  const remote = c.env?.incoming?.socket?.remoteAddress;
-  const keys =
-    remote === undefined || authorization === undefined || !auth.enabled
-      ? []
-      : [`addr:${remote}`, `cred:${hashToken(authorization).slice(0, 32)}`];
-  const wait = Math.max(0, ...keys.map((k) => limits.authFailures.retryAfter(k)));
-  if (wait > 0) {
-    metrics.rateLimited.inc({ limit: 'auth-failures' });
-    throw rateLimited('failed authentications from this address or with this credential', wait);
-  }
+  const remote = clientAddress(c);
   try {
     return auth.authenticate(authorization, remote);
   } catch (err) {
-    if (err instanceof BridgeError && err.code === 'UNAUTHENTICATED') {
-      for (const k of keys) limits.authFailures.take(k);
+    if (!(err instanceof BridgeError && err.code === 'UNAUTHENTICATED')) throw err;
+    const keys =
+      remote === undefined || authorization === undefined || !auth.enabled
+        ? []
+        : [`addr:${remote}`, `cred:${hashToken(authorization).slice(0, 32)}`];
+    const wait = Math.max(0, ...keys.map((k) => limits.authFailures.retryAfter(k)));
+    if (wait > 0) {
+      metrics.rateLimited.inc({ limit: 'auth-failures' });
+      throw rateLimited('failed authentications from this address or with this credential', wait);
     }
+    for (const k of keys) limits.authFailures.take(k);
     throw err;
   }
 }
@@ -82,7 +85,7 @@ export function authenticateLimited(c: Context<AppEnv>, authorization: string | 
 export function takeExpensive(c: Context<AppEnv>, principal: Principal | null): void {
   const { limits, metrics, auth } = c.get('services');
   if (!limits.expensive.enabled) return;
-  const remote = c.env?.incoming?.socket?.remoteAddress;
+  const remote = clientAddress(c);
   const keys = [
     ...(remote === undefined ? [] : [`addr:${remote}`]),
     ...(principal !== null && auth.enabled ? [`token:${principal.name}`] : []),

@@ -28,7 +28,34 @@ export function errorResponse(c: Context<AppEnv>, err: BridgeError): Response {
   return c.json(errorBody(c, err), err.status as ContentfulStatusCode);
 }
 
+/**
+ * Whether the connection ended before the request was read to its end or answered: `closed` by the
+ * client (a failure then — the body stream erred, a wait aborted — is the client's going, not a fault
+ * here), or cut by Node's own request timeout (`timed-out`: Node already answered 408).
+ */
+function connectionEnded(c: Context<AppEnv>): 'closed' | 'timed-out' | undefined {
+  const incoming = c.env?.incoming;
+  if (incoming === undefined) return undefined;
+  const socket = incoming.socket as (typeof incoming.socket & { errored?: unknown }) | undefined;
+  const gone = (incoming.destroyed && !incoming.complete) || socket?.destroyed === true;
+  if (!gone) return undefined;
+  const cause = socket?.errored as NodeJS.ErrnoException | null | undefined;
+  return cause?.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'timed-out' : 'closed';
+}
+
 export const onError: ErrorHandler<AppEnv> = (err, c) => {
+  const ended = !(err instanceof BridgeError) || err.status >= 500 ? connectionEnded(c) : undefined;
+  if (ended !== undefined) {
+    // Counted and logged (the access log, at info) as 499 or 408; the answer reaches nobody.
+    const reason = err instanceof Error ? err.message : String(err);
+    c.get('logger')?.debug({ reason, ended }, 'the connection ended before the answer');
+    return errorResponse(
+      c,
+      ended === 'closed'
+        ? new BridgeError('CLIENT_CLOSED_REQUEST', 'the client closed the connection before its answer')
+        : new BridgeError('REQUEST_TIMEOUT', 'the request did not arrive within the request timeout'),
+    );
+  }
   if (err instanceof BridgeError) {
     if (err.status >= 500)
       c.get('logger')?.error({ err: { code: err.code, message: err.message } }, 'request failed');
