@@ -61,11 +61,14 @@ export interface EndpointTarget {
   key: AdbPublicKey;
   /** False once the owner (lease) ended. */
   alive?: () => Promise<boolean>;
+  /** The owner's tenant and how many endpoints it may have open on this node at once. */
+  quota?: { tenant: string; limit: number };
 }
 
 interface Entry {
   relay: AdbRelayEndpoint;
   view: OpenEndpoint;
+  tenant?: string;
 }
 
 export class AdbRelayEndpoints {
@@ -77,6 +80,14 @@ export class AdbRelayEndpoints {
     this.#o = options;
     this.#ports = typeof options.ports === 'string' ? parsePortRange(options.ports) : options.ports;
     advertisedEndpoint(options.advertisedHost, 1);
+  }
+
+  /** Endpoints of `tenant` open on this node. */
+  #openOf(tenant: string): number {
+    let n = 0;
+    for (const perOwner of this.#byOwner.values())
+      for (const e of perOwner.values()) if (e.tenant === tenant && !e.relay.closed) n += 1;
+    return n;
   }
 
   /** The owner's open endpoints. */
@@ -94,6 +105,17 @@ export class AdbRelayEndpoints {
         `lease ${owner} already has ${MAX_ENDPOINTS_PER_OWNER} adb endpoints (one per key)`,
         { retryable: false, details: { limit: MAX_ENDPOINTS_PER_OWNER } },
       );
+    }
+    if (target.quota !== undefined) {
+      const { tenant, limit } = target.quota;
+      const open = this.#openOf(tenant);
+      if (open >= limit) {
+        throw new BridgeError(
+          'RATE_LIMITED',
+          `tenant ${tenant} has ${open} adb endpoints open on this node, its quota is ${limit}: close one (or release its lease) first`,
+          { details: { quota: 'adbEndpoints', limit } },
+        );
+      }
     }
     const features = relayedFeatures(await this.#o.client.features(target.serial, { timeoutMs: 10_000 }));
     const model = bannerValue(target.deviceId);
@@ -141,7 +163,11 @@ export class AdbRelayEndpoints {
       perOwner = new Map();
       this.#byOwner.set(owner, perOwner);
     }
-    perOwner.set(key.fingerprint, { relay, view });
+    perOwner.set(key.fingerprint, {
+      relay,
+      view,
+      ...(target.quota === undefined ? {} : { tenant: target.quota.tenant }),
+    });
     relay.onClose(() => {
       const map = this.#byOwner.get(owner);
       if (map?.get(key.fingerprint)?.relay === relay) map.delete(key.fingerprint);

@@ -17,6 +17,8 @@ export interface AcquireInput {
   signal?: AbortSignal;
   /** Resume a wait under the client's own waiter id (the re-poll protocol). */
   waiterId?: string;
+  /** What the caller's tenant may hold at once (its leases and queued waiters). */
+  quota?: { leases: number; waiters: number };
 }
 
 /** What a caller sees of a waiter (`GET /v1/waiters`). */
@@ -51,6 +53,7 @@ export class LeaseService {
       holder: caller.name,
       ...(input.signal === undefined ? {} : { signal: input.signal }),
       ...(input.waiterId === undefined ? {} : { waiterId: input.waiterId }),
+      ...(input.quota === undefined ? {} : { quota: input.quota }),
     });
   }
 

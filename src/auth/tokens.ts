@@ -1,9 +1,11 @@
 /**
  * Bearer-token authentication. Tokens are configured as sha256 hashes (never the token itself) in
  * a JSON file: `[{"name","tenant","role":"admin"|"client","sha256":"<hex of the token>",
- * "capabilities"?:["shell","adb"]}]`. A capability is a power an operator grants a client token on top
- * of its role (admins hold every capability). With no tokens configured the bridge is loopback-only and
- * every loopback caller is an admin.
+ * "capabilities"?:["shell","adb"],"quota"?:{"leases","waiters","adbEndpoints"}}]`. A capability is a
+ * power an operator grants a client token on top of its role (admins hold every capability). A quota
+ * is its tenant's (every entry of a tenant that gives one must give the same); a tenant without one
+ * has DEFAULT_TENANT_QUOTA. With no tokens configured the bridge is loopback-only and every loopback
+ * caller is an admin.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -42,6 +44,22 @@ export function capabilitiesOf(principal: Principal): Capability[] {
   return CAPABILITIES.filter((c) => hasCapability(principal, c));
 }
 
+/** What one tenant may hold at once: active leases, queued waiters, open adb endpoints (per node). */
+export interface TenantQuota {
+  leases: number;
+  waiters: number;
+  adbEndpoints: number;
+}
+
+/** A tenant's quota when the tokens file gives none (and the loopback tenant's, without tokens). */
+export const DEFAULT_TENANT_QUOTA: Readonly<TenantQuota> = { leases: 64, waiters: 32, adbEndpoints: 16 };
+
+const quotaCount = z.number().int().min(0).max(100_000);
+const QuotaSchema = z
+  .object({ leases: quotaCount, waiters: quotaCount, adbEndpoints: quotaCount })
+  .partial()
+  .strict();
+
 const TokenEntrySchema = z
   .object({
     name: z.string().min(1).max(128),
@@ -53,6 +71,7 @@ const TokenEntrySchema = z
       .regex(/^[0-9a-fA-F]{64}$/, 'sha256 must be 64 hex characters (the sha256 of the token)')
       .transform((s) => s.toLowerCase()),
     capabilities: z.array(z.enum(CAPABILITIES)).max(CAPABILITIES.length).optional(),
+    quota: QuotaSchema.optional(),
   })
   .strict();
 
@@ -86,8 +105,27 @@ export function samePrincipal(a: Principal, b: Principal): boolean {
 
 export class Authenticator {
   readonly #entries: Array<Principal & { digest: Buffer; sessionRef: Buffer }>;
+  readonly #quotas = new Map<string, TenantQuota>();
 
-  constructor(entries: Array<Principal & { sha256: string }>) {
+  constructor(
+    entries: Array<Principal & { sha256: string; quota?: Partial<TenantQuota> }>,
+    source = 'tokens',
+  ) {
+    const givenBy = new Map<string, { index: number; quota: string }>();
+    for (const [i, e] of entries.entries()) {
+      if (e.quota === undefined) continue;
+      const quota = { ...DEFAULT_TENANT_QUOTA, ...e.quota };
+      const text = JSON.stringify(quota);
+      const earlier = givenBy.get(e.tenant);
+      if (earlier !== undefined && earlier.quota !== text) {
+        throw new BridgeError(
+          'INVALID_ARGUMENT',
+          `${source}[${i}].quota: tenant ${e.tenant} already has another quota (entry ${earlier.index}); a quota is the tenant's, give the same one or one entry only`,
+        );
+      }
+      givenBy.set(e.tenant, { index: i, quota: text });
+      this.#quotas.set(e.tenant, quota);
+    }
     this.#entries = entries.map((e) => ({
       name: e.name,
       tenant: e.tenant,
@@ -112,7 +150,9 @@ export class Authenticator {
     const parsed = TokensFileSchema.safeParse(raw);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
-      const where = issue?.path.length ? `[${issue.path.join('].')}` : '';
+      const where = (issue?.path ?? [])
+        .map((key) => (typeof key === 'number' ? `[${key}]` : `.${String(key)}`))
+        .join('');
       throw new BridgeError('INVALID_ARGUMENT', `${source}${where}: ${issue?.message ?? 'invalid'}`);
     }
     const seen = new Set<string>();
@@ -121,7 +161,7 @@ export class Authenticator {
         throw new BridgeError('INVALID_ARGUMENT', `${source}[${i}]: duplicate token hash`);
       seen.add(e.sha256);
     }
-    return new Authenticator(parsed.data);
+    return new Authenticator(parsed.data, source);
   }
 
   static fromFile(path: string | undefined): Authenticator {
@@ -140,6 +180,11 @@ export class Authenticator {
 
   get enabled(): boolean {
     return this.#entries.length > 0;
+  }
+
+  /** What `tenant` may hold at once (the tokens file's quota, else the default). */
+  quotaOf(tenant: string): TenantQuota {
+    return this.#quotas.get(tenant) ?? { ...DEFAULT_TENANT_QUOTA };
   }
 
   /**

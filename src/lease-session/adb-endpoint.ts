@@ -18,8 +18,15 @@ export class AdbEndpointCapability {
     this.#sessions = sessions;
   }
 
-  /** Open (or answer the open) adb endpoint of the lease for the client key `key`. */
-  async open(lease: LeaseTarget, key: AdbPublicKey): Promise<OpenEndpoint> {
+  /**
+   * Open (or answer the open) adb endpoint of the lease for the client key `key`; with `quota`, a new
+   * one only while the tenant has fewer than `limit` open on this node (429 naming the quota).
+   */
+  async open(
+    lease: LeaseTarget,
+    key: AdbPublicKey,
+    quota?: { tenant: string; limit: number },
+  ): Promise<OpenEndpoint> {
     const { endpoints, fence } = this.#sessions.options;
     if (endpoints === undefined)
       throw new BridgeError('UNAVAILABLE', 'this bridge node does not offer adb endpoints');
@@ -40,6 +47,7 @@ export class AdbEndpointCapability {
           deviceId: lease.deviceId,
           key,
           alive,
+          ...(quota === undefined ? {} : { quota }),
         });
         // One resource for the lease's endpoints: closing it closes every one (its lines say which).
         if (!session.resources.has(ADB_ENDPOINTS))

@@ -390,4 +390,33 @@ describe('adb endpoint relay (real adb client)', () => {
     const shell = await client.adb(['-s', opened.endpoint, 'shell', 'echo', 'late']);
     expect(shell.stdout).not.toMatch(/late/);
   }, 60_000);
+
+  it("a tenant at its quota of open endpoints is refused a new one (429 naming it); another tenant's opens", async () => {
+    const serial = bed.sim.devices[0]!.serial;
+    const key = parseAdbPublicKey(client.publicKey);
+    const quota = { tenant: 'acme', limit: 1 };
+    const first = await endpoints.open({ owner: 'lease-q1', serial, deviceId: 'sim-1', key, quota });
+    try {
+      // The same key on the same lease answers the open endpoint (not a new one).
+      expect((await endpoints.open({ owner: 'lease-q1', serial, deviceId: 'sim-1', key, quota })).port).toBe(
+        first.port,
+      );
+      await expect(
+        endpoints.open({ owner: 'lease-q2', serial, deviceId: 'sim-1', key, quota }),
+      ).rejects.toMatchObject({ code: 'RATE_LIMITED', details: { quota: 'adbEndpoints', limit: 1 } });
+      const other = await endpoints.open({
+        owner: 'lease-q3',
+        serial,
+        deviceId: 'sim-1',
+        key,
+        quota: { tenant: 'globex', limit: 1 },
+      });
+      expect(other.port).not.toBe(first.port);
+      // Closed, the tenant's place is free again.
+      await endpoints.close('lease-q1');
+      await endpoints.open({ owner: 'lease-q2', serial, deviceId: 'sim-1', key, quota });
+    } finally {
+      for (const owner of ['lease-q1', 'lease-q2', 'lease-q3']) await endpoints.close(owner);
+    }
+  }, 60_000);
 });

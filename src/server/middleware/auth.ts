@@ -93,7 +93,7 @@ export function takeExpensive(c: Context<AppEnv>, principal: Principal | null): 
   const wait = Math.max(0, ...keys.map((k) => limits.expensive.retryAfter(k)));
   if (wait > 0) {
     metrics.rateLimited.inc({ limit: 'expensive' });
-    throw rateLimited('expensive calls (snapshot, publish)', wait);
+    throw rateLimited('expensive calls (snapshot, screenshot, shell, install, doctor, publish)', wait);
   }
   for (const k of keys) limits.expensive.take(k);
 }

@@ -40,6 +40,7 @@ export function registerAcquireLease(app: OpenAPIHono<AppEnv>): void {
       ...(body.keepApps ? { keepApps: true } : {}),
       ...(body.waiterId === undefined ? {} : { waiterId: body.waiterId }),
       signal: c.req.raw.signal,
+      quota: c.get('services').auth.quotaOf(caller.tenant),
     });
     return c.json(view(lease), 201);
   });

@@ -54,7 +54,11 @@ export function registerAdbEndpoint(app: OpenAPIHono<AppEnv>): void {
     const { side, scope } = await scopeFor(c, c.req.valid('param').id);
     const { publicKey } = c.req.valid('json');
     const key = parseAdbPublicKey(publicKey);
-    const opened = await side.room.adb.open(side.scopes.local(scope), key);
+    const tenant = scope.lease.tenant;
+    const opened = await side.room.adb.open(side.scopes.local(scope), key, {
+      tenant,
+      limit: c.get('services').auth.quotaOf(tenant).adbEndpoints,
+    });
     const endpoint: AdbEndpoint = {
       endpoint: opened.endpoint,
       host: opened.host,
