@@ -109,6 +109,14 @@ const fields = {
     'DEVICEBRIDGE_MAX_CONNECTIONS',
     z.coerce.number().int().min(1).max(1_000_000).default(1024),
   ],
+  /**
+   * Concurrent TCP connections one client address may hold (trusted proxies are not counted); more
+   * are closed as they are accepted (0 = no limit).
+   */
+  maxConnectionsPerAddress: [
+    'DEVICEBRIDGE_MAX_CONNECTIONS_PER_ADDRESS',
+    z.coerce.number().int().min(0).max(1_000_000).default(256),
+  ],
   /** Failed authentications per minute per client address and per presented token (0 = no limit). */
   rateAuthFailures: [
     'DEVICEBRIDGE_RATE_AUTH_FAILURES',

@@ -42,7 +42,7 @@ export const ERROR_CODES = {
     status: 408,
     retryable: true,
     description:
-      'the whole request did not arrive within DEVICEBRIDGE_REQUEST_TIMEOUT_MS (the server answers 408 itself and closes the connection)',
+      'the request did not arrive in time: the whole request within DEVICEBRIDGE_REQUEST_TIMEOUT_MS, a JSON body within 10 s of its headers; the connection is closed',
   },
   CONFLICT: {
     status: 409,

@@ -68,11 +68,12 @@ export const EDGE_ERRORS = [
 ] as const satisfies readonly ErrorCode[];
 /** A route for some roles: the edge, a missing token and the wrong role. */
 export const SECURED_ERRORS = [...EDGE_ERRORS, 'PERMISSION_DENIED'] as const satisfies readonly ErrorCode[];
-/** A route with a JSON body: an invalid field, a body too large or not JSON. */
+/** A route with a body: an invalid field, a body too large, not JSON, or too slow to arrive. */
 export const BODY_ERRORS = [
   'INVALID_ARGUMENT',
   'PAYLOAD_TOO_LARGE',
   'UNSUPPORTED_MEDIA_TYPE',
+  'REQUEST_TIMEOUT',
 ] as const satisfies readonly ErrorCode[];
 /**
  * A lease-scoped route: a malformed id, the lease is not the caller's, has ended or its fencing token

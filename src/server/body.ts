@@ -4,7 +4,7 @@
  */
 import type { Readable } from 'node:stream';
 import type { Context } from 'hono';
-import { BridgeError } from '../errors.ts';
+import { BridgeError, isBridgeError } from '../errors.ts';
 import type { AppEnv } from './env.ts';
 
 export function tooLarge(limit: number, what = 'the request body'): BridgeError {
@@ -61,10 +61,20 @@ export function limitedStream(
  * an in-process request (`app.request`), or one whose body someone already started to read, goes
  * through the web stream.
  */
-export async function readLimited(c: Context<AppEnv>, limit: number): Promise<Uint8Array> {
+export async function readLimited(
+  c: Context<AppEnv>,
+  limit: number,
+  deadlineMs?: number,
+): Promise<Uint8Array> {
   const incoming = c.env?.incoming;
   if (incoming !== undefined && incoming.readableFlowing === null && !incoming.readableDidRead) {
-    return readIncoming(incoming, limit);
+    try {
+      return await readIncoming(incoming, limit, deadlineMs);
+    } catch (err) {
+      // A body that trickles in is not read any further: the answer closes its connection.
+      if (isBridgeError(err) && err.code === 'REQUEST_TIMEOUT') c.header('Connection', 'close');
+      throw err;
+    }
   }
   const body = c.req.raw.body;
   if (body === null) return new Uint8Array(0);
@@ -86,7 +96,7 @@ export async function readLimited(c: Context<AppEnv>, limit: number): Promise<Ui
  * The body of a Node request under `limit`: PAYLOAD_TOO_LARGE as soon as more went by, and the
  * stream paused there (the rest is left to the server's bounded drain, as on the web path).
  */
-export function readIncoming(incoming: Readable, limit: number): Promise<Buffer> {
+export function readIncoming(incoming: Readable, limit: number, deadlineMs?: number): Promise<Buffer> {
   return new Promise<Buffer>((resolve, reject) => {
     if (incoming.destroyed) {
       reject(
@@ -96,7 +106,21 @@ export function readIncoming(incoming: Readable, limit: number): Promise<Buffer>
     }
     const chunks: Buffer[] = [];
     let size = 0;
+    const timer =
+      deadlineMs === undefined
+        ? undefined
+        : setTimeout(() => {
+            cleanup();
+            incoming.pause();
+            reject(
+              new BridgeError(
+                'REQUEST_TIMEOUT',
+                `the request body did not arrive within ${deadlineMs / 1000} s (${size} bytes came): a body this small is sent at once`,
+              ),
+            );
+          }, deadlineMs);
     const cleanup = () => {
+      clearTimeout(timer);
       incoming.off('data', onData);
       incoming.off('end', onEnd);
       incoming.off('error', onError);

@@ -13,6 +13,11 @@ function normalise(address: string): string {
   return bytes !== null && bytes.length === 4 ? bytes.join('.') : address;
 }
 
+/** Whether `address` is one of the trusted proxies. */
+export function isTrustedProxy(address: string, proxies: readonly AddressRange[]): boolean {
+  return trusted(address, proxies);
+}
+
 function trusted(address: string, proxies: readonly AddressRange[]): boolean {
   const bytes = addressBytes(address);
   return bytes !== null && proxies.some((range) => inRange(bytes, range));

@@ -4,10 +4,13 @@
  * (`src/node/`).
  */
 import { lookup } from 'node:dns/promises';
+import type net from 'node:net';
 import { type AddressInfo, isIP } from 'node:net';
 import { serve as nodeServe, type ServerType } from '@hono/node-server';
 import { type Config, ConfigError, isLoopbackHost } from '../config.ts';
 import { BridgeError, isBridgeError } from '../errors.ts';
+import { isTrustedProxy } from './client-address.ts';
+import { limitConnectionsPerAddress } from './connection-limit.ts';
 
 export type HostLookup = (host: string) => Promise<Array<{ address: string; family: number }>>;
 
@@ -100,6 +103,11 @@ export async function listen(
         () => resolve(s),
       );
       (s as { maxConnections?: number }).maxConnections = config.maxConnections;
+      if (config.maxConnectionsPerAddress > 0) {
+        limitConnectionsPerAddress(s as net.Server, config.maxConnectionsPerAddress, (address) =>
+          isTrustedProxy(address, config.trustedProxies),
+        );
+      }
       s.once('error', reject);
     });
   } catch (err) {
