@@ -4,6 +4,8 @@ import {
   errorResponses,
   LEASE_ERRORS,
   LeaseIdParam,
+  NDJSON_MEDIA_TYPE,
+  ndjsonContent,
   SECURED_ERRORS,
   ShellBodySchema,
   ShellEventSchema,
@@ -13,7 +15,6 @@ import {
 import type { AppEnv } from '../../env.ts';
 import { guard, jsonBody } from '../../middleware/guard.ts';
 import { scopeFor } from './common.ts';
-import { NDJSON_MEDIA_TYPE } from './logcat.ts';
 
 /** An argv of SHELL_LIMITS.maxArgs arguments of maxArgBytes each, JSON-escaped, fits. */
 const SHELL_BODY_BYTES = 2 * 1024 * 1024;
@@ -73,7 +74,7 @@ export const shellStreamRoute = createRoute({
   responses: {
     200: {
       description: 'one JSON ShellEvent per line; a non-zero exit status is still 200',
-      content: { [NDJSON_MEDIA_TYPE]: { schema: ShellEventSchema } },
+      content: ndjsonContent(ShellEventSchema),
     },
     ...errorResponses(SECURED_ERRORS, BODY_ERRORS, LEASE_ERRORS, [
       'DEVICE_OFFLINE',
@@ -91,6 +92,6 @@ export function registerShell(app: OpenAPIHono<AppEnv>): void {
   app.openapi(shellStreamRoute, async (c) => {
     const { side, scope } = await scopeFor(c, c.req.valid('param').id);
     const stream = await side.farm.shellStream(scope, c.req.valid('json'));
-    return c.body(stream, 200, { 'Content-Type': NDJSON_MEDIA_TYPE }) as never;
+    return c.body(stream, 200, { 'Content-Type': NDJSON_MEDIA_TYPE });
   });
 }
