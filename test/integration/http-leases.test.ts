@@ -284,6 +284,26 @@ describe('leases: errors', () => {
     expect(((await res.json()) as Json).error.message).toContain('__proto__');
   });
 
+  it('renew and ensure read their optional bodies through the route schema: a bad field is 400 naming it, no body is the defaults', async () => {
+    const lease = (await api('POST', '/v1/leases', { ttlSeconds: 60 })).body;
+    const renewPath = `/v1/leases/${lease.id}/renew`;
+    const ensurePath = `/v1/leases/${lease.id}/helpers/android-snapshot-helper/ensure`;
+    const badTtl = await api('POST', renewPath, { ttlSeconds: 'long' });
+    expect(badTtl.status).toBe(400);
+    expect(badTtl.body.error.message).toMatch(/^invalid body field ttlSeconds: /);
+    const badPolicy = await api('POST', ensurePath, { policy: 'sometimes' });
+    expect(badPolicy.status).toBe(400);
+    expect(badPolicy.body.error.message).toMatch(/^invalid body field policy: /);
+    // No body at all: the lease's own TTL again, the default policy.
+    const renewed = await api('POST', renewPath);
+    expect(renewed.status).toBe(200);
+    expect(renewed.body.ttlSeconds).toBe(60);
+    const ensured = await api('POST', ensurePath);
+    expect(ensured.status).toBe(200);
+    expect(ensured.body).toMatchObject({ before: 'missing', action: 'installed' });
+    await api('DELETE', `/v1/leases/${lease.id}`);
+  });
+
   it('teardown history: a limit outside 1–100 or an unknown parameter is 400 naming it', async () => {
     for (const query of ['limit=0', 'limit=101', 'limit=abc', 'since=1']) {
       const res = await api('GET', `/v1/teardowns?${query}`);
