@@ -91,7 +91,7 @@ describe('leases: happy path', () => {
     });
     expect(session.body.snapshot.windows.length).toBe(4);
     expect(session.body.snapshot.windows[0].ref).toBe('e1');
-    // Written as bytes by the route (snapshot-answer.ts), typed as c.json would type it.
+    // Written as bytes by the route (src/snapshot/json-writer.ts), typed as c.json would type it.
     expect(session.headers.get('content-type')).toBe('application/json');
     const oneShot = await api('POST', `/v1/leases/${lease.id}/snapshot`, {
       transport: 'one-shot',
