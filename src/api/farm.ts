@@ -69,6 +69,19 @@ export const ShellStreamBodySchema = z
   .refine((b) => (b.argv === undefined) !== (b.command === undefined), oneCommand)
   .openapi('ShellStreamRequest');
 
+/** Newline-delimited JSON: the streamed answers (shell output, logcat), one JSON value per line. */
+export const NDJSON_MEDIA_TYPE = 'application/x-ndjson';
+
+/**
+ * A response's content of NDJSON lines, each a `schema` value, for a route's `responses`. Keyed by a
+ * `string` media type on purpose: @hono/zod-openapi types an `application/…json…` key as a JSON
+ * answer, and one that is neither `json` nor `+json` (`x-ndjson`) as an answer no handler can give;
+ * under a `string` key the route's answer is a `Response`, which a streamed body is.
+ */
+export function ndjsonContent<S extends z.ZodType>(schema: S): Record<string, { schema: S }> {
+  return { [NDJSON_MEDIA_TYPE]: { schema } };
+}
+
 /** One NDJSON event of a streamed shell command: output chunks, then exactly one exit or error. */
 export const ShellEventSchema = z
   .union([

@@ -2,6 +2,7 @@
  * Device use cases (list, register, remove, clear a quarantine) and the one device view: a record
  * with whether it is leased, and the lease id only for the lease's tenant and admins.
  */
+import type { Device } from '../api/devices.ts';
 import type { NodeDirectory } from '../devices/nodes.ts';
 import type { DeviceRegistry } from '../devices/registry.ts';
 import type { DeviceRecord } from '../devices/types.ts';
@@ -10,13 +11,15 @@ import type { Caller } from '../lease-session/index.ts';
 import type { LeaseManager } from '../leases/manager.ts';
 import type { Lease, LeaseStore } from '../leases/types.ts';
 
+/** What a caller sees of a device: the contract's `Device`. */
+export type DeviceView = Device;
+
 /** What a caller sees of a device (pure). */
-export function deviceView(record: DeviceRecord, lease: Lease | null, caller: Caller | null) {
+export function deviceView(record: DeviceRecord, lease: Lease | null, caller: Caller | null): DeviceView {
   const visible = lease !== null && (caller?.role === 'admin' || caller?.tenant === lease.tenant);
   const { consecutiveFailures: _f, createdAt: _c, updatedAt: _u, ...rest } = record;
   return { ...rest, leased: lease !== null, leaseId: visible ? lease.id : null };
 }
-export type DeviceView = ReturnType<typeof deviceView>;
 
 /** The tenant of the leases the bridge takes for itself (recording a baseline). */
 export const BRIDGE_TENANT = 'devicebridge';

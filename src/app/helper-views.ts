@@ -3,10 +3,17 @@
  * `device` command prints them. A snapshot in `json` format carries the normalized tree.
  */
 
+import type {
+  EnsureHelperResult,
+  GestureResponse,
+  SnapshotJsonResponse,
+  SnapshotXmlResponse,
+  ViewportResponse,
+} from '../api/helper-operations.ts';
 import type { CaptureOptionsInput } from '../helpers/snapshot/capture-options.ts';
 import type { GestureOutcome, SnapshotOutcome, ViewportOutcome } from '../helpers/snapshot/driver.ts';
-import type { EnsureResult } from '../helpers/snapshot/ensure-helper.ts';
 import { normalizeSnapshot } from '../snapshot/normalize.ts';
+import type { NormalizedSnapshot } from '../snapshot/types.ts';
 
 export type SnapshotFormat = 'json' | 'xml';
 
@@ -31,23 +38,31 @@ export function snapshotFields(s: SnapshotOutcome, capture: CaptureOptionsInput 
   };
 }
 
-export function snapshotXmlView(s: SnapshotOutcome, capture: CaptureOptionsInput = {}) {
+/** A snapshot answer in `xml` format: the contract's. */
+export type SnapshotXmlView = SnapshotXmlResponse;
+/**
+ * A snapshot answer in `json` format: the contract's, its tree as `normalizeSnapshot` made it (which
+ * also holds, not enumerable, every node in order and the XML it came from).
+ */
+export type SnapshotJsonView = SnapshotJsonResponse & { snapshot: NormalizedSnapshot };
+export type SnapshotView = SnapshotXmlView | SnapshotJsonView;
+
+export function snapshotXmlView(s: SnapshotOutcome, capture: CaptureOptionsInput = {}): SnapshotXmlView {
   return { ...snapshotFields(s, capture), format: 'xml' as const, xml: s.xml };
 }
 
-export function snapshotJsonView(s: SnapshotOutcome, capture: CaptureOptionsInput = {}) {
+export function snapshotJsonView(s: SnapshotOutcome, capture: CaptureOptionsInput = {}): SnapshotJsonView {
   return { ...snapshotFields(s, capture), format: 'json' as const, snapshot: normalizeSnapshot(s.xml) };
 }
-
-export type SnapshotXmlView = ReturnType<typeof snapshotXmlView>;
-export type SnapshotJsonView = ReturnType<typeof snapshotJsonView>;
-export type SnapshotView = SnapshotXmlView | SnapshotJsonView;
 
 export function snapshotView(s: SnapshotOutcome, format: SnapshotFormat, capture: CaptureOptionsInput = {}) {
   return format === 'xml' ? snapshotXmlView(s, capture) : snapshotJsonView(s, capture);
 }
 
-export function viewportView(v: ViewportOutcome) {
+/** The viewport answer: the contract's. */
+export type ViewportView = ViewportResponse;
+
+export function viewportView(v: ViewportOutcome): ViewportView {
   return {
     transport: v.transport,
     ...v.viewport,
@@ -56,19 +71,21 @@ export function viewportView(v: ViewportOutcome) {
     attempts: v.attempts,
   };
 }
-export type ViewportView = ReturnType<typeof viewportView>;
 
-export function gestureView(g: GestureOutcome) {
+/** A gesture's answer: the contract's. */
+export type GestureView = GestureResponse;
+
+export function gestureView(g: GestureOutcome): GestureView {
   const { elapsedMs: helperElapsedMs, ...result } = g.result;
   return { ...result, ...served(g), helperElapsedMs: helperElapsedMs ?? null };
 }
-export type GestureView = ReturnType<typeof gestureView>;
 
-export type EnsureView = EnsureResult;
+/** What ensure found and did: the contract's. */
+export type EnsureView = EnsureHelperResult;
 
 /** One line for people (the CLI's default output). */
 export const describeView = {
-  ensure: (r: EnsureResult) =>
+  ensure: (r: EnsureView) =>
     `${r.packageName}: ${r.before} → ${r.action === 'none' ? 'unchanged' : r.action} (versionCode ${r.versionCode})`,
   viewport: (v: ViewportView) => `${v.width}x${v.height} at ${v.x},${v.y} (${v.transport})`,
   gesture: (g: GestureView) => `${g.kind}: ${g.injectedEvents} events (${g.transport})`,

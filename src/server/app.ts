@@ -1,6 +1,5 @@
 /** The Hono app: middleware, routes and the OpenAPI document. Services come in; nothing is global. */
 import { OpenAPIHono } from '@hono/zod-openapi';
-import type { Context, Next } from 'hono';
 import { errorCodeExtension } from '../api/index.ts';
 import { ConsoleSessions } from '../auth/console-sessions.ts';
 import type { AppEnv, Services } from './env.ts';
@@ -24,20 +23,16 @@ import { registerWhoami } from './routes/whoami.ts';
  * that no handler of a route with `security` ever runs for an anonymous caller.
  */
 function countHandlerRuns(app: OpenAPIHono<AppEnv>): void {
-  const register = app.openapi.bind(app) as (...args: unknown[]) => unknown;
-  (app as unknown as { openapi: unknown }).openapi = (
-    route: { path: string },
-    handler: (c: Context<AppEnv>, next: Next) => unknown,
-    ...rest: unknown[]
-  ) =>
+  const register = app.openapi.bind(app);
+  app.openapi = (route, handler, hook) =>
     register(
       route,
-      (c: Context<AppEnv>, next: Next) => {
+      (c, next) => {
         const caller = c.get('principal')?.role ?? 'anonymous';
         c.get('services').metrics.handlerRuns.inc({ route: route.path, caller });
         return handler(c, next);
       },
-      ...rest,
+      hook,
     );
 }
 
@@ -48,11 +43,8 @@ function countHandlerRuns(app: OpenAPIHono<AppEnv>): void {
  * guard checks no caller: `anyone`.
  */
 function declareAccess(app: OpenAPIHono<AppEnv>): void {
-  const register = app.openapi.bind(app) as (...args: unknown[]) => unknown;
-  (app as unknown as { openapi: unknown }).openapi = (
-    route: { middleware?: unknown },
-    ...rest: unknown[]
-  ) => {
+  const register = app.openapi.bind(app);
+  app.openapi = (route, handler, hook) => {
     const middleware = Array.isArray(route.middleware) ? route.middleware : [route.middleware];
     const policy = middleware.map(guardPolicyOf).find((p) => p !== undefined) ?? { access: 'anyone' };
     return register(
@@ -62,7 +54,8 @@ function declareAccess(app: OpenAPIHono<AppEnv>): void {
         ...(policy.capability === undefined ? {} : { 'x-capability': policy.capability }),
         ...(policy.expensive ? { 'x-rate-limited': 'expensive' } : {}),
       },
-      ...rest,
+      handler,
+      hook,
     );
   };
 }

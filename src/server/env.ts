@@ -8,6 +8,7 @@ import type { Config } from '../config.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { ReleaseRepository } from '../releases/repository.ts';
+import type { SnapshotAnswerOptions } from '../snapshot/json-writer.ts';
 import type { RateLimiter } from './rate-limit.ts';
 import type { UploadGate } from './upload-gate.ts';
 
@@ -41,6 +42,11 @@ export interface Services {
   draining?: boolean;
   /** Console sessions (src/auth/console-sessions.ts): in Redis when configured; absent: this app's memory. */
   consoleSessions?: ConsoleSessions;
+  /**
+   * How the snapshot route writes its answer (the streaming threshold, a probe at each piece):
+   * absent in service (the defaults); benches set it to measure.
+   */
+  snapshotAnswer?: SnapshotAnswerOptions;
   /** What `/readyz` checks besides the artifact store (the device side adds its adb server and lease store). */
   readiness?: Record<string, () => Promise<unknown>>;
 }

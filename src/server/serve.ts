@@ -4,7 +4,7 @@
  * (`src/node/`).
  */
 import { lookup } from 'node:dns/promises';
-import type net from 'node:net';
+import { Server as HttpServer } from 'node:http';
 import { type AddressInfo, isIP } from 'node:net';
 import { serve as nodeServe, type ServerType } from '@hono/node-server';
 import { type Config, ConfigError, isLoopbackHost } from '../config.ts';
@@ -102,9 +102,9 @@ export async function listen(
         { fetch, hostname: address, port: config.port, serverOptions: serverOptions(config) },
         () => resolve(s),
       );
-      (s as { maxConnections?: number }).maxConnections = config.maxConnections;
+      s.maxConnections = config.maxConnections;
       if (config.maxConnectionsPerAddress > 0) {
-        limitConnectionsPerAddress(s as net.Server, config.maxConnectionsPerAddress, (address) =>
+        limitConnectionsPerAddress(s, config.maxConnectionsPerAddress, (address) =>
           isTrustedProxy(address, config.trustedProxies),
         );
       }
@@ -123,14 +123,16 @@ export async function listen(
     port: bound.port,
     close: (graceMs?: number) =>
       new Promise<void>((resolve) => {
-        const http = server as unknown as { closeIdleConnections(): void; closeAllConnections(): void };
-        const cut = graceMs === undefined ? undefined : setTimeout(() => http.closeAllConnections(), graceMs);
+        // An HTTP/1 server (no HTTP/2 options are given): its connections can be closed from here.
+        const http = server instanceof HttpServer ? server : undefined;
+        const cut =
+          graceMs === undefined ? undefined : setTimeout(() => http?.closeAllConnections(), graceMs);
         server.close(() => {
           clearTimeout(cut);
           resolve();
         });
         // Idle keep-alive sockets would hold close() open; in-flight requests finish first.
-        http.closeIdleConnections();
+        http?.closeIdleConnections();
       }),
   };
 }

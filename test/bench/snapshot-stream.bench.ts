@@ -11,7 +11,7 @@
  * one-Buffer answer's synchronous build and depends on when V8 collects.
  */
 import path from 'node:path';
-import { STREAM_SNAPSHOT_CHARS, snapshotStreaming } from '../../src/app/snapshot-answer.ts';
+import { type SnapshotAnswerOptions, STREAM_SNAPSHOT_CHARS } from '../../src/snapshot/json-writer.ts';
 import { tempDir, testDeviceBridge } from '../support/bridge.ts';
 import { startSimulatorProcess } from '../support/fleet.ts';
 import { servedWithPeak } from '../support/served-memory.ts';
@@ -53,13 +53,15 @@ export async function bench(): Promise<BenchFigure[]> {
       for (let round = 0; round < 5; round++) {
         for (const threshold of [STREAM_SNAPSHOT_CHARS, Number.POSITIVE_INFINITY]) {
           for (const probed of [true, false]) {
-            snapshotStreaming.thresholdChars = threshold;
+            // How this bridge's snapshot route writes its answer (servedWithPeak sets the probe).
+            const writer: SnapshotAnswerOptions = { thresholdChars: threshold, probe: null };
+            bridge.services.snapshotAnswer = writer;
             const served = await servedWithPeak(
               bridge.app,
               `/v1/leases/${leaseId}/snapshot`,
               { ...capture, format },
               false,
-              probed ? snapshotStreaming : null,
+              probed ? writer : null,
             );
             if (served.status !== 200) throw new Error(`snapshot: ${served.status}`);
             if (round === 0) continue;
@@ -70,7 +72,7 @@ export async function bench(): Promise<BenchFigure[]> {
           }
         }
       }
-      snapshotStreaming.thresholdChars = STREAM_SNAPSHOT_CHARS;
+      delete bridge.services.snapshotAnswer;
       const value = median(peaks.streamed);
       const baseline = median(peaks.oneBuffer);
       const old = `sampled with garbage every ms and at body pieces: ${median(timerOnly.streamed).toFixed(2)}x vs ${median(timerOnly.oneBuffer).toFixed(2)}x`;

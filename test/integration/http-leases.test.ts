@@ -91,7 +91,7 @@ describe('leases: happy path', () => {
     });
     expect(session.body.snapshot.windows.length).toBe(4);
     expect(session.body.snapshot.windows[0].ref).toBe('e1');
-    // Written as bytes by the route (snapshot-answer.ts), typed as c.json would type it.
+    // Written as bytes by the route (src/snapshot/json-writer.ts), typed as c.json would type it.
     expect(session.headers.get('content-type')).toBe('application/json');
     const oneShot = await api('POST', `/v1/leases/${lease.id}/snapshot`, {
       transport: 'one-shot',
@@ -282,6 +282,26 @@ describe('leases: errors', () => {
     });
     expect(res.status).toBe(400);
     expect(((await res.json()) as Json).error.message).toContain('__proto__');
+  });
+
+  it('renew and ensure read their optional bodies through the route schema: a bad field is 400 naming it, no body is the defaults', async () => {
+    const lease = (await api('POST', '/v1/leases', { ttlSeconds: 60 })).body;
+    const renewPath = `/v1/leases/${lease.id}/renew`;
+    const ensurePath = `/v1/leases/${lease.id}/helpers/android-snapshot-helper/ensure`;
+    const badTtl = await api('POST', renewPath, { ttlSeconds: 'long' });
+    expect(badTtl.status).toBe(400);
+    expect(badTtl.body.error.message).toMatch(/^invalid body field ttlSeconds: /);
+    const badPolicy = await api('POST', ensurePath, { policy: 'sometimes' });
+    expect(badPolicy.status).toBe(400);
+    expect(badPolicy.body.error.message).toMatch(/^invalid body field policy: /);
+    // No body at all: the lease's own TTL again, the default policy.
+    const renewed = await api('POST', renewPath);
+    expect(renewed.status).toBe(200);
+    expect(renewed.body.ttlSeconds).toBe(60);
+    const ensured = await api('POST', ensurePath);
+    expect(ensured.status).toBe(200);
+    expect(ensured.body).toMatchObject({ before: 'missing', action: 'installed' });
+    await api('DELETE', `/v1/leases/${lease.id}`);
   });
 
   it('teardown history: a limit outside 1–100 or an unknown parameter is 400 naming it', async () => {

@@ -6,9 +6,10 @@
  *
  * Those samples count garbage not yet collected, so they depend on when V8 collects, and the timer
  * cannot run inside a synchronous build of the whole answer (a one-Buffer answer's peak is missed).
- * `live`: instead, the peak of what is alive where the answer writer hands out a piece (the writer's
- * `snapshotStreaming.probe`, called synchronously while the working buffer and the piece are both
- * alive): a full GC, then a sample, at each piece; no timer or body samples. The same figure for a
+ * `live`: instead, the peak of what is alive where the answer writer hands out a piece (the `probe`
+ * of the writer's options, src/snapshot/json-writer.ts, which this sets: called synchronously while
+ * the working buffer and the piece are both alive): a full GC, then a sample, at each piece; no
+ * timer or body samples. The same figure for a
  * one-Buffer and a streamed answer, whatever the GC timing. Used by the snapshot streaming test and
  * bench.
  */
@@ -41,7 +42,7 @@ export async function servedWithPeak(
   /** Keep the body (default); false: only count its bytes (the figure then holds no copy). */
   keep = true,
   /** Count only what is alive at the answer writer's pieces (see above); null: timer and body samples. */
-  live: { probe: (() => void) | null } | null = null,
+  live: { probe?: (() => void) | null } | null = null,
 ): Promise<Served> {
   gc();
   gc();

@@ -40,8 +40,11 @@ const FORWARDED_HEADERS = [
 /**
  * Forward a lease-scoped call to the node that drives the lease's device. The scope was resolved
  * once (`LeaseScopes.open`: lease read, tenancy and fencing checked, owner and its URL found).
+ *
+ * The answer is the owner's answer to the same route, relayed: `Answer` is that route's answer type,
+ * inferred where a handler returns the forwarded answer as its own (the guard takes a `Response`).
  */
-export async function forwardToOwner(
+export async function forwardToOwner<Answer = Response>(
   c: Context<AppEnv>,
   scope: {
     lease: Pick<Lease, 'id' | 'deviceId'> | { id?: undefined; deviceId: string };
@@ -49,7 +52,7 @@ export async function forwardToOwner(
   },
   maxBodyBytes: number,
   options: { idleMs?: number | null } = {},
-): Promise<Response> {
+): Promise<Answer & Response> {
   const { lease } = scope;
   const { node: ownerNode, url: ownerUrl } = scope.owner;
   const self = c.get('services').deviceSide?.node ?? 'unknown';
@@ -128,7 +131,8 @@ export async function forwardToOwner(
           );
           timeout.abort(why);
         });
-  return new Response(relayedBody, { status: answer.status, headers: relayed });
+  // The owner ran the same route (same method, path and body): its answer is one of the route's.
+  return new Response(relayedBody, { status: answer.status, headers: relayed }) as Answer & Response;
 }
 
 /**

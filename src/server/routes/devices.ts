@@ -114,7 +114,7 @@ export function registerDevices(app: OpenAPIHono<AppEnv>): void {
       // forwarded once like a lease-scoped call; a dead owner's device is removed here.
       if (c.req.header(PROXIED_HEADER) === undefined) {
         const owner = await side.devices.ownerElsewhere(id);
-        if (owner !== null) return forwardToOwner(c, { lease: { deviceId: id }, owner }, 0) as never;
+        if (owner !== null) return forwardToOwner<Response>(c, { lease: { deviceId: id }, owner }, 0);
       }
       await side.devices.remove(id, {
         force: c.req.valid('query').force === 'true',
@@ -179,7 +179,7 @@ export function registerDevices(app: OpenAPIHono<AppEnv>): void {
       // Read from the device: on the node that drives it (forwarded once).
       if (c.req.header(PROXIED_HEADER) === undefined) {
         const owner = await side.devices.ownerElsewhere(id);
-        if (owner !== null) return forwardToOwner(c, { lease: { deviceId: id }, owner }, 0) as never;
+        if (owner !== null) return forwardToOwner(c, { lease: { deviceId: id }, owner }, 0);
       }
       const device = await side.devices.recordBaseline(caller, id);
       c.get('logger').info({ deviceId: id }, 'device baseline recorded');

@@ -32,9 +32,9 @@ export function registerAcquireLease(app: OpenAPIHono<AppEnv>): void {
     const { caller, side } = useCases(c);
     const body = c.req.valid('json');
     const lease = await side.leases.acquire(caller, {
-      // The raw selector: the route schema documents it, the manager validates it with the same
-      // schema (zod's record output would drop a `__proto__` label key; the manager keeps it).
-      selector: ((await c.req.json()) as { selector?: unknown }).selector ?? {},
+      // Validated by the route's schema; a `__proto__` label key (which zod's record output would drop)
+      // never gets this far: the strict JSON body parser refuses it, naming the key.
+      selector: body.selector,
       ...(body.ttlSeconds === undefined ? {} : { ttlSeconds: body.ttlSeconds }),
       ...(body.waitSeconds === undefined ? {} : { waitSeconds: body.waitSeconds }),
       ...(body.keepApps ? { keepApps: true } : {}),

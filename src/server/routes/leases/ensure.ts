@@ -39,10 +39,7 @@ export function registerEnsureHelper(app: OpenAPIHono<AppEnv>): void {
   app.openapi(ensureHelperRoute, async (c) => {
     const { id, name } = c.req.valid('param');
     const { side, scope } = await scopeFor(c, id);
-    const body = (await c.req.json().catch(() => ({}))) as {
-      policy?: 'missing-or-outdated' | 'always' | 'never';
-    };
-    const result = await side.helpers.ensure(scope, name, body.policy);
+    const result = await side.helpers.ensure(scope, name, c.req.valid('json').policy);
     return c.json(result, 200);
   });
 }

@@ -5,13 +5,13 @@ import {
   LeaseIdParam,
   LogcatQuerySchema,
   LogEntrySchema,
+  NDJSON_MEDIA_TYPE,
+  ndjsonContent,
   SECURED_ERRORS,
 } from '../../../api/index.ts';
 import type { AppEnv } from '../../env.ts';
 import { guard } from '../../middleware/guard.ts';
 import { scopeFor } from './common.ts';
-
-export const NDJSON_MEDIA_TYPE = 'application/x-ndjson';
 
 export const logcatRoute = createRoute({
   method: 'get',
@@ -28,7 +28,7 @@ export const logcatRoute = createRoute({
   responses: {
     200: {
       description: 'one JSON LogEntry per line',
-      content: { [NDJSON_MEDIA_TYPE]: { schema: LogEntrySchema } },
+      content: ndjsonContent(LogEntrySchema),
     },
     ...errorResponses(SECURED_ERRORS, LEASE_ERRORS, ['DEVICE_OFFLINE', 'UNAUTHORIZED_DEVICE', 'TIMEOUT']),
   },
@@ -42,6 +42,6 @@ export function registerLogcat(app: OpenAPIHono<AppEnv>): void {
       Object.entries(c.req.valid('query')).filter(([, v]) => v !== undefined),
     );
     const stream = await side.room.farm.logcat(side.scopes.local(scope), filter);
-    return c.body(stream, 200, { 'Content-Type': NDJSON_MEDIA_TYPE }) as never;
+    return c.body(stream, 200, { 'Content-Type': NDJSON_MEDIA_TYPE });
   });
 }

@@ -33,7 +33,7 @@ export const renewLeaseRoute = createRoute({
 export function registerRenewLease(app: OpenAPIHono<AppEnv>): void {
   app.openapi(renewLeaseRoute, async (c) => {
     const { caller, side } = useCases(c);
-    const body = (await c.req.json().catch(() => ({}))) as { ttlSeconds?: number };
+    const body = c.req.valid('json');
     const renewed = await side.leases.renew(caller, c.req.valid('param').id, {
       ...(body.ttlSeconds === undefined ? {} : { ttlSeconds: body.ttlSeconds }),
       fencingToken: fencingTokenOf(c),

@@ -5,6 +5,8 @@ import {
   errorResponses,
   LEASE_ERRORS,
   LeaseIdParam,
+  NDJSON_MEDIA_TYPE,
+  ndjsonContent,
   SECURED_ERRORS,
   SHELL_LIMITS,
   ShellBodySchema,
@@ -16,7 +18,6 @@ import type { ShellInput } from '../../../helpers/farm/shell.ts';
 import type { AppEnv } from '../../env.ts';
 import { guard, jsonBody } from '../../middleware/guard.ts';
 import { scopeFor } from './common.ts';
-import { NDJSON_MEDIA_TYPE } from './logcat.ts';
 
 /** An argv of SHELL_LIMITS.maxArgs arguments of maxArgBytes each, JSON-escaped, fits. */
 const SHELL_BODY_BYTES = 2 * 1024 * 1024;
@@ -78,7 +79,7 @@ export const shellStreamRoute = createRoute({
   responses: {
     200: {
       description: 'one JSON ShellEvent per line; a non-zero exit status is still 200',
-      content: { [NDJSON_MEDIA_TYPE]: { schema: ShellEventSchema } },
+      content: ndjsonContent(ShellEventSchema),
     },
     ...errorResponses(SECURED_ERRORS, BODY_ERRORS, LEASE_ERRORS, [
       'DEVICE_OFFLINE',
@@ -126,6 +127,6 @@ export function registerShell(app: OpenAPIHono<AppEnv>): void {
         timeoutMs: request.timeoutMs ?? SHELL_LIMITS.defaultTimeoutMs,
       },
     );
-    return c.body(stream, 200, { 'Content-Type': NDJSON_MEDIA_TYPE }) as never;
+    return c.body(stream, 200, { 'Content-Type': NDJSON_MEDIA_TYPE });
   });
 }

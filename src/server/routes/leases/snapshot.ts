@@ -1,4 +1,6 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import type { Context, TypedResponse } from 'hono';
+import type { JSONParsed } from 'hono/utils/types';
 import {
   BODY_ERRORS,
   errorResponses,
@@ -7,9 +9,11 @@ import {
   LeaseIdParam,
   SECURED_ERRORS,
   SnapshotBodySchema,
+  type SnapshotResponse,
   SnapshotResponseSchema,
 } from '../../../api/index.ts';
-import { snapshotAnswer } from '../../../app/snapshot-answer.ts';
+import type { SnapshotView } from '../../../app/index.ts';
+import { snapshotAnswer } from '../../../snapshot/json-writer.ts';
 import type { AppEnv } from '../../env.ts';
 import { guard, jsonBody } from '../../middleware/guard.ts';
 import { SMALL_BODY_BYTES, scopeFor } from './common.ts';
@@ -40,6 +44,22 @@ export const snapshotRoute = createRoute({
   },
 });
 
+/**
+ * The answer `c.json(view, 200)` would give, the same bytes and the same type, written by the snapshot
+ * JSON writer: one Buffer (with its Content-Length), or for a large answer a stream of pieces written
+ * as the response pulls them (bounded memory).
+ */
+function snapshotJson(
+  c: Context<AppEnv>,
+  view: SnapshotView,
+): Response & TypedResponse<JSONParsed<SnapshotResponse>, 200, 'json'> {
+  const bytes = snapshotAnswer(view, c.get('services').snapshotAnswer);
+  const answer = c.newResponse(bytes, 200, { 'content-type': 'application/json' });
+  // The bytes are JSON.stringify(view)'s (the writer's property tests hold it to that), and a
+  // SnapshotView is a SnapshotResponse: what c.json would declare.
+  return answer as Response & TypedResponse<JSONParsed<SnapshotResponse>, 200, 'json'>;
+}
+
 export function registerSnapshot(app: OpenAPIHono<AppEnv>): void {
   app.openapi(snapshotRoute, async (c) => {
     const { side, scope } = await scopeFor(c, c.req.valid('param').id);
@@ -54,9 +74,6 @@ export function registerSnapshot(app: OpenAPIHono<AppEnv>): void {
       capture,
       ...(deadlineMs === undefined ? {} : { deadlineMs }),
     });
-    // The answer's bytes, identical to c.json's: one Buffer (with its Content-Length), or for a large
-    // answer a stream of pieces written as the response pulls them (bounded memory).
-    const answer = c.body(snapshotAnswer(view), 200, { 'content-type': 'application/json' });
-    return answer as unknown as ReturnType<typeof c.json<typeof view, 200>>;
+    return snapshotJson(c, view);
   });
 }

@@ -1,8 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { SnapshotView } from '../../src/app/helper-views.ts';
-import { snapshotAnswer, snapshotAnswerBytes, snapshotAnswerPieces } from '../../src/app/snapshot-answer.ts';
 import { builtinScreenXml, generateUiXml } from '../../src/simulator/helper/index.ts';
+import {
+  type SnapshotAnswerView,
+  snapshotAnswer,
+  snapshotAnswerBytes,
+  snapshotAnswerPieces,
+} from '../../src/snapshot/json-writer.ts';
 import { normalizeSnapshot } from '../../src/snapshot/normalize.ts';
 import type { Bounds, NormalizedSnapshot, SnapshotNode, WindowInfo } from '../../src/snapshot/types.ts';
 import { buildLargeDump, readCorpus } from '../fixtures/instrumentation/large-dump.ts';
@@ -21,10 +25,16 @@ const fields = {
   windowCount: 1,
   captureMode: 'interactive-windows',
 };
-const jsonView = (xml: string, head: Record<string, unknown> = fields) =>
-  ({ ...head, format: 'json', snapshot: normalizeSnapshot(xml) }) as unknown as SnapshotView;
-const xmlView = (xml: string, head: Record<string, unknown> = fields) =>
-  ({ ...head, format: 'xml', xml }) as unknown as SnapshotView;
+const jsonView = (xml: string, head: Record<string, unknown> = fields): SnapshotAnswerView => ({
+  ...head,
+  format: 'json',
+  snapshot: normalizeSnapshot(xml),
+});
+const xmlView = (xml: string, head: Record<string, unknown> = fields): SnapshotAnswerView => ({
+  ...head,
+  format: 'xml',
+  xml,
+});
 
 async function body(
   answer: Uint8Array | ReadableStream<Uint8Array>,
@@ -36,7 +46,7 @@ async function body(
 }
 
 /** Both paths (one Buffer, streamed pieces) against `JSON.stringify`. */
-async function expectIdentical(view: SnapshotView): Promise<void> {
+async function expectIdentical(view: SnapshotAnswerView): Promise<void> {
   const expected = Buffer.from(JSON.stringify(view), 'utf8');
   const one = snapshotAnswerBytes(view);
   if (!one.equals(expected)) {
@@ -44,7 +54,7 @@ async function expectIdentical(view: SnapshotView): Promise<void> {
     expect(one.toString('utf8')).toBe(expected.toString('utf8'));
     expect(one.toString('hex')).toBe(expected.toString('hex'));
   }
-  const streamed = snapshotAnswer(view, 0);
+  const streamed = snapshotAnswer(view, { thresholdChars: 0 });
   expect(streamed).toBeInstanceOf(ReadableStream);
   const { bytes } = await body(streamed);
   expect(bytes.equals(expected)).toBe(true);
@@ -104,6 +114,27 @@ describe('the snapshot answer as bytes', () => {
       (p) => p.length,
     );
     expect(Math.max(...xmlPieces)).toBeLessThanOrEqual(64 * 1024 + 16 * 1024 * 6);
+  });
+
+  it('the options set the streaming threshold and a probe called at each piece handed out', async () => {
+    const view = jsonView(generateUiXml(2000, 3));
+    let probed = 0;
+    const probe = () => {
+      probed++;
+    };
+    expect(snapshotAnswer(view)).toBeInstanceOf(ReadableStream);
+    expect(probed).toBe(0);
+    expect(snapshotAnswer(view, { thresholdChars: Number.POSITIVE_INFINITY, probe })).toBeInstanceOf(
+      Uint8Array,
+    );
+    expect(probed).toBe(1);
+    probed = 0;
+    const small = jsonView(builtinScreenXml());
+    const streamed = snapshotAnswer(small, { thresholdChars: 1, probe });
+    expect(streamed).toBeInstanceOf(ReadableStream);
+    const { bytes, pieces } = await body(streamed);
+    expect(bytes.equals(Buffer.from(JSON.stringify(small)))).toBe(true);
+    expect(probed).toBe(pieces.length);
   });
 
   it('a cancelled stream stops writing', async () => {
@@ -225,7 +256,7 @@ describe('the snapshot answer as bytes', () => {
             elapsedMs: rotation,
             format: 'json',
             snapshot,
-          } as unknown as SnapshotView;
+          } as SnapshotAnswerView;
           await expectIdentical(view);
         },
       ),

@@ -6,7 +6,8 @@
  * answer as a cons string that the first byte count flattens, and then encodes it again.
  *
  * One path for every size: a small answer is one Buffer (the route sends it with its
- * Content-Length); an answer whose XML is at least `snapshotStreaming.thresholdChars` long is a stream
+ * Content-Length); an answer whose XML is at least `thresholdChars` long (STREAM_SNAPSHOT_CHARS unless
+ * the options say otherwise) is a stream
  * of ~64 KiB pieces, each written when the response pulls it (bounded memory: one piece and the
  * node being written, never the whole answer). Pure (no I/O).
  *
@@ -16,20 +17,29 @@
  * `String`, `-0` as `0`, NaN and ±Infinity as `null`), keys whose value is undefined are left out.
  * Fields outside the tree (the answer's head) are written in their own key order by type.
  */
-import type { Bounds, NormalizedSnapshot, SnapshotNode, WindowInfo } from '../snapshot/types.ts';
-import type { SnapshotView } from './helper-views.ts';
+import type { Bounds, NormalizedSnapshot, SnapshotNode, WindowInfo } from './types.ts';
+
+/**
+ * A snapshot answer as the writer takes it: its fields, written in their own key order, with either
+ * the raw XML (`format: xml`) or the normalized tree (`format: json`, whose XML decides streaming).
+ * The contract's snapshot answer (src/api) is one.
+ */
+export type SnapshotAnswerView = Readonly<Record<string, unknown>> &
+  ({ format: 'xml'; xml: string } | { format: 'json'; snapshot: NormalizedSnapshot });
 
 /** Answers whose XML is at least this many characters are streamed (smaller ones: one Buffer). */
 export const STREAM_SNAPSHOT_CHARS = 256 * 1024;
-/**
- * The threshold in force (benches set it to compare against the one-Buffer answer), and a probe
- * called as each piece is handed out, while the working buffer and the piece are both alive (benches
- * sample memory there: a timer cannot run inside the synchronous one-Buffer build). Null in service.
- */
-export const snapshotStreaming: { thresholdChars: number; probe: (() => void) | null } = {
-  thresholdChars: STREAM_SNAPSHOT_CHARS,
-  probe: null,
-};
+
+/** How an answer is written: the defaults in service; benches set them to measure. */
+export interface SnapshotAnswerOptions {
+  /** Answers whose XML is at least this many characters are streamed (default STREAM_SNAPSHOT_CHARS). */
+  thresholdChars?: number;
+  /**
+   * Called as each piece is handed out, while the working buffer and the piece are both alive
+   * (benches sample memory there: a timer cannot run inside the synchronous one-Buffer build).
+   */
+  probe?: (() => void) | null;
+}
 /** Bytes per streamed piece (a piece ends at the first node or string slice past this). */
 const PIECE_BYTES = 64 * 1024;
 /** Characters of a long string written between two checks for a full piece. */
@@ -38,30 +48,40 @@ const SLICE_CHARS = 16 * 1024;
 const KEEP_SCRATCH_BYTES = 4 * 1024 * 1024;
 
 /** The XML a view carries (its size decides streaming). */
-function xmlOf(view: SnapshotView): string {
+function xmlOf(view: SnapshotAnswerView): string {
   return view.format === 'xml' ? view.xml : view.snapshot.raw;
 }
 
 /**
  * The answer's bytes: one Buffer for a small answer, a stream of pieces for one whose XML is at
- * least `threshold` characters.
+ * least `thresholdChars` characters.
  */
 export function snapshotAnswer(
-  view: SnapshotView,
-  threshold = snapshotStreaming.thresholdChars,
+  view: SnapshotAnswerView,
+  options: SnapshotAnswerOptions = {},
 ): Uint8Array<ArrayBuffer> | ReadableStream<Uint8Array<ArrayBuffer>> {
+  const { thresholdChars = STREAM_SNAPSHOT_CHARS, probe = null } = options;
   const xml = xmlOf(view);
-  if (typeof xml === 'string' && xml.length >= threshold) {
-    return piecesToStream(snapshotAnswerPieces(view, PIECE_BYTES));
+  if (typeof xml === 'string' && xml.length >= thresholdChars) {
+    return piecesToStream(
+      snapshotAnswerPieces(
+        view,
+        PIECE_BYTES,
+        new JsonBytes(Buffer.allocUnsafeSlow(PIECE_BYTES + 4096), probe),
+      ),
+    );
   }
-  return snapshotAnswerBytes(view);
+  return snapshotAnswerBytes(view, probe);
 }
 
 let scratch: Buffer | null = null;
 
 /** The whole answer as one Buffer (exactly sized). */
-export function snapshotAnswerBytes(view: SnapshotView): Buffer<ArrayBuffer> {
-  const out = new JsonBytes(scratch ?? Buffer.allocUnsafeSlow(256 * 1024));
+export function snapshotAnswerBytes(
+  view: SnapshotAnswerView,
+  probe: (() => void) | null = null,
+): Buffer<ArrayBuffer> {
+  const out = new JsonBytes(scratch ?? Buffer.allocUnsafeSlow(256 * 1024), probe);
   scratch = null; // not shared while in use (the writer is synchronous, but stay safe)
   const pieces = snapshotAnswerPieces(view, Number.POSITIVE_INFINITY, out);
   const piece = pieces.next();
@@ -75,13 +95,13 @@ export function snapshotAnswerBytes(view: SnapshotView): Buffer<ArrayBuffer> {
  * own: with `pieceBytes` = Infinity, one piece.
  */
 export function* snapshotAnswerPieces(
-  view: SnapshotView,
+  view: SnapshotAnswerView,
   pieceBytes: number,
   out = new JsonBytes(
     Buffer.allocUnsafeSlow(pieceBytes === Number.POSITIVE_INFINITY ? 256 * 1024 : pieceBytes + 4096),
   ),
 ): Generator<Buffer<ArrayBuffer>, void, undefined> {
-  const fields = view as unknown as Record<string, unknown>;
+  const fields: Readonly<Record<string, unknown>> = view;
   out.byte(123 /* { */);
   let first = true;
   for (const key of Object.keys(fields)) {
@@ -281,9 +301,12 @@ ESCAPE[92] = 92;
 export class JsonBytes {
   #buf: Buffer;
   #pos = 0;
+  readonly #probe: (() => void) | null;
 
-  constructor(buffer: Buffer) {
+  /** `probe`: called as each piece is taken (SnapshotAnswerOptions.probe). */
+  constructor(buffer: Buffer, probe: (() => void) | null = null) {
     this.#buf = buffer;
+    this.#probe = probe;
   }
 
   /** Bytes written and not taken. */
@@ -301,7 +324,7 @@ export class JsonBytes {
     const piece = Buffer.allocUnsafeSlow(this.#pos);
     this.#buf.copy(piece, 0, 0, this.#pos);
     this.#pos = 0;
-    snapshotStreaming.probe?.();
+    this.#probe?.();
     return piece;
   }
 
