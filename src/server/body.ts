@@ -56,15 +56,23 @@ export function limitedStream(
 }
 
 /**
+ * How long a small body (JSON, a form, a manifest to validate: at most a few hundred KiB) may take
+ * to arrive once its headers are in. An honest client sends it at once; one that trickles bytes in
+ * to hold the connection (slowloris) gets 408 and its connection closed, long before the request
+ * timeout. Uploads stream under the request timeout instead.
+ */
+export const SMALL_BODY_DEADLINE_MS = 10_000;
+
+/**
  * Read the whole (limited) body as bytes; errors name the limit. On the Node server the body is read
  * straight from the `IncomingMessage` (no web `Request` and `ReadableStream` materialised per call);
  * an in-process request (`app.request`), or one whose body someone already started to read, goes
- * through the web stream.
+ * through the web stream. A body that takes longer than `deadlineMs` is REQUEST_TIMEOUT (Node path).
  */
 export async function readLimited(
   c: Context<AppEnv>,
   limit: number,
-  deadlineMs?: number,
+  deadlineMs = SMALL_BODY_DEADLINE_MS,
 ): Promise<Uint8Array> {
   const incoming = c.env?.incoming;
   if (incoming !== undefined && incoming.readableFlowing === null && !incoming.readableDidRead) {

@@ -349,4 +349,59 @@ describe('hostile load on a real node', () => {
       expect(lines.filter((l) => (l['level'] as number) >= 50)).toEqual([]);
     });
   });
+
+  describe('slow and numerous connections', () => {
+    /** A connection from `localAddress` that sends the start of a request and then nothing. */
+    async function slowConnection(port: number, localAddress: string): Promise<net.Socket> {
+      const socket = net.connect({ port, host: '127.0.0.1', localAddress });
+      socket.on('error', () => undefined);
+      await new Promise<void>((resolve) => {
+        socket.once('connect', () => resolve());
+        socket.once('close', () => resolve());
+      });
+      if (!socket.destroyed) socket.write('POST /v1/manifests/validate HTTP/1.1\r\nHost: 127.0.0.1\r\n');
+      return socket;
+    }
+    const closed = (socket: net.Socket) =>
+      socket.destroyed
+        ? Promise.resolve()
+        : new Promise<void>((resolve) => socket.once('close', () => resolve()));
+
+    it('one address holding connections gets its share only: the rest are closed at accept, other clients are served', async () => {
+      const { port } = await start({
+        tokens: false,
+        env: { DEVICEBRIDGE_MAX_CONNECTIONS: '300', DEVICEBRIDGE_MAX_CONNECTIONS_PER_ADDRESS: '100' },
+      });
+      // 400 slow connections from one address: more than the server's whole connection cap.
+      const slow = await inBatches(400, 100, () => slowConnection(port, '127.0.0.2'));
+      // Past its 100, each is closed as it is accepted (the server's close, not a timeout).
+      const open = () => slow.filter((s) => !s.destroyed);
+      for (let i = 0; open().length > 100; i++) {
+        expect(i, 'connections past the per-address cap are closed').toBeLessThan(500);
+        await Promise.race(open().map(closed));
+      }
+      const answers = await inBatches(20, 5, () => send(port, '/healthz'));
+      expect(answers.map((a) => a.status)).toEqual(new Array(20).fill(200));
+      // The 100 it holds are still open: only the surplus was cut.
+      expect(open().length).toBe(100);
+      for (const s of slow) s.destroy();
+    });
+
+    it('a JSON body that trickles in is answered 408 at its body deadline and its connection closed', async () => {
+      const { port } = await start({ tokens: false });
+      const socket = net.connect(port, '127.0.0.1');
+      let answer = '';
+      socket.on('data', (d: Buffer) => {
+        answer += d.toString();
+      });
+      socket.write(
+        'POST /v1/manifests/validate HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n' +
+          'Content-Length: 1000\r\n\r\n{',
+      );
+      await closed(socket);
+      expect(answer).toMatch(/^HTTP\/1\.1 408 /);
+      expect(answer).toContain('"code":"REQUEST_TIMEOUT"');
+      expect(answer).toContain('did not arrive within 10 s');
+    }, 30_000);
+  });
 });

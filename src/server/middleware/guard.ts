@@ -87,17 +87,9 @@ function checkBodyHeaders(c: Context<AppEnv>, body: BodyPolicy): void {
 }
 
 /** Read a JSON body under the limit, parse it strictly and hand it to the route's validator. */
-/**
- * How long a JSON body may take to arrive once its headers are in: they are small (at most a few
- * hundred KiB), so an honest client sends them at once; one that trickles bytes in to hold the
- * connection (slowloris) gets 408 and its connection closed, instead of keeping it for the whole
- * request timeout.
- */
-export const JSON_BODY_DEADLINE_MS = 10_000;
-
 export async function readJson(c: Context<AppEnv>, body: BodyPolicy): Promise<void> {
   const limit = maxBytesOf(c, body);
-  const bytes = hasBody(c) ? await readLimited(c, limit, JSON_BODY_DEADLINE_MS) : new Uint8Array(0);
+  const bytes = hasBody(c) ? await readLimited(c, limit) : new Uint8Array(0);
   // An empty body is `{}` for routes whose body is optional; a required one fails its validator.
   const value = bytes.byteLength === 0 ? {} : parseJsonBody(bytes, limit);
   const parsed = Promise.resolve(value);
