@@ -43,7 +43,10 @@ export class FarmCapability {
     shellLine(input); // a malformed command is a 400, whatever the load
     const done = this.shellGate.admit({ leaseId: lease.id, tenant, holdsBytes: 2 * run.maxOutputBytes });
     try {
-      return await this.#shell(lease, input, run);
+      return await this.#shell(lease, input, {
+        ...run,
+        pace: (bytes) => this.shellGate.pace(tenant, bytes),
+      });
     } finally {
       done();
     }

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { BridgeError } from '../../src/errors.ts';
 import { ShellGate } from '../../src/helpers/farm/shell-gate.ts';
 
-const limits = { perLease: 2, perTenant: 3, outputBudgetBytes: 10 };
+const limits = { perLease: 2, perTenant: 3, outputBudgetBytes: 10, outputBytesPerSecond: 1000 };
 
 function refusal(fn: () => unknown): BridgeError {
   try {
@@ -85,13 +85,53 @@ describe('shell gate', () => {
               expect((err as BridgeError).code).toBe('RATE_LIMITED');
             }
             const count = (f: (x: (typeof live)[number]) => boolean) => live.filter(f).length;
-            for (const l of ['a', 'b', 'c', 'd']) expect(count((x) => x.leaseId === l)).toBeLessThanOrEqual(2);
+            for (const l of ['a', 'b', 'c', 'd'])
+              expect(count((x) => x.leaseId === l)).toBeLessThanOrEqual(2);
             for (const t of ['t', 'u']) expect(count((x) => x.tenant === t)).toBeLessThanOrEqual(3);
             expect(live.reduce((n, x) => n + x.holdsBytes, 0)).toBe(gate.heldBytes);
             expect(gate.heldBytes).toBeLessThanOrEqual(10);
           }
           for (const x of live) x.done();
           expect(gate.heldBytes).toBe(0);
+        },
+      ),
+    );
+  });
+
+  it("paces a tenant's output: a second's worth at once, then a pause as long as the excess takes at the rate", () => {
+    const gate = new ShellGate(limits);
+    expect(gate.pace('t', 600, 0)).toBe(0);
+    expect(gate.pace('t', 400, 0)).toBe(0);
+    // 1,000 bytes/s: 500 more bytes at once owe half a second.
+    expect(gate.pace('t', 500, 0)).toBe(500);
+    // Another tenant has its own allowance.
+    expect(gate.pace('u', 1000, 0)).toBe(0);
+    // A second later 1,000 bytes came back: 500 of them were owed.
+    expect(gate.pace('t', 500, 1000)).toBe(0);
+    expect(gate.pace('t', 1, 1000)).toBe(1);
+  });
+
+  it('property: over any run the bytes let through without a pause never exceed a burst plus the rate times the time', () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.record({ bytes: fc.integer({ min: 1, max: 3000 }), after: fc.integer({ min: 0, max: 500 }) }),
+          {
+            maxLength: 50,
+          },
+        ),
+        (steps) => {
+          const gate = new ShellGate(limits);
+          let now = 0;
+          let sent = 0;
+          for (const step of steps) {
+            now += step.after;
+            const wait = gate.pace('t', step.bytes, now);
+            sent += step.bytes;
+            // Waiting as told keeps what was read within burst + rate x time.
+            now += wait;
+            expect(sent).toBeLessThanOrEqual(limits.outputBytesPerSecond * (1 + now / 1000) + 1);
+          }
         },
       ),
     );

@@ -13,12 +13,19 @@ export interface ShellGateLimits {
   perTenant: number;
   /** Bytes the collected commands of this node may hold at once (stdout + stderr caps of each). */
   outputBudgetBytes: number;
+  /**
+   * Output bytes per second one tenant's collected commands are read at, together (a burst of one
+   * second's worth first): past it the bridge pauses their streams, so the device waits, not the
+   * node's CPU. 0 = no pace.
+   */
+  outputBytesPerSecond: number;
 }
 
 export const DEFAULT_SHELL_GATE_LIMITS: ShellGateLimits = {
   perLease: 4,
   perTenant: 16,
   outputBudgetBytes: 128 * 1024 * 1024,
+  outputBytesPerSecond: 8 * 1024 * 1024,
 };
 
 export interface ShellAdmission {
@@ -32,6 +39,8 @@ const MiB = 1024 * 1024;
 
 export class ShellGate {
   readonly limits: ShellGateLimits;
+  /** Per tenant: the output allowance left (bytes; negative = owed) and when it was last counted. */
+  readonly #allowance = new Map<string, { bytes: number; at: number }>();
   readonly #perLease = new Map<string, number>();
   readonly #perTenant = new Map<string, number>();
   #held = 0;
@@ -43,6 +52,21 @@ export class ShellGate {
   /** Output held by admitted commands now (bytes). */
   get heldBytes(): number {
     return this.#held;
+  }
+
+  /**
+   * Count `bytes` of output read for `tenant` at time `now` (ms); how long (ms) its commands should
+   * pause before reading more (0: go on).
+   */
+  pace(tenant: string, bytes: number, now = performance.now()): number {
+    const rate = this.limits.outputBytesPerSecond;
+    if (rate <= 0) return 0;
+    const last = this.#allowance.get(tenant) ?? { bytes: rate, at: now };
+    const refilled = Math.min(rate, last.bytes + ((now - last.at) * rate) / 1000);
+    const left = refilled - bytes;
+    if (left >= rate) this.#allowance.delete(tenant);
+    else this.#allowance.set(tenant, { bytes: left, at: now });
+    return left >= 0 ? 0 : Math.ceil((-left * 1000) / rate);
   }
 
   /** Admit the command or throw RATE_LIMITED; the returned function gives its place back (once). */

@@ -18,6 +18,8 @@ export interface ShellRun {
   /** Cap of stdout and of stderr, each. */
   maxOutputBytes: number;
   signal?: AbortSignal;
+  /** Count output bytes read; answers how long (ms) to pause reading before more (shell-gate.ts). */
+  pace?: (bytes: number) => number;
 }
 
 export interface ShellOutcome {
@@ -90,32 +92,59 @@ export async function runShell(
   });
   const out = new CappedSink(run.maxOutputBytes, () => capped());
   const err = new CappedSink(run.maxOutputBytes, () => capped());
-  stream.stdout.on('data', (d: Buffer) => out.push(d));
-  stream.stderr.on('data', (d: Buffer) => err.push(d));
-  const ended = await withDeadline(Promise.race([stream.exit, cappedAt]), left(), 'shell command', () =>
-    stream.close(),
-  );
-  if (ended === 'capped') {
-    stream.close();
+  // Paced: past the tenant's output rate both outputs pause (the adb socket with them) for a while.
+  let resumeAt: NodeJS.Timeout | undefined;
+  const paced = (bytes: number) => {
+    const wait = run.pace?.(bytes) ?? 0;
+    if (wait <= 0 || resumeAt !== undefined) return;
+    stream.stdout.pause();
+    stream.stderr.pause();
+    resumeAt = setTimeout(() => {
+      resumeAt = undefined;
+      stream.stdout.resume();
+      stream.stderr.resume();
+    }, wait);
+  };
+  stream.stdout.on('data', (d: Buffer) => {
+    out.push(d);
+    paced(d.length);
+  });
+  stream.stderr.on('data', (d: Buffer) => {
+    err.push(d);
+    paced(d.length);
+  });
+  try {
+    const ended = await withDeadline(Promise.race([stream.exit, cappedAt]), left(), 'shell command', () =>
+      stream.close(),
+    );
+    if (ended === 'capped') {
+      stream.close();
+      return {
+        exitCode: null,
+        stdout: out.bytes(),
+        stderr: err.bytes(),
+        truncated: true,
+        durationMs: performance.now() - startedAt,
+      };
+    }
+    const exitCode = ended;
+    if (exitCode === null) {
+      throw new BridgeError(
+        'DEVICE_OFFLINE',
+        `shell on ${serial}: the stream closed before the exit status`,
+        {
+          details: { serial },
+        },
+      );
+    }
     return {
-      exitCode: null,
+      exitCode,
       stdout: out.bytes(),
       stderr: err.bytes(),
-      truncated: true,
+      truncated: out.truncated || err.truncated,
       durationMs: performance.now() - startedAt,
     };
+  } finally {
+    clearTimeout(resumeAt);
   }
-  const exitCode = ended;
-  if (exitCode === null) {
-    throw new BridgeError('DEVICE_OFFLINE', `shell on ${serial}: the stream closed before the exit status`, {
-      details: { serial },
-    });
-  }
-  return {
-    exitCode,
-    stdout: out.bytes(),
-    stderr: err.bytes(),
-    truncated: out.truncated || err.truncated,
-    durationMs: performance.now() - startedAt,
-  };
 }
