@@ -51,7 +51,7 @@ export interface TenantQuota {
   adbEndpoints: number;
 }
 
-/** A tenant's quota when the tokens file gives none (and the loopback tenant's, without tokens). */
+/** A tenant's quota when the tokens file gives none (without tokens there are no quotas). */
 export const DEFAULT_TENANT_QUOTA: Readonly<TenantQuota> = { leases: 64, waiters: 32, adbEndpoints: 16 };
 
 const quotaCount = z.number().int().min(0).max(100_000);
@@ -182,8 +182,12 @@ export class Authenticator {
     return this.#entries.length > 0;
   }
 
-  /** What `tenant` may hold at once (the tokens file's quota, else the default). */
-  quotaOf(tenant: string): TenantQuota {
+  /**
+   * What `tenant` may hold at once (the tokens file's quota, else the default); undefined without
+   * tokens, where every (loopback) caller is the one tenant and there is nobody to share with.
+   */
+  quotaOf(tenant: string): TenantQuota | undefined {
+    if (!this.enabled) return undefined;
     return this.#quotas.get(tenant) ?? { ...DEFAULT_TENANT_QUOTA };
   }
 

@@ -79,12 +79,13 @@ describe('helpers and artifacts: happy path', () => {
     });
 
     const latest = await bridge.app.request(
-      'http://bridge.test:7100/v1/helpers/android-snapshot-helper/manifest',
+      'http://localhost:7100/v1/helpers/android-snapshot-helper/manifest',
     );
     expect(latest.status).toBe(200);
     expect(latest.headers.get('cache-control')).toContain('max-age');
     const manifest = (await latest.json()) as { apkUrl: string; sha256: string };
-    // From configuration (here the loopback listen address), never from the request's Host.
+    // From configuration (here the loopback listen address), never from the request's Host
+    // (without tokens only loopback names are served: another loopback name stands in).
     expect(manifest.apkUrl).toBe(`http://127.0.0.1:7100/v1/artifacts/${sha}`);
 
     const artifact = await bridge.app.request(new URL(manifest.apkUrl).pathname);

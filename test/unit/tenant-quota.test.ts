@@ -27,7 +27,11 @@ describe('tenant quotas in the tokens file', () => {
     );
     // The same quota twice is one quota.
     const same = JSON.stringify([entry(1, 'acme', { waiters: 2 }), entry(2, 'acme', { waiters: 2 })]);
-    expect(Authenticator.fromJson(same).quotaOf('acme').waiters).toBe(2);
+    expect(Authenticator.fromJson(same).quotaOf('acme')?.waiters).toBe(2);
+  });
+
+  it('without tokens there are no quotas (one tenant, nobody to share with)', () => {
+    expect(new Authenticator([]).quotaOf('local')).toBeUndefined();
   });
 
   it('a quota field that is not a count, or unknown, is refused naming the field', () => {

@@ -6,6 +6,7 @@ import {
   LeaseSchema,
   SECURED_ERRORS,
 } from '../../../api/index.ts';
+import type { TenantQuota } from '../../../auth/tokens.ts';
 import type { AppEnv } from '../../env.ts';
 import { guard, jsonBody } from '../../middleware/guard.ts';
 import { SMALL_BODY_BYTES, useCases, view } from './common.ts';
@@ -40,8 +41,13 @@ export function registerAcquireLease(app: OpenAPIHono<AppEnv>): void {
       ...(body.keepApps ? { keepApps: true } : {}),
       ...(body.waiterId === undefined ? {} : { waiterId: body.waiterId }),
       signal: c.req.raw.signal,
-      quota: c.get('services').auth.quotaOf(caller.tenant),
+      ...quotaOf(c.get('services').auth.quotaOf(caller.tenant)),
     });
     return c.json(view(lease), 201);
   });
+}
+
+/** The lease quota of a tenant as the lease use case takes it (none without tokens). */
+function quotaOf(quota: TenantQuota | undefined): { quota?: { leases: number; waiters: number } } {
+  return quota === undefined ? {} : { quota: { leases: quota.leases, waiters: quota.waiters } };
 }

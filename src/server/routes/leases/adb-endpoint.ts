@@ -55,10 +55,12 @@ export function registerAdbEndpoint(app: OpenAPIHono<AppEnv>): void {
     const { publicKey } = c.req.valid('json');
     const key = parseAdbPublicKey(publicKey);
     const tenant = scope.lease.tenant;
-    const opened = await side.room.adb.open(side.scopes.local(scope), key, {
-      tenant,
-      limit: c.get('services').auth.quotaOf(tenant).adbEndpoints,
-    });
+    const quota = c.get('services').auth.quotaOf(tenant);
+    const opened = await side.room.adb.open(
+      side.scopes.local(scope),
+      key,
+      quota === undefined ? undefined : { tenant, limit: quota.adbEndpoints },
+    );
     const endpoint: AdbEndpoint = {
       endpoint: opened.endpoint,
       host: opened.host,
