@@ -22,6 +22,7 @@ import { hashToken } from '../../src/auth/tokens.ts';
 import { tempDir } from '../support/bridge.ts';
 import { publishFixtureHelper } from '../support/cli.ts';
 import { startServeNode, startSimulatorProcess, stopBridge } from '../support/fleet.ts';
+import { figureList } from './figures.ts';
 import { percentile, procStat } from './load-stats.ts';
 import type { BenchFigure } from './run.ts';
 
@@ -33,8 +34,6 @@ const MIX = new Set(
   (process.env['BENCH_HOSTILE_MIX'] ?? 'slow,auth,shell,upload').split(',').map((s) => s.trim()),
 );
 const PAGE_BYTES = 4096;
-
-const round = (n: number, digits = 2) => Math.round(n * 10 ** digits) / 10 ** digits;
 
 interface Answer {
   status: number;
@@ -202,15 +201,7 @@ function attack(base: URL, evil: { token: string; leaseId: string }, stop: Abort
 }
 
 export async function bench(): Promise<BenchFigure[]> {
-  const figures: BenchFigure[] = [];
-  const fig = (
-    bench: string,
-    value: number,
-    unit: string,
-    baseline: string | null = null,
-    ratio: number | null = null,
-  ) =>
-    figures.push({ bench, value: round(value), unit, baseline, ratio: ratio === null ? null : round(ratio) });
+  const { list: figures, fig } = figureList(2);
 
   const tmp = await tempDir('devicebridge-hostile-');
   const simulator = await startSimulatorProcess(2);

@@ -39,6 +39,7 @@ import { hashToken } from '../../src/auth/tokens.ts';
 import { tempDir } from '../support/bridge.ts';
 import { publishFixtureHelper } from '../support/cli.ts';
 import { startServeNode, startSimulatorProcess, stopBridge } from '../support/fleet.ts';
+import { figureList } from './figures.ts';
 import { childrenNamed, cpuMs, cpuPercent, type ProcStat, percentile, procStat } from './load-stats.ts';
 import type { BenchFigure } from './run.ts';
 
@@ -64,7 +65,6 @@ const PAGE_KB = 4;
 const SNAPSHOT_BODY = (transport: 'session' | 'one-shot') =>
   JSON.stringify({ format: 'json', transport, waitForIdleTimeoutMs: 0 });
 
-const round = (n: number, digits = 3) => Math.round(n * 10 ** digits) / 10 ** digits;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface Client {
@@ -257,15 +257,7 @@ async function cpuPerCall(p: Processes, ms: number, one: (i: number) => Promise<
 
 export async function bench(): Promise<BenchFigure[]> {
   const maxN = Math.max(...NS, ONESHOT_N, CONCURRENCY);
-  const figures: BenchFigure[] = [];
-  const fig = (
-    bench: string,
-    value: number,
-    unit: string,
-    baseline: string | null = null,
-    ratio: number | null = null,
-  ) =>
-    figures.push({ bench, value: round(value), unit, baseline, ratio: ratio === null ? null : round(ratio) });
+  const { list: figures, fig } = figureList();
 
   const tmp = await tempDir('devicebridge-load-');
   const simulator = await startSimulatorProcess(maxN);

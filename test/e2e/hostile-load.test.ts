@@ -74,6 +74,17 @@ async function inBatches<T>(count: number, width: number, call: (i: number) => P
   return out;
 }
 
+/** Write `request` on a raw connection; resolves everything the server sent once it closes it. */
+function rawExchange(port: number, request: string): Promise<string> {
+  const socket = net.connect(port, '127.0.0.1');
+  let answer = '';
+  socket.on('data', (d: Buffer) => {
+    answer += d.toString();
+  });
+  socket.write(request);
+  return new Promise((resolve) => socket.on('close', () => resolve(answer)));
+}
+
 describe('hostile load on a real node', () => {
   let node: RunningNode | undefined;
   let cleanup: (() => Promise<void>) | undefined;
@@ -330,17 +341,12 @@ describe('hostile load on a real node', () => {
         tokens: false,
         env: { DEVICEBRIDGE_REQUEST_TIMEOUT_MS: '1000', DEVICEBRIDGE_HEADERS_TIMEOUT_MS: '500' },
       });
-      const socket = net.connect(port, '127.0.0.1');
-      let answer = '';
-      socket.on('data', (d: Buffer) => {
-        answer += d.toString();
-      });
-      socket.write(
+      // The server cuts the connection at its request timeout, answering 408 itself.
+      const answer = await rawExchange(
+        port,
         'POST /v1/manifests/validate HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n' +
           'Content-Length: 100000\r\n\r\n{"name": ',
       );
-      // The server cuts the connection at its request timeout, answering 408 itself.
-      await new Promise((resolve) => socket.on('close', resolve));
       expect(answer).toMatch(/^HTTP\/1\.1 408 /);
       const route = (l: Record<string, unknown>) =>
         l['msg'] === 'request' && l['route'] === '/v1/manifests/validate';
@@ -389,16 +395,11 @@ describe('hostile load on a real node', () => {
 
     it('a JSON body that trickles in is answered 408 at its body deadline and its connection closed', async () => {
       const { port } = await start({ tokens: false });
-      const socket = net.connect(port, '127.0.0.1');
-      let answer = '';
-      socket.on('data', (d: Buffer) => {
-        answer += d.toString();
-      });
-      socket.write(
+      const answer = await rawExchange(
+        port,
         'POST /v1/manifests/validate HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n' +
           'Content-Length: 1000\r\n\r\n{',
       );
-      await closed(socket);
       expect(answer).toMatch(/^HTTP\/1\.1 408 /);
       expect(answer).toContain('"code":"REQUEST_TIMEOUT"');
       expect(answer).toContain('did not arrive within 10 s');

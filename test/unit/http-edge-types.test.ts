@@ -3,19 +3,10 @@
  * hold no `as never` and no `as unknown as`, the casts that silence a handler whose answer does not
  * fit its route (a streamed body, a forwarded answer, pre-written JSON) instead of typing it.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-
-const SRC = path.resolve(import.meta.dirname, '../../src');
-
-function sources(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-    const full = path.join(dir, e.name);
-    if (e.isDirectory()) return sources(full);
-    return e.name.endsWith('.ts') ? [full] : [];
-  });
-}
+import { SRC, sources } from '../support/sources.ts';
 
 const ESCAPE_CASTS = /\bas\s+never\b|\bas\s+unknown\s+as\b/;
 

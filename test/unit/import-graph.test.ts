@@ -5,19 +5,10 @@
  * No folder and no file of src/ is part of an import cycle (`import type` counts: a type is a
  * dependency too), and the folders stand on floors (LAYERS): an import goes down or sideways, never up.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-
-const SRC = path.resolve(import.meta.dirname, '../../src');
-
-function sources(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-    const full = path.join(dir, e.name);
-    if (e.isDirectory()) return sources(full);
-    return e.name.endsWith('.ts') ? [full] : [];
-  });
-}
+import { SRC, sources } from '../support/sources.ts';
 
 /** Relative module specifiers of static imports, re-exports, `import type` and dynamic `import()`. */
 function importsOf(text: string): string[] {
