@@ -136,6 +136,66 @@ describe('LeaseManager metrics', () => {
     const text = await metrics.registry.getSingleMetricAsString('devicebridge_lease_wait_seconds');
     expect(text).toMatch(/devicebridge_lease_wait_seconds_count 2/);
   });
+
+  it('counts what started the attempt that granted a queued request: a wake-up, the poll, the look on joining', async () => {
+    const grants = async (metrics: ReturnType<typeof createMetrics>) =>
+      Object.fromEntries(
+        (await metrics.leaseWaiterGrants.get()).values.map((v) => [v.labels.after, v.value]),
+      );
+    /** End `lease` in the store only, as another node would: no local wake-up. */
+    const endElsewhere = async (store: MemoryLeaseStore, lease: Lease) => {
+      const ended = (await store.release(lease.id)) as Lease;
+      await store.recordTeardown({
+        leaseId: ended.id,
+        deviceId: ended.deviceId,
+        reason: 'released',
+        startedAt: 0,
+        finishedAt: 0,
+        actions: [],
+        failures: [],
+        node: 'node-b',
+      });
+    };
+
+    // A local release wakes the waiter (no poll comes within the test).
+    const woken = createMetrics();
+    const one = harness({ devices: ['d1'], pollMs: POLL_NEVER_MS, metrics: woken });
+    const held = await one.manager.acquire({ ...who, selector: {} });
+    const waiting = one.manager.acquire({ ...who, holder: 'bob', selector: {}, waitSeconds: 300 });
+    await waitFor(async () => (await one.manager.waitingCount()) === 1);
+    await one.manager.release(held.id);
+    await waiting;
+    expect(await grants(woken)).toEqual({ 'wake-up': 1 });
+
+    // Freed elsewhere after the waiter's first look (this manager is not subscribed): the poll.
+    const polled = createMetrics();
+    const two = harness({ devices: ['d1'], metrics: polled });
+    let looks = 0;
+    const acquire = two.store.acquire.bind(two.store);
+    two.store.acquire = async (request) => {
+      const lease = await acquire(request);
+      looks++;
+      return lease;
+    };
+    const taken = await two.manager.acquire({ ...who, selector: {} });
+    const queued = two.manager.acquire({ ...who, holder: 'bob', selector: {}, waitSeconds: 300 });
+    await waitFor(() => looks >= 3); // the first attempt, then the look on joining the queue
+    await endElsewhere(two.store, taken);
+    await queued;
+    expect(await grants(polled)).toEqual({ poll: 1 });
+
+    // Freed between the first attempt and joining the queue: the look on joining takes it.
+    const joined = createMetrics();
+    const three = harness({ devices: ['d1'], pollMs: POLL_NEVER_MS, metrics: joined });
+    const kept = await three.manager.acquire({ ...who, selector: {} });
+    const enqueue = three.store.enqueue.bind(three.store);
+    three.store.enqueue = async (queueKey, waiterId, ttlSeconds) => {
+      await endElsewhere(three.store, kept);
+      return enqueue(queueKey, waiterId, ttlSeconds);
+    };
+    await three.manager.acquire({ ...who, holder: 'bob', selector: {}, waitSeconds: 300 });
+    expect(await grants(joined)).toEqual({ joined: 1 });
+  });
 });
 
 describe('LeaseManager.acquire', () => {
