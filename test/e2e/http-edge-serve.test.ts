@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { type RunningNode as RunningServer, startNode } from '../../src/node/index.ts';
 import { ADMIN_TOKEN, CLIENT_TOKEN, tempDir, writeTokensFile } from '../support/bridge.ts';
+import { waitFor } from '../support/wait-for.ts';
 
 const MB = 1024 * 1024;
 
@@ -205,7 +206,12 @@ describe('HTTP edge on a real socket', () => {
           }),
       ),
     );
-    await new Promise((r) => setTimeout(r, 100));
+    // The server took both: each answers a request on it (and stays open: keep-alive).
+    for (const s of held) {
+      const answer = new Promise<string>((resolve) => s.once('data', (d: Buffer) => resolve(d.toString())));
+      s.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n');
+      expect(await answer).toMatch(/^HTTP\/1\.1 200/);
+    }
     const third = net.connect(port, '127.0.0.1');
     const closed = await new Promise<boolean>((resolve) => {
       third.on('close', () => resolve(true));
@@ -214,8 +220,10 @@ describe('HTTP edge on a real socket', () => {
     });
     expect(closed).toBe(true);
     for (const s of held) s.destroy();
-    await new Promise((r) => setTimeout(r, 100));
-    expect((await fetch(`${url}/healthz`)).status).toBe(200);
+    // Once the server saw them close, a new connection is taken again.
+    await waitFor(async () => (await fetch(`${url}/healthz`).catch(() => null))?.status === 200, {
+      what: 'a new connection answered after the held ones closed',
+    });
   });
 
   it('failed authentications are limited per address: 429 with Retry-After, counted in a metric', async () => {
