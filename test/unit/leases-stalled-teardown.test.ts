@@ -30,6 +30,18 @@ async function waitFor(predicate: () => boolean | Promise<boolean>, timeoutMs = 
   }
 }
 
+/** Count the stalled-teardown passes answered by `store` (each pass asks it once). */
+function countPasses(store: MemoryLeaseStore): () => number {
+  let passes = 0;
+  const claim = store.claimStalledTeardowns.bind(store);
+  store.claimStalledTeardowns = async (...args: Parameters<typeof claim>) => {
+    const due = await claim(...args);
+    passes++;
+    return due;
+  };
+  return () => passes;
+}
+
 /** A promise that settles only when `open` is called (a teardown that hangs until then). */
 function gate(): { wait: Promise<void>; open: () => void } {
   let open!: () => void;
@@ -185,8 +197,12 @@ describe('a teardown that never finished is run again, never skipped', () => {
     const expired = (await store.acquire({ ...free, ttlSeconds: 1, candidates: ['d2'] })) as Lease;
     clock.advance(1_000);
     expect((await store.claimExpired(clock.t, 10, 'node-gone#1')).map((l) => l.id)).toEqual([expired.id]);
+    const passes = countPasses(store);
     a.manager.start();
-    await new Promise((r) => setTimeout(r, 50));
+    await waitFor(() => a.ran.length === 1);
+    // Two more whole passes: the other one, not stale yet, stays where it is.
+    const seen = passes();
+    await waitFor(() => passes() >= seen + 2);
     expect(a.ran.map((r) => r.lease)).toEqual([released.id]); // stale: 1 s old; the other is not yet
     clock.advance(1_000);
     await waitFor(() => a.ran.length === 2);
@@ -210,8 +226,9 @@ describe('a teardown that never finished is run again, never skipped', () => {
     const lease = (await store.acquire(free)) as Lease;
     await store.release(lease.id, undefined, 'node-a#crashed');
     const b = node('node-b', store, owner, { now: clock.now, expiryIntervalMs: 5 });
+    const passes = countPasses(store);
     b.manager.start();
-    await new Promise((r) => setTimeout(r, 50));
+    await waitFor(() => passes() >= 2); // node-b's start-up pass and the next one left it
     const a = node('node-a', store, owner, { now: clock.now, expiryIntervalMs: 5 });
     expect(b.ran).toEqual([]);
     a.manager.start();
