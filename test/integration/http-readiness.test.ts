@@ -79,7 +79,8 @@ describe('/readyz reflects the device side and draining', () => {
     // The dependency answers again: the pending check settles, the next probe starts a fresh one.
     hung = false;
     finish?.();
-    await new Promise((r) => setTimeout(r, 10));
+    // The pending check settles in the microtasks after `finish`: one event-loop turn later it is done.
+    await new Promise((r) => setImmediate(r));
     const ready = await timedRequest(bridge.app, 'GET', '/readyz');
     expect(ready.status).toBe(200);
     expect(calls).toBe(2);
