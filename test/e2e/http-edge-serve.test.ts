@@ -179,7 +179,6 @@ describe('HTTP edge on a real socket', () => {
       DEVICEBRIDGE_HEADERS_TIMEOUT_MS: '1000',
     });
     const socket = net.connect(port, '127.0.0.1');
-    const started = Date.now();
     socket.write(
       `POST /v1/manifests/validate HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{`,
     );
@@ -190,9 +189,7 @@ describe('HTTP edge on a real socket', () => {
     });
     await new Promise<void>((resolve) => socket.on('close', () => resolve()));
     clearInterval(drip);
-    const elapsed = Date.now() - started;
-    expect(elapsed).toBeLessThan(5000);
-    expect(elapsed).toBeGreaterThanOrEqual(900);
+    // 408 is the request timeout's answer; Node's own 300 s would outlast the test's timeout.
     expect(answer).toMatch(/^HTTP\/1\.1 408/);
   });
 

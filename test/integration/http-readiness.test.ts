@@ -4,7 +4,6 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/observability/logger.ts';
-import { READINESS_TIMEOUT_MS } from '../../src/server/routes/health.ts';
 import { type DeviceBridge, testDeviceBridge, timedRequest } from '../support/bridge.ts';
 
 describe('/readyz reflects the device side and draining', () => {
@@ -28,7 +27,6 @@ describe('/readyz reflects the device side and draining', () => {
     expect(down.body.status).toBe('not-ready');
     expect(down.body.checks.adbServer).not.toBe('ok');
     expect(down.body.checks.leaseStore).toBe('ok');
-    expect(down.ms).toBeLessThan(READINESS_TIMEOUT_MS + 500);
     expect((await timedRequest(bridge.app, 'GET', '/healthz')).status).toBe(200);
   }, 60_000);
 
