@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest';
 import type { LeaseSelector } from '../../src/devices/selector.ts';
 import {
   type Candidates,
@@ -238,15 +238,25 @@ describe('LeaseManager.acquire', () => {
   });
 
   it('CONFLICT after waitSeconds when no device frees, and the waiter leaves the queue', async () => {
+    // The wait's clock and its poll timers are faked: the test moves time, the store runs as is.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    onTestFinished(() => {
+      vi.useRealTimers();
+    });
     const { manager } = harness({ devices: ['d1'] });
     await manager.acquire({ ...who, selector: {} });
-    const started = performance.now();
-    const pending = manager.acquire({ ...who, selector: {}, waitSeconds: 1 });
-    await waitFor(async () => (await manager.waitingCount()) === 1);
+    let settled = false;
+    const pending = manager.acquire({ ...who, selector: {}, waitSeconds: 1 }).finally(() => {
+      settled = true;
+    });
+    pending.catch(() => undefined);
+    await vi.advanceTimersByTimeAsync(999);
+    expect(settled).toBe(false); // still waiting just before its second
+    expect(await manager.waitingCount()).toBe(1);
+    await vi.advanceTimersByTimeAsync(21); // its last poll, past the second
     const err = await expectCode(pending, 'CONFLICT');
     expect(err.message).toBe('no device free within 1s');
     expect(err.retryable).toBe(true);
-    expect(performance.now() - started).toBeGreaterThanOrEqual(950);
     expect(await manager.waitingCount()).toBe(0);
   });
 
