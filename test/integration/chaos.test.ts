@@ -31,6 +31,7 @@ import {
 } from '../support/bridge.ts';
 import { GLASS_AGENT_MAIN } from '../support/device-bed.ts';
 import { glassAgentCalls, publishGlassAgent } from '../support/glass.ts';
+import { waitFor } from '../support/wait-for.ts';
 
 type Json = Record<string, any>;
 type Answer = TimedAnswer;
@@ -357,8 +358,15 @@ describe('chaos: adb server and release races', () => {
     await glassCalls(leaseId, d.sim, 'adb server SIGKILL (before)');
     const pid = bridge.node.adb.server.pid;
     expect(pid).toBeTypeOf('number');
+    const snapshotRuns = async () =>
+      (await bridge.services.metrics.handlerRuns.get()).values
+        .filter((v) => v.labels.route === '/v1/leases/{id}/snapshot')
+        .reduce((sum, v) => sum + v.value, 0);
+    const entered = await snapshotRuns();
     const traffic = Array.from({ length: 3 }, () => snapshot(leaseId, { transport: 'one-shot' }));
-    await new Promise((r) => setTimeout(r, 20));
+    await waitFor(async () => (await snapshotRuns()) >= entered + 3, {
+      what: 'the three snapshots to be in their handler',
+    });
     process.kill(pid!, 'SIGKILL');
     const answers = await Promise.all(traffic);
     for (const a of answers) {
