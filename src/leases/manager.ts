@@ -185,7 +185,10 @@ export interface LeaseManagerOptions {
   teardownRetryMs?: number;
   logger?: Logger;
   /** Lease metrics (acquisitions, wait time, expiries, teardown outcomes). */
-  metrics?: Pick<Metrics, 'leaseAcquisitions' | 'leaseWaitSeconds' | 'leaseExpiries' | 'leaseTeardowns'>;
+  metrics?: Pick<
+    Metrics,
+    'leaseAcquisitions' | 'leaseWaitSeconds' | 'leaseExpiries' | 'leaseTeardowns' | 'leaseWaiterGrants'
+  >;
   now?: () => number;
 }
 
@@ -439,6 +442,7 @@ export class LeaseManager {
     }
     let refreshedAt = performance.now();
     let keepPlace = false;
+    let joined = true;
     try {
       for (;;) {
         const left = deadline - performance.now();
@@ -447,7 +451,9 @@ export class LeaseManager {
           keepPlace = resumed !== undefined;
           throw this.#conflict(selector, waitSeconds, keepPlace ? resumed : undefined);
         }
-        await this.#sleep(self, Math.min(this.#pollMs, left), signal);
+        const woken = await this.#sleep(self, Math.min(this.#pollMs, left), signal);
+        const after = joined ? 'joined' : woken ? 'wake-up' : 'poll';
+        joined = false;
         if (signal?.aborted) throw abortError(signal);
         if (this.#draining) throw this.#drainingError();
         if (performance.now() - refreshedAt > (waiterTtl * 1000) / 3) {
@@ -458,7 +464,10 @@ export class LeaseManager {
         const lease = await this.#withinLeaseQuota(options, () =>
           this.#store.acquire({ ...base, candidates: available, waiterId }),
         );
-        if (lease) return this.#handOver(lease, signal);
+        if (lease) {
+          this.#metrics?.leaseWaiterGrants.inc({ after });
+          return this.#handOver(lease, signal);
+        }
       }
     } finally {
       this.#waiters.delete(waiterId);
@@ -560,23 +569,25 @@ export class LeaseManager {
     });
   }
 
+  /** True when woken (a wake-up now, one that came while busy, or the abort); false when `ms` ran out. */
   #sleep(
     waiter: { wake?: () => void; pending: boolean },
     ms: number,
     signal: AbortSignal | undefined,
-  ): Promise<void> {
+  ): Promise<boolean> {
     if (waiter.pending) {
       waiter.pending = false;
-      return Promise.resolve();
+      return Promise.resolve(true);
     }
     return new Promise((resolve) => {
-      const done = (): void => {
+      const end = (woken: boolean): void => {
         clearTimeout(timer);
         delete waiter.wake;
         signal?.removeEventListener('abort', done);
-        resolve();
+        resolve(woken);
       };
-      const timer = setTimeout(done, ms);
+      const done = (): void => end(true);
+      const timer = setTimeout(() => end(false), ms);
       waiter.wake = done;
       signal?.addEventListener('abort', done, { once: true });
     });

@@ -14,6 +14,7 @@ export interface Metrics {
   leaseWaitSeconds: Histogram;
   leaseExpiries: Counter;
   leaseTeardowns: Counter<'outcome'>;
+  leaseWaiterGrants: Counter<'after'>;
   devicesByState: Gauge<'state'>;
   adbServerRestarts: Counter;
   healthPasses: Counter;
@@ -89,6 +90,12 @@ export function createMetrics(options: { defaults?: boolean } = {}): Metrics {
       name: 'devicebridge_lease_teardowns_total',
       help: 'Lease teardowns run by this node by outcome (ok, failed: the device was quarantined)',
       labelNames: ['outcome'],
+      registers: [registry],
+    }),
+    leaseWaiterGrants: new Counter({
+      name: 'devicebridge_lease_waiter_grants_total',
+      help: 'Queued requests granted, by what started the granting attempt (joined: the look right after joining the queue, wake-up: a release or teardown signalled, poll: the safety-net poll)',
+      labelNames: ['after'],
       registers: [registry],
     }),
     devicesByState: new Gauge({

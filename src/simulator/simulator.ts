@@ -11,7 +11,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { AdbdConnection } from './adbd/connection.ts';
 import { mergeFaults } from './faults.ts';
 import { runningHelperCount, stopAllHelpers } from './helper/instrumentation-run.ts';
-import type { Faults, SimAndroid, SimAndroidOptions } from './types.ts';
+import type { FaultEffects, Faults, SimAndroid, SimAndroidOptions } from './types.ts';
 
 export interface SimulatorOptions {
   /** First port; devices use port … port+count-1. 0 (default) = a random free port per device. */
@@ -52,6 +52,8 @@ export interface SimulatedDevice {
   readonly connectionCount: number;
   /** True unless the cable is pulled (`unplug`). */
   readonly plugged: boolean;
+  /** What the latency and bandwidth faults did to the device's output so far (counts). */
+  readonly faultEffects: FaultEffects;
   /**
    * Replace the faults; they apply to open connections at once. Lifting `offlineAfterMs` brings it
    * back; setting `unauthorized` drops the connections (the key was revoked), lifting it accepts the
@@ -93,6 +95,7 @@ class Device implements SimulatedDevice {
   readonly port: number;
   readonly android: SimAndroid;
   readonly faults: Faults;
+  readonly faultEffects: FaultEffects = { delayedMessages: 0, pacedBytes: 0 };
   #server: Server;
   #requireAuth: boolean;
   #features: readonly string[] | undefined;
@@ -245,6 +248,7 @@ class Device implements SimulatedDevice {
       requireAuth: this.#requireAuth,
       ...(this.#features === undefined ? {} : { features: this.#features }),
       onOnline: () => this.#armOffline(),
+      effects: this.faultEffects,
     });
     this.#connections.add(connection);
     connection.onClose(() => this.#connections.delete(connection));

@@ -34,6 +34,14 @@ export interface InstalledPackage {
   instrumentations: Instrumentation[];
 }
 
+/** What the connection-level faults did to a device's output so far (over all its connections). */
+export interface FaultEffects {
+  /** Messages sent only after being held for `latencyMs`. */
+  delayedMessages: number;
+  /** Bytes sent paced under `bandwidthBytesPerSec`. */
+  pacedBytes: number;
+}
+
 /** Fault knobs (all optional; absent = no fault). Parsed from `--fault SPEC` by the shell layer. */
 export interface Faults {
   /** Drop the device's TCP connection after this many bytes sent to the host. */

@@ -105,7 +105,6 @@ describe('devicebridge CLI error paths', () => {
     expect(oneLine(empty)).toContain('--store');
     expect(await readdir(tmp.dir)).toEqual([]); // nothing written to ./artifacts
 
-    const started = Date.now();
     const zero = await runIn(
       tmp.dir,
       ['release', 'publish', '--apk', '/dev/zero', '--version', '0.2.0', '--store', `file:${tmp.dir}/var`],
@@ -113,9 +112,8 @@ describe('devicebridge CLI error paths', () => {
     );
     expect(zero.code, zero.stderr).toBe(2);
     expect(oneLine(zero)).toContain('not a regular file');
-    // Refused before reading: a CLI start, not a read of /dev/zero up to a limit (a loaded CI box
-    // took 15.4 s for the start alone).
-    expect(Date.now() - started).toBeLessThan(40_000);
+    // Refused by the file's type, before reading: a read of /dev/zero up to a limit would answer
+    // otherwise (or not within runIn's bound).
     const dir = await runIn(tmp.dir, [
       'release',
       'publish',

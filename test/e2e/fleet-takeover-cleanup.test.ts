@@ -101,7 +101,17 @@ describe('cleanup after takeover (e2e: 2 bridges, a device whose processes outli
     a.child.kill('SIGKILL');
     await waitForExit(a.child);
     const killedAt = Date.now();
-    // The device outlives node-a's hang-up: its processes still run.
+    // The device outlives node-a's hang-up: its processes still run. A later command through
+    // node-a's adb server over the same transport comes after the hang-up of node-a's streams.
+    const { stdout: after } = await ex('adb', [
+      '-P',
+      String(a.adbPort),
+      '-s',
+      simulator!.addresses[0]!,
+      'shell',
+      'echo after',
+    ]);
+    expect(after).toBe('after\n');
     expect(await onDevice()).toEqual({ agents: 1, helpers: 1 });
 
     // node-b takes the device over and stops what node-a left, before any call of the lease.

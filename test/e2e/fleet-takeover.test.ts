@@ -24,12 +24,14 @@ import {
   type FleetNode,
   http,
   killAdbServer,
+  metricSum,
   REDIS_URL,
   simulatedDevice,
   startBridge,
   startSimulatorProcess,
   stopFleet,
 } from '../support/fleet.ts';
+import { waitFor } from '../support/wait-for.ts';
 
 const DEVICES = 20;
 const LEASES = 6;
@@ -106,8 +108,14 @@ describe('takeover when a node dies (e2e: 3 bridges, 20 simulated devices)', () 
       faults: ['latency-ms=400'],
     });
     expect(fault.status).toBe(200);
+    // node-1 forwards the call to the owner; it is in flight once node-0 entered the gesture handler.
+    const gestureRuns = () =>
+      metricSum(victim.url, 'devicebridge_http_handler_runs_total', { route: '/v1/leases/{id}/gestures' });
+    const runsBefore = await gestureRuns();
     const inFlight = tap(one, leases[1]!.id);
-    await new Promise((r) => setTimeout(r, 1000));
+    await waitFor(async () => (await gestureRuns()) > runsBefore, {
+      what: 'node-0 to enter the gesture handler of the forwarded call',
+    });
 
     victim.child.kill('SIGKILL');
     await waitForExit(victim.child);
@@ -172,12 +180,14 @@ describe('takeover when a node dies (e2e: 3 bridges, 20 simulated devices)', () 
 
     // The release made while the owner was dead was torn down once, by the device's new owner.
     const newOwner = after.find((d) => d.id === released.deviceId)!.ownerNode;
-    const deadline = Date.now() + 10_000;
-    let record: { node: string; reason: string } | null = null;
-    while (Date.now() < deadline && record === null) {
-      record = JSON.parse((await redis.get(`${prefix}{leases}:td:${released.id}`)) ?? 'null');
-      if (record === null) await new Promise((r) => setTimeout(r, 100));
-    }
+    const record = await waitFor(
+      async () =>
+        JSON.parse((await redis.get(`${prefix}{leases}:td:${released.id}`)) ?? 'null') as {
+          node: string;
+          reason: string;
+        } | null,
+      { what: 'the teardown record of the release made while the owner was dead' },
+    );
     expect(record).toMatchObject({ node: newOwner, reason: 'released' });
     expect(await redis.hlen(`${prefix}{leases}:deferred`)).toBe(0);
   }, 120_000);

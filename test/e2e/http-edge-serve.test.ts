@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { type RunningNode as RunningServer, startNode } from '../../src/node/index.ts';
 import { ADMIN_TOKEN, CLIENT_TOKEN, tempDir, writeTokensFile } from '../support/bridge.ts';
+import { waitFor } from '../support/wait-for.ts';
 
 const MB = 1024 * 1024;
 
@@ -178,7 +179,6 @@ describe('HTTP edge on a real socket', () => {
       DEVICEBRIDGE_HEADERS_TIMEOUT_MS: '1000',
     });
     const socket = net.connect(port, '127.0.0.1');
-    const started = Date.now();
     socket.write(
       `POST /v1/manifests/validate HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{`,
     );
@@ -189,9 +189,7 @@ describe('HTTP edge on a real socket', () => {
     });
     await new Promise<void>((resolve) => socket.on('close', () => resolve()));
     clearInterval(drip);
-    const elapsed = Date.now() - started;
-    expect(elapsed).toBeLessThan(5000);
-    expect(elapsed).toBeGreaterThanOrEqual(900);
+    // 408 is the request timeout's answer; Node's own 300 s would outlast the test's timeout.
     expect(answer).toMatch(/^HTTP\/1\.1 408/);
   });
 
@@ -205,7 +203,12 @@ describe('HTTP edge on a real socket', () => {
           }),
       ),
     );
-    await new Promise((r) => setTimeout(r, 100));
+    // The server took both: each answers a request on it (and stays open: keep-alive).
+    for (const s of held) {
+      const answer = new Promise<string>((resolve) => s.once('data', (d: Buffer) => resolve(d.toString())));
+      s.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n');
+      expect(await answer).toMatch(/^HTTP\/1\.1 200/);
+    }
     const third = net.connect(port, '127.0.0.1');
     const closed = await new Promise<boolean>((resolve) => {
       third.on('close', () => resolve(true));
@@ -214,8 +217,10 @@ describe('HTTP edge on a real socket', () => {
     });
     expect(closed).toBe(true);
     for (const s of held) s.destroy();
-    await new Promise((r) => setTimeout(r, 100));
-    expect((await fetch(`${url}/healthz`)).status).toBe(200);
+    // Once the server saw them close, a new connection is taken again.
+    await waitFor(async () => (await fetch(`${url}/healthz`).catch(() => null))?.status === 200, {
+      what: 'a new connection answered after the held ones closed',
+    });
   });
 
   it('failed authentications are limited per address: 429 with Retry-After, counted in a metric', async () => {

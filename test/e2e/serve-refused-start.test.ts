@@ -12,9 +12,11 @@ import { execFileSync, spawn } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { answers } from '../integration/support/adb-server.ts';
 import { tempDir } from '../support/bridge.ts';
 import { BIN } from '../support/cli.ts';
 import { freePort } from '../support/device-bed.ts';
+import { waitFor } from '../support/wait-for.ts';
 
 const cleanups: Array<() => Promise<void>> = [];
 
@@ -145,10 +147,7 @@ describe('serve: a refused device-side start leaves nothing running', () => {
     const adbPort = await freePort();
     reapAdb(adbPort);
     const foreign = spawn('adb', ['-P', String(adbPort), 'server', 'nodaemon'], { stdio: 'ignore' });
-    const until = Date.now() + 10_000;
-    while (adbServersOn(adbPort).length === 0 && Date.now() < until)
-      await new Promise((r) => setTimeout(r, 50));
-    await new Promise((r) => setTimeout(r, 500)); // listening
+    await waitFor(() => answers(adbPort), { what: `the foreign adb server to answer on ${adbPort}` });
     const r = await serveRefused(tmp.dir, ['--data-dir', tmp.dir], {
       DEVICEBRIDGE_ADB_PORT: String(adbPort),
     });

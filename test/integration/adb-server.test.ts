@@ -97,9 +97,8 @@ describe('AdbServer', () => {
 
   it('fails fast with a clear message when adb is not installed', async () => {
     const server = new AdbServer({ port: await freePort(), adbPath: '/nonexistent/adb' });
-    const started = Date.now();
+    // The spawn's own error (ENOENT), not the 10 s readiness wait running out.
     await expect(server.start(10_000)).rejects.toThrow(/cannot start \/nonexistent\/adb.*ENOENT/);
-    expect(Date.now() - started).toBeLessThan(5000);
     await server.stop();
   });
 });

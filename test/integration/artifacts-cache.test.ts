@@ -8,6 +8,7 @@ import { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ArtifactCache } from '../../src/artifacts/index.ts';
 import { BridgeError } from '../../src/errors.ts';
+import { waitFor } from '../support/wait-for.ts';
 
 const body = randomBytes(300 * 1024 + 5);
 const bodySha = createHash('sha256').update(body).digest('hex');
@@ -256,10 +257,15 @@ describe('ArtifactCache.importFile', () => {
 describe('ArtifactCache.importStream releases its source', () => {
   it('an abort rejects at once and destroys a stream that never yields; no temp file is left', async () => {
     const cache = new ArtifactCache(dir);
-    const stream = new Readable({ read() {} }); // never yields
+    let asked = false;
+    const stream = new Readable({
+      read() {
+        asked = true; // never yields
+      },
+    });
     const controller = new AbortController();
     const importing = cache.importStream(bodySha, async () => ({ stream }), { signal: controller.signal });
-    await new Promise((r) => setTimeout(r, 30)); // the copy waits on the stream
+    await waitFor(() => asked, { what: 'the copy to wait on the stream' });
     controller.abort();
     await expect(importing).rejects.toThrow();
     await vi.waitFor(() => expect(stream.destroyed).toBe(true), { timeout: 2_000 });

@@ -31,6 +31,7 @@ import {
 } from '../support/bridge.ts';
 import { GLASS_AGENT_MAIN } from '../support/device-bed.ts';
 import { glassAgentCalls, publishGlassAgent } from '../support/glass.ts';
+import { waitFor } from '../support/wait-for.ts';
 
 type Json = Record<string, any>;
 type Answer = TimedAnswer;
@@ -117,7 +118,7 @@ const glassAgents = (d: SimulatedDevice) => d.processes().filter((p) => p.cmdlin
 
 /** The glass agent's calls on the lease after `what` (see glassAgentCalls). */
 const glassCalls = (leaseId: string, d: SimulatedDevice, what: string): Promise<number[]> =>
-  glassAgentCalls(api, leaseId, () => d.android.device.clipboard, what, MARGIN_MS);
+  glassAgentCalls(api, leaseId, () => d.android.device.clipboard, what);
 
 /** Release; teardown clean; nothing of the lease left on the adb server or the device. */
 async function releaseClean(leaseId: string, d: { id: string; sim: SimulatedDevice }, what: string) {
@@ -357,8 +358,15 @@ describe('chaos: adb server and release races', () => {
     await glassCalls(leaseId, d.sim, 'adb server SIGKILL (before)');
     const pid = bridge.node.adb.server.pid;
     expect(pid).toBeTypeOf('number');
+    const snapshotRuns = async () =>
+      (await bridge.services.metrics.handlerRuns.get()).values
+        .filter((v) => v.labels.route === '/v1/leases/{id}/snapshot')
+        .reduce((sum, v) => sum + v.value, 0);
+    const entered = await snapshotRuns();
     const traffic = Array.from({ length: 3 }, () => snapshot(leaseId, { transport: 'one-shot' }));
-    await new Promise((r) => setTimeout(r, 20));
+    await waitFor(async () => (await snapshotRuns()) >= entered + 3, {
+      what: 'the three snapshots to be in their handler',
+    });
     process.kill(pid!, 'SIGKILL');
     const answers = await Promise.all(traffic);
     for (const a of answers) {
@@ -528,8 +536,8 @@ describe('chaos: release while the device stalls', () => {
       d.sim.clearFault();
     }
     const lifted = performance.now();
+    // Answered while the stall held (lifted only after the answer): it did not wait for the device.
     expect(released.status, brief(released.body)).toBe(200);
-    expect(released.ms).toBeLessThan(RELEASE_WAIT_MS + MARGIN_MS);
     // The teardown finished in time (its record), or it is still running (pending, never both).
     if (released.body.teardown === null) {
       expect(released.body.teardownPending).toMatchObject({ waitedMs: RELEASE_WAIT_MS });

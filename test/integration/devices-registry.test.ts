@@ -397,8 +397,9 @@ describe('DeviceRegistry: health', () => {
   });
 
   it('a device that stalled is online and leasable again soon after the stall is lifted, not at the next health pass', async () => {
-    // A long health interval: the next pass after the one that saw the stall is 30 s away.
-    const { sim, registry } = await bed({}, { healthIntervalMs: 30_000, probeTimeoutMs: 500 });
+    // No health pass after the one that saw the stall comes within the test (an hour away): only
+    // the quick re-checks of an offline device can bring it back.
+    const { sim, registry } = await bed({}, { healthIntervalMs: 3_600_000, probeTimeoutMs: 500 });
     const d = sim.devices[0]!;
     const record = await registry.register({ endpoint: d.address });
     registry.start();
@@ -410,9 +411,7 @@ describe('DeviceRegistry: health', () => {
     expect((await registry.match({ deviceId: record.id })).available).toEqual([]);
 
     d.setFaults({});
-    const lifted = Date.now();
-    await waitForState(registry, record.id, 'online', 5_000);
-    expect(Date.now() - lifted).toBeLessThan(5_000);
+    await waitForState(registry, record.id, 'online');
     expect((await registry.match({ deviceId: record.id })).available).toEqual([record.id]);
   }, 20_000);
 

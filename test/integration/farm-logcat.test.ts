@@ -5,6 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SimAndroidHandle } from '../../src/simulator/android/index.ts';
 import {
   CLIENT_TOKEN,
   type DeviceBridge,
@@ -16,6 +17,7 @@ import {
 } from '../support/bridge.ts';
 import { startCli, waitForExit } from '../support/cli.ts';
 import { contractCall } from '../support/contract.ts';
+import { waitFor } from '../support/wait-for.ts';
 
 const PLAIN = 'com.devicebridge.fixture.plain';
 
@@ -85,7 +87,9 @@ describe('lease logcat', () => {
     const since = Date.now();
     const follow = await logcat(lease.id, `?tag=ActivityTaskManager&since=${since}`);
     const waiting = readLines(follow.body!, (l) => l.length > 0);
-    await new Promise((r) => setTimeout(r, 200));
+    // Its logcat reads the device's log (the first stream's is the other reader): launch now.
+    const log = (bridge.node.simulator!.devices[0]!.android as SimAndroidHandle).device.log;
+    await waitFor(() => log.followers === 2, { what: "the second stream's logcat on the device" });
     expect((await api('POST', `/v1/leases/${lease.id}/apps/${PLAIN}/launch`)).status).toBe(200);
     const followed = await waiting;
     expect(String(followed.lines[0]?.['message'])).toContain(PLAIN);

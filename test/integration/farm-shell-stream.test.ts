@@ -66,26 +66,26 @@ describe('lease shell, streamed', () => {
   });
 
   it('the first output arrives while the command still runs', async () => {
-    const started = Date.now();
-    let firstAt: number | undefined;
-    for await (const e of client.shellStream(leaseId, { command: 'echo first; sleep 1; echo second' })) {
-      if ('stream' in e && firstAt === undefined) firstAt = Date.now() - started;
-      if ('exit' in e) expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
+    // The command sleeps far past the test's timeout after its first line: only a streamed line
+    // arrives in time. Leaving the loop closes the command.
+    let first: unknown;
+    for await (const e of client.shellStream(leaseId, { command: 'echo first; sleep 600; echo second' })) {
+      first = e;
+      break;
     }
-    expect(firstAt).toBeLessThan(900);
+    expect(first).toMatchObject({ stream: 'stdout' });
   });
 
   it('a command past its deadline ends with TIMEOUT and is closed on the device', async () => {
-    const started = Date.now();
+    // logcat never ends by itself: an answer at all is the deadline's.
     const err = await collect({ argv: ['logcat'], timeoutMs: 400 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(BridgeClientError);
     expect(err).toMatchObject({ code: 'TIMEOUT' });
     expect((err as Error).message).toContain('400 ms');
-    expect(Date.now() - started).toBeLessThan(3000);
     await until('logcat to stop on the device', () => followers() === 0);
   });
 
-  it('a client that disconnects closes the command on the device within a second', async () => {
+  it('a client that disconnects closes the command on the device', async () => {
     const abort = new AbortController();
     const reading = (async () => {
       for await (const _ of client.shellStream(leaseId, { argv: ['logcat'] }, abort.signal)) {
@@ -95,7 +95,7 @@ describe('lease shell, streamed', () => {
     await until('logcat to run on the device', () => followers() === 1, 5000);
     abort.abort();
     expect(await reading).toBeInstanceOf(Error);
-    expect(await until('logcat to stop on the device', () => followers() === 0)).toBeLessThan(1000);
+    await until('logcat to stop on the device', () => followers() === 0);
   });
 
   it('refuses a token without the shell capability (403) and another tenant (404); bad bodies 400', async () => {

@@ -141,7 +141,6 @@ describe('glass a11y driver', () => {
     };
     device.setFault({ noActiveWindow: true });
     try {
-      const started = performance.now();
       const { a11y, prior, attempts } = await GlassA11y.enable({
         device: bed.device(),
         manifest,
@@ -151,9 +150,9 @@ describe('glass a11y driver', () => {
         attempts: 2,
         journal: { save: async () => undefined },
       });
+      // Ready in the first attempt: had it waited for a tree that cannot come, that attempt would
+      // have run out and a second one started.
       expect(attempts).toBe(1);
-      // Ready well inside one attempt's window: no waiting for a tree that cannot come.
-      expect(performance.now() - started).toBeLessThan(2000);
       // The service is bound and answers; only the tree is refused while the screen is dark.
       await expect(a11y.request('tree', { package: 'any' })).rejects.toThrow(/no active window/);
       expect(prior).toEqual(before);

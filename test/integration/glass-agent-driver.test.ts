@@ -195,7 +195,8 @@ describe('glass agent driver', () => {
       );
       await expect.poll(agentListening, { timeout: 10_000 }).toBe(true);
       orphan.close();
-      await new Promise((r) => setTimeout(r, 300));
+      // A later command over the same transport: the device handled the hang-up (its CLSE) first.
+      expect((await bed.client.shell(serial, 'echo after')).stdout.toString()).toBe('after\n');
       expect(android().device.processes()).toHaveLength(1);
       expect(agentListening()).toBe(true);
       expect(android().device.killMatching(MAIN)).toBe(1);

@@ -24,8 +24,6 @@ import { AGENT_DEADLINE_MS, glassAgentCalls, publishGlassAgent } from '../suppor
 /** A device as GET /v1/devices lists it (the fields read here). */
 type ListedDevice = { id: string; serial: string; state: string; quarantineReason?: string };
 
-/** Slack for the HTTP layer and the event loop of a loaded machine. */
-const MARGIN_MS = 1500;
 const AGENT_REMOTE = 'localabstract:glass-agent';
 
 let bridge: DeviceBridge;
@@ -209,7 +207,7 @@ const cases: ReconnectCase[] = [
 
 /** The three agent calls on the lease: each 200 within the deadline; the device saw them. */
 const agentCalls = (leaseId: string, what: string): Promise<number[]> =>
-  glassAgentCalls(api, leaseId, () => android().device.clipboard, what, MARGIN_MS);
+  glassAgentCalls(api, leaseId, () => android().device.clipboard, what);
 
 describe('glass agent: recovery within a lease after the transport is re-established', () => {
   for (const c of cases) {

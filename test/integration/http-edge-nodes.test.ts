@@ -213,8 +213,8 @@ describe('owner proxy: an owner that does not answer', () => {
       details: { ownerNode: 'node-a' },
     });
     expect(res.body['error'].message).toContain('node-a');
-    expect(res.ms).toBeGreaterThanOrEqual(450);
-    expect(res.ms).toBeLessThan(5000);
+    // Ended by the forward's own timeout (named in the answer), not by the test's.
+    expect(res.body['error'].message).toContain('within 500 ms');
   }, 15_000);
 });
 
@@ -305,7 +305,6 @@ describe('owner proxy: an owner that hangs after its headers', () => {
   }, 15_000);
 
   it('the relayed body ends with an error once the owner sends nothing for the forward timeout (not a hang)', async () => {
-    const started = performance.now();
     const res = await b.app.request(`/v1/leases/${leaseId}/viewport?transport=one-shot`);
     expect(res.status).toBe(200);
     expect(res.headers.get(FORWARDED)).toBe('node-a');
@@ -318,10 +317,8 @@ describe('owner proxy: an owner that hangs after its headers', () => {
         setTimeout(() => resolve({ kind: 'hung', text: '' }), 8000),
       ),
     ]);
-    const ms = performance.now() - started;
+    // Cut by the relay's idle timer (named in the reason), not left hanging.
     expect(outcome.kind, outcome.text).toBe('aborted');
     expect(outcome.text).toContain('sent nothing for 500 ms');
-    expect(ms).toBeGreaterThanOrEqual(450);
-    expect(ms).toBeLessThan(5000);
   }, 30_000);
 });

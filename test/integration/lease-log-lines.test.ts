@@ -7,6 +7,7 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DeviceBridge, testDeviceBridge, timedRequest } from '../support/bridge.ts';
+import { waitFor } from '../support/wait-for.ts';
 
 describe('lease event log lines', () => {
   const lines: Array<Record<string, unknown>> = [];
@@ -29,7 +30,10 @@ describe('lease event log lines', () => {
     const id = acquired.body['id'] as string;
     const released = await timedRequest(bridge.app, 'DELETE', `/v1/leases/${id}`);
     expect(released.status).toBe(200);
-    await new Promise((r) => setTimeout(r, 50));
+    // The teardown's line is the last of the lease's events: every line before it is written too.
+    await waitFor(() => lines.some((l) => l['leaseId'] === id && l['msg'] === 'lease: teardown done'), {
+      what: "the lease's teardown log line",
+    });
     const about = lines.filter((l) => l['leaseId'] === id && /lease/i.test(String(l['msg'])));
     const messages = about.map((l) => l['msg']).filter((m) => m !== 'request');
     expect(messages.filter((m) => /acquired/.test(String(m)))).toEqual(['lease: acquired']);

@@ -16,6 +16,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { LeaseManager } from '../../src/leases/manager.ts';
 import { RedisLeaseStore } from '../../src/leases/redis-store.ts';
 import type { Lease } from '../../src/leases/types.ts';
+import { waitFor } from '../support/wait-for.ts';
 import type { LeaseLogLine, TeardownLogLine, WorkerConfig } from './support/lease-worker.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -247,9 +248,10 @@ describe('bridge restart with leases on Redis', () => {
     expect(held.map((l) => l.deviceId)).not.toContain(spare.deviceId);
     a.start();
     b.start();
-    const until = Date.now() + 8_000;
-    while (teardowns.length < 3 && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
-    await new Promise((r) => setTimeout(r, 300));
+    await waitFor(() => teardowns.length >= 3, { what: 'the three expired leases torn down' });
+    // One more whole expiry pass on each node after them: a second claim of any would show here.
+    expect(await a.expireOnce()).toBe(0);
+    expect(await b.expireOnce()).toBe(0);
     await Promise.all(managers.map((m) => m.stop()));
     expect(teardowns.map((t) => t.leaseId).sort()).toEqual(held.map((l) => l.id).sort());
     for (const lease of held) {

@@ -97,6 +97,27 @@ export async function healthPasses(url: string): Promise<number> {
 }
 
 /**
+ * The sum of a counter or gauge in the node's /metrics over the series whose labels include every
+ * one of `labels` (0 when no series matches yet: a labelled counter appears on its first increment).
+ */
+export async function metricSum(
+  url: string,
+  name: string,
+  labels: Record<string, string> = {},
+): Promise<number> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const wanted = Object.entries(labels).map(([k, v]) => `${k}=${JSON.stringify(v)}`);
+  let sum = 0;
+  for (const line of text.split('\n')) {
+    const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
+    if (match === null || match[1] !== name) continue;
+    const series = match[2] ?? '';
+    if (wanted.every((pair) => series.split(/,(?=[a-zA-Z_]+=")/).includes(pair))) sum += Number(match[3]);
+  }
+  return sum;
+}
+
+/**
  * Resolves once the node completed `n` more health passes than when called: at least `n - 1` of
  * them started after the call, so each had its chance to act on what the test did before it (what a
  * check that "nothing happens" waits for, instead of a guessed time).

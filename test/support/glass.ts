@@ -59,16 +59,15 @@ export async function publishGlassFixtures(store: ArtifactStore, dir: string): P
 export const AGENT_DEADLINE_MS = 30_000;
 
 /**
- * The glass agent's clipboard set, text and key calls on a lease (through `api`): each 200 within
- * the agent's deadline plus `marginMs`, the clipboard really set on the device (`clipboard()`).
- * Resolves their times (ms).
+ * The glass agent's clipboard set, text and key calls on a lease (through `api`): each 200 (a call
+ * past the agent's deadline would have ended TIMEOUT), the clipboard really set on the device
+ * (`clipboard()`). Resolves their times (ms), for reports.
  */
 export async function glassAgentCalls(
   api: (method: string, path: string, body?: unknown) => Promise<TimedAnswer>,
   leaseId: string,
   clipboard: () => string | null,
   what: string,
-  marginMs: number,
 ): Promise<number[]> {
   const base = `/v1/leases/${leaseId}`;
   const text = `after ${what}`;
@@ -81,7 +80,6 @@ export async function glassAgentCalls(
   for (const [name, call] of calls) {
     const res = await call();
     expect(res.status, `${what}: ${name}: ${JSON.stringify(res.body).slice(0, 600)}`).toBe(200);
-    expect(res.ms, `${what}: ${name} answered after its deadline`).toBeLessThan(AGENT_DEADLINE_MS + marginMs);
     ms.push(res.ms);
   }
   expect(clipboard(), what).toBe(text);

@@ -4,6 +4,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { LOG_LEVELS, logEntryMatches, parseLogcatLine } from '../../src/helpers/farm/logcat.ts';
 import { logcatNdjson } from '../../src/helpers/farm/logcat-stream.ts';
+import { waitFor } from '../support/wait-for.ts';
 
 describe('parseLogcatLine', () => {
   it('parses the epoch format as logcat prints it (golden lines)', () => {
@@ -95,20 +96,33 @@ describe('logcatNdjson', () => {
     // A producer that honours backpressure (as the shell stream's socket does): it can only write
     // as far as the bridge reads.
     let written = 0;
+    let held = false;
     const producer = (async () => {
       for (let i = 0; i < 10_000 && !stop; i++) {
         written += 1;
-        if (!stdout.write(line(i)))
+        if (!stdout.write(line(i))) {
+          held = true;
           await new Promise((r) => {
             stdout.once('drain', r);
             stdout.once('finish', r);
           });
+          held = false;
+        }
       }
     })();
     const reader = stream.getReader();
     const first = JSON.parse(new TextDecoder().decode((await reader.read()).value));
     expect(first).toMatchObject({ level: 'I', tag: 'Tag', pid: 100, tid: 101 });
-    await new Promise((r) => setTimeout(r, 200));
+    // The pipe lives in memory and moves only in ticks and microtasks: the bridge has taken all it
+    // will once a setImmediate turn passes with the producer waiting for 'drain' and nothing written.
+    await waitFor(
+      async () => {
+        const before = written;
+        await new Promise((r) => setImmediate(r));
+        return written >= 10_000 || (held && written === before);
+      },
+      { what: 'the producer to be held by the stalled reader' },
+    );
     // 10,000 lines of ~1 KB are waiting; the bridge took only what its small buffers hold. The
     // stand-in pipe itself holds two default highWaterMarks (its writable and readable sides: 16 KiB
     // each up to Node 20, 64 KiB from Node 22), ~32 or ~128 lines; measured 48 on Node 20 and 189

@@ -5,7 +5,7 @@
  */
 import { getDefaultHighWaterMark, PassThrough } from 'node:stream';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { ShellStream } from '../../src/adb/shell-stream.ts';
 import { ShellEventSchema } from '../../src/api/farm.ts';
 import { parseShellEventLine } from '../../src/client/shell-events.ts';
@@ -17,6 +17,7 @@ import {
   shellEventStream,
 } from '../../src/helpers/farm/shell-events.ts';
 import { SimLogBuffer, startSyntheticLog } from '../../src/simulator/android/log.ts';
+import { waitFor } from '../support/wait-for.ts';
 
 function fakeShell() {
   const stdout = new PassThrough();
@@ -134,16 +135,31 @@ describe('shellEventStream', () => {
     const chunk = Buffer.alloc(4096, 0x61);
     let accepted = 0;
     let producing = true;
+    let held = false;
     const total = 8 * 1024 * 1024;
     const producer = (async () => {
       while (producing && accepted < total) {
         accepted += chunk.length;
-        if (!f.stdout.write(chunk)) await new Promise((r) => f.stdout.once('drain', r));
+        if (!f.stdout.write(chunk)) {
+          held = true;
+          await new Promise((r) => f.stdout.once('drain', r));
+          held = false;
+        }
       }
     })();
     const reader = stream.getReader();
     await reader.read(); // one event, then the reader stalls
-    await new Promise((r) => setTimeout(r, 300));
+    // These streams live in memory and move only in ticks and microtasks: the output has stopped
+    // once a setImmediate turn passes with the producer waiting for 'drain' and nothing accepted.
+    // (Without backpressure the producer writes all 8 MiB: the bound below fails.)
+    await waitFor(
+      async () => {
+        const before = accepted;
+        await new Promise((r) => setImmediate(r));
+        return accepted >= total || (held && accepted === before);
+      },
+      { what: 'the producer to be held by the stalled reader' },
+    );
     // Held: at most the event queue's bound (base64 grows 4/3) and the pipe's own buffer got in: its
     // writable and readable sides, a default highWaterMark each (16 KiB up to Node 20, 64 KiB from
     // Node 22; measured 76 KiB in all on Node 20, 172 KiB on Node 24).
@@ -276,20 +292,24 @@ describe('one shell-event rule for the client and the API schema', () => {
 });
 
 describe('startSyntheticLog', () => {
-  it('writes about N lines per second into a bounded ring, tag LoadGen, levels in turn', async () => {
-    const log = new SimLogBuffer(1000);
-    const stop = startSyntheticLog(log, 4000, 10);
-    await new Promise((r) => setTimeout(r, 600));
-    stop();
-    const entries = log.entries();
-    expect(entries.length).toBe(1000); // 4000/s for 0.6 s overflows the ring: only the newest stay
-    expect(entries.every((e) => e.tag === 'LoadGen')).toBe(true);
-    const numbers = entries.map((e) => Number(e.message.split(' ').at(-1)));
-    expect(numbers).toEqual(numbers.map((_, i) => (numbers[0] as number) + i)); // oldest first, no gaps
-    expect(numbers.at(-1)).toBeGreaterThan(1000);
-    expect(new Set(entries.map((e) => e.level))).toEqual(new Set(['V', 'D', 'I', 'W', 'E']));
-    const after = log.entries().length;
-    await new Promise((r) => setTimeout(r, 50));
-    expect(log.entries().length).toBe(after);
+  it('writes N lines per second into a bounded ring, tag LoadGen, levels in turn; nothing after stop', () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'performance'] });
+    try {
+      const log = new SimLogBuffer(1000);
+      const stop = startSyntheticLog(log, 4000, 10);
+      vi.advanceTimersByTime(600);
+      stop();
+      const entries = log.entries();
+      expect(entries.length).toBe(1000); // 4000/s for 0.6 s overflows the ring: only the newest stay
+      expect(entries.every((e) => e.tag === 'LoadGen')).toBe(true);
+      const numbers = entries.map((e) => Number(e.message.split(' ').at(-1)));
+      expect(numbers).toEqual(numbers.map((_, i) => (numbers[0] as number) + i)); // oldest first, no gaps
+      expect(numbers.at(-1)).toBe(4000 * 0.6 - 1);
+      expect(new Set(entries.map((e) => e.level))).toEqual(new Set(['V', 'D', 'I', 'W', 'E']));
+      vi.advanceTimersByTime(1000);
+      expect(log.entries().at(-1)).toEqual(entries.at(-1));
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -5,7 +5,7 @@
  * fresh. Managers on one memory store stand for the nodes of a fleet on Redis (the store side is the
  * LeaseStore contract, run against both stores).
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { LeaseManager, type LeaseManagerOptions } from '../../src/leases/manager.ts';
 import { MemoryLeaseStore } from '../../src/leases/memory-store.ts';
 import type { DeferredTeardown, Lease, LeaseStore, TeardownRecord } from '../../src/leases/types.ts';
@@ -28,6 +28,18 @@ async function waitFor(predicate: () => boolean | Promise<boolean>, timeoutMs = 
     if (performance.now() > until) throw new Error('timed out waiting');
     await new Promise((r) => setTimeout(r, 5));
   }
+}
+
+/** Count the stalled-teardown passes answered by `store` (each pass asks it once). */
+function countPasses(store: MemoryLeaseStore): () => number {
+  let passes = 0;
+  const claim = store.claimStalledTeardowns.bind(store);
+  store.claimStalledTeardowns = async (...args: Parameters<typeof claim>) => {
+    const due = await claim(...args);
+    passes++;
+    return due;
+  };
+  return () => passes;
 }
 
 /** A promise that settles only when `open` is called (a teardown that hangs until then). */
@@ -185,8 +197,12 @@ describe('a teardown that never finished is run again, never skipped', () => {
     const expired = (await store.acquire({ ...free, ttlSeconds: 1, candidates: ['d2'] })) as Lease;
     clock.advance(1_000);
     expect((await store.claimExpired(clock.t, 10, 'node-gone#1')).map((l) => l.id)).toEqual([expired.id]);
+    const passes = countPasses(store);
     a.manager.start();
-    await new Promise((r) => setTimeout(r, 50));
+    await waitFor(() => a.ran.length === 1);
+    // Two more whole passes: the other one, not stale yet, stays where it is.
+    const seen = passes();
+    await waitFor(() => passes() >= seen + 2);
     expect(a.ran.map((r) => r.lease)).toEqual([released.id]); // stale: 1 s old; the other is not yet
     clock.advance(1_000);
     await waitFor(() => a.ran.length === 2);
@@ -210,8 +226,9 @@ describe('a teardown that never finished is run again, never skipped', () => {
     const lease = (await store.acquire(free)) as Lease;
     await store.release(lease.id, undefined, 'node-a#crashed');
     const b = node('node-b', store, owner, { now: clock.now, expiryIntervalMs: 5 });
+    const passes = countPasses(store);
     b.manager.start();
-    await new Promise((r) => setTimeout(r, 50));
+    await waitFor(() => passes() >= 2); // node-b's start-up pass and the next one left it
     const a = node('node-a', store, owner, { now: clock.now, expiryIntervalMs: 5 });
     expect(b.ran).toEqual([]);
     a.manager.start();
@@ -224,37 +241,45 @@ describe('a teardown that never finished is run again, never skipped', () => {
   });
 
   it('a slow teardown that keeps its stamp fresh is not claimed by another node', async () => {
-    const store = new MemoryLeaseStore();
-    const owner = { of: 'node-a' as string | null };
-    const slow = gate();
-    cleanups.push(slow.open);
-    const a = node('node-a', store, owner, {
-      stalledTeardownMs: 60,
-      closeLease: async () => {
-        await slow.wait; // a long device reset
-        return { actions: ['reset device'], failures: [] };
-      },
-    });
-    const b = node('node-b', store, owner, { stalledTeardownMs: 60 });
-    const lease = await a.manager.acquire(who);
-    const released = a.manager.release(lease.id, lease.fencingToken);
-    await waitFor(() => a.ran.length === 1);
-    // Six stale periods: node-b keeps asking; node-a's run refreshes its stamp every 20 ms.
-    let claimed = 0;
-    const until = performance.now() + 360;
-    while (performance.now() < until) {
-      claimed += await b.manager.resumeStalledOnce();
-      await new Promise((r) => setTimeout(r, 5));
+    // Timers and clocks faked: the stamp's refresh (every 20 ms) and node-b's questions interleave
+    // exactly as written, however loaded the machine is.
+    vi.useFakeTimers();
+    try {
+      const store = new MemoryLeaseStore();
+      const owner = { of: 'node-a' as string | null };
+      const slow = gate();
+      cleanups.push(slow.open);
+      const a = node('node-a', store, owner, {
+        stalledTeardownMs: 60,
+        closeLease: async () => {
+          await slow.wait; // a long device reset
+          return { actions: ['reset device'], failures: [] };
+        },
+      });
+      const b = node('node-b', store, owner, { stalledTeardownMs: 60 });
+      const lease = await a.manager.acquire(who);
+      const released = a.manager.release(lease.id, lease.fencingToken);
+      for (let i = 0; i < 100 && a.ran.length === 0; i++) await vi.advanceTimersByTimeAsync(0);
+      expect(a.ran).toHaveLength(1);
+      // Six stale periods: node-b keeps asking; node-a's run refreshes its stamp every 20 ms.
+      let claimed = 0;
+      for (let t = 0; t < 360; t += 5) {
+        claimed += await b.manager.resumeStalledOnce();
+        await vi.advanceTimersByTimeAsync(5);
+      }
+      expect(claimed).toBe(0);
+      expect(b.ran).toEqual([]);
+      expect(await store.acquire(free)).toBeNull();
+      slow.open();
+      await vi.advanceTimersByTimeAsync(0);
+      expect((await released).teardown).toMatchObject({ node: 'node-a', actions: ['reset device'] });
+      expect(await store.acquire(free)).not.toBeNull();
+      await vi.advanceTimersByTimeAsync(100); // past a stale period: nothing due is left
+      expect(await b.manager.resumeStalledOnce()).toBe(0);
+      expect(a.ran).toHaveLength(1);
+    } finally {
+      vi.useRealTimers();
     }
-    expect(claimed).toBe(0);
-    expect(b.ran).toEqual([]);
-    expect(await store.acquire(free)).toBeNull();
-    slow.open();
-    expect((await released).teardown).toMatchObject({ node: 'node-a', actions: ['reset device'] });
-    expect(await store.acquire(free)).not.toBeNull();
-    await new Promise((r) => setTimeout(r, 100)); // past a stale period: nothing due is left
-    expect(await b.manager.resumeStalledOnce()).toBe(0);
-    expect(a.ran).toHaveLength(1);
   });
 
   it("a stalled teardown whose deferred record waits for the device's owner is left to it, never deferred twice", async () => {

@@ -24,7 +24,7 @@ import {
   MessageDecoder,
   serviceName,
 } from '../../protocol/adb/transport-message.ts';
-import type { Faults, SimAndroid } from '../types.ts';
+import type { FaultEffects, Faults, SimAndroid } from '../types.ts';
 
 export { deviceBanner };
 
@@ -55,6 +55,8 @@ export interface AdbdConnectionOptions {
   features?: readonly string[];
   /** Called once the device answered CNXN (the host sees it as `device`). */
   onOnline?: () => void;
+  /** Counted as the latency and bandwidth faults act on what the device sends. */
+  effects?: FaultEffects;
 }
 
 export type ConnectionState = 'connecting' | 'unauthorized' | 'online' | 'closed';
@@ -64,6 +66,8 @@ const EMPTY = Buffer.alloc(0);
 interface OutgoingItem {
   parts: Uint8Array[];
   readyAt: number;
+  /** Held for the latency fault. */
+  delayed: boolean;
 }
 
 function sleep(ms: number): Promise<void> {
@@ -158,6 +162,7 @@ export class AdbdConnection implements StreamTransport {
     this.#slowQueue.push({
       parts: data.length > 0 ? [header, data] : [header],
       readyAt: Date.now() + Math.max(0, faults.latencyMs ?? 0),
+      delayed: (faults.latencyMs ?? 0) > 0,
     });
     if (!this.#slowWriting) void this.#drainSlowQueue();
   }
@@ -197,6 +202,7 @@ export class AdbdConnection implements StreamTransport {
         for (const part of item.parts) {
           if (!(await this.#writeLimited(part))) return;
         }
+        if (item.delayed && this.#options.effects) this.#options.effects.delayedMessages += 1;
       }
     } finally {
       this.#slowWriting = false;
@@ -227,6 +233,7 @@ export class AdbdConnection implements StreamTransport {
         this.#bytesSent += piece.length;
         offset += piece.length;
         if (bandwidth !== undefined && bandwidth > 0) {
+          if (this.#options.effects) this.#options.effects.pacedBytes += piece.length;
           this.#nextSendAt = Math.max(this.#nextSendAt, Date.now()) + (piece.length * 1000) / bandwidth;
         }
         if (!flushed)
