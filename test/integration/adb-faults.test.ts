@@ -98,7 +98,9 @@ describe('defect 1: no adb read without a deadline', () => {
     expect(outcome, 'shell never answered').not.toBe(NO_ANSWER);
     expect(outcome).toMatchObject({ code: 'TIMEOUT' });
     expect(elapsed, 'it waited for its deadline').toBeGreaterThanOrEqual(timeoutMs - 50);
-    expect(elapsed).toBeLessThan(timeoutMs * 1.3);
+    // One budget, not one per phase: the message names the whole call's deadline (the budget's
+    // arithmetic is pinned on fake timers in test/unit/adb-deadline.test.ts).
+    expect((outcome as { message: string }).message).toContain(`within ${timeoutMs} ms`);
   });
 
   it('drop-after-bytes: ensure fails typed instead of hanging, and the device lock is free again', async () => {
