@@ -1,7 +1,7 @@
 /**
  * `devicebridge mcp [--url URL] [--token TOKEN]`: an MCP server on stdin/stdout for a local AI agent,
  * driving the devices of a bridge (DEVICEBRIDGE_URL, DEVICEBRIDGE_TOKEN) through the typed client.
- * Runs until stdin closes; the leases it still holds are released then. Nothing but MCP messages
+ * Runs until stdin closes (or SIGINT/SIGTERM); the leases it still holds are released then. Nothing but MCP messages
  * goes to stdout. Exit codes: 0 when stdin closed, 2 for a bad URL.
  */
 import type { Command } from 'commander';
@@ -16,6 +16,14 @@ export function registerMcp(program: Command): void {
     .action(async (opts: ClientFlags) => {
       const bridge = await client(opts);
       const { serveStdio } = await import('../mcp/stdio.ts');
-      await serveStdio(bridge);
+      // Stopped by a signal: the leases are released first, as when stdin closes.
+      const stop = new AbortController();
+      const onSignal = () => stop.abort();
+      process.once('SIGINT', onSignal).once('SIGTERM', onSignal);
+      try {
+        await serveStdio(bridge, { signal: stop.signal });
+      } finally {
+        process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
+      }
     });
 }

@@ -82,7 +82,11 @@ export class McpHttpSessions {
     if (id !== null) {
       const session = this.#sessions.get(id);
       if (session === undefined || session.ended !== undefined) {
-        return jsonRpcError(404, -32001, 'no such MCP session (ended, or opened on another node): initialize a new one');
+        return jsonRpcError(
+          404,
+          -32001,
+          'no such MCP session (ended, or opened on another node): initialize a new one',
+        );
       }
       if (session.owner !== caller.key) {
         return jsonRpcError(403, -32003, 'this MCP session belongs to another token');
@@ -92,7 +96,11 @@ export class McpHttpSessions {
       return session.transport.handleRequest(request, { authInfo });
     }
     if (request.method !== 'POST') {
-      return jsonRpcError(400, -32000, 'an Mcp-Session-Id header is required (POST an initialize request to open a session)');
+      return jsonRpcError(
+        400,
+        -32000,
+        'an Mcp-Session-Id header is required (POST an initialize request to open a session)',
+      );
     }
     const session = this.#open(caller);
     const answer = await session.transport.handleRequest(request, { authInfo });

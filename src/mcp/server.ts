@@ -42,7 +42,8 @@ export async function renewHeld(state: SessionState, client: DeviceBridgeClient)
       await client.renewLease(id);
     } catch (err) {
       // Anything else (the bridge unreachable for a moment): the next renewal tries again.
-      if (err instanceof BridgeClientError && (err.code === 'NOT_FOUND' || err.code === 'LEASE_EXPIRED')) state.drop(id);
+      if (err instanceof BridgeClientError && (err.code === 'NOT_FOUND' || err.code === 'LEASE_EXPIRED'))
+        state.drop(id);
     }
   }
 }

@@ -32,7 +32,8 @@ const NEXT_STEP: Record<string, string> = {
   DEVICE_OFFLINE: 'the device went offline: release it and acquire another',
   TIMEOUT: 'the device did not answer in time: call again, or with a longer deadline',
   UNAVAILABLE: 'the bridge or the device is busy or unreachable: call again shortly',
-  COMPANION_UNSUPPORTED: 'this device cannot do that (its Android version or its companions); use another tool',
+  COMPANION_UNSUPPORTED:
+    'this device cannot do that (its Android version or its companions); use another tool',
   COMPANION_REFUSED: 'the device refused: check the focused field or the node, take a new snapshot',
   HELPER_FAILED: 'the on-device helper failed: take a new snapshot and try again',
   PAYLOAD_TOO_LARGE: 'send less: the message gives the limit',
@@ -58,7 +59,8 @@ export function resultOfError(err: unknown): CallToolResult {
   if (err instanceof ToolError) return errorResult(err.code, err.message, err.next);
   if (err instanceof BridgeClientError) {
     const next =
-      NEXT_STEP[err.code] ?? (err.retryable ? 'call again shortly' : 'check the arguments and the device state');
+      NEXT_STEP[err.code] ??
+      (err.retryable ? 'call again shortly' : 'check the arguments and the device state');
     const detail = err.requestId === undefined ? '' : ` (requestId ${err.requestId})`;
     return errorResult(err.code, `${err.message}${detail}`, next);
   }
@@ -66,5 +68,9 @@ export function resultOfError(err: unknown): CallToolResult {
     return errorResult('TIMEOUT', 'the bridge did not answer in time', 'call again shortly');
   }
   const message = err instanceof Error ? err.message : String(err);
-  return errorResult('UNAVAILABLE', `the bridge could not be reached: ${message}`, 'check the bridge URL and call again');
+  return errorResult(
+    'UNAVAILABLE',
+    `the bridge could not be reached: ${message}`,
+    'check the bridge URL and call again',
+  );
 }

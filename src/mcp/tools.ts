@@ -9,14 +9,9 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { LeaseSelectorSchema } from '../api/index.ts';
 import type { DeviceBridgeClient } from '../client/index.ts';
-import {
-  type CompactNode,
-  findNode,
-  isEditable,
-  renderCompactSnapshot,
-} from './compact-snapshot.ts';
+import { type CompactNode, findNode, isEditable, renderCompactSnapshot } from './compact-snapshot.ts';
 import { nodeSignature, type SessionState } from './session-state.ts';
-import { resultOfError, textResult, ToolError } from './tool-results.ts';
+import { resultOfError, ToolError, textResult } from './tool-results.ts';
 
 /** What a tool call gets besides its arguments (the SDK's request extra, the part used here). */
 export interface ToolCallExtra {
@@ -88,7 +83,11 @@ async function currentNode(ctx: ToolContext, client: DeviceBridgeClient, lease: 
   }
   const before = shown.get(r);
   if (before === undefined) {
-    throw new ToolError('STALE_REF', `ref ${r} is not in the last snapshot`, 'take a new snapshot and use a ref from it');
+    throw new ToolError(
+      'STALE_REF',
+      `ref ${r} is not in the last snapshot`,
+      'take a new snapshot and use a ref from it',
+    );
   }
   const node = findNode(await capture(client, lease), r);
   if (node === undefined || nodeSignature(node, isEditable(node)) !== before) {
@@ -104,7 +103,11 @@ async function currentNode(ctx: ToolContext, client: DeviceBridgeClient, lease: 
 function centre(node: CompactNode, r: string): { x: number; y: number } {
   const b = node.bounds;
   if (b === null || b.width <= 0 || b.height <= 0) {
-    throw new ToolError('INVALID_ARGUMENT', `ref ${r} has no area on screen`, 'pick another node, or pass x and y');
+    throw new ToolError(
+      'INVALID_ARGUMENT',
+      `ref ${r} has no area on screen`,
+      'pick another node, or pass x and y',
+    );
   }
   return { x: Math.round(b.x + b.width / 2), y: Math.round(b.y + b.height / 2) };
 }
@@ -116,8 +119,15 @@ async function target(
   args: { leaseId: string; ref?: string | undefined; x?: number | undefined; y?: number | undefined },
 ): Promise<{ x: number; y: number; via: string }> {
   const hasPoint = args.x !== undefined || args.y !== undefined;
-  if ((args.ref === undefined) === !hasPoint || (hasPoint && (args.x === undefined || args.y === undefined))) {
-    throw new ToolError('INVALID_ARGUMENT', 'give either ref, or both x and y', 'call again with ref, or with x and y');
+  if (
+    (args.ref === undefined) === !hasPoint ||
+    (hasPoint && (args.x === undefined || args.y === undefined))
+  ) {
+    throw new ToolError(
+      'INVALID_ARGUMENT',
+      'give either ref, or both x and y',
+      'call again with ref, or with x and y',
+    );
   }
   if (args.ref !== undefined) {
     const node = await currentNode(ctx, client, args.leaseId, args.ref);
@@ -196,7 +206,12 @@ export function registerDeviceTools(server: McpServer, ctx: ToolContext): void {
         ctx.state.hold(lease.id);
         return textResult(
           `leaseId: ${lease.id}\ndevice: ${lease.deviceId}\nexpires in ${lease.ttlSeconds}s (renewed while this session is active)`,
-          { leaseId: lease.id, deviceId: lease.deviceId, ttlSeconds: lease.ttlSeconds, expiresAt: lease.expiresAt },
+          {
+            leaseId: lease.id,
+            deviceId: lease.deviceId,
+            ttlSeconds: lease.ttlSeconds,
+            expiresAt: lease.expiresAt,
+          },
         );
       } finally {
         clearInterval(ticker);
@@ -314,7 +329,14 @@ export function registerDeviceTools(server: McpServer, ctx: ToolContext): void {
     },
     guarded(
       async (
-        args: { leaseId: string; fromX: number; fromY: number; toX: number; toY: number; durationMs?: number },
+        args: {
+          leaseId: string;
+          fromX: number;
+          fromY: number;
+          toX: number;
+          toY: number;
+          durationMs?: number;
+        },
         extra,
       ) => {
         await ctx.client(extra).gesture(args.leaseId, {
@@ -379,7 +401,12 @@ export function registerDeviceTools(server: McpServer, ctx: ToolContext): void {
         'Wait until a text (or a ref of the last snapshot) appears, or with gone: true disappears; answers as soon as it does, or a TIMEOUT error at the deadline.',
       inputSchema: {
         leaseId,
-        text: z.string().min(1).max(1000).optional().describe('a text or content description to look for (substring)'),
+        text: z
+          .string()
+          .min(1)
+          .max(1000)
+          .optional()
+          .describe('a text or content description to look for (substring)'),
         ref: ref.optional(),
         gone: z.boolean().optional().describe('wait for it to disappear instead'),
         timeoutSeconds: z.number().min(1).max(120).optional().describe('default 10'),
@@ -391,12 +418,20 @@ export function registerDeviceTools(server: McpServer, ctx: ToolContext): void {
         extra,
       ) => {
         if ((args.text === undefined) === (args.ref === undefined)) {
-          throw new ToolError('INVALID_ARGUMENT', 'give exactly one of text or ref', 'call again with text or ref');
+          throw new ToolError(
+            'INVALID_ARGUMENT',
+            'give exactly one of text or ref',
+            'call again with text or ref',
+          );
         }
         const client = ctx.client(extra);
         const wanted = args.ref === undefined ? undefined : ctx.state.shown(args.leaseId)?.get(args.ref);
         if (args.ref !== undefined && wanted === undefined) {
-          throw new ToolError('STALE_REF', `ref ${args.ref} is not in the last snapshot`, 'take a new snapshot first');
+          throw new ToolError(
+            'STALE_REF',
+            `ref ${args.ref} is not in the last snapshot`,
+            'take a new snapshot first',
+          );
         }
         const present = (windows: readonly CompactNode[]): boolean => {
           for (const node of allNodes(windows)) {
@@ -428,7 +463,11 @@ export function registerDeviceTools(server: McpServer, ctx: ToolContext): void {
 
   server.registerTool(
     'clipboard_get',
-    { description: "The device's clipboard text.", inputSchema: { leaseId }, annotations: { readOnlyHint: true } },
+    {
+      description: "The device's clipboard text.",
+      inputSchema: { leaseId },
+      annotations: { readOnlyHint: true },
+    },
     guarded(async (args: { leaseId: string }, extra) => {
       const { text } = await ctx.client(extra).clipboard(args.leaseId);
       return textResult(text, { text });
@@ -437,7 +476,10 @@ export function registerDeviceTools(server: McpServer, ctx: ToolContext): void {
 
   server.registerTool(
     'clipboard_set',
-    { description: "Set the device's clipboard text.", inputSchema: { leaseId, text: z.string().max(65_536) } },
+    {
+      description: "Set the device's clipboard text.",
+      inputSchema: { leaseId, text: z.string().max(65_536) },
+    },
     guarded(async (args: { leaseId: string; text: string }, extra) => {
       await ctx.client(extra).setClipboard(args.leaseId, args.text);
       return textResult('clipboard set');
@@ -449,7 +491,10 @@ export function registerDeviceTools(server: McpServer, ctx: ToolContext): void {
     .regex(/^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)+$/, 'must be a package name (com.example.app)');
   server.registerTool(
     'launch_app',
-    { description: 'Launch an installed app by package name (its launcher activity).', inputSchema: { leaseId, package: packageName } },
+    {
+      description: 'Launch an installed app by package name (its launcher activity).',
+      inputSchema: { leaseId, package: packageName },
+    },
     guarded(async (args: { leaseId: string; package: string }, extra) => {
       await ctx.client(extra).appAction(args.leaseId, args.package, 'launch');
       return textResult(`launched ${args.package}`);

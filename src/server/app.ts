@@ -139,7 +139,9 @@ export function createApp(services: Services): OpenAPIHono<AppEnv> {
   registerLeases(app);
   registerWhoami(app);
   registerConsole(app, sessions);
-  registerMcp(app, (services.mcpSessions ??= new McpHttpSessions()));
+  // MCP sessions: in this node's memory (the services' own when given, so tests and shutdown reach them).
+  services.mcpSessions ??= new McpHttpSessions();
+  registerMcp(app, services.mcpSessions);
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', {
     type: 'http',

@@ -7,7 +7,8 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import type { SimAndroidHandle } from '../../src/simulator/android/index.ts';
 import {
   ADMIN_TOKEN,
   CLIENT_TOKEN,
@@ -20,6 +21,15 @@ import {
   timedRequest,
 } from '../support/bridge.ts';
 import { publishGlassFixtures } from '../support/glass.ts';
+
+/** A form screen the simulated app shows instead of its dialog: other nodes under the same refs. */
+const FORM = [
+  "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation=\"0\">",
+  '<node index="0" text="" resource-id="" class="android.widget.FrameLayout" package="com.example.form" content-desc="" checkable="false" checked="false" clickable="false" enabled="true" focusable="false" focused="false" scrollable="false" long-clickable="false" password="false" selected="false" visible-to-user="true" bounds="[0,0][1080,2400]">',
+  '<node index="0" text="" resource-id="com.example.form:id/name" class="android.widget.EditText" package="com.example.form" content-desc="" checkable="false" checked="false" clickable="true" enabled="true" focusable="true" focused="false" scrollable="false" long-clickable="true" password="false" selected="false" visible-to-user="true" bounds="[0,100][1080,250]" />',
+  '<node index="1" text="Save" resource-id="com.example.form:id/save" class="android.widget.Button" package="com.example.form" content-desc="" checkable="false" checked="false" clickable="true" enabled="true" focusable="true" focused="false" scrollable="false" long-clickable="false" password="false" selected="false" visible-to-user="true" bounds="[0,500][1080,650]" />',
+  '</node></hierarchy>',
+].join('');
 
 let bridge: DeviceBridge;
 let tmp: { dir: string; cleanup(): Promise<void> };
@@ -57,7 +67,11 @@ async function connect(token = CLIENT_TOKEN) {
   return { client, transport };
 }
 
-async function call(client: Client, name: string, args: Record<string, unknown> = {}): Promise<CallToolResult> {
+async function call(
+  client: Client,
+  name: string,
+  args: Record<string, unknown> = {},
+): Promise<CallToolResult> {
   return (await client.callTool({ name, arguments: args })) as CallToolResult;
 }
 
@@ -92,7 +106,9 @@ describe('/mcp over Streamable HTTP', () => {
   it('lists, acquires, snapshots, taps by ref, types exact Unicode and reads it back, screenshots, waits, releases', async () => {
     const { client } = await connect();
     const tools = (await client.listTools()).tools.map((t) => t.name);
-    expect(tools).toEqual(expect.arrayContaining(['list_devices', 'acquire_device', 'snapshot', 'tap', 'type_text']));
+    expect(tools).toEqual(
+      expect.arrayContaining(['list_devices', 'acquire_device', 'snapshot', 'tap', 'type_text']),
+    );
 
     const devices = await ok(client, 'list_devices');
     expect((devices.structuredContent as { devices: unknown[] }).devices).toHaveLength(1);
@@ -100,7 +116,13 @@ describe('/mcp over Streamable HTTP', () => {
 
     const first = text(await ok(client, 'snapshot', { leaseId }));
     // Refs are the API's: the same node under the same ref in the API's JSON tree.
-    const api = await timedRequest(bridge.app, 'POST', `/v1/leases/${leaseId}/snapshot`, {}, { token: CLIENT_TOKEN });
+    const api = await timedRequest(
+      bridge.app,
+      'POST',
+      `/v1/leases/${leaseId}/snapshot`,
+      {},
+      { token: CLIENT_TOKEN },
+    );
     const field = lineOf(first, 'Trips & \\"ideas\\"');
     expect(field).toMatch(/^e\d+ edit /);
     expect(field).toContain('focused');
@@ -117,7 +139,9 @@ describe('/mcp over Streamable HTTP', () => {
     const typed = 'Grüße 🚀 日本語';
     await ok(client, 'type_text', { leaseId, text: typed });
     const after = text(await ok(client, 'snapshot', { leaseId }));
-    expect(lineOf(after, 'Trips & \\"ideas\\"')).toContain(JSON.stringify(`Trips & "ideas"${typed}`).slice(1, -1));
+    expect(lineOf(after, 'Trips & \\"ideas\\"')).toContain(
+      JSON.stringify(`Trips & "ideas"${typed}`).slice(1, -1),
+    );
 
     const shot = await ok(client, 'screenshot', { leaseId });
     const image = shot.content.find((c) => c.type === 'image');
@@ -125,7 +149,9 @@ describe('/mcp over Streamable HTTP', () => {
     const png = Buffer.from((image as { data: string }).data, 'base64');
     expect(png.subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
 
-    expect(text(await ok(client, 'wait_for', { leaseId, text: typed, timeoutSeconds: 5 }))).toContain('is there');
+    expect(text(await ok(client, 'wait_for', { leaseId, text: typed, timeoutSeconds: 5 }))).toContain(
+      'is there',
+    );
     const missing = await call(client, 'wait_for', { leaseId, text: 'no such text', timeoutSeconds: 1 });
     expect(missing.isError).toBe(true);
     expect(text(missing)).toContain('TIMEOUT');
@@ -144,16 +170,31 @@ describe('/mcp over Streamable HTTP', () => {
 
     const first = text(await ok(client, 'snapshot', { leaseId }));
     const cancel = refOf(lineOf(first, 'CANCEL'));
-    // The screen changes: the simulator shows another UI, whose nodes carry other refs.
-    const android = bridge.node.simulator!.devices[0]!.android as { device: { screen: { tap(x: number, y: number): unknown } } };
-    expect(android).toBeDefined();
+    const android = bridge.node.simulator!.devices[0]!.android as SimAndroidHandle;
+    // Typing into the field does not move CANCEL: its ref still names it, the tap goes through.
     await ok(client, 'type_text', { leaseId, text: 'x' });
-    // Typing into the field does not change CANCEL: its ref still names it.
+    const taps = android.inputEvents().length;
     await ok(client, 'tap', { leaseId, ref: cancel });
-    // A ref that names another node now: forged by taking a node's ref the snapshot never showed.
-    const stale = await call(client, 'tap', { leaseId, ref: 'e999' });
+    expect(android.inputEvents().length).toBeGreaterThan(taps);
+
+    // The app shows another screen: e2 of the first snapshot now names the form's name field.
+    const dialog = android.device.screen.xml();
+    android.device.screen.show(FORM);
+    onTestFinished(() => android.device.screen.show(dialog));
+    const events = android.inputEvents().length;
+    const stale = await call(client, 'tap', { leaseId, ref: 'e2' });
     expect(stale.isError).toBe(true);
-    expect(text(stale)).toMatch(/STALE_REF.*\nNext: take a new snapshot/);
+    expect(text(stale)).toMatch(/STALE_REF: the screen changed.*\nNext: take a new snapshot/);
+    expect(android.inputEvents().length).toBe(events);
+    const gone = await call(client, 'tap', { leaseId, ref: cancel });
+    expect(text(gone)).toContain('STALE_REF');
+
+    // A new snapshot gives refs that work again.
+    const second = text(await ok(client, 'snapshot', { leaseId }));
+    const name = second.split('\n').find((l) => l.includes('#name')) as string;
+    expect(name).toMatch(/^e2 edit #name /);
+    await ok(client, 'tap', { leaseId, ref: 'e2' });
+    expect(text(await ok(client, 'snapshot', { leaseId }))).toMatch(/^e2 edit #name focused /m);
   }, 120_000);
 
   it('keeps tenants apart: another tenant sees no lease of the first and cannot use its lease id', async () => {
@@ -198,7 +239,9 @@ describe('/mcp over Streamable HTTP', () => {
     const { client, transport } = await connect();
     const leaseId = await acquire(client);
     await transport.terminateSession();
-    const lease = await timedRequest(bridge.app, 'GET', `/v1/leases/${leaseId}`, undefined, { token: CLIENT_TOKEN });
+    const lease = await timedRequest(bridge.app, 'GET', `/v1/leases/${leaseId}`, undefined, {
+      token: CLIENT_TOKEN,
+    });
     expect(lease.body['state']).toBe('released');
   }, 60_000);
 
@@ -207,7 +250,9 @@ describe('/mcp over Streamable HTTP', () => {
     const leaseId = await acquire(client);
     const sessions = bridge.services.mcpSessions!;
     await sessions.sweep(Date.now() + 60 * 60_000);
-    const lease = await timedRequest(bridge.app, 'GET', `/v1/leases/${leaseId}`, undefined, { token: CLIENT_TOKEN });
+    const lease = await timedRequest(bridge.app, 'GET', `/v1/leases/${leaseId}`, undefined, {
+      token: CLIENT_TOKEN,
+    });
     expect(lease.body['state']).toBe('released');
     const gone = await call(client, 'list_devices').catch((err: Error) => err);
     expect(gone).toBeInstanceOf(Error);
