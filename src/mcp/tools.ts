@@ -8,7 +8,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { LeaseSelectorSchema } from '../api/index.ts';
-import type { DeviceBridgeClient } from '../client/index.ts';
+import type { A11yNode, DeviceBridgeClient } from '../client/index.ts';
 import { type CompactNode, findNode, isEditable, renderCompactSnapshot } from './compact-snapshot.ts';
 import { nodeSignature, type SessionState } from './session-state.ts';
 import { resultOfError, ToolError, textResult } from './tool-results.ts';
@@ -134,6 +134,21 @@ async function target(
     return { ...centre(node, args.ref), via: args.ref };
   }
   return { x: args.x as number, y: args.y as number, via: `${args.x},${args.y}` };
+}
+
+/** The ref of the editable accessibility node with `node`'s bounds (the same field), if any. */
+function a11yMatch(root: A11yNode, node: CompactNode): string | undefined {
+  const b = node.bounds;
+  if (b === null) return undefined;
+  const stack = [root];
+  while (stack.length > 0) {
+    const n = stack.pop() as A11yNode;
+    const nb = n.bounds;
+    if (n.editable && nb.x === b.x && nb.y === b.y && nb.width === b.width && nb.height === b.height)
+      return n.ref;
+    stack.push(...n.children);
+  }
+  return undefined;
 }
 
 export function registerDeviceTools(server: McpServer, ctx: ToolContext): void {
@@ -351,6 +366,78 @@ export function registerDeviceTools(server: McpServer, ctx: ToolContext): void {
   );
 
   server.registerTool(
+    'pinch',
+    {
+      description: 'Pinch around a centre point: endDistance > startDistance zooms in, smaller zooms out.',
+      inputSchema: {
+        leaseId,
+        x: coordinate.describe('centre x'),
+        y: coordinate.describe('centre y'),
+        startDistance: z
+          .number()
+          .min(1)
+          .max(10_000)
+          .describe('distance between the two fingers at the start'),
+        endDistance: z.number().min(1).max(10_000).describe('distance at the end'),
+        durationMs: z.number().int().min(50).max(10_000).optional().describe('default 400'),
+      },
+    },
+    guarded(
+      async (
+        args: {
+          leaseId: string;
+          x: number;
+          y: number;
+          startDistance: number;
+          endDistance: number;
+          durationMs?: number;
+        },
+        extra,
+      ) => {
+        await ctx.client(extra).gesture(args.leaseId, {
+          kind: 'pinch',
+          center: { x: args.x, y: args.y },
+          startDistance: args.startDistance,
+          endDistance: args.endDistance,
+          durationMs: args.durationMs ?? 400,
+        });
+        return textResult(`pinched at ${args.x},${args.y}: ${args.startDistance} → ${args.endDistance}`);
+      },
+    ),
+  );
+
+  server.registerTool(
+    'set_text',
+    {
+      description:
+        "Replace a field's whole text by its ref from the last snapshot, through the accessibility service (type_text appends instead).",
+      inputSchema: { leaseId, ref, text: z.string().max(65_536) },
+    },
+    guarded(async (args: { leaseId: string; ref: string; text: string }, extra) => {
+      const client = ctx.client(extra);
+      const node = await currentNode(ctx, client, args.leaseId, args.ref);
+      if (!isEditable(node)) {
+        throw new ToolError(
+          'INVALID_ARGUMENT',
+          `ref ${args.ref} is not a text field`,
+          'pick a node whose role is edit',
+        );
+      }
+      const tree = await client.a11yTree(args.leaseId);
+      const same = a11yMatch(tree.root, node);
+      if (same === undefined) {
+        throw new ToolError(
+          'COMPANION_REFUSED',
+          `the accessibility tree has no editable node at ref ${args.ref}'s bounds`,
+          'tap the field and use type_text instead',
+        );
+      }
+      await client.a11yAction(args.leaseId, { ref: same, action: 'set_text', text: args.text });
+      return textResult(`set the text of ${args.ref}`);
+    }),
+  );
+
+  server.registerTool(
     'type_text',
     {
       description:
@@ -508,6 +595,78 @@ export function registerDeviceTools(server: McpServer, ctx: ToolContext): void {
       await ctx.client(extra).appAction(args.leaseId, args.package, 'stop');
       return textResult(`stopped ${args.package}`);
     }),
+  );
+
+  server.registerTool(
+    'install_app',
+    {
+      description:
+        'Install an app on the leased device by the sha256 of an APK uploaded to or published on the bridge; removed at the lease end unless keep.',
+      inputSchema: {
+        leaseId,
+        sha256: z.string().regex(/^[0-9a-f]{64}$/, 'must be 64 lower-case hex digits'),
+        keep: z.boolean().optional().describe('leave it installed when the lease ends'),
+      },
+    },
+    guarded(async (args: { leaseId: string; sha256: string; keep?: boolean }, extra) => {
+      const app = await ctx.client(extra).installApp(args.leaseId, {
+        sha256: args.sha256,
+        ...(args.keep === undefined ? {} : { keep: args.keep }),
+      });
+      return textResult(`installed ${app.packageName} ${app.versionName ?? app.versionCode}`, { ...app });
+    }),
+  );
+
+  server.registerTool(
+    'logcat',
+    {
+      description:
+        "Read the device's log: the entries that arrive within `seconds` (default 2), at most `lines` (default 200).",
+      inputSchema: {
+        leaseId,
+        lines: z.number().int().min(1).max(2000).optional(),
+        seconds: z.number().min(0.1).max(30).optional(),
+        level: z.enum(['V', 'D', 'I', 'W', 'E', 'F']).optional().describe('the lowest level'),
+        tag: z.string().min(1).max(128).optional(),
+      },
+      annotations: { readOnlyHint: true },
+    },
+    guarded(
+      async (
+        args: {
+          leaseId: string;
+          lines?: number;
+          seconds?: number;
+          level?: 'V' | 'D' | 'I' | 'W' | 'E' | 'F';
+          tag?: string;
+        },
+        extra,
+      ) => {
+        const limit = args.lines ?? 200;
+        const stop = AbortSignal.any([AbortSignal.timeout((args.seconds ?? 2) * 1000), extra.signal]);
+        const lines: string[] = [];
+        try {
+          const entries = ctx
+            .client(extra)
+            .logcat(
+              args.leaseId,
+              {
+                ...(args.level === undefined ? {} : { level: args.level }),
+                ...(args.tag === undefined ? {} : { tag: args.tag }),
+              },
+              stop,
+            );
+          for await (const e of entries) {
+            lines.push(`${new Date(e.time).toISOString()} ${e.level}/${e.tag}(${e.pid}): ${e.message}`);
+            if (lines.length >= limit) break;
+          }
+        } catch (err) {
+          // The time is up (the stream aborted): what arrived is the answer.
+          if (!stop.aborted) throw err;
+        }
+        return textResult(lines.length === 0 ? 'no log entries' : lines.join('\n'), { count: lines.length });
+      },
+    ),
   );
 
   server.registerTool(

@@ -15,6 +15,7 @@ import {
   type DeviceBridge,
   listenApp,
   OTHER_TENANT_TOKEN,
+  SHELL_TOKEN,
   tempDir,
   testDeviceBridge,
   testTokens,
@@ -37,7 +38,7 @@ let http: { url: string; close(): Promise<void> };
 const open: Array<{ client: Client; transport: StreamableHTTPClientTransport }> = [];
 
 beforeAll(async () => {
-  bridge = await testDeviceBridge({ simulate: 1, auth: testTokens() });
+  bridge = await testDeviceBridge({ simulate: 1, auth: testTokens({ withShell: true }) });
   tmp = await tempDir();
   await publishGlassFixtures(bridge.services.store, tmp.dir);
   http = await listenApp(bridge.app);
@@ -257,6 +258,60 @@ describe('/mcp over Streamable HTTP', () => {
     const gone = await call(client, 'list_devices').catch((err: Error) => err);
     expect(gone).toBeInstanceOf(Error);
   }, 60_000);
+
+  it('set_text replaces a field by ref; pinch, logcat; shell needs the capability; an unknown APK is NOT_FOUND', async () => {
+    const { client } = await connect();
+    const leaseId = await acquire(client);
+    const first = text(await ok(client, 'snapshot', { leaseId }));
+    const field = refOf(lineOf(first, 'Trips'));
+    await ok(client, 'set_text', { leaseId, ref: field, text: 'Ünïcode ✓' });
+    const after = text(await ok(client, 'snapshot', { leaseId }));
+    expect(after).toMatch(new RegExp(`^${field} edit "Ünïcode ✓"`, 'm'));
+    const notField = await call(client, 'set_text', {
+      leaseId,
+      ref: refOf(lineOf(after, 'CREATE')),
+      text: 'x',
+    });
+    expect(text(notField)).toContain('INVALID_ARGUMENT');
+
+    await ok(client, 'pinch', { leaseId, x: 540, y: 1200, startDistance: 200, endDistance: 600 });
+    const log = await ok(client, 'logcat', { leaseId, seconds: 0.5, lines: 5 });
+    expect((log.structuredContent as { count: number }).count).toBeLessThanOrEqual(5);
+
+    const shell = await call(client, 'shell', { leaseId, command: 'echo hi' });
+    expect(text(shell)).toMatch(/^PERMISSION_DENIED: .*shell capability/);
+    const install = await call(client, 'install_app', { leaseId, sha256: 'a'.repeat(64) });
+    expect(install.isError).toBe(true);
+    expect(text(install)).toMatch(/^NOT_FOUND: /);
+    await ok(client, 'release_device', { leaseId });
+
+    const { client: withShell } = await connect(SHELL_TOKEN);
+    const shellLease = await acquire(withShell);
+    const echoed = await ok(withShell, 'shell', { leaseId: shellLease, command: 'echo hi' });
+    expect(text(echoed)).toContain('hi');
+  }, 120_000);
+
+  it('acquire_device waits for a busy device with progress notifications', async () => {
+    const { client: holder } = await connect();
+    const held = await acquire(holder);
+    const { client: waiter } = await connect();
+    const progress: number[] = [];
+    const acquired = (await waiter.callTool(
+      { name: 'acquire_device', arguments: { waitSeconds: 60 } },
+      undefined,
+      {
+        timeout: 90_000,
+        onprogress: (p) => {
+          progress.push(p.progress);
+          // The first notification: the waiter is queued; the holder lets the device go.
+          if (progress.length === 1) void call(holder, 'release_device', { leaseId: held });
+        },
+      },
+    )) as CallToolResult;
+    expect(acquired.isError ?? false, text(acquired)).toBe(false);
+    expect(progress.length).toBeGreaterThan(0);
+    expect((acquired.structuredContent as { leaseId: string }).leaseId).not.toBe(held);
+  }, 120_000);
 
   it('answers bad arguments with tool errors and the session goes on', async () => {
     const { client } = await connect();
