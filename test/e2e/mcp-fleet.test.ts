@@ -1,7 +1,8 @@
 /**
  * `/mcp` on two `devicebridge serve` nodes sharing Redis: a session on the node without the device
  * leases it and drives it (its calls are forwarded to the node that drives it, as the API's are),
- * while a session on the other node sees the lease; ending the first session releases the lease.
+ * while a session on the other node sees the lease; ending the first session releases the lease, and
+ * so does the shutdown of the node that holds the session.
  */
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
@@ -12,7 +13,7 @@ import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../support/bridge.ts';
 import { publishFixtureHelper } from '../support/cli.ts';
-import { http, REDIS_URL, type ServeNode, startBridge, stopFleet } from '../support/fleet.ts';
+import { http, REDIS_URL, type ServeNode, startBridge, stopFleet, stopServeNode } from '../support/fleet.ts';
 
 const prefix = `test:${randomUUID()}:`;
 
@@ -76,5 +77,16 @@ describe('/mcp on two nodes (e2e, Redis)', () => {
     await onB.client.close();
     expect((await http(a.url, 'GET', `/v1/leases/${leaseId}`)).json.state).toBe('released');
     await onA.client.close();
+  }, 120_000);
+
+  it('a node that shuts down releases the leases of its sessions', async () => {
+    const [a, b] = nodes as [ServeNode, ServeNode];
+    const onB = await connect(b.url);
+    const acquired = await ok(onB.client, 'acquire_device', { waitSeconds: 30 });
+    const { leaseId } = acquired.structuredContent as { leaseId: string };
+    expect((await http(a.url, 'GET', `/v1/leases/${leaseId}`)).json.state).toBe('active');
+    expect(await stopServeNode(b)).toBe(0);
+    expect((await http(a.url, 'GET', `/v1/leases/${leaseId}`)).json.state).toBe('released');
+    await onB.client.close().catch(() => undefined);
   }, 120_000);
 });
