@@ -26,6 +26,8 @@ export interface McpHttpSessionsOptions {
   sweepMs?: number;
   /** Largest request body. Default 1 MiB. */
   maxBodyBytes?: number;
+  /** Open sessions per principal at most (a new one past it is 429). Default 32. */
+  maxPerPrincipal?: number;
 }
 
 interface HttpSession extends McpSession {
@@ -60,12 +62,14 @@ export class McpHttpSessions {
   readonly #idleMs: number;
   readonly #renewMs: number;
   readonly #maxBodyBytes: number;
+  readonly #maxPerPrincipal: number;
   readonly #sweeper: PeriodicTask;
 
   constructor(options: McpHttpSessionsOptions = {}) {
     this.#idleMs = options.idleMs ?? 10 * 60_000;
     this.#renewMs = options.renewMs ?? 60_000;
     this.#maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
+    this.#maxPerPrincipal = options.maxPerPrincipal ?? 32;
     this.#sweeper = new PeriodicTask(options.sweepMs ?? 15_000, () => this.sweep());
   }
 
@@ -100,6 +104,14 @@ export class McpHttpSessions {
         400,
         -32000,
         'an Mcp-Session-Id header is required (POST an initialize request to open a session)',
+      );
+    }
+    const owned = [...this.#sessions.values()].filter((s) => s.owner === caller.key).length;
+    if (owned >= this.#maxPerPrincipal) {
+      return jsonRpcError(
+        429,
+        -32000,
+        `this token has ${owned} open MCP sessions, the most a token may hold: end one (DELETE /mcp with its Mcp-Session-Id) first`,
       );
     }
     const session = this.#open(caller);

@@ -45,7 +45,11 @@ beforeAll(async () => {
 }, 120_000);
 
 afterEach(async () => {
-  while (open.length > 0) await open.pop()?.client.close();
+  // Sessions end as a client that closes properly ends them (DELETE), their leases with them.
+  for (const { client, transport } of open.splice(0)) {
+    await transport.terminateSession().catch(() => undefined);
+    await client.close();
+  }
   // Whatever a test left behind: the one device must be free for the next.
   const leases = await timedRequest(bridge.app, 'GET', '/v1/leases', undefined, { token: ADMIN_TOKEN });
   for (const lease of leases.body['leases'] as Array<{ id: string }>)
@@ -235,6 +239,16 @@ describe('/mcp over Streamable HTTP', () => {
     });
     expect(anonymous.status).toBe(401);
   });
+
+  it('refuses a token a session past the most it may hold open, and serves it again once one ends', async () => {
+    const opened = [];
+    for (let i = 0; i < 32; i++) opened.push(await connect(OTHER_TENANT_TOKEN));
+    await expect(connect(OTHER_TENANT_TOKEN)).rejects.toThrow(/429|open MCP sessions/);
+    // Another token is not held back by this one's sessions.
+    await connect(CLIENT_TOKEN);
+    await opened[0]?.transport.terminateSession();
+    await connect(OTHER_TENANT_TOKEN);
+  }, 60_000);
 
   it('releases the leases of a session when the session is deleted', async () => {
     const { client, transport } = await connect();
