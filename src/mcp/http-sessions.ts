@@ -78,10 +78,11 @@ export class McpHttpSessions {
     return this.#sessions.size;
   }
 
-  /** One HTTP request to `/mcp` from `caller`. */
-  async handle(request: Request, caller: McpCaller): Promise<Response> {
+  /** One HTTP request to `/mcp` from `caller`; a POST's message already parsed (`parsedBody`) when given. */
+  async handle(request: Request, caller: McpCaller, parsedBody?: unknown): Promise<Response> {
     this.#sweeper.start();
     const authInfo = { token: '', clientId: caller.key, scopes: [], extra: { [CLIENT_KEY]: caller.client } };
+    const options = parsedBody === undefined ? { authInfo } : { authInfo, parsedBody };
     const id = request.headers.get('mcp-session-id');
     if (id !== null) {
       const session = this.#sessions.get(id);
@@ -97,7 +98,7 @@ export class McpHttpSessions {
       }
       session.client = caller.client;
       session.lastSeen = Date.now();
-      return session.transport.handleRequest(request, { authInfo });
+      return session.transport.handleRequest(request, options);
     }
     if (request.method !== 'POST') {
       return jsonRpcError(
@@ -115,7 +116,7 @@ export class McpHttpSessions {
       );
     }
     const session = this.#open(caller);
-    const answer = await session.transport.handleRequest(request, { authInfo });
+    const answer = await session.transport.handleRequest(request, options);
     // Not an initialize request (the transport refused it): nothing was opened.
     if (!this.#sessions.has(session.id)) await session.server.close();
     return answer;

@@ -250,6 +250,27 @@ describe('/mcp over Streamable HTTP', () => {
     await connect(OTHER_TENANT_TOKEN);
   }, 60_000);
 
+  it('reads a message as the API reads a small body: size limit, strict JSON', async () => {
+    const post = (body: string) =>
+      fetch(`${http.url}/mcp`, {
+        method: 'POST',
+        headers: {
+          Authorization: `Bearer ${CLIENT_TOKEN}`,
+          'Content-Type': 'application/json',
+          Accept: 'application/json, text/event-stream',
+        },
+        body,
+      });
+    const huge = await post(
+      JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'x', params: { pad: 'a'.repeat(2 * 1024 * 1024) } }),
+    );
+    expect(huge.status).toBe(413);
+    const duplicate = await post('{"jsonrpc":"2.0","id":1,"id":2,"method":"initialize"}');
+    expect(duplicate.status).toBe(400);
+    expect(JSON.stringify(await duplicate.json())).toContain('duplicate');
+    expect(bridge.services.mcpSessions?.size).toBe(0);
+  });
+
   it('releases the leases of a session when the session is deleted', async () => {
     const { client, transport } = await connect();
     const leaseId = await acquire(client);

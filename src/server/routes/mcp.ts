@@ -8,8 +8,13 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import { DeviceBridgeClient } from '../../client/index.ts';
 import { BridgeError } from '../../errors.ts';
 import type { McpHttpSessions } from '../../mcp/http-sessions.ts';
+import { readLimited, tooLarge } from '../body.ts';
 import type { AppEnv } from '../env.ts';
+import { parseJsonBody } from '../json-body.ts';
 import { assertRole } from '../middleware/auth.ts';
+
+/** Largest MCP message (a type_text or clipboard_set of 64 KiB of text fits many times). */
+const MAX_MCP_BODY_BYTES = 1024 * 1024;
 
 export function registerMcp(app: OpenAPIHono<AppEnv>, sessions: McpHttpSessions): void {
   app.all('/mcp', async (c) => {
@@ -25,6 +30,14 @@ export function registerMcp(app: OpenAPIHono<AppEnv>, sessions: McpHttpSessions)
       ...(token === undefined ? {} : { token }),
       fetch: (input, init) => Promise.resolve(app.request(input, init)),
     });
-    return sessions.handle(c.req.raw, { key: `${principal.tenant}/${principal.name}`, client });
+    // A POST's JSON-RPC message is read here as every small body of the API is: its size limit while
+    // it streams, the 10 s deadline a trickled body gets, the strict JSON parser.
+    let parsedBody: unknown;
+    if (c.req.method === 'POST') {
+      const declared = Number(c.req.header('content-length') ?? 0);
+      if (declared > MAX_MCP_BODY_BYTES) throw tooLarge(MAX_MCP_BODY_BYTES);
+      parsedBody = parseJsonBody(await readLimited(c, MAX_MCP_BODY_BYTES), MAX_MCP_BODY_BYTES);
+    }
+    return sessions.handle(c.req.raw, { key: `${principal.tenant}/${principal.name}`, client }, parsedBody);
   });
 }
