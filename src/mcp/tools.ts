@@ -10,6 +10,7 @@ import { z } from 'zod';
 import { LeaseSelectorSchema } from '../api/index.ts';
 import type { A11yNode, DeviceBridgeClient } from '../client/index.ts';
 import { type CompactNode, findNode, isEditable, renderCompactSnapshot } from './compact-snapshot.ts';
+import { fitPng } from './png-scale.ts';
 import { nodeSignature, type SessionState } from './session-state.ts';
 import { resultOfError, ToolError, textResult } from './tool-results.ts';
 
@@ -465,17 +466,44 @@ export function registerDeviceTools(server: McpServer, ctx: ToolContext): void {
   server.registerTool(
     'screenshot',
     {
-      description: 'A PNG screenshot of the device screen.',
-      inputSchema: { leaseId },
+      description:
+        'A PNG screenshot of the device screen, scaled down to fit maxWidth × maxHeight when given (screen coordinates stay the full size).',
+      inputSchema: {
+        leaseId,
+        maxWidth: z
+          .number()
+          .int()
+          .min(16)
+          .max(10_000)
+          .optional()
+          .describe('scale down to at most this width'),
+        maxHeight: z
+          .number()
+          .int()
+          .min(16)
+          .max(10_000)
+          .optional()
+          .describe('scale down to at most this height'),
+      },
       annotations: { readOnlyHint: true },
     },
-    guarded(async (args: { leaseId: string }, extra) => {
+    guarded(async (args: { leaseId: string; maxWidth?: number; maxHeight?: number }, extra) => {
       const shot = await ctx.client(extra).screenshot(args.leaseId);
       if (shot.notModified) throw new ToolError('INTERNAL', 'no image', 'call again');
+      const fitted =
+        args.maxWidth === undefined && args.maxHeight === undefined
+          ? null
+          : fitPng(
+              shot.png,
+              args.maxWidth ?? Number.MAX_SAFE_INTEGER,
+              args.maxHeight ?? Number.MAX_SAFE_INTEGER,
+            );
+      const png = fitted?.png ?? shot.png;
+      const size = fitted === null ? '' : `, image scaled to ${fitted.width}x${fitted.height}`;
       return {
         content: [
-          { type: 'image', data: Buffer.from(shot.png).toString('base64'), mimeType: 'image/png' },
-          { type: 'text', text: `screen ${shot.width}x${shot.height}` },
+          { type: 'image', data: Buffer.from(png).toString('base64'), mimeType: 'image/png' },
+          { type: 'text', text: `screen ${shot.width}x${shot.height}${size}` },
         ],
       };
     }),
@@ -646,16 +674,14 @@ export function registerDeviceTools(server: McpServer, ctx: ToolContext): void {
         const stop = AbortSignal.any([AbortSignal.timeout((args.seconds ?? 2) * 1000), extra.signal]);
         const lines: string[] = [];
         try {
-          const entries = ctx
-            .client(extra)
-            .logcat(
-              args.leaseId,
-              {
-                ...(args.level === undefined ? {} : { level: args.level }),
-                ...(args.tag === undefined ? {} : { tag: args.tag }),
-              },
-              stop,
-            );
+          const entries = ctx.client(extra).logcat(
+            args.leaseId,
+            {
+              ...(args.level === undefined ? {} : { level: args.level }),
+              ...(args.tag === undefined ? {} : { tag: args.tag }),
+            },
+            stop,
+          );
           for await (const e of entries) {
             lines.push(`${new Date(e.time).toISOString()} ${e.level}/${e.tag}(${e.pid}): ${e.message}`);
             if (lines.length >= limit) break;

@@ -153,6 +153,14 @@ describe('/mcp over Streamable HTTP', () => {
     expect(image).toMatchObject({ type: 'image', mimeType: 'image/png' });
     const png = Buffer.from((image as { data: string }).data, 'base64');
     expect(png.subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
+    const small = await ok(client, 'screenshot', { leaseId, maxWidth: 270 });
+    const smallPng = Buffer.from(
+      (small.content.find((c) => c.type === 'image') as { data: string }).data,
+      'base64',
+    );
+    expect(smallPng.readUInt32BE(16)).toBe(270);
+    expect(smallPng.readUInt32BE(16)).toBeLessThan(png.readUInt32BE(16));
+    expect(text(small)).toMatch(/image scaled to 270x\d+/);
 
     expect(text(await ok(client, 'wait_for', { leaseId, text: typed, timeoutSeconds: 5 }))).toContain(
       'is there',
