@@ -8,7 +8,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { LeaseSelectorSchema } from '../api/index.ts';
-import type { A11yNode, DeviceBridgeClient } from '../client/index.ts';
+import type { A11yNode, DeviceBridgeClient, LeaseSelector } from '../client/index.ts';
 import { type CompactNode, findNode, isEditable, renderCompactSnapshot } from './compact-snapshot.ts';
 import { fitPng } from './png-scale.ts';
 import { nodeSignature, type SessionState } from './session-state.ts';
@@ -192,7 +192,7 @@ export function registerDeviceTools(server: McpServer, ctx: ToolContext): void {
           .describe('lease time to live; renewed while the session is active (default 300)'),
       },
     },
-    guarded(async (args: { selector?: unknown; waitSeconds?: number; ttlSeconds?: number }, extra) => {
+    guarded(async (args: { selector?: LeaseSelector; waitSeconds?: number; ttlSeconds?: number }, extra) => {
       const client = ctx.client(extra);
       const token = extra._meta?.progressToken;
       const started = Date.now();
@@ -215,7 +215,7 @@ export function registerDeviceTools(server: McpServer, ctx: ToolContext): void {
           : undefined;
       try {
         const lease = await client.acquireLease({
-          ...(args.selector === undefined ? {} : { selector: args.selector as Record<string, never> }),
+          ...(args.selector === undefined ? {} : { selector: args.selector }),
           ...(args.waitSeconds === undefined ? {} : { waitSeconds: args.waitSeconds }),
           ...(args.ttlSeconds === undefined ? {} : { ttlSeconds: args.ttlSeconds }),
         });
@@ -711,7 +711,7 @@ export function registerDeviceTools(server: McpServer, ctx: ToolContext): void {
         command: args.command,
         ...(args.timeoutMs === undefined ? {} : { timeoutMs: args.timeoutMs }),
       });
-      return textResult(JSON.stringify(out), out as unknown as Record<string, unknown>);
+      return textResult(JSON.stringify(out), { ...out });
     }),
   );
 }
