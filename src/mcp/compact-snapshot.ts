@@ -6,6 +6,7 @@
  *     e14 edit "Trips & \"ideas\"" #folder_name focused @131,940 818x126
  *     e17 button "CREATE" #button1 @784,1189 186x126
  *     e19 button "SHARE" #button3 disabled @110,1189 230x126
+ *     e23 button >"Trip to Lisbon" #note_card long @42,474 996x280   (named by the first text inside)
  */
 import type { Bounds, SnapshotNode } from '../snapshot/types.ts';
 
@@ -95,6 +96,11 @@ export function compactLine(node: CompactNode): string {
   let line = `${node.ref} ${roleOf(node)}`;
   const label = node.text !== '' ? node.text : node.contentDesc;
   if (label !== '') line += ` ${quote(label)}`;
+  else if (isInteractive(node)) {
+    // A button made of other views (a card, a list row): named by the first text inside it.
+    const inner = innerText(node);
+    if (inner !== undefined) line += ` >${quote(inner)}`;
+  }
   if (node.contentDesc !== '' && node.text !== '' && node.contentDesc !== node.text)
     line += ` desc=${quote(node.contentDesc)}`;
   if (node.hint !== '' && node.hint !== label) line += ` hint=${quote(node.hint)}`;
@@ -111,6 +117,18 @@ export function compactLine(node: CompactNode): string {
   if (node.covered) line += ' covered';
   if (!node.visible) line += ' offscreen';
   return line + bounds(node.bounds);
+}
+
+/** The first text (or content description) of a node's descendants, cut at 40 characters. */
+function innerText(node: CompactNode): string | undefined {
+  for (const inside of preorder(node.children)) {
+    const text = inside.text !== '' ? inside.text : inside.contentDesc;
+    if (text !== '') {
+      const chars = [...text];
+      return chars.length > 40 ? `${chars.slice(0, 39).join('')}…` : text;
+    }
+  }
+  return undefined;
 }
 
 function* preorder(nodes: readonly CompactNode[]): Generator<CompactNode> {

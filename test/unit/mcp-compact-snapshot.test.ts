@@ -10,6 +10,11 @@ import { normalizeSnapshot, type SnapshotNode } from '../../src/snapshot/normali
 import { readCorpus } from '../fixtures/instrumentation/large-dump.ts';
 
 const corpus = readCorpus().map(({ name, xml }) => ({ name, xml, tree: normalizeSnapshot(xml) }));
+/** Whether `ref` is `node` or inside it. */
+function contains(node: SnapshotNode, ref: string): boolean {
+  return node.ref === ref || node.children.some((c) => contains(c, ref));
+}
+
 const refsOfLines = (text: string) =>
   text
     .split('\n')
@@ -76,6 +81,29 @@ describe('compact snapshot text', () => {
     expect([...(roles.get('edit') ?? [])].every((t) => /EditText|TextField|AutoComplete/.test(t))).toBe(true);
     expect(roles.get('edit')?.size).toBeGreaterThan(0);
     expect(roles.get('button')?.size).toBeGreaterThan(0);
+  });
+
+  it('names a button without a label of its own by the first text inside it', () => {
+    let named = 0;
+    for (const { tree } of corpus) {
+      for (const node of tree.nodes) {
+        if (!isInteractive(node) || node.text !== '' || node.contentDesc !== '') continue;
+        const inside = tree.nodes
+          .slice(tree.nodes.indexOf(node) + 1)
+          .filter((n) => n.ref !== node.ref && contains(node, n.ref))
+          .find((n) => n.text !== '' || n.contentDesc !== '');
+        const line = compactLine(node);
+        if (inside === undefined) expect(line).not.toContain(' >"');
+        else {
+          const first = inside.text !== '' ? inside.text : inside.contentDesc;
+          expect(line).toContain(
+            ` >${JSON.stringify([...first].length > 40 ? `${[...first].slice(0, 39).join('')}…` : first)}`,
+          );
+          named++;
+        }
+      }
+    }
+    expect(named).toBeGreaterThan(10);
   });
 
   it('a label of any text stays on its line, quoted (property)', () => {
