@@ -23,6 +23,7 @@ const registrations: Array<() => Promise<(program: Command) => void>> = [
   () => import('./adb-endpoint.ts').then((m) => m.registerAdbEndpoint),
   () => import('./farm.ts').then((m) => m.registerFarm),
   () => import('./whoami.ts').then((m) => m.registerWhoami),
+  () => import('./mcp.ts').then((m) => m.registerMcp),
 ];
 
 export function buildProgram(): Command {

@@ -120,7 +120,12 @@ export async function startNode(config: Config, options: StartNodeOptions = {}):
       closing ??= (async () => {
         services.draining = true;
         node?.drain();
-        await listening.close(config.drainGraceMs);
+        await Promise.all([
+          listening.close(config.drainGraceMs),
+          // MCP sessions live in this node's memory: they end now (their open streams too, which
+          // would hold the drain), their leases released in process while the device side still runs.
+          services.mcpSessions?.close().catch(() => undefined),
+        ]);
         await metricsListener?.close();
         await node?.close();
         await services.consoleSessions?.close().catch(() => undefined);

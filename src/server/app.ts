@@ -2,6 +2,7 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { errorCodeExtension } from '../api/index.ts';
 import { ConsoleSessions } from '../auth/console-sessions.ts';
+import { McpHttpSessions } from '../mcp/http-sessions.ts';
 import type { AppEnv, Services } from './env.ts';
 import { authenticate } from './middleware/auth.ts';
 import { browserRequests } from './middleware/browser-requests.ts';
@@ -15,6 +16,7 @@ import { registerHealth } from './routes/health.ts';
 import { registerHelpers } from './routes/helpers.ts';
 import { registerLeases } from './routes/leases/index.ts';
 import { registerManifests } from './routes/manifests.ts';
+import { registerMcp } from './routes/mcp.ts';
 import { registerReleases } from './routes/releases.ts';
 import { registerWhoami } from './routes/whoami.ts';
 
@@ -137,6 +139,9 @@ export function createApp(services: Services): OpenAPIHono<AppEnv> {
   registerLeases(app);
   registerWhoami(app);
   registerConsole(app, sessions);
+  // MCP sessions: in this node's memory (the services' own when given, so tests and shutdown reach them).
+  services.mcpSessions ??= new McpHttpSessions();
+  registerMcp(app, services.mcpSessions);
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', {
     type: 'http',

@@ -5,6 +5,7 @@ import type { ArtifactStore } from '../artifacts/store.ts';
 import type { ConsoleSessions } from '../auth/console-sessions.ts';
 import type { Authenticator, Principal } from '../auth/tokens.ts';
 import type { Config } from '../config.ts';
+import type { McpHttpSessions } from '../mcp/http-sessions.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { ReleaseRepository } from '../releases/repository.ts';
@@ -42,6 +43,8 @@ export interface Services {
   draining?: boolean;
   /** Console sessions (src/auth/console-sessions.ts): in Redis when configured; absent: this app's memory. */
   consoleSessions?: ConsoleSessions;
+  /** The MCP sessions of `/mcp` (in this node's memory); absent: the app makes its own. */
+  mcpSessions?: McpHttpSessions;
   /**
    * How the snapshot route writes its answer (the streaming threshold, a probe at each piece):
    * absent in service (the defaults); benches set it to measure.

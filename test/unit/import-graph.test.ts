@@ -159,9 +159,9 @@ const LAYERS: readonly (readonly string[])[] = [
   ['api'],
   // The application layer: one service method per use case, called by routes and the CLI alike.
   ['app'],
-  // Clients of the HTTP contract: the typed client (devicebridge/client) and the console's assets
-  // and browser script.
-  ['client', 'console'],
+  // Clients of the HTTP contract: the typed client (devicebridge/client), the console's assets
+  // and browser script, and the MCP tools for AI agents (over the typed client).
+  ['client', 'console', 'mcp'],
   // The HTTP server: middleware, one route file per resource (the console's pages too), the app.
   ['server'],
   // The composition root: builds a node from config, taking its device sources as input.
