@@ -108,8 +108,8 @@ export class Teardown {
    * Stop what the lease's helpers left running and put back the secure settings the a11y service
    * changed, while the lease goes on (the doctor's last step): the same closes as teardown's (the
    * helper resources: snapshot helper sessions, glass companions) and the same journaled record and
-   * restore. The rest of the journal (apps installed during the lease) is journaled again at once,
-   * for teardown. The lease's next calls start sessions and companions again. `restored`: the prior
+   * restore. The rest of the journal (apps installed during the lease) stays in place for teardown.
+   * The lease's next calls start sessions and companions again. `restored`: the prior
    * settings put back (null when the a11y service had not been enabled during the lease).
    */
   stopHelpers(lease: LeaseTarget): Promise<Closed & { restored: A11ySettingsRecord | null }> {
@@ -118,11 +118,9 @@ export class Teardown {
       await session.resources.close(this.#sessions.teardownWaitMs, record, 'helpers');
       const journal = this.#sessions.options.journal;
       if (journal === undefined) return { ...record, restored: null };
-      const taken = await journal.takeDeviceState(lease.id);
-      for (const [key, value] of Object.entries(taken)) {
-        if (key !== A11Y_STATE_KEY) await journal.saveDeviceState(lease.id, key, value);
-      }
-      const a11y = taken[A11Y_STATE_KEY];
+      // Only the a11y record: the rest (apps installed during the lease) never leaves the store, so a
+      // teardown running meanwhile still finds it.
+      const a11y = (await journal.takeDeviceState(lease.id, [A11Y_STATE_KEY]))[A11Y_STATE_KEY];
       if (a11y !== undefined) await this.#restoreA11ySettings(lease.id, a11y, record);
       return { ...record, restored: a11y === undefined ? null : parseA11ySettingsRecord(a11y) };
     });

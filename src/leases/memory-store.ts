@@ -438,8 +438,22 @@ export class MemoryLeaseStore implements LeaseStore {
     this.#deviceState.set(leaseId, { records, until: now + this.#retentionMs });
   }
 
-  async takeDeviceState(leaseId: string): Promise<Record<string, Record<string, unknown>>> {
+  async takeDeviceState(
+    leaseId: string,
+    keys?: readonly string[],
+  ): Promise<Record<string, Record<string, unknown>>> {
     const entry = this.#deviceState.get(leaseId);
+    if (keys !== undefined) {
+      if (!entry || entry.until <= this.#now()) return {};
+      const out: Record<string, Record<string, unknown>> = {};
+      for (const key of keys) {
+        const value = entry.records.get(key);
+        if (value === undefined) continue;
+        out[key] = parseJournalRecord(value);
+        entry.records.delete(key);
+      }
+      return out;
+    }
     this.#deviceState.delete(leaseId);
     if (!entry || entry.until <= this.#now()) return {};
     return Object.fromEntries([...entry.records].map(([k, v]) => [k, parseJournalRecord(v)]));

@@ -665,8 +665,27 @@ export class RedisLeaseStore implements LeaseStore {
     if (replies === null) throw new BridgeError('UNAVAILABLE', 'the device-state journal write was aborted');
   }
 
-  async takeDeviceState(leaseId: string): Promise<Record<string, Record<string, unknown>>> {
+  async takeDeviceState(
+    leaseId: string,
+    keys?: readonly string[],
+  ): Promise<Record<string, Record<string, unknown>>> {
     const hash = this.#keys.deviceState(leaseId);
+    if (keys !== undefined) {
+      if (keys.length === 0) return {};
+      // The named fields only, read and deleted in one transaction; the rest stays for teardown.
+      const replies = await this.#client
+        .multi()
+        .hmget(hash, ...keys)
+        .hdel(hash, ...keys)
+        .exec();
+      const [err, values] = replies?.[0] ?? [null, []];
+      if (err) throw err;
+      const out: Record<string, Record<string, unknown>> = {};
+      for (const [i, json] of ((values ?? []) as Array<string | null>).entries()) {
+        if (json !== null) out[keys[i]!] = parseJournalRecord(json, `${leaseId} ${keys[i]}`);
+      }
+      return out;
+    }
     // Read and delete in one transaction: two teardowns never both restore.
     const replies = await this.#client.multi().hgetall(hash).del(hash).exec();
     const [err, fields] = replies?.[0] ?? [null, {}];

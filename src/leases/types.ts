@@ -215,8 +215,14 @@ export interface LeaseStore {
    * the store (Redis: survives a bridge crash), kept for the retention period at most.
    */
   saveDeviceState(leaseId: string, key: string, record: Record<string, unknown>): Promise<void>;
-  /** Everything journaled for the lease (key → record), removed from the store: teardown's input. */
-  takeDeviceState(leaseId: string): Promise<Record<string, Record<string, unknown>>>;
+  /**
+   * Everything journaled for the lease (key → record), removed from the store: teardown's input.
+   * With `keys`, only those records are taken (in one step); the others stay for teardown.
+   */
+  takeDeviceState(
+    leaseId: string,
+    keys?: readonly string[],
+  ): Promise<Record<string, Record<string, unknown>>>;
   /**
    * Wake-ups across processes: `listener` runs whenever, in any process sharing the store, a device
    * may have freed (a teardown recorded while some selector queue has waiters: a device nobody waits

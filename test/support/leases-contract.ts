@@ -529,6 +529,23 @@ export function leaseStoreContract(name: string, make: StoreFactory, options: { 
       await store.close();
     });
 
+    it('device state journal: some keys taken alone (once), the rest left in place for teardown', async () => {
+      const { store } = await setup();
+      await store.saveDeviceState('lease-1', 'glass-a11y', { serial: 's1' });
+      await store.saveDeviceState('lease-1', 'app:com.example', { sha256: 'ab' });
+      expect(await store.takeDeviceState('lease-1', ['glass-a11y', 'missing'])).toEqual({
+        'glass-a11y': { serial: 's1' },
+      });
+      expect(await store.takeDeviceState('lease-1', ['glass-a11y'])).toEqual({});
+      // The key taken can be journaled again (the first of a key wins only while it is there).
+      await store.saveDeviceState('lease-1', 'glass-a11y', { serial: 's2' });
+      expect(await store.takeDeviceState('lease-1')).toEqual({
+        'glass-a11y': { serial: 's2' },
+        'app:com.example': { sha256: 'ab' },
+      });
+      await store.close();
+    });
+
     it('wake-up kinds: a deferred teardown wakes listeners as `deferred`, a waiter leaving as `waiters`', async () => {
       const { store, clock } = await setup();
       const kinds: string[] = [];
