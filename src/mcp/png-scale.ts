@@ -5,7 +5,7 @@
  * damaged file) is `null`: the caller sends the original. Pure but for zlib.
  */
 import { deflateSync, inflateSync } from 'node:zlib';
-import { crc32, PNG_MAGIC } from '../protocol/helper/png-header.ts';
+import { PNG_MAGIC, pngChunk } from '../protocol/helper/png-header.ts';
 
 export interface Pixels {
   width: number;
@@ -101,15 +101,6 @@ export function decodePng(png: Uint8Array): Pixels | null {
   return { width, height, channels, data };
 }
 
-function chunk(type: string, data: Uint8Array): Buffer {
-  const out = Buffer.alloc(12 + data.length);
-  out.writeUInt32BE(data.length, 0);
-  out.write(type, 4, 'latin1');
-  out.set(data, 8);
-  out.writeUInt32BE(crc32(out.subarray(4, 8 + data.length)), 8 + data.length);
-  return out;
-}
-
 /** Encode pixels as an 8-bit RGB or RGBA PNG (filter 0 on every row). */
 export function encodePng(image: Pixels): Buffer {
   const stride = image.width * image.channels;
@@ -123,9 +114,9 @@ export function encodePng(image: Pixels): Buffer {
   ihdr[9] = image.channels === 4 ? 6 : 2;
   return Buffer.concat([
     Buffer.from(PNG_MAGIC),
-    chunk('IHDR', ihdr),
-    chunk('IDAT', deflateSync(raw)),
-    chunk('IEND', new Uint8Array(0)),
+    pngChunk('IHDR', ihdr),
+    pngChunk('IDAT', deflateSync(raw)),
+    pngChunk('IEND', new Uint8Array(0)),
   ]);
 }
 

@@ -565,7 +565,14 @@ describe('chaos: the end state', () => {
   it('0 forwards, 0 helpers, every device online and none quarantined, no lease lost', async () => {
     expect(await bridge.node.adb.client.listForwards({ timeoutMs: 5000 })).toEqual([]);
     for (const d of devices) expect(d.sim.runningHelpers(), d.sim.serial).toBe(0);
-    const listed = (await api('GET', '/v1/devices')).body.devices as Json[];
+    // The last fault's device comes back with the health pass after its stall was lifted.
+    const listed = await waitFor(
+      async () => {
+        const all = (await api('GET', '/v1/devices')).body.devices as Json[];
+        return all.every((x) => x.state === 'online') ? all : false;
+      },
+      { what: 'every device online again', timeoutMs: 30_000 },
+    ).catch(async () => (await api('GET', '/v1/devices')).body.devices as Json[]);
     expect(listed.map((x) => x.state)).toEqual(devices.map(() => 'online'));
     expect((await api('GET', '/v1/leases')).body.leases).toEqual([]);
     for (const id of leasesTaken) {

@@ -17,7 +17,7 @@ import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
 import { ConfigMap, Secret, Service } from 'kubernetes-models/v1';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments, parse as parseYaml } from 'yaml';
-import { addressBytes, inRange, loadConfig } from '../../src/config.ts';
+import { inRange, loadConfig } from '../../src/config.ts';
 
 const root = new URL('../..', import.meta.url).pathname;
 const k8sDir = path.join(root, 'infra/k8s');

@@ -7,16 +7,7 @@ import { deflateSync } from 'node:zlib';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decodePng, encodePng, fitPng, type Pixels, scaleDown } from '../../src/mcp/png-scale.ts';
-import { crc32, PNG_MAGIC } from '../../src/protocol/helper/png-header.ts';
-
-function chunk(type: string, data: Uint8Array): Buffer {
-  const out = Buffer.alloc(12 + data.length);
-  out.writeUInt32BE(data.length, 0);
-  out.write(type, 4, 'latin1');
-  out.set(data, 8);
-  out.writeUInt32BE(crc32(out.subarray(4, 8 + data.length)), 8 + data.length);
-  return out;
-}
+import { PNG_MAGIC, pngChunk } from '../../src/protocol/helper/png-header.ts';
 
 /** A PNG of `rows` (bpp bytes per pixel) with `filter` applied on every row, as the spec defines it. */
 function filteredPng(
@@ -54,9 +45,9 @@ function filteredPng(
   ihdr[9] = colour;
   return Buffer.concat([
     Buffer.from(PNG_MAGIC),
-    chunk('IHDR', ihdr),
-    chunk('IDAT', deflateSync(raw)),
-    chunk('IEND', new Uint8Array(0)),
+    pngChunk('IHDR', ihdr),
+    pngChunk('IDAT', deflateSync(raw)),
+    pngChunk('IEND', new Uint8Array(0)),
   ]);
 }
 

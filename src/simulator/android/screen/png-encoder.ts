@@ -4,16 +4,7 @@
  * header back). No native dependency.
  */
 import { deflateSync } from 'node:zlib';
-import { crc32, PNG_MAGIC } from '../../../protocol/helper/png-header.ts';
-
-function chunk(type: string, data: Uint8Array): Buffer {
-  const out = Buffer.alloc(12 + data.length);
-  out.writeUInt32BE(data.length, 0);
-  out.write(type, 4, 'latin1');
-  out.set(data, 8);
-  out.writeUInt32BE(crc32(out.subarray(4, 8 + data.length)), 8 + data.length);
-  return out;
-}
+import { PNG_MAGIC, pngChunk } from '../../../protocol/helper/png-header.ts';
 
 /** Encode `rgb` (width × height × 3 bytes, rows top to bottom) as a PNG file. */
 export function encodePng(width: number, height: number, rgb: Uint8Array): Buffer {
@@ -39,8 +30,8 @@ export function encodePng(width: number, height: number, rgb: Uint8Array): Buffe
   ihdr[12] = 0; // no interlace
   return Buffer.concat([
     PNG_MAGIC,
-    chunk('IHDR', ihdr),
-    chunk('IDAT', deflateSync(raw, { level: 6 })),
-    chunk('IEND', new Uint8Array(0)),
+    pngChunk('IHDR', ihdr),
+    pngChunk('IDAT', deflateSync(raw, { level: 6 })),
+    pngChunk('IEND', new Uint8Array(0)),
   ]);
 }
