@@ -2,10 +2,10 @@
  * A slow logcat client on a loud device, end to end: a `devicebridge
  * simulate --log-rate 20000` process (20,000 synthetic lines per second), a `devicebridge serve`
  * process driving it through its real adb server, and a client that reads a few hundred entries
- * and then stalls for 8 s. The serve process's memory (RSS from /proc, used heap from its /metrics)
- * must stay within a stated bound while it stalls — if the bridge read the device's output ahead of
- * the client, it would hold some 160,000 entries (well over 30 MB) by the end — and the stream must
- * still end when the lease ends.
+ * and then stalls for 8 s. Nothing may be read ahead of the client: once the lease ends, only what
+ * the sockets on the way hold is still delivered (a bridge reading ahead would hold everything the
+ * device logged during the stall, some 180,000 entries), and the stream ends. The serve process's
+ * memory (RSS from /proc, used heap from its /metrics) is printed for test/bench/RESULTS.md.
  */
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
@@ -25,13 +25,6 @@ import {
 const prefix = `test:${randomUUID()}:`;
 const LOG_RATE = 20_000;
 const STALL_MS = 8_000;
-/**
- * Stated bounds of the serve process's growth while the client stalls. Measured here: a bridge that
- * pulls for the client kept -8 to -6 MiB of heap (the late samples' lowest against the first) and a
- * bridge reading ahead (the stream's pull replaced by a loop) kept 11 MiB with RSS up 47 MiB.
- */
-const MAX_HEAP_GROWTH = 8 * 1024 * 1024;
-const MAX_RSS_GROWTH = 48 * 1024 * 1024;
 /**
  * Entries in flight between the device and the stalled client, at most: what the kernel's loopback
  * socket buffers on the way (simulator → adb server → bridge → client) hold — 4,400–47,700 measured
@@ -136,11 +129,9 @@ describe('a slow logcat reader on a high-rate device (e2e)', () => {
         rssGrowthMiB: +(growth.rss / 2 ** 20).toFixed(2),
       }),
     );
-    // Growth is what stays: the lowest of the late samples (each sample holds whatever garbage the
-    // collector has not reached yet; a bridge reading ahead keeps what it read, so even its lowest
-    // sample grows). Peaks say where the collector happened to be (one peaked at 24 MiB, 2.5 MiB kept).
-    expect(growth.heap).toBeLessThan(MAX_HEAP_GROWTH);
-    expect(growth.rss).toBeLessThan(MAX_RSS_GROWTH);
+    // The memory figures are printed, not asserted: a heap sample holds whatever garbage the
+    // collector has not reached yet (up to +8.4 MiB measured for a bridge that pulls, +11 MiB for one
+    // reading ahead), too close to tell apart. What tells them apart is what was in flight (below).
 
     // The lease ends: the stream ends too (what was buffered on the way drains first, bounded).
     const released = await http(url, 'DELETE', `/v1/leases/${lease.id}`);
