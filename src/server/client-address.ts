@@ -8,17 +8,13 @@ import { type AddressRange, addressBytes, inRange } from '../config.ts';
 import type { AppEnv } from './env.ts';
 
 /** An address as one spelling per address: an IPv4-mapped IPv6 peer is its IPv4 address. */
-function normalise(address: string): string {
+export function normaliseAddress(address: string): string {
   const bytes = addressBytes(address);
   return bytes !== null && bytes.length === 4 ? bytes.join('.') : address;
 }
 
 /** Whether `address` is one of the trusted proxies. */
 export function isTrustedProxy(address: string, proxies: readonly AddressRange[]): boolean {
-  return trusted(address, proxies);
-}
-
-function trusted(address: string, proxies: readonly AddressRange[]): boolean {
   const bytes = addressBytes(address);
   return bytes !== null && proxies.some((range) => inRange(bytes, range));
 }
@@ -36,14 +32,14 @@ export function clientAddressOf(
   forwardedFor: string | undefined,
   proxies: readonly AddressRange[],
 ): string {
-  let hop = normalise(peer);
+  let hop = normaliseAddress(peer);
   if (proxies.length === 0 || forwardedFor === undefined) return hop;
   const chain = forwardedFor.split(',');
   for (let i = chain.length - 1; i >= 0; i--) {
-    if (!trusted(hop, proxies)) return hop;
+    if (!isTrustedProxy(hop, proxies)) return hop;
     const entry = chain[i]!.trim();
     if (addressBytes(entry) === null) return hop;
-    hop = normalise(entry);
+    hop = normaliseAddress(entry);
   }
   return hop;
 }
