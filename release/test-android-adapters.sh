@@ -20,7 +20,7 @@ A="$ROOT/android"
 J=/usr/share/java
 CP="$J/junit4.jar:$J/hamcrest-core.jar:$J/com.android.json.jar"
 # The profiles every run covers; keep in sync with test/integration/android-adapters.test.ts.
-DEFAULT_PROFILES=(23 26 29 31 33 34 35 33-vivo 34-vivo 34-honor 34-miui 33-coloros)
+DEFAULT_PROFILES=(23 24 26 29 31 33 34 35 33-vivo 34-vivo 34-honor 34-miui 33-coloros)
 PROFILES=("$@")
 [ "${#PROFILES[@]}" -gt 0 ] || PROFILES=("${DEFAULT_PROFILES[@]}")
 

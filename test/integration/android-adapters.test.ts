@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { type RunResult, run } from '../support/android.ts';
 
 /** Every profile the script runs by default: API levels, then OEM builds (release/test-android-adapters.sh). */
-const API_LEVELS = ['23', '26', '29', '31', '33', '34', '35'];
+const API_LEVELS = ['23', '24', '26', '29', '31', '33', '34', '35'];
 const OEM_BUILDS = ['33-vivo', '34-vivo', '34-honor', '34-miui', '33-coloros'];
 const PROFILES = [...API_LEVELS, ...OEM_BUILDS];
 /** Every module with adapter tests (android/<module>/src/adapter-test/java); each must run on every profile. */

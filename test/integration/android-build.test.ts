@@ -153,6 +153,23 @@ describe('glass agent jar', () => {
     expect(dump.stdout).not.toMatch(/Test;'|Recording/);
   });
 
+  it('has the encoder mode, ScreenMain (a static main(String[])), with its framing core', async () => {
+    const dump = await run('dexdump', [path.join(first, AGENT)]);
+    expect(dump.code).toBe(0);
+    const screen = /Class descriptor\s*: 'Ldev\/devicebridge\/glassagent\/ScreenMain;'[\s\S]*?(?=Class #|$)/.exec(
+      dump.stdout,
+    )?.[0];
+    expect(screen).toBeDefined();
+    expect(screen).toMatch(
+      /name\s*: 'main'\s*\n\s*type\s*: '\(\[Ljava\/lang\/String;\)V'\s*\n\s*access\s*: 0x0009 \(PUBLIC STATIC\)/,
+    );
+    for (const cls of ['core/ScreenFraming', 'core/ScreenOptions', 'ScreenStreamer', 'DisplayMirror']) {
+      expect(dump.stdout).toContain(`'Ldev/devicebridge/glassagent/${cls};'`);
+    }
+    // The framework fakes never reach the jar.
+    expect(dump.stdout).not.toMatch(/Ldev\/devicebridge\/fakes\/|FakeMedia|FakeDisplays/);
+  });
+
   it('our dex reader lists exactly the classes dexdump lists (what release publish checks mainClass against)', async () => {
     const dump = await run('dexdump', [path.join(first, AGENT)]);
     const dexdumped = [...dump.stdout.matchAll(/Class descriptor\s*: 'L([^']+);'/g)].map((m) =>

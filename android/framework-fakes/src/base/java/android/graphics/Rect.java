@@ -45,4 +45,9 @@ public final class Rect {
     public String toString() {
         return "Rect(" + left + ", " + top + " - " + right + ", " + bottom + ")";
     }
+
+    /** "[left,top][right,bottom]", as AOSP's. */
+    public String toShortString() {
+        return "[" + left + "," + top + "][" + right + "," + bottom + "]";
+    }
 }

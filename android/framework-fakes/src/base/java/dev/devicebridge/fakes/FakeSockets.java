@@ -140,6 +140,24 @@ public final class FakeSockets {
             }
         }
 
+        /**
+         * Exactly {@code n} bytes the server sent; null when the server closed the connection before
+         * the first of them; throws when it closed midway or after timeoutMs.
+         */
+        public byte[] readBytes(int n, long timeoutMs) throws IOException {
+            byte[] out = new byte[n];
+            long deadline = System.currentTimeMillis() + timeoutMs;
+            for (int i = 0; i < n; i++) {
+                int b = toClient.read(deadline);
+                if (b < 0) {
+                    if (i == 0) return null;
+                    throw new IOException("the server closed the connection after " + i + " of " + n + " bytes");
+                }
+                out[i] = (byte) b;
+            }
+            return out;
+        }
+
         public void close() {
             toServer.close();
         }
