@@ -156,9 +156,10 @@ describe('glass agent jar', () => {
   it('has the encoder mode, ScreenMain (a static main(String[])), with its framing core', async () => {
     const dump = await run('dexdump', [path.join(first, AGENT)]);
     expect(dump.code).toBe(0);
-    const screen = /Class descriptor\s*: 'Ldev\/devicebridge\/glassagent\/ScreenMain;'[\s\S]*?(?=Class #|$)/.exec(
-      dump.stdout,
-    )?.[0];
+    const screen =
+      /Class descriptor\s*: 'Ldev\/devicebridge\/glassagent\/ScreenMain;'[\s\S]*?(?=Class #|$)/.exec(
+        dump.stdout,
+      )?.[0];
     expect(screen).toBeDefined();
     expect(screen).toMatch(
       /name\s*: 'main'\s*\n\s*type\s*: '\(\[Ljava\/lang\/String;\)V'\s*\n\s*access\s*: 0x0009 \(PUBLIC STATIC\)/,
