@@ -202,6 +202,11 @@ export class DeviceRegistry extends EventEmitter {
    * put back from here by the next health pass.
    */
   readonly #driven = new Map<string, DeviceRecord>();
+  /**
+   * The ids removed while each health pass in flight runs: a pass that listed a device before its
+   * removal must neither reconnect its tunnel nor put its record back.
+   */
+  readonly #removedDuringPasses = new Set<Set<string>>();
   /** Every record as last read from the store, with when (what `match` reports as `missing`). */
   readonly #seen = new Map<string, { record: DeviceRecord; at: number; generation: string | undefined }>();
   /** The store's generation as this node last read it (at every health pass and when nothing matches). */
@@ -498,6 +503,7 @@ export class DeviceRegistry extends EventEmitter {
       await this.#tunnels.remove(record.endpoint);
     }
     this.#driven.delete(id);
+    for (const removed of this.#removedDuringPasses) removed.add(id);
     await this.#sawRemoved(record);
     await this.#store.delete(id);
     this.#logger?.info({ deviceId: id, forced: options.force === true }, 'device removed');
@@ -516,6 +522,8 @@ export class DeviceRegistry extends EventEmitter {
       if (record.endpoint !== undefined && this.#tunnels.status(record.endpoint) !== undefined) {
         await this.#tunnels.remove(record.endpoint).catch(() => undefined);
       }
+      this.#driven.delete(record.id);
+      for (const removed of this.#removedDuringPasses) removed.add(record.id);
       await this.#sawRemoved(record);
       if (!(await this.#store.delete(record.id))) continue;
       removed.push(record.id);
@@ -924,6 +932,17 @@ export class DeviceRegistry extends EventEmitter {
    * `health-pass` when it completed.
    */
   async checkHealth(): Promise<void> {
+    const removed = new Set<string>();
+    this.#removedDuringPasses.add(removed);
+    try {
+      await this.#healthPass(removed);
+    } finally {
+      this.#removedDuringPasses.delete(removed);
+    }
+    this.emit('health-pass');
+  }
+
+  async #healthPass(removed: ReadonlySet<string>): Promise<void> {
     let adb: Map<string, string> | null;
     try {
       adb = new Map(
@@ -940,13 +959,15 @@ export class DeviceRegistry extends EventEmitter {
     }
     // Every pass: a node that knew the store's generation is the one to tell a loss from a fresh store.
     await this.#refreshGeneration();
-    const records = this.#saw(await this.#store.list());
+    const listed = this.#saw(await this.#store.list());
+    // Removed since the list was read: gone for this pass too.
+    const records = listed.filter((r) => !removed.has(r.id));
     await this.#takeOver(records);
     const owned = await this.#republish(records);
     for (let i = 0; i < owned.length; i += HEALTH_CONCURRENCY) {
-      await Promise.all(owned.slice(i, i + HEALTH_CONCURRENCY).map((r) => this.#checkOne(r, adb)));
+      const batch = owned.slice(i, i + HEALTH_CONCURRENCY).filter((r) => !removed.has(r.id));
+      await Promise.all(batch.map((r) => this.#checkOne(r, adb)));
     }
-    this.emit('health-pass');
   }
 
   /**

@@ -55,3 +55,66 @@ describe('health passes', () => {
     expect(await metrics.registry.metrics()).toMatch(/^devicebridge_device_health_passes_total 2$/m);
   });
 });
+
+describe('a removal while a health pass is in flight', () => {
+  it('sticks: the pass that listed the device before the removal neither reconnects nor re-publishes it', async () => {
+    const store = new MemoryDeviceStore();
+    const endpoint = '127.0.0.1:5555';
+    const now = Date.now();
+    await store.put({
+      id: '127.0.0.1-5555',
+      serial: endpoint,
+      endpoint,
+      labels: {},
+      state: 'online',
+      properties: {},
+      helpers: {},
+      source: 'config',
+      ownerNode: 'node-a',
+      consecutiveFailures: 0,
+      createdAt: now,
+      updatedAt: now,
+    });
+    const tunnels = new Set([endpoint]);
+    let holdList: Promise<void> | null = null;
+    let listed: () => void = () => undefined;
+    const list = store.list.bind(store);
+    store.list = async () => {
+      const records = await list();
+      if (holdList !== null) {
+        listed();
+        await holdList;
+      }
+      return records;
+    };
+    const r = new DeviceRegistry({
+      store,
+      client: { devices: async () => [{ serial: endpoint, state: 'device' }] } as unknown as AdbClient,
+      tunnels: {
+        status: (e: string) => (tunnels.has(e) ? { state: 'connected' } : undefined),
+        add: async (e: string) => void tunnels.add(e),
+        remove: async (e: string) => void tunnels.delete(e),
+        reconnect: () => undefined,
+      } as unknown as TunnelManager,
+      policy: new EndpointPolicy(),
+      node: 'node-a',
+    });
+    let release: () => void = () => undefined;
+    holdList = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const wasListed = new Promise<void>((resolve) => {
+      listed = resolve;
+    });
+    const pass = r.checkHealth();
+    await wasListed;
+    holdList = null;
+    await r.remove('127.0.0.1-5555');
+    release();
+    await pass;
+    await r.checkHealth();
+    await r.checkHealth();
+    expect(await store.get('127.0.0.1-5555')).toBeNull();
+    expect([...tunnels]).toEqual([]);
+  });
+});
