@@ -27,3 +27,26 @@ export class TurnBudget {
     return nextTurn().then(() => undefined);
   }
 }
+
+/**
+ * A timeout that counts only the time the event loop was responsive: it ticks every `tickMs` and
+ * each tick counts at most `2 * tickMs`, so a stretch of the process's own work (a busy event loop
+ * under a flood of device output) is not blamed on the dependency being waited for, while a
+ * dependency that does not answer a responsive process still times out after about `ms`.
+ * `signal` aborts then (its reason names `ms`); `dispose()` stops the ticks.
+ */
+export function responsiveTimeout(ms: number, tickMs = 50): { signal: AbortSignal; dispose(): void } {
+  const controller = new AbortController();
+  let left = ms;
+  let last = performance.now();
+  const tick = setInterval(() => {
+    const now = performance.now();
+    left -= Math.min(now - last, 2 * tickMs);
+    last = now;
+    if (left > 0) return;
+    clearInterval(tick);
+    controller.abort(new Error(`no answer within ${ms} ms`));
+  }, tickMs);
+  tick.unref();
+  return { signal: controller.signal, dispose: () => clearInterval(tick) };
+}
