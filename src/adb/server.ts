@@ -17,6 +17,7 @@ import { EventEmitter } from 'node:events';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { BridgeError } from '../errors.ts';
+import { responsiveTimeout } from '../event-loop-turns.ts';
 import type { Logger } from '../observability/logger.ts';
 import { parseVersion } from '../protocol/adb/host-protocol.ts';
 import { type AdbServerConnector, TcpAdbServerConnector } from './connector.ts';
@@ -75,17 +76,33 @@ export function foreignAdbServerError(host: string, port: number): BridgeError {
   );
 }
 
-/** Ask an adb server for its version (`host:version`); resolves the version number or rejects. */
-export async function pingAdbServer(connector: AdbServerConnector, timeoutMs = 1000): Promise<number> {
+/**
+ * Ask an adb server for its version (`host:version`); resolves the version number or rejects.
+ * `responsive`: the budget counts only the time this process's event loop was responsive (the
+ * readiness check: a node busy with device output must not read its adb server as down).
+ */
+export async function pingAdbServer(
+  connector: AdbServerConnector,
+  timeoutMs = 1000,
+  options: { responsive?: boolean } = {},
+): Promise<number> {
   // One budget for the whole exchange (connect, status, version), not one per step.
-  const deadline = { timeoutMs, signal: AbortSignal.timeout(timeoutMs) };
-  const conn = await HostConnection.open(connector, deadline);
+  const responsive = options.responsive ? responsiveTimeout(timeoutMs) : undefined;
+  const deadline =
+    responsive === undefined
+      ? { timeoutMs, signal: AbortSignal.timeout(timeoutMs) }
+      : { timeoutMs: 0, signal: responsive.signal };
   try {
-    conn.send('host:version');
-    await conn.okay(deadline, 'host:version');
-    return parseVersion(await conn.string(deadline, 'host:version'));
+    const conn = await HostConnection.open(connector, deadline);
+    try {
+      conn.send('host:version');
+      await conn.okay(deadline, 'host:version');
+      return parseVersion(await conn.string(deadline, 'host:version'));
+    } finally {
+      conn.destroy();
+    }
   } finally {
-    conn.destroy();
+    responsive?.dispose();
   }
 }
 

@@ -20,7 +20,7 @@ import {
 } from '../helpers/farm/apps.ts';
 import { LOGCAT_COMMAND, type LogcatFilter, logcatNdjson } from '../helpers/farm/logcat-stream.ts';
 import { runShell, type ShellInput, type ShellRun, shellLine } from '../helpers/farm/shell.ts';
-import { shellEventStream } from '../helpers/farm/shell-events.ts';
+import { STREAM_HELD_BYTES, shellEventStream } from '../helpers/farm/shell-events.ts';
 import { ShellGate } from '../helpers/farm/shell-gate.ts';
 import type { LeaseTarget } from './scope.ts';
 import type { LeaseSessions } from './session.ts';
@@ -101,9 +101,10 @@ export class FarmCapability {
     run: { timeoutMs: number },
   ): Promise<ReadableStream<Uint8Array>> {
     const line = shellLine(input);
-    // Streamed output is not held here (the reader's pace pauses the device): it counts per lease
-    // and per tenant, not against the output budget. Its place is free when the stream ends.
-    const done = this.shellGate.admit({ leaseId: lease.id, tenant, holdsBytes: 0 });
+    // A streamed command holds at most STREAM_HELD_BYTES here (the reader's pace pauses the device
+    // past that): it counts per lease, per tenant and that much against the node's output budget,
+    // and its output draws from the tenant's pace. Its place is free when the stream ends.
+    const done = this.shellGate.admit({ leaseId: lease.id, tenant, holdsBytes: STREAM_HELD_BYTES });
     try {
       return await this.#stream(lease, async (signal) => {
         const shell = await this.#sessions.options.adb.client.shellStream(lease.serial, line, {
@@ -114,7 +115,13 @@ export class FarmCapability {
         const ended = new Promise<void>((resolve) => {
           end = resolve;
         }).finally(done);
-        return { stream: shellEventStream(shell, { timeoutMs: run.timeoutMs, signal, onEnd: end }), ended };
+        const stream = shellEventStream(shell, {
+          timeoutMs: run.timeoutMs,
+          signal,
+          onEnd: end,
+          pace: (bytes) => this.shellGate.pace(tenant, bytes),
+        });
+        return { stream, ended };
       });
     } catch (err) {
       done();

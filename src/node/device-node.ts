@@ -374,7 +374,7 @@ async function startSteps(options: DeviceNodeOptions, teardown: Teardown): Promi
     room,
     app,
     readiness: {
-      adbServer: () => pingAdbServer(adb.server.connector, 1000),
+      adbServer: () => pingAdbServer(adb.server.connector, 1000, { responsive: true }),
       leaseStore: () => built.leaseStore.waiting(),
     },
     drain: () => leases.drain(),

@@ -16,6 +16,7 @@ import {
   type ShellEvent,
   shellEventStream,
 } from '../../src/helpers/farm/shell-events.ts';
+import { ShellGate } from '../../src/helpers/farm/shell-gate.ts';
 import { SimLogBuffer, startSyntheticLog } from '../../src/simulator/android/log.ts';
 import { waitFor } from '../support/wait-for.ts';
 
@@ -188,6 +189,90 @@ describe('shellEventStream', () => {
     expect(last).toMatchObject({ exit: 0 });
     // The first event (read above) plus everything after it.
     expect(received + chunk.length).toBeGreaterThanOrEqual(accepted);
+  });
+});
+
+describe('shellEventStream paced by the shell gate', () => {
+  /** A reader that takes what the stream has produced so far, without waiting for more. */
+  function eventsOf(stream: ReadableStream<Uint8Array>) {
+    const reader = stream.getReader();
+    const events: ShellEvent[] = [];
+    let pending: ReturnType<typeof reader.read> | undefined;
+    return {
+      events,
+      async readAvailable() {
+        for (;;) {
+          pending ??= reader.read();
+          const next = await Promise.race([
+            pending,
+            new Promise<'idle'>((r) => setImmediate(() => setImmediate(() => r('idle')))),
+          ]);
+          if (next === 'idle') return;
+          pending = undefined;
+          if (next.done) return;
+          for (const line of Buffer.from(next.value).toString('utf8').split('\n'))
+            if (line !== '') events.push(JSON.parse(line) as ShellEvent);
+        }
+      },
+    };
+  }
+
+  it("a tenant's stream is held to its pace; another tenant's stream is not slowed", async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      // 1000 bytes a second per tenant (a burst of one second's worth first), on a fake clock.
+      const gate = new ShellGate({
+        perLease: 4,
+        perTenant: 16,
+        outputBudgetBytes: 1 << 20,
+        outputBytesPerSecond: 1000,
+      });
+      let now = 0;
+      const open = (tenant: string) => {
+        const f = fakeShell();
+        const stream = shellEventStream(f.shell, {
+          timeoutMs: 60_000,
+          signal: new AbortController().signal,
+          pace: (bytes) => gate.pace(tenant, bytes, now),
+        });
+        return { f, ...eventsOf(stream) };
+      };
+      const loud = open('loud');
+      const chunk = Buffer.alloc(250, 'x');
+      for (let i = 0; i < 40; i++) loud.f.stdout.write(chunk); // 10,000 bytes waiting on the device side
+      await loud.readAvailable();
+      // The burst (1000 bytes) and what was already on its way (a chunk or two), no more: the
+      // device's output is paused.
+      const first = bytesOf(loud.events, 'stdout').length;
+      expect(first).toBeGreaterThanOrEqual(1000);
+      expect(first).toBeLessThanOrEqual(1500);
+      expect(loud.f.stdout.isPaused()).toBe(true);
+
+      // Another tenant meanwhile gets its own burst at once.
+      const quiet = open('quiet');
+      for (let i = 0; i < 4; i++) quiet.f.stdout.write(chunk);
+      await quiet.readAvailable();
+      expect(bytesOf(quiet.events, 'stdout').length).toBe(1000);
+
+      // One second later (fake clock and timers), the loud tenant gets one more second's worth.
+      now += 1000;
+      await vi.advanceTimersByTimeAsync(1000);
+      await loud.readAvailable();
+      const second = bytesOf(loud.events, 'stdout').length;
+      expect(second - first).toBeGreaterThanOrEqual(500);
+      expect(second - first).toBeLessThanOrEqual(1500);
+      // Nothing was dropped: after enough time every byte arrives, in order.
+      for (let t = 0; t < 20; t++) {
+        now += 1000;
+        await vi.advanceTimersByTimeAsync(1000);
+        await loud.readAvailable();
+      }
+      expect(bytesOf(loud.events, 'stdout')).toEqual(Buffer.alloc(10_000, 'x'));
+      loud.f.finish(0);
+      quiet.f.finish(0);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 

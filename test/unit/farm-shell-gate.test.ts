@@ -40,7 +40,7 @@ describe('shell gate', () => {
     expect(() => gate.admit({ leaseId: 'd', tenant: 'u', holdsBytes: 0 })).not.toThrow();
   });
 
-  it('refuses collected output past the budget but admits a streamed command (it holds none)', () => {
+  it('refuses output past the budget but admits a command that holds none', () => {
     const gate = new ShellGate(limits);
     gate.admit({ leaseId: 'a', tenant: 't', holdsBytes: 8 });
     const err = refusal(() => gate.admit({ leaseId: 'b', tenant: 'u', holdsBytes: 4 }));

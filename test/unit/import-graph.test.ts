@@ -120,7 +120,7 @@ function describeCycle(members: string[], edges: (from: string) => Map<string, s
  */
 const LAYERS: readonly (readonly string[])[] = [
   // Pure foundations, no I/O of their own: the error type, value rendering, strict JSON and the
-  // decoding of stored records with it, the version, the periodic-task helper, logging and metrics,
+  // decoding of stored records with it, the version, the periodic-task helper, the per-turn work budget, logging and metrics,
   // and snapshot normalisation (XML -> JSON tree).
   [
     'errors.ts',
@@ -129,6 +129,7 @@ const LAYERS: readonly (readonly string[])[] = [
     'stored-record.ts',
     'version.ts',
     'periodic.ts',
+    'event-loop-turns.ts',
     'observability',
     'snapshot',
   ],

@@ -7,6 +7,7 @@
  * ended) or the client goes away (cancel).
  */
 import type { ShellStream } from '../../adb/shell-stream.ts';
+import { TurnBudget } from '../../event-loop-turns.ts';
 import { type LogEntry, type LogLevel, logEntryMatches, parseLogcatLine } from './logcat.ts';
 
 export interface LogcatFilter {
@@ -41,6 +42,9 @@ export function logcatNdjson(shell: ShellStream, filter: LogcatFilter): Readable
   shell.stderr.resume();
   const source = lines(shell);
   const encoder = new TextEncoder();
+  // A loud device and a reader that takes everything at once would otherwise keep the event loop
+  // (pulls chain in microtasks while the socket has data): lines read count, filtered out or not.
+  const turns = new TurnBudget();
   return new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
@@ -51,10 +55,13 @@ export function logcatNdjson(shell: ShellStream, filter: LogcatFilter): Readable
             return;
           }
           const entry: LogEntry | null = parseLogcatLine(next.value);
+          const spent = turns.spend(next.value.length + 1);
           if (entry !== null && logEntryMatches(entry, filter)) {
             controller.enqueue(encoder.encode(`${JSON.stringify(entry)}\n`));
+            await spent;
             return;
           }
+          await spent;
         }
       },
       async cancel() {

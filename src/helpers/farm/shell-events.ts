@@ -9,10 +9,13 @@
  * Backpressure: events are produced only while the HTTP reader pulls. At most `QUEUE_HIGH_BYTES` of
  * encoded events wait here; past that the shell stream's stdout/stderr are paused, their buffers
  * fill, and the adb socket itself is paused (adb/shell-stream.ts), so a slow reader holds the device
- * back instead of growing the bridge's memory.
+ * back instead of growing the bridge's memory. The output also draws from its tenant's pace (the
+ * shell gate's, shared with the collected commands): past it both outputs are paused for a while,
+ * so a tenant streaming without end is read at its rate and the device waits.
  */
 import type { ShellStream } from '../../adb/shell-stream.ts';
 import { BridgeError } from '../../errors.ts';
+import { TurnBudget } from '../../event-loop-turns.ts';
 
 export type ShellEvent =
   | { stream: 'stdout' | 'stderr'; data: string }
@@ -22,6 +25,12 @@ export type ShellEvent =
 /** Encoded events waiting for the reader beyond which the device's output is paused. */
 export const QUEUE_HIGH_BYTES = 64 * 1024;
 const QUEUE_LOW_BYTES = 16 * 1024;
+/**
+ * What one streamed command may hold on the node, counted against the shell gate's output budget:
+ * the queue past its high mark by one event (an adb packet of up to 256 KiB, base64), and what the
+ * paused outputs buffered.
+ */
+export const STREAM_HELD_BYTES = 512 * 1024;
 
 export interface ShellEventsOptions {
   /** The command's deadline (from the start of the call). */
@@ -30,6 +39,11 @@ export interface ShellEventsOptions {
   signal: AbortSignal;
   /** Called once, when the stream has ended for any reason. */
   onEnd?: () => void;
+  /**
+   * Count output bytes read; answers how long (ms) to stop reading before more (the tenant's pace,
+   * shell-gate.ts). The device's output is paused meanwhile, never dropped.
+   */
+  pace?: (bytes: number) => number;
 }
 
 const encoder = new TextEncoder();
@@ -53,7 +67,29 @@ export function shellEventStream(
   let queuedBytes = 0;
   let finished = false;
   let closed = false;
+  /** Paused because the reader is behind (the queue passed QUEUE_HIGH_BYTES). */
   let paused = false;
+  /** Paused by the tenant's pace until this timer fires. */
+  let pacing: NodeJS.Timeout | undefined;
+  const pauseOutput = () => {
+    shell.stdout.pause();
+    shell.stderr.pause();
+  };
+  /** Read again, unless the other reason to pause still holds. */
+  const resumeOutput = () => {
+    if (paused || pacing !== undefined || finished) return;
+    shell.stdout.resume();
+    shell.stderr.resume();
+  };
+  const paced = (bytes: number) => {
+    const wait = options.pace?.(bytes) ?? 0;
+    if (wait <= 0 || pacing !== undefined) return;
+    pauseOutput();
+    pacing = setTimeout(() => {
+      pacing = undefined;
+      resumeOutput();
+    }, wait);
+  };
   let wake: (() => void) | undefined;
   const notify = () => {
     const w = wake;
@@ -66,13 +102,18 @@ export function shellEventStream(
     queuedBytes += line.length;
     if (!paused && queuedBytes > QUEUE_HIGH_BYTES) {
       paused = true;
-      shell.stdout.pause();
-      shell.stderr.pause();
+      pauseOutput();
     }
     notify();
   };
-  const onStdout = (d: Buffer) => push({ stream: 'stdout', data: d.toString('base64') });
-  const onStderr = (d: Buffer) => push({ stream: 'stderr', data: d.toString('base64') });
+  const onStdout = (d: Buffer) => {
+    push({ stream: 'stdout', data: d.toString('base64') });
+    paced(d.length);
+  };
+  const onStderr = (d: Buffer) => {
+    push({ stream: 'stderr', data: d.toString('base64') });
+    paced(d.length);
+  };
   shell.stdout.on('data', onStdout);
   shell.stderr.on('data', onStderr);
 
@@ -81,6 +122,7 @@ export function shellEventStream(
     if (finished) return;
     finished = true;
     clearTimeout(timer);
+    clearTimeout(pacing);
     options.signal.removeEventListener('abort', onLeaseEnd);
     shell.stdout.off('data', onStdout);
     shell.stderr.off('data', onStderr);
@@ -121,6 +163,9 @@ export function shellEventStream(
     ),
   );
 
+  // A reader that takes every event at once would otherwise keep the event loop for as long as the
+  // device's output flows (pulls chain in microtasks).
+  const turns = new TurnBudget();
   return new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
@@ -130,10 +175,10 @@ export function shellEventStream(
             queuedBytes -= line.length;
             if (paused && queuedBytes <= QUEUE_LOW_BYTES) {
               paused = false;
-              shell.stdout.resume();
-              shell.stderr.resume();
+              resumeOutput();
             }
             controller.enqueue(line);
+            await turns.spend(line.length);
             return;
           }
           if (finished) {

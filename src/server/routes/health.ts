@@ -8,6 +8,7 @@ import {
   ReadySchema,
   SECURED_ERRORS,
 } from '../../api/index.ts';
+import { responsiveTimeout } from '../../event-loop-turns.ts';
 import type { AppEnv } from '../env.ts';
 import { guard } from '../middleware/guard.ts';
 
@@ -34,11 +35,17 @@ async function readinessOf(
     };
     started.then(done, done);
   }
+  // Bounded by responsive time: a node whose event loop is busy with device output answers late,
+  // but its dependencies are not reported down for the node's own lag (event-loop-turns.ts).
+  const bound = responsiveTimeout(READINESS_TIMEOUT_MS);
   try {
-    await withDeadline(check, { timeoutMs: READINESS_TIMEOUT_MS }, name);
+    await withDeadline(check, { signal: bound.signal }, name);
     return 'ok';
   } catch (err) {
+    if (bound.signal.aborted) return `${name}: no answer within ${READINESS_TIMEOUT_MS} ms`;
     return err instanceof Error ? err.message : String(err);
+  } finally {
+    bound.dispose();
   }
 }
 

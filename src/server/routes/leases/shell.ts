@@ -1,4 +1,6 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import type { TypedResponse } from 'hono';
+import type { JSONParsed } from 'hono/utils/types';
 import type { ShellRequest, ShellResponse, ShellStreamRequest } from '../../../api/farm.ts';
 import {
   BODY_ERRORS,
@@ -16,6 +18,7 @@ import {
 } from '../../../api/index.ts';
 import type { ShellInput } from '../../../helpers/farm/shell.ts';
 import type { AppEnv } from '../../env.ts';
+import { jsonPieceStream } from '../../json-pieces.ts';
 import { guard, jsonBody } from '../../middleware/guard.ts';
 import { scopeFor } from './common.ts';
 
@@ -107,14 +110,18 @@ export function registerShell(app: OpenAPIHono<AppEnv>): void {
         maxOutputBytes: request.maxOutputBytes ?? SHELL_LIMITS.defaultMaxOutputBytes,
       },
     );
-    const result: ShellResponse = {
+    // A ShellResponse, its output decoded and written a piece at a time (json-pieces.ts): one
+    // JSON.stringify of several MiB would hold the node's event loop (heartbeat, /readyz) meanwhile.
+    const result: Record<keyof ShellResponse, Buffer | number | boolean | null> = {
       exitCode: outcome.exitCode,
-      stdout: outcome.stdout.toString('utf8'),
-      stderr: outcome.stderr.toString('utf8'),
+      stdout: outcome.stdout,
+      stderr: outcome.stderr,
       truncated: outcome.truncated,
       durationMs: Math.round(outcome.durationMs),
     };
-    return c.json(result, 200);
+    const answer = c.body(jsonPieceStream(result), 200, { 'Content-Type': 'application/json' });
+    // The bytes parse to the ShellResponse c.json would send (json-pieces.ts's property test).
+    return answer as unknown as Response & TypedResponse<JSONParsed<ShellResponse>, 200, 'json'>;
   });
   app.openapi(shellStreamRoute, async (c) => {
     const { side, scope } = await scopeFor(c, c.req.valid('param').id);
