@@ -121,7 +121,8 @@ describe('console live screen in chromium (e2e)', () => {
       const res = await bridge.app.request(`/v1/leases/${encodeURIComponent(lease)}`, {
         headers: { cookie: req.headers.cookie ?? '' },
       });
-      return res.status === 200;
+      // As the route will: the caller must see the lease, and it must still be active.
+      return res.status === 200 && ((await res.json()) as { state: string }).state === 'active';
     });
     const acquired = await timedRequest(
       bridge.app,
@@ -328,5 +329,22 @@ describe('console live screen in chromium (e2e)', () => {
     expect(await axeViolations(page)).toEqual([]);
     await page.getByRole('button', { name: 'Stop live view' }).click();
     await expect.poll(() => page.locator('#live-status').textContent()).toBe('live view stopped');
+  });
+
+  it('last: once the lease is released, a reconnect refused is not retried; the status says why', async () => {
+    const page = await signIn();
+    const viewer = await openScreen(page);
+    const released = await timedRequest(bridge.app, 'DELETE', `/v1/leases/${leaseId}`, undefined, {
+      token: CLIENT_TOKEN,
+    });
+    expect(released.status).toBe(200);
+    const refused = standIn.refused;
+    viewer.drop();
+    await expect.poll(() => page.locator('#live-canvas').getAttribute('data-state'), DECODING).toBe('failed');
+    expect(standIn.refused).toBe(refused + 1);
+    expect(await page.locator('#live-status').textContent()).toBe(
+      `lease ${leaseId} is released: no screen to show`,
+    );
+    expect(await page.getByRole('button', { name: 'Start live view' }).count()).toBe(1);
   });
 });

@@ -11,6 +11,8 @@
  * to the first decoded frame after it whose picture differs from the frame before the input (sampled
  * on a 32-pixel-wide copy) — input to a changed picture, as a person sees it, not the stream's PTS lag.
  */
+import type { Lease } from '../../api/leases.ts';
+import { ApiError, api } from './api.ts';
 import {
   type AccessUnit,
   isLeaveKey,
@@ -217,6 +219,15 @@ export function liveView(elements: LiveElements, lease: () => string): LiveView 
     say('failed', message);
   };
 
+  /** Closed without an `end`: a network blip (or a bridge restart); try again, waiting longer each time. */
+  const retry = () => {
+    if (!running) return;
+    const delay = BACKOFF_MS[Math.min(attempt, BACKOFF_MS.length - 1)] as number;
+    attempt++;
+    say('reconnecting', `connection lost; reconnecting in ${delay / 1000} s (attempt ${attempt})`);
+    retryTimer = setTimeout(connect, delay);
+  };
+
   const connect = () => {
     const id = lease();
     if (!id) {
@@ -228,6 +239,10 @@ export function liveView(elements: LiveElements, lease: () => string): LiveView 
     const ws = new WebSocket(`${scheme}//${location.host}/v1/leases/${encodeURIComponent(id)}/screen`);
     ws.binaryType = 'arraybuffer';
     socket = ws;
+    let opened = false;
+    ws.onopen = () => {
+      opened = true;
+    };
     canvas.dataset['connections'] = String(Number(canvas.dataset['connections'] ?? '0') + 1);
     ws.onmessage = (event: MessageEvent<ArrayBuffer | string>) => {
       try {
@@ -259,11 +274,19 @@ export function liveView(elements: LiveElements, lease: () => string): LiveView 
         fail(`the bridge refused the live view${event.reason ? `: ${event.reason}` : ''}`);
         return;
       }
-      // Closed without an `end`: a network blip (or a bridge restart); try again, waiting longer each time.
-      const delay = BACKOFF_MS[Math.min(attempt, BACKOFF_MS.length - 1)] as number;
-      attempt++;
-      say('reconnecting', `connection lost; reconnecting in ${delay / 1000} s (attempt ${attempt})`);
-      retryTimer = setTimeout(connect, delay);
+      if (opened) {
+        retry();
+        return;
+      }
+      // Refused before it opened (a browser is told no more than that): a lease that ended, or
+      // another tenant's, is not worth retrying; anything else (the bridge restarting) is.
+      void api<Lease>('GET', `/v1/leases/${encodeURIComponent(id)}`).then(
+        (l) => (l.state === 'active' ? retry() : fail(`lease ${id} is ${l.state}: no screen to show`)),
+        (err: unknown) =>
+          err instanceof ApiError && (err.status === 403 || err.status === 404)
+            ? fail(`lease ${id}: ${err.message}`)
+            : retry(),
+      );
     };
   };
 
