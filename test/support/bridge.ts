@@ -234,8 +234,13 @@ export async function testDeviceBridge(
   };
 }
 
-/** Serve a bridge app on a loopback port (for the CLI and other real HTTP clients); `close` stops it. */
-export async function listenApp(app: TestBridge['app']): Promise<{ url: string; close(): Promise<void> }> {
+/**
+ * Serve a bridge app on a loopback port (for the CLI and other real HTTP clients); `server` is the
+ * listening node:http server (its `upgrade` event, for WebSockets); `close` stops it.
+ */
+export async function listenApp(
+  app: TestBridge['app'],
+): Promise<{ url: string; server: import('node:http').Server; close(): Promise<void> }> {
   const { serve } = await import('@hono/node-server');
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
     const s = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }, () => resolve(s));
@@ -243,6 +248,7 @@ export async function listenApp(app: TestBridge['app']): Promise<{ url: string; 
   const { port } = server.address() as import('node:net').AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
+    server: server as import('node:http').Server,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

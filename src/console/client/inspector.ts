@@ -3,7 +3,7 @@
  * it (hover shows the node, click selects it in the tree), the tree (search by text / id / class;
  * refs shown; covered and off-screen nodes marked), the selected node's attributes, tap, swipe and
  * text input (the glass agent) through the lease API, refresh after each action, raw XML download;
- * the doctor's report for the lease (doctor.ts).
+ * the doctor's report for the lease (doctor.ts); the live screen (live-screen.ts), started on demand.
  */
 
 import type {
@@ -15,6 +15,7 @@ import type {
 import type { LeaseList } from '../../api/leases.ts';
 import { api, blob, el, status } from './api.ts';
 import { doctorSection } from './doctor.ts';
+import { liveViewOnPage } from './screen.ts';
 
 interface Flat {
   node: SnapshotNode;
@@ -340,6 +341,13 @@ export function inspectorPage(): void {
   });
   search.addEventListener('input', renderTree);
   doctorSection(lease);
+  // The live view follows the chosen lease; it starts when asked (it costs the device an encoder).
+  const live = liveViewOnPage(lease, document.getElementById('run-doctor') ?? undefined);
+  select.addEventListener('change', () => {
+    if (!live.running) return;
+    live.stop();
+    live.start();
+  });
   controls.addEventListener('submit', (e) => {
     e.preventDefault();
     void refresh().catch((err: Error) => status(`snapshot failed: ${err.message}`));

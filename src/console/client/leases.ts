@@ -70,6 +70,15 @@ export function leasesPage(): void {
             release,
             ' ',
             el('a', { href: `/console/inspector?lease=${encodeURIComponent(l.id)}` }, 'Inspect'),
+            ' ',
+            el(
+              'a',
+              {
+                href: `/console/screen?lease=${encodeURIComponent(l.id)}`,
+                'aria-label': `Live screen of ${l.id}`,
+              },
+              'Screen',
+            ),
           ),
         );
       }),

@@ -35,13 +35,14 @@ import { authenticateLimited } from '../middleware/auth.ts';
 /** The most a sign-in or sign-out form may carry (a token and a CSRF token fit many times over). */
 export const CONSOLE_FORM_MAX_BYTES = 4096;
 
-type Page = 'devices' | 'leases' | 'releases' | 'inspector';
+type Page = 'devices' | 'leases' | 'releases' | 'inspector' | 'screen';
 type Markup = HtmlEscapedString | Promise<HtmlEscapedString>;
 
 const PAGES: Array<{ page: Page; title: string }> = [
   { page: 'devices', title: 'Devices' },
   { page: 'leases', title: 'Leases' },
   { page: 'inspector', title: 'Inspector' },
+  { page: 'screen', title: 'Screen' },
   { page: 'releases', title: 'Releases' },
 ];
 
@@ -215,6 +216,25 @@ ${
     : ''
 }`;
 
+/**
+ * The live view of a lease's screen (src/console/client/live-screen.ts): a focusable canvas that
+ * takes pointer and keys, its own status line, and fps / latency figures.
+ */
+const liveSection = () => html`<section class="live" aria-labelledby="live-title">
+<h2 id="live-title">Live screen</h2>
+<p class="row"><button type="button" id="live-toggle" aria-pressed="false" aria-controls="live-canvas">Start live view</button>
+<span id="live-status" class="live-status" role="status" aria-live="polite">not started</span></p>
+<p id="live-stats" class="hint">no frames yet</p>
+<p id="live-help" class="hint">Click, drag or touch the picture to tap and swipe on the device. While the picture has focus, what you type goes to the device, Tab, Enter, Escape and the arrow keys too; Ctrl+] moves the focus off it.</p>
+<canvas id="live-canvas" class="live-canvas" hidden tabindex="0" role="application" aria-roledescription="live device screen" aria-label="live screen of the leased device" aria-describedby="live-help live-stats"></canvas>
+</section>`;
+
+const screenPage = () => html`
+<form id="screen-controls" class="row" novalidate>
+<label>Lease <select id="lease-select" name="lease"></select></label>
+</form>
+${liveSection()}`;
+
 const inspectorPage = () => html`
 <form id="inspector-controls" class="row" novalidate>
 <label>Lease <select id="lease-select" name="lease"></select></label>
@@ -248,6 +268,7 @@ const inspectorPage = () => html`
 <dl id="attrs"></dl>
 </section>
 </div>
+${liveSection()}
 <section class="doctor" aria-labelledby="doctor-title">
 <h2 id="doctor-title">Doctor</h2>
 <p id="doctor-hint" class="hint">Checks every capability of the leased device (helpers, snapshots, a gesture, the glass agent and a11y service) on its own self-test screen, then puts the device back as it found it. Takes up to two minutes.</p>
@@ -363,4 +384,5 @@ export function registerConsole(app: OpenAPIHono<AppEnv>, sessions: ConsoleSessi
   page('leases', leasesPage);
   page('releases', (p) => releasesPage(isAdmin(p)));
   page('inspector', inspectorPage);
+  page('screen', screenPage);
 }
