@@ -5,6 +5,7 @@
  */
 
 import type { PublishFields } from '../api/helpers.ts';
+import type { FileDigest } from '../artifacts/hash.ts';
 import type { ArtifactStore } from '../artifacts/store.ts';
 import { parseInstallArgsString } from '../manifest/index.ts';
 import type { Metrics } from '../observability/metrics.ts';
@@ -13,6 +14,8 @@ import { type PublishResult, publishRelease } from '../releases/publish.ts';
 /** The contract's publish fields (`installArgs` as words; default per the publisher), for a file. */
 export interface PublishInput extends PublishFields {
   apkPath: string;
+  /** The file's sha256 and size when already known (an upload hashes while it is written). */
+  digest?: FileDigest;
   name?: string;
   version: string;
   onProgress?: (sentBytes: number, totalBytes: number) => void;
@@ -40,6 +43,7 @@ export class ReleaseService {
   async publish(input: PublishInput): Promise<PublishResult> {
     const result = await publishRelease(this.#store, {
       apkPath: input.apkPath,
+      ...(input.digest === undefined ? {} : { digest: input.digest }),
       version: input.version,
       ...(input.name === undefined ? {} : { name: input.name }),
       ...(input.installArgs === undefined ? {} : { installArgs: parseInstallArgsString(input.installArgs) }),

@@ -151,20 +151,22 @@ export class FarmCapability {
   }
 
   /**
-   * Install an app under test: an uploaded file (hashed here, then taken into the artifact cache) or
+   * Install an app under test: an uploaded file (with the sha256 its upload computed while writing it,
+   * or hashed here; then taken into the artifact cache) or
    * an artifact of this bridge's store by sha256; journaled for teardown, which uninstalls it unless
    * the install asked to `keep` it or the lease `keepApps` (then teardown records it as kept).
    */
   installApp(
     lease: LeaseTarget,
-    source: { file: string } | { sha256: string },
+    source: { file: string; sha256?: string } | { sha256: string },
     options: { installArgs?: readonly string[]; keep?: boolean } = {},
   ): Promise<LeaseApp> {
     const o = this.#sessions.options;
     return this.#sessions.operate(lease, async (_session, signal) => {
       let apk: { path: string; sha256: string };
       if ('file' in source) {
-        const { sha256 } = await sha256File(source.file);
+        // An upload was hashed while it was written; another file is hashed here (streamed).
+        const sha256 = source.sha256 ?? (await sha256File(source.file)).sha256;
         apk = { path: (await o.cache.importFile(source.file, sha256)).path, sha256 };
       } else {
         const path = await storedApk(o.cache, o.store, source.sha256);

@@ -13,6 +13,8 @@ export const LeaseFailure = {
   FenceMismatch: -3,
   /** The lease exists but is on another device. */
   WrongDevice: -4,
+  /** The tenant holds its quota (of leases, or of queued waiters) already: see `quotaError`. */
+  OverQuota: -5,
 } as const;
 export type LeaseFailure = (typeof LeaseFailure)[keyof typeof LeaseFailure];
 
@@ -21,6 +23,7 @@ const TABLE: Record<LeaseFailure, { code: ErrorCode; message: string }> = {
   [LeaseFailure.Ended]: { code: 'LEASE_EXPIRED', message: 'lease has ended' },
   [LeaseFailure.FenceMismatch]: { code: 'CONFLICT', message: 'fencing token does not match the lease' },
   [LeaseFailure.WrongDevice]: { code: 'CONFLICT', message: 'lease is not on this device' },
+  [LeaseFailure.OverQuota]: { code: 'RATE_LIMITED', message: 'the tenant holds its quota' },
 };
 
 export function isLeaseFailure(value: unknown): value is LeaseFailure {
@@ -31,4 +34,21 @@ export function leaseError(failure: LeaseFailure, details: Record<string, unknow
   const { code, message } = TABLE[failure];
   // A fencing conflict is final for the caller holding the stale token: do not invite a retry.
   return new BridgeError(code, message, { details, retryable: false });
+}
+
+/**
+ * A tenant at its quota (both stores answer it; `held` is what the store counted in the step that
+ * refused): 429 RATE_LIMITED with `details.quota` and `details.limit`.
+ */
+export function quotaError(
+  quota: 'leases' | 'waiters',
+  tenant: string,
+  held: number,
+  limit: number,
+): BridgeError {
+  const message =
+    quota === 'leases'
+      ? `tenant ${tenant} holds ${held} leases, its quota is ${limit}: release one first`
+      : `tenant ${tenant} has ${held} waiters queued, its quota is ${limit}: wait for one to end first`;
+  return new BridgeError('RATE_LIMITED', message, { details: { quota, limit } });
 }

@@ -210,8 +210,8 @@ export interface AcquireOptions {
   waiterId?: string;
   /**
    * What the tenant may hold at once: past `leases` active leases a grant is refused, past `waiters`
-   * queued waiters joining the queue is refused (429 RATE_LIMITED naming the quota). Counted from the
-   * store, plus this node's grants under way, so only requests racing on several nodes may pass it
+   * queued waiters joining the queue is refused (429 RATE_LIMITED naming the quota). The store counts
+   * and grants (or queues) in one atomic step, so requests racing on several nodes cannot pass it
    * together. Absent: no quota.
    */
   quota?: { leases: number; waiters: number };
@@ -275,8 +275,6 @@ export class LeaseManager {
    * sleeps; `pending` records a wake-up that came while it was busy (its next sleep returns at once).
    */
   readonly #waiters = new Map<string, { queueKey: string; wake?: () => void; pending: boolean }>();
-  /** Grant attempts under way on this node, per tenant (counted against the lease quota). */
-  readonly #granting = new Map<string, number>();
   readonly #inflight = new Set<Promise<unknown>>();
   /** The expiry loop: a full pass (100 claimed) runs again at once. */
   readonly #expiry: PeriodicTask;
@@ -391,7 +389,10 @@ export class LeaseManager {
       selector,
       queueKey,
       ...(options.keepApps ? { keepApps: true } : {}),
+      // Checked by the store in the step that grants (atomic across nodes).
+      ...(options.quota === undefined ? {} : { leaseQuota: options.quota.leases }),
     };
+    const waiterQuota = options.quota === undefined ? {} : { waiterQuota: options.quota.waiters };
     const resumed = options.waiterId;
     if (resumed !== undefined && !WAITER_ID_PATTERN.test(resumed)) {
       throw invalidArgument('waiterId must be waiter_ and 16 to 64 characters [A-Za-z0-9_-]', [
@@ -404,17 +405,13 @@ export class LeaseManager {
     if (internal !== undefined && this.#waiters.has(internal)) {
       throw waiterBusy(selector, resumed);
     }
-    const now = await this.#withinLeaseQuota(options, () =>
-      this.#store.acquire({
-        ...base,
-        candidates: first.available,
-        ...(internal === undefined ? {} : { waiterId: internal }),
-      }),
-    );
+    const now = await this.#store.acquire({
+      ...base,
+      candidates: first.available,
+      ...(internal === undefined ? {} : { waiterId: internal }),
+    });
     if (now) return this.#handOver(now, signal);
     if (waitSeconds === 0 && resumed === undefined) throw this.#conflict(selector, 0);
-    if (options.quota !== undefined)
-      await this.#checkWaiterQuota(options.tenant, options.quota.waiters, internal);
     if (internal !== undefined && this.#waiters.has(internal)) {
       throw waiterBusy(selector, resumed);
     }
@@ -435,7 +432,7 @@ export class LeaseManager {
     const self = { queueKey, pending: true } as { queueKey: string; wake?: () => void; pending: boolean };
     this.#waiters.set(waiterId, self);
     try {
-      await this.#store.enqueue(queueKey, waiterId, waiterTtl, info);
+      await this.#store.enqueue(queueKey, waiterId, waiterTtl, info, waiterQuota);
     } catch (err) {
       this.#waiters.delete(waiterId);
       throw err;
@@ -457,13 +454,11 @@ export class LeaseManager {
         if (signal?.aborted) throw abortError(signal);
         if (this.#draining) throw this.#drainingError();
         if (performance.now() - refreshedAt > (waiterTtl * 1000) / 3) {
-          await this.#store.enqueue(queueKey, waiterId, waiterTtl, info);
+          await this.#store.enqueue(queueKey, waiterId, waiterTtl, info, waiterQuota);
           refreshedAt = performance.now();
         }
         const { available } = await this.#devices.match(selector);
-        const lease = await this.#withinLeaseQuota(options, () =>
-          this.#store.acquire({ ...base, candidates: available, waiterId }),
-        );
+        const lease = await this.#store.acquire({ ...base, candidates: available, waiterId });
         if (lease) {
           this.#metrics?.leaseWaiterGrants.inc({ after });
           return this.#handOver(lease, signal);
@@ -479,48 +474,6 @@ export class LeaseManager {
           this.#log.warn({ err, queueKey }, 'lease: dequeue failed');
         });
       }
-    }
-  }
-
-  /**
-   * Run a grant attempt unless the tenant holds its lease quota already (RATE_LIMITED). The attempt
-   * counts as held while it runs, so concurrent grants of one tenant on this node cannot pass together.
-   */
-  async #withinLeaseQuota(
-    options: AcquireOptions,
-    attempt: () => Promise<Lease | null>,
-  ): Promise<Lease | null> {
-    const limit = options.quota?.leases;
-    if (limit === undefined) return attempt();
-    const { tenant } = options;
-    const granting = this.#granting.get(tenant) ?? 0;
-    this.#granting.set(tenant, granting + 1);
-    try {
-      const held = (await this.#store.list({ tenant })).length + granting;
-      if (held >= limit) {
-        throw new BridgeError(
-          'RATE_LIMITED',
-          `tenant ${tenant} holds ${held} leases, its quota is ${limit}: release one first`,
-          { details: { quota: 'leases', limit } },
-        );
-      }
-      return await attempt();
-    } finally {
-      const n = (this.#granting.get(tenant) ?? 1) - 1;
-      if (n <= 0) this.#granting.delete(tenant);
-      else this.#granting.set(tenant, n);
-    }
-  }
-
-  /** Refuse joining the queue when the tenant has its quota of waiters queued (its own place aside). */
-  async #checkWaiterQuota(tenant: string, limit: number, self: string | undefined): Promise<void> {
-    const queued = (await this.#store.listWaiters({ tenant })).filter((w) => w.waiterId !== self).length;
-    if (queued >= limit) {
-      throw new BridgeError(
-        'RATE_LIMITED',
-        `tenant ${tenant} has ${queued} waiters queued, its quota is ${limit}: wait for one to end first`,
-        { details: { quota: 'waiters', limit } },
-      );
     }
   }
 

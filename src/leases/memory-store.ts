@@ -15,7 +15,7 @@
  * - Ended leases and teardown records are kept for `retentionMs` (default 7 days) — an ended lease
  *   whose teardown is due is kept until it is recorded.
  */
-import { LeaseFailure, leaseError } from './errors.ts';
+import { LeaseFailure, leaseError, quotaError } from './errors.ts';
 import {
   byAcquired,
   byQueuePlace,
@@ -35,6 +35,7 @@ import type {
   DeferredTeardowns,
   DueTeardown,
   EndedLease,
+  EnqueueOptions,
   Lease,
   LeaseStore,
   TeardownRecord,
@@ -138,6 +139,12 @@ export class MemoryLeaseStore implements LeaseStore {
     checkTtl(request.ttlSeconds);
     const now = this.#now();
     const { queueKey, waiterId } = request;
+    // Counted and granted in one synchronous step: no other acquire interleaves (as in one Lua script).
+    if (request.leaseQuota !== undefined) {
+      let held = 0;
+      for (const id of this.#active) if (this.#leases.get(id)?.tenant === request.tenant) held += 1;
+      if (held >= request.leaseQuota) throw quotaError('leases', request.tenant, held, request.leaseQuota);
+    }
     if (queueKey !== undefined) {
       const queue = this.#liveQueue(queueKey, now);
       const head = queue?.keys().next().value;
@@ -308,8 +315,20 @@ export class MemoryLeaseStore implements LeaseStore {
     return true;
   }
 
-  async enqueue(queueKey: string, waiterId: string, ttlSeconds: number, info?: WaiterInfo): Promise<void> {
+  async enqueue(
+    queueKey: string,
+    waiterId: string,
+    ttlSeconds: number,
+    info?: WaiterInfo,
+    options: EnqueueOptions = {},
+  ): Promise<void> {
     checkTtl(ttlSeconds);
+    const quota = options.waiterQuota;
+    if (quota !== undefined && info !== undefined && !this.#queues.get(queueKey)?.has(waiterId)) {
+      // The tenant's live waiters, counted in the same synchronous step that queues this one.
+      const held = this.#liveWaiters({ tenant: info.tenant }).length;
+      if (held >= quota) throw quotaError('waiters', info.tenant, held, quota);
+    }
     let queue = this.#queues.get(queueKey);
     if (!queue) {
       queue = new Map();
@@ -321,6 +340,11 @@ export class MemoryLeaseStore implements LeaseStore {
   }
 
   async listWaiters(filter: { tenant?: string } = {}): Promise<Waiter[]> {
+    return this.#liveWaiters(filter);
+  }
+
+  /** listWaiters, synchronously (a count and the step it guards must not be split by an await). */
+  #liveWaiters(filter: { tenant?: string }): Waiter[] {
     const now = this.#now();
     const waiters: Waiter[] = [];
     const live = new Set<string>();

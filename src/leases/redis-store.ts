@@ -22,6 +22,8 @@
  *                           teardown's stamp); an ended lease expires a retention (7 days) after its
  *                           teardown is recorded, never while its teardown is due
  *   active            zset  active lease ids by expiresAt
+ *   tl:<tenant>       set   the tenant's active lease ids: acquire counts it against the tenant's
+ *                           lease quota in the step that grants; every way a lease ends leaves it
  *   teardowns-due     zset  ended lease ids whose teardown is not recorded yet, by stamp time: the
  *                           lease's end, then each claim (claim-stalled) or touch of a running
  *                           teardown; a stale stamp means its run never finished: it is run again
@@ -54,6 +56,7 @@ import type { Logger } from '../observability/logger.ts';
 import { closeRedis, openRedis } from '../redis/connection.ts';
 import { KeySpace } from '../redis/keys.ts';
 import { checkStored, decodeStored, isStoredRecordError, type StoredRecordError } from '../stored-record.ts';
+import { LeaseFailure, quotaError } from './errors.ts';
 import { LeaseScripts } from './redis-scripts.ts';
 import {
   byAcquired,
@@ -75,6 +78,7 @@ import type {
   DeferredTeardowns,
   DueTeardown,
   EndedLease,
+  EnqueueOptions,
   Lease,
   LeaseStore,
   TeardownRecord,
@@ -133,6 +137,10 @@ export class LeaseKeys {
   }
   lease(leaseId: string): string {
     return this.#space.key('lease', leaseId);
+  }
+  /** The tenant's active lease ids (counted against its lease quota). */
+  tenantLeases(tenant: string): string {
+    return this.#space.key('tl', tenant);
   }
   queue(queueKey: string): string {
     return this.#space.key('q', queueKey);
@@ -283,7 +291,9 @@ export class RedisLeaseStore implements LeaseStore {
 
   async acquire(request: AcquireRequest): Promise<Lease | null> {
     checkTtl(request.ttlSeconds);
-    if (request.candidates.length === 0) return null;
+    const quota = request.leaseQuota;
+    // With a quota the script runs even with no candidate: a tenant at its quota is refused, not queued.
+    if (request.candidates.length === 0 && quota === undefined) return null;
     const now = this.#now();
     const id = newLeaseId();
     const queued = request.queueKey !== undefined;
@@ -298,6 +308,7 @@ export class RedisLeaseStore implements LeaseStore {
         this.#keys.queueDeadlines(queueKey),
         this.#keys.lease(id),
         this.#keys.waiterInfo,
+        this.#keys.tenantLeases(request.tenant),
         ...request.candidates.map((d) => this.#keys.dev(d)),
       ],
       [
@@ -311,10 +322,14 @@ export class RedisLeaseStore implements LeaseStore {
         queued ? '1' : '0',
         request.waiterId ?? '',
         request.keepApps ? '1' : '0',
+        quota ?? '',
         ...request.candidates.map((d) => this.#fences.get(d) ?? 0),
       ],
     );
     if (!Array.isArray(reply)) return null;
+    if (Number(reply[0]) === LeaseFailure.OverQuota && quota !== undefined) {
+      throw quotaError('leases', request.tenant, Number(reply[1]), quota);
+    }
     const deviceId = request.candidates[Number(reply[0]) - 1];
     if (deviceId === undefined) throw new BridgeError('INTERNAL', 'malformed acquire reply from Redis');
     // A queued waiter got its device: the next one is the head now.
@@ -524,10 +539,18 @@ export class RedisLeaseStore implements LeaseStore {
     return Number(reply) === 1;
   }
 
-  async enqueue(queueKey: string, waiterId: string, ttlSeconds: number, info?: WaiterInfo): Promise<void> {
+  async enqueue(
+    queueKey: string,
+    waiterId: string,
+    ttlSeconds: number,
+    info?: WaiterInfo,
+    options: EnqueueOptions = {},
+  ): Promise<void> {
     checkTtl(ttlSeconds);
     const ms = ttlMs(ttlSeconds);
-    await this.#scripts.run(
+    const now = this.#now();
+    const quota = info === undefined ? undefined : options.waiterQuota;
+    const reply = await this.#scripts.run(
       'enqueue',
       [
         this.#keys.queue(queueKey),
@@ -538,12 +561,19 @@ export class RedisLeaseStore implements LeaseStore {
       ],
       [
         waiterId,
-        this.#now() + ms,
+        now + ms,
         queueKey,
         ms,
         info === undefined ? '' : JSON.stringify({ queueKey, ...info }),
+        now,
+        this.#keys.base,
+        quota === undefined ? '' : info!.tenant,
+        quota ?? '',
       ],
     );
+    if (Array.isArray(reply) && Number(reply[0]) === LeaseFailure.OverQuota && quota !== undefined) {
+      throw quotaError('waiters', info!.tenant, Number(reply[1]), quota);
+    }
   }
 
   async listWaiters(filter: { tenant?: string } = {}): Promise<Waiter[]> {

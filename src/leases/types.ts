@@ -49,6 +49,12 @@ export interface AcquireRequest {
    */
   queueKey?: string;
   waiterId?: string;
+  /**
+   * The tenant's lease quota: when it already holds this many active leases, the store refuses in
+   * the same atomic step that would grant (RATE_LIMITED, `details.quota` = 'leases'), on every node
+   * at once. Checked before the queue and the candidates (also with no candidate free).
+   */
+  leaseQuota?: number;
 }
 
 export interface TeardownRecord {
@@ -180,7 +186,13 @@ export interface LeaseStore {
    * FIFO queue per selector key. `info` describes the waiter for `listWaiters` (recorded when it
    * joins; a re-enqueue only refreshes the deadline).
    */
-  enqueue(queueKey: string, waiterId: string, ttlSeconds: number, info?: WaiterInfo): Promise<void>;
+  enqueue(
+    queueKey: string,
+    waiterId: string,
+    ttlSeconds: number,
+    info?: WaiterInfo,
+    options?: EnqueueOptions,
+  ): Promise<void>;
   /** Live waiters with their place in their selector's queue (of one tenant, or all). */
   listWaiters(filter?: { tenant?: string }): Promise<Waiter[]>;
   dequeue(queueKey: string, waiterId: string): Promise<void>;
@@ -241,6 +253,15 @@ export type WakeupKind = 'waiters' | 'deferred';
 /** Who waits in a queue (recorded when a waiter joins it). */
 /** What a client-chosen waiter id looks like (`waiter_` and 16..64 URL-safe characters). */
 export const WAITER_ID_PATTERN = /^waiter_[A-Za-z0-9_-]{16,64}$/;
+
+export interface EnqueueOptions {
+  /**
+   * The tenant's (`info.tenant`) waiter quota: a waiter joining while the tenant has this many live
+   * waiters queued is refused in the same atomic step (RATE_LIMITED, `details.quota` = 'waiters').
+   * A waiter already queued only refreshes its deadline and is never refused.
+   */
+  waiterQuota?: number;
+}
 
 export interface WaiterInfo {
   selector: LeaseSelector;

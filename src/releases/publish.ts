@@ -6,10 +6,9 @@
  * compare-and-swap, so concurrent publishers (threads, processes, machines sharing a store) never
  * leave a checksum that disagrees with its manifest nor move `latest` backwards.
  */
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { readApkInfo } from '../artifacts/apk-file.ts';
-import { sha256File } from '../artifacts/hash.ts';
+import { readApkInfo, readDexJar } from '../artifacts/apk-file.ts';
+import { type FileDigest, sha256File } from '../artifacts/hash.ts';
 import type { ArtifactStore } from '../artifacts/store.ts';
 import { BridgeError, type FieldError } from '../errors.ts';
 import {
@@ -31,7 +30,6 @@ import {
   resolveComponent,
 } from '../protocol/android/java-names.ts';
 import type { ApkInfo } from '../protocol/apk/apk-reader.ts';
-import { parseDexJar } from '../protocol/apk/dex.ts';
 import { artifactKey, checksumKey, latestKey, manifestKey } from './layout.ts';
 import { formatLatestPointer, latestMoved, parseLatestPointer, ReleaseRepository } from './repository.ts';
 
@@ -41,6 +39,8 @@ export const DEFAULT_INSTALL_ARGS = ['install', '-r', '-t'];
 export interface PublishRequest {
   /** The artifact: an APK, or a dex jar for kind `app-process-jar`. */
   apkPath: string;
+  /** The artifact's sha256 and size when the caller hashed it already (an upload, while it was written). */
+  digest?: FileDigest;
   version: string;
   name?: string;
   /** What the artifact is (default `instrumentation-apk`; see src/manifest/kinds.ts). */
@@ -112,7 +112,7 @@ async function buildManifest(request: PublishRequest): Promise<ReleaseManifest> 
       { path: 'kind', message: 'must be instrumentation-apk for the snapshot helper' },
     ]);
   }
-  const { sha256, size } = await sha256File(request.apkPath);
+  const { sha256, size } = request.digest ?? (await sha256File(request.apkPath));
   const ext = kind === 'app-process-jar' ? 'jar' : 'apk';
   const assetName = `${name}-${request.version}.${ext}`;
   const common = {
@@ -251,7 +251,7 @@ async function jarFields(request: PublishRequest, name: string): Promise<Record<
       { path: 'mainClass', message: 'required for kind app-process-jar' },
     ]);
   }
-  const jar = parseDexJar(await readFile(request.apkPath));
+  const jar = await readDexJar(request.apkPath);
   if (!jar.classes.includes(request.mainClass)) {
     throw refuse(
       `main class ${request.mainClass} is not defined by the jar's ${jar.dexEntries.join(', ')} (${jar.classes.length} classes)`,

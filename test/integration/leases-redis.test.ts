@@ -347,7 +347,13 @@ describe('RedisLeaseStore', () => {
     expect(await run(lease.id, 'd1', token + 1, clock.t)).toBe(LeaseFailure.FenceMismatch);
     expect(await run(lease.id, 'd1', token, clock.t + 10_000)).toBe(LeaseFailure.Ended);
     expect(Array.isArray(await run(lease.id, 'd1', token, clock.t))).toBe(true);
-    const expected = { [-1]: 'NOT_FOUND', [-2]: 'LEASE_EXPIRED', [-3]: 'CONFLICT', [-4]: 'CONFLICT' };
+    const expected = {
+      [-1]: 'NOT_FOUND',
+      [-2]: 'LEASE_EXPIRED',
+      [-3]: 'CONFLICT',
+      [-4]: 'CONFLICT',
+      [-5]: 'RATE_LIMITED',
+    };
     for (const failure of Object.values(LeaseFailure))
       expect(leaseError(failure).code).toBe(expected[failure]);
     // The store surfaces them as BridgeErrors with details.

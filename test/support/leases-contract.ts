@@ -91,6 +91,66 @@ export function leaseStoreContract(name: string, make: StoreFactory, options: { 
       await store.close();
     });
 
+    it('the lease quota is checked in the grant: held leases count until released, expired or released empty', async () => {
+      const { store, clock } = await setup();
+      const devices = Array.from({ length: 10 }, (_, i) => `d${i + 1}`);
+      const quota = { ...base, candidates: devices, leaseQuota: 2 };
+      const a = (await store.acquire(quota)) as Lease;
+      const b = (await store.acquire(quota)) as Lease;
+      expect([a.deviceId, b.deviceId]).toEqual(['d1', 'd2']);
+      const refused = await expectCode(store.acquire(quota), 'RATE_LIMITED');
+      expect(refused.details).toEqual({ quota: 'leases', limit: 2 });
+      expect(refused.message).toBe('tenant t1 holds 2 leases, its quota is 2: release one first');
+      // Also with no candidate free: refused, not queued behind a device.
+      await expectCode(store.acquire({ ...quota, candidates: [] }), 'RATE_LIMITED');
+      // Another tenant, and a request without a quota, are not counted against t1.
+      const other = (await store.acquire({ ...quota, tenant: 't2' })) as Lease;
+      expect(other.deviceId).toBe('d3');
+      // Each way a lease ends gives its place back: release ...
+      await store.release(a.id, a.fencingToken);
+      const c = (await store.acquire(quota)) as Lease;
+      await expectCode(store.acquire(quota), 'RATE_LIMITED');
+      // ... release with an empty teardown ...
+      await store.releaseEmpty(c.id, c.fencingToken, teardownOf(c, clock));
+      const d = (await store.acquire(quota)) as Lease;
+      expect(d).not.toBeNull();
+      // ... and expiry (once claimed; an active lease past its expiresAt still counts until then).
+      clock.advance(61_000);
+      await expectCode(store.acquire(quota), 'RATE_LIMITED');
+      const expired = (await store.claimExpired(clock.t)).map((l) => l.id);
+      expect(expired.sort()).toEqual([b.id, d.id, other.id].sort());
+      expect(await store.acquire(quota)).not.toBeNull();
+      expect(await store.acquire(quota)).not.toBeNull();
+      await expectCode(store.acquire(quota), 'RATE_LIMITED');
+      await store.close();
+    });
+
+    it('the waiter quota is checked when a waiter joins: a queued waiter refreshes, another is refused', async () => {
+      const { store, clock } = await setup();
+      const info = (tenant: string) => ({ selector: base.selector, tenant, node: 'n1', since: clock.t });
+      const quota = { waiterQuota: 2 };
+      await store.enqueue('q1', 'w1', 30, info('t1'), quota);
+      await store.enqueue('q2', 'w2', 30, info('t1'), quota);
+      const refused = await expectCode(store.enqueue('q1', 'w3', 30, info('t1'), quota), 'RATE_LIMITED');
+      expect(refused.details).toEqual({ quota: 'waiters', limit: 2 });
+      expect(refused.message).toBe(
+        'tenant t1 has 2 waiters queued, its quota is 2: wait for one to end first',
+      );
+      expect((await store.listWaiters({ tenant: 't1' })).map((w) => w.waiterId).sort()).toEqual(['w1', 'w2']);
+      // A waiter already queued refreshes its deadline at its quota; another tenant queues.
+      await store.enqueue('q1', 'w1', 30, info('t1'), quota);
+      await store.enqueue('q1', 'x1', 30, info('t2'), quota);
+      // A waiter that leaves (dequeued) or whose deadline passed no longer counts.
+      await store.dequeue('q2', 'w2');
+      await store.enqueue('q1', 'w3', 30, info('t1'), quota);
+      await expectCode(store.enqueue('q1', 'w4', 30, info('t1'), quota), 'RATE_LIMITED');
+      clock.advance(31_000);
+      await store.enqueue('q2', 'w4', 30, info('t1'), quota);
+      await store.enqueue('q2', 'w5', 30, info('t1'), quota);
+      await expectCode(store.enqueue('q2', 'w6', 30, info('t1'), quota), 'RATE_LIMITED');
+      await store.close();
+    });
+
     it('stores the leased device id as given, whichever candidate won (serials with `:`, `/`, non-ASCII)', async () => {
       const { store } = await setup();
       const serials = ['192.168.1.7:5555', 'usb:1-2/ü', 'émulateur-5554'];

@@ -48,7 +48,7 @@ if deviceId ~= ARGV[5] or redis.call('EXISTS', KEYS[4]) == 1 then
 end
 
 local max = tonumber(ARGV[8])
-markEnded(KEYS[1], 'released', ARGV[1], ARGV[3])
+markEnded(KEYS[1], id, 'released', ARGV[1], ARGV[3])
 redis.call('SET', KEYS[3], ARGV[6], 'PX', ARGV[3])
 indexTeardown(KEYS[6], id, ARGV[1], ARGV[3], max)
 if lease[LF.tenant] then indexTeardown(ARGV[4] .. 'tdi:' .. lease[LF.tenant], id, ARGV[1], ARGV[3], max) end

@@ -1,7 +1,8 @@
 /**
  * APK metadata: package, versions, SDK levels, test-only/debuggable flags, instrumentations and
- * signer certificate digests. `parseApkInfo` is the pure parser (bytes in); reading an APK file is
- * artifacts/apk-file.ts's `readApkInfo`, which only adds the read.
+ * signer certificate digests. `apkInfoReads` is the pure parser, reading the APK by ranges;
+ * `parseApkInfo` runs it over bytes in memory, artifacts/apk-file.ts's `readApkInfo` over a file
+ * (reading only the ranges asked for).
  *
  * The signer digests are what the APK *claims*; signatures are not verified here (the device's
  * package manager verifies them on install). Corrupted or truncated input always yields
@@ -9,8 +10,15 @@
  */
 import { isBridgeError } from '../../errors.ts';
 import { type ManifestInfo, parseBinaryManifest } from './apk-manifest.ts';
-import { signerCertSha256s } from './apk-signing.ts';
-import { extractZipEntry, findZipEntry, invalidApk, readZipDirectory } from './apk-zip.ts';
+import { signerCertSha256Reads } from './apk-signing.ts';
+import {
+  findZipEntry,
+  invalidApk,
+  type RangeReads,
+  readFromBytes,
+  zipDirectoryReads,
+  zipEntryReads,
+} from './apk-zip.ts';
 
 export interface ApkInstrumentation {
   /** Fully qualified class name (`.Foo` in the manifest is resolved against the package). */
@@ -34,18 +42,27 @@ export interface ApkInfo extends ManifestInfo {
 /** Largest AndroidManifest.xml we decode; real ones are a few hundred KB at most. */
 const MAX_MANIFEST_BYTES = 8 << 20;
 
-export function parseApkInfo(bytes: Uint8Array): ApkInfo {
+/**
+ * An APK's metadata read by ranges (see apk-zip.ts `RangeReads`): the ZIP directory from the end of
+ * the archive, AndroidManifest.xml, and the signing block or v1 signature files — nothing else.
+ */
+export function* apkInfoReads(size: number): RangeReads<ApkInfo> {
   try {
-    const directory = readZipDirectory(bytes);
+    const directory = yield* zipDirectoryReads(size);
     const entry = findZipEntry(directory, 'AndroidManifest.xml');
     if (entry === undefined) throw invalidApk('no AndroidManifest.xml entry');
-    const manifest = parseBinaryManifest(extractZipEntry(bytes, directory, entry, MAX_MANIFEST_BYTES));
-    return { ...manifest, signerCertSha256: signerCertSha256s(bytes, directory) };
+    const manifest = parseBinaryManifest(yield* zipEntryReads(directory, entry, MAX_MANIFEST_BYTES));
+    return { ...manifest, signerCertSha256: yield* signerCertSha256Reads(directory) };
   } catch (error) {
     if (isBridgeError(error)) throw error;
     // Defence in depth: no parser error of any other kind may escape.
     throw invalidApk((error as Error)?.message ?? String(error), error);
   }
+}
+
+/** `apkInfoReads` over an APK held whole in memory. */
+export function parseApkInfo(bytes: Uint8Array): ApkInfo {
+  return readFromBytes(bytes, apkInfoReads);
 }
 
 /**

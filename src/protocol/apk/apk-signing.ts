@@ -9,7 +9,7 @@
  *   first SignerInfo's issuer and serial number.
  */
 import { createHash } from 'node:crypto';
-import { extractZipEntry, invalidApk, type ZipDirectory } from './apk-zip.ts';
+import { invalidApk, type RangeReads, readFromBytes, type ZipDirectory, zipEntryReads } from './apk-zip.ts';
 
 export const APK_SIGNATURE_SCHEME_V2_ID = 0x7109871a;
 export const APK_SIGNATURE_SCHEME_V3_ID = 0xf05368c0;
@@ -76,28 +76,33 @@ class Cursor {
   }
 }
 
+/** Largest APK Signing Block read (real ones are a few KiB; Android reads it whole too). */
+export const MAX_SIGNING_BLOCK = 16 << 20;
+
 /**
- * Parses the APK Signing Block, if any, into `id -> value`. Returns undefined when the APK has no
- * signing block (v1-only or unsigned).
+ * Reads the APK Signing Block, if any, into `id -> value`: its 24-byte footer right before the
+ * central directory, then the block. Returns undefined when the APK has no signing block (v1-only
+ * or unsigned).
  */
-export function readSigningBlock(
-  bytes: Uint8Array,
-  directory: ZipDirectory,
-): Map<number, Uint8Array> | undefined {
+export function* signingBlockReads(directory: ZipDirectory): RangeReads<Map<number, Uint8Array> | undefined> {
   const cdOffset = directory.centralDirectoryOffset;
   if (cdOffset < 32) return undefined;
-  const magic = new TextDecoder('latin1').decode(bytes.subarray(cdOffset - 16, cdOffset));
+  const tail = yield { offset: cdOffset - 24, length: 24 };
+  const magic = new TextDecoder('latin1').decode(tail.subarray(8, 24));
   if (magic !== SIG_BLOCK_MAGIC) return undefined;
 
-  const footer = new Cursor(bytes, cdOffset - 24, cdOffset - 16, 'APK Signing Block footer');
+  const footer = new Cursor(tail, 0, 8, 'APK Signing Block footer');
   const size = footer.u64();
   // size counts everything after the leading size field: pairs + trailing size + magic.
   if (size < 24 || size + 8 > cdOffset) throw invalidApk('APK Signing Block size is out of range');
-  const start = cdOffset - size - 8;
-  const header = new Cursor(bytes, start, start + 8, 'APK Signing Block header');
+  if (size + 8 > MAX_SIGNING_BLOCK) {
+    throw invalidApk(`APK Signing Block is too large (${size + 8} > ${MAX_SIGNING_BLOCK} bytes)`);
+  }
+  const block = yield { offset: cdOffset - size - 8, length: size + 8 };
+  const header = new Cursor(block, 0, 8, 'APK Signing Block header');
   if (header.u64() !== size) throw invalidApk('APK Signing Block sizes disagree');
 
-  const pairs = new Cursor(bytes, start + 8, cdOffset - 24, 'APK Signing Block');
+  const pairs = new Cursor(block, 8, block.length - 24, 'APK Signing Block');
   const values = new Map<number, Uint8Array>();
   while (pairs.remaining > 0) {
     const length = pairs.u64();
@@ -107,6 +112,14 @@ export function readSigningBlock(
     if (!values.has(id)) values.set(id, value);
   }
   return values;
+}
+
+/** `signingBlockReads` over an APK held whole in memory. */
+export function readSigningBlock(
+  bytes: Uint8Array,
+  directory: ZipDirectory,
+): Map<number, Uint8Array> | undefined {
+  return readFromBytes(bytes, () => signingBlockReads(directory));
 }
 
 /**
@@ -233,9 +246,10 @@ const V1_SIGNATURE_FILE = /^META-INF\/[^/]+\.(RSA|DSA|EC)$/i;
 
 /**
  * sha256 (lower hex) of each signer's certificate: v2 preferred, then v3, then v1; [] if unsigned.
+ * Reads only the signing block, or the v1 signature files.
  */
-export function signerCertSha256s(bytes: Uint8Array, directory: ZipDirectory): string[] {
-  const block = readSigningBlock(bytes, directory);
+export function* signerCertSha256Reads(directory: ZipDirectory): RangeReads<string[]> {
+  const block = yield* signingBlockReads(directory);
   const v2 = block?.get(APK_SIGNATURE_SCHEME_V2_ID);
   if (v2 !== undefined) return signerCertificatesFromSchemeBlock(v2, 'v2').map(sha256Hex);
   const v3 = block?.get(APK_SIGNATURE_SCHEME_V3_ID);
@@ -245,8 +259,13 @@ export function signerCertSha256s(bytes: Uint8Array, directory: ZipDirectory): s
   const files = directory.entries.filter((entry) => V1_SIGNATURE_FILE.test(entry.name));
   files.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   for (const entry of files) {
-    const pkcs7 = extractZipEntry(bytes, directory, entry, MAX_SIGNATURE_FILE);
+    const pkcs7 = yield* zipEntryReads(directory, entry, MAX_SIGNATURE_FILE);
     digests.push(sha256Hex(signerCertificateFromPkcs7(pkcs7)));
   }
   return digests;
+}
+
+/** `signerCertSha256Reads` over an APK held whole in memory. */
+export function signerCertSha256s(bytes: Uint8Array, directory: ZipDirectory): string[] {
+  return readFromBytes(bytes, () => signerCertSha256Reads(directory));
 }

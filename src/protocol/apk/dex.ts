@@ -10,7 +10,7 @@
  * into string_ids, a string_id is the offset of a ULEB128 UTF-16 length followed by MUTF-8 bytes.
  */
 import { BridgeError, isBridgeError } from '../../errors.ts';
-import { extractZipEntry, findZipEntry, readZipDirectory } from './apk-zip.ts';
+import { findZipEntry, type RangeReads, readFromBytes, zipDirectoryReads, zipEntryReads } from './apk-zip.ts';
 
 const DEX_MAGIC = /^dex\n0[0-9]{2}\0$/;
 const HEADER_SIZE = 0x70;
@@ -87,10 +87,10 @@ export interface DexJarInfo {
   dexEntries: string[];
 }
 
-/** What a dex jar defines; refuses a ZIP without `classes.dex` (a plain Java jar cannot run on app_process). */
-export function parseDexJar(bytes: Uint8Array): DexJarInfo {
+/** What a dex jar defines, read by ranges; refuses a ZIP without `classes.dex` (a plain Java jar cannot run on app_process). */
+export function* dexJarReads(size: number): RangeReads<DexJarInfo> {
   try {
-    const directory = readZipDirectory(bytes);
+    const directory = yield* zipDirectoryReads(size);
     if (findZipEntry(directory, 'classes.dex') === undefined) {
       throw invalidDex('no classes.dex entry (app_process runs dex code: dex the jar first)');
     }
@@ -101,7 +101,7 @@ export function parseDexJar(bytes: Uint8Array): DexJarInfo {
     const classes: string[] = [];
     for (const name of dexEntries) {
       const entry = findZipEntry(directory, name)!;
-      classes.push(...dexClassNames(extractZipEntry(bytes, directory, entry, MAX_DEX_BYTES)));
+      classes.push(...dexClassNames(yield* zipEntryReads(directory, entry, MAX_DEX_BYTES)));
     }
     return { classes, dexEntries };
   } catch (error) {
@@ -113,4 +113,9 @@ export function parseDexJar(bytes: Uint8Array): DexJarInfo {
     }
     throw invalidDex((error as Error)?.message ?? String(error), error);
   }
+}
+
+/** `dexJarReads` over a jar held whole in memory. */
+export function parseDexJar(bytes: Uint8Array): DexJarInfo {
+  return readFromBytes(bytes, dexJarReads);
 }

@@ -1,8 +1,8 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { Readable } from 'node:stream';
+import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as NodeWebStream } from 'node:stream/web';
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
@@ -19,6 +19,7 @@ import {
   PublishResultSchema,
   SECURED_ERRORS,
 } from '../../api/index.ts';
+import type { FileDigest } from '../../artifacts/hash.ts';
 import { BridgeError } from '../../errors.ts';
 import { isManifestKind, MANIFEST_KINDS } from '../../manifest/index.ts';
 import { hasBody, limitedStream, mediaTypeOf, tooLarge } from '../body.ts';
@@ -61,7 +62,7 @@ async function receiveMultipart(
   contentType: string,
   file: string,
   limit: number,
-): Promise<Record<string, string>> {
+): Promise<{ fields: Record<string, string>; digest: FileDigest }> {
   let parser: busboy.Busboy;
   try {
     parser = busboy({
@@ -83,7 +84,7 @@ async function receiveMultipart(
   const fail = (err: BridgeError) => {
     failure ??= err;
   };
-  let written: Promise<void> | undefined;
+  let written: Promise<FileDigest> | undefined;
   parser.on('file', (name, stream) => {
     if (name !== 'apk') {
       fail(badForm(`unexpected file field ${JSON.stringify(name.slice(0, 64))} (the APK goes in "apk")`));
@@ -91,7 +92,7 @@ async function receiveMultipart(
       return;
     }
     stream.on('limit', () => fail(tooLarge(limit, 'the APK')));
-    written = pipeline(stream, createWriteStream(file));
+    written = writeHashed(stream, file);
     written.catch(() => {});
   });
   parser.on('field', (name, value, info) => {
@@ -108,37 +109,62 @@ async function receiveMultipart(
   const source = Readable.fromWeb(
     limitedStream(body, limit + MULTIPART_OVERHEAD_BYTES, 'the upload') as NodeWebStream,
   );
+  let digest: FileDigest | undefined;
   try {
     await pipeline(source, parser);
-    await written;
+    digest = await written;
   } catch (err) {
     if (err instanceof BridgeError) throw err;
     throw failure ?? badForm((err as Error).message);
   }
   if (failure) throw failure;
-  if (written === undefined) throw badForm('needs a file field named "apk"');
-  return fields;
+  if (digest === undefined) throw badForm('needs a file field named "apk"');
+  return { fields, digest };
 }
 
-/** Stream the request's APK to a temp file, refusing more than `limit` bytes. */
+/**
+ * Write `source` to `file`, hashing it on the way (sha256 and size of exactly the bytes written): the
+ * upload is never read back to be hashed, and never held in memory beyond a chunk.
+ */
+async function writeHashed(source: Readable, file: string): Promise<FileDigest> {
+  const hash = createHash('sha256');
+  let size = 0;
+  await pipeline(
+    source,
+    new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        hash.update(chunk);
+        size += chunk.length;
+        done(null, chunk);
+      },
+    }),
+    createWriteStream(file),
+  );
+  return { sha256: hash.digest('hex'), size };
+}
+
+/**
+ * Stream the request's APK to a temp file, refusing more than `limit` bytes; answers the form fields
+ * (multipart) and the sha256 and size of the file, hashed while it was written.
+ */
 export async function receiveApk(
   c: Context<AppEnv>,
   file: string,
   limit: number,
-): Promise<{ fields: Record<string, string> }> {
+): Promise<{ fields: Record<string, string>; digest: FileDigest }> {
   const body = c.req.raw.body;
   if (body === null || !hasBody(c)) throw new BridgeError('INVALID_ARGUMENT', 'the request has no body');
   const type = mediaTypeOf(c);
   if (type === 'multipart/form-data') {
-    return { fields: await receiveMultipart(body, c.req.header('content-type')!, file, limit) };
+    return receiveMultipart(body, c.req.header('content-type')!, file, limit);
   }
   const declared = c.req.header('content-length');
   if (declared !== undefined && Number(declared) > limit) throw tooLarge(limit, 'the APK');
-  await pipeline(
+  const digest = await writeHashed(
     Readable.fromWeb(limitedStream(body, limit, 'the APK') as NodeWebStream),
-    createWriteStream(file),
+    file,
   );
-  return { fields: {} };
+  return { fields: {}, digest };
 }
 
 export function registerReleases(app: OpenAPIHono<AppEnv>): void {
@@ -193,7 +219,7 @@ export function registerReleases(app: OpenAPIHono<AppEnv>): void {
       await mkdir(services.tmpDir, { recursive: true });
       const file = path.join(services.tmpDir, `upload-${randomUUID()}.apk`);
       try {
-        const { fields } = await receiveApk(c, file, services.config.maxUploadBytes);
+        const { fields, digest } = await receiveApk(c, file, services.config.maxUploadBytes);
         const version = fields['version'] ?? query.version;
         if (version === undefined) throw new BridgeError('INVALID_ARGUMENT', 'version is required');
         const text = (key: (typeof TEXT_FIELDS)[number]): string | undefined => fields[key] ?? query[key];
@@ -211,6 +237,7 @@ export function registerReleases(app: OpenAPIHono<AppEnv>): void {
         };
         const result = await services.publisher.publish({
           apkPath: file,
+          digest,
           name,
           version,
           ...(kind === undefined ? {} : { kind }),

@@ -111,10 +111,10 @@ export function registerInstallApp(app: OpenAPIHono<AppEnv>): void {
     await mkdir(tmpDir, { recursive: true });
     const file = path.join(tmpDir, `app-${randomUUID()}.apk`);
     try {
-      await receiveApk(c, file, limit);
+      const { digest } = await receiveApk(c, file, limit);
       const installed = await side.room.farm.installApp(
         side.scopes.local(scope),
-        { file },
+        { file, sha256: digest.sha256 },
         { ...(installArgs ? { installArgs } : {}), keep: query.keep === 'true' },
       );
       return c.json(installed, 201);
