@@ -302,7 +302,7 @@ describe('/mcp over Streamable HTTP', () => {
     expect(gone).toBeInstanceOf(Error);
   }, 60_000);
 
-  it('set_text replaces a field by ref; pinch, logcat; shell needs the capability; an unknown APK is NOT_FOUND', async () => {
+  it('set_text replaces a field by ref; pinch; logcat and shell need the shell capability; an unknown APK is NOT_FOUND', async () => {
     const { client } = await connect();
     const leaseId = await acquire(client);
     const first = text(await ok(client, 'snapshot', { leaseId }));
@@ -318,8 +318,11 @@ describe('/mcp over Streamable HTTP', () => {
     expect(text(notField)).toContain('INVALID_ARGUMENT');
 
     await ok(client, 'pinch', { leaseId, x: 540, y: 1200, startDistance: 200, endDistance: 600 });
-    const log = await ok(client, 'logcat', { leaseId, seconds: 0.5, lines: 5 });
-    expect((log.structuredContent as { count: number }).count).toBeLessThanOrEqual(5);
+    // The device's log tells what every app on it does: like shell, it needs the shell capability.
+    const refusedLog = await call(client, 'logcat', { leaseId, seconds: 0.5, lines: 5 });
+    expect(refusedLog.isError).toBe(true);
+    expect(text(refusedLog)).toMatch(/^PERMISSION_DENIED: .*shell capability/);
+    expect(refusedLog.structuredContent).toMatchObject({ error: { code: 'PERMISSION_DENIED' } });
 
     const shell = await call(client, 'shell', { leaseId, command: 'echo hi' });
     expect(text(shell)).toMatch(/^PERMISSION_DENIED: .*shell capability/);
@@ -332,6 +335,8 @@ describe('/mcp over Streamable HTTP', () => {
     const shellLease = await acquire(withShell);
     const echoed = await ok(withShell, 'shell', { leaseId: shellLease, command: 'echo hi' });
     expect(text(echoed)).toContain('hi');
+    const log = await ok(withShell, 'logcat', { leaseId: shellLease, seconds: 0.5, lines: 5 });
+    expect((log.structuredContent as { count: number }).count).toBeLessThanOrEqual(5);
   }, 120_000);
 
   it('acquire_device waits for a busy device with progress notifications', async () => {
