@@ -136,15 +136,32 @@ export interface ClientOptions {
   timeoutMs?: number;
 }
 
-/** The non-empty lines of an NDJSON body as they arrive (a last line without its newline is dropped). */
-async function* ndjsonLines(body: ReadableStream<Uint8Array>): AsyncGenerator<string> {
+/**
+ * The non-empty lines of an NDJSON body as they arrive (a last line without its newline is dropped).
+ * Aborting `signal` cancels the body and throws its reason: a `fetch` that does not tie the body to
+ * the request's signal (an in-process `app.request`) would otherwise keep a quiet stream open.
+ */
+async function* ndjsonLines(body: ReadableStream<Uint8Array>, signal?: AbortSignal): AsyncGenerator<string> {
   const decoder = new TextDecoder();
+  const reader = body.getReader();
+  const cancel = () => reader.cancel(signal?.reason).catch(() => undefined);
+  signal?.addEventListener('abort', cancel, { once: true });
   let rest = '';
-  for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
-    rest += decoder.decode(chunk, { stream: true });
-    const lines = rest.split('\n');
-    rest = lines.pop() ?? '';
-    for (const line of lines) if (line !== '') yield line;
+  try {
+    if (signal?.aborted) await cancel();
+    for (;;) {
+      const next = await reader.read();
+      if (next.done) break;
+      rest += decoder.decode(next.value, { stream: true });
+      const lines = rest.split('\n');
+      rest = lines.pop() ?? '';
+      for (const line of lines) if (line !== '') yield line;
+    }
+    signal?.throwIfAborted();
+  } finally {
+    signal?.removeEventListener('abort', cancel);
+    // The caller stopped early (a break): the rest of the body is not wanted.
+    await reader.cancel().catch(() => undefined);
   }
 }
 
@@ -519,7 +536,7 @@ export class DeviceBridgeClient {
     }
     const requestId = res.headers.get('x-request-id') ?? undefined;
     const broken = (why: string) => new BridgeClientError(res.status, 'UNAVAILABLE', why, true, requestId);
-    for await (const line of ndjsonLines(res.body)) {
+    for await (const line of ndjsonLines(res.body, signal)) {
       const event = parseShellEventLine(line);
       if (event === null)
         throw broken(`the shell stream sent a line that is not an event: ${line.slice(0, 80)}`);
@@ -582,7 +599,7 @@ export class DeviceBridgeClient {
       await this.#answer(res);
       return;
     }
-    for await (const line of ndjsonLines(res.body)) yield JSON.parse(line) as LogEntryBody;
+    for await (const line of ndjsonLines(res.body, signal)) yield JSON.parse(line) as LogEntryBody;
   }
   uninstallApp(leaseId: string, packageName: string) {
     return this.#request<AppActionResult>(

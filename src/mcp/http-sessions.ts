@@ -2,13 +2,14 @@
  * The sessions of the Streamable HTTP transport (`/mcp` on the bridge), kept in this node's memory:
  * each has its own MCP server and state, is bound to the principal that opened it (another token
  * presenting its id is refused), renews the leases it holds while it is active, and releases them
- * when it is deleted (HTTP DELETE), idle past `idleMs`, or the node closes.
+ * when it is deleted (HTTP DELETE), idle past `idleMs`, or the node closes. A session's id names
+ * this node (`session-id.ts`), so the other nodes of a fleet hand its requests here.
  */
-import { randomUUID } from 'node:crypto';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { DeviceBridgeClient } from '../client/index.ts';
 import { PeriodicTask } from '../periodic.ts';
 import { createMcpSession, type McpSession, releaseHeld, renewHeld } from './server.ts';
+import { newSessionId } from './session-id.ts';
 import type { ToolCallExtra } from './tools.ts';
 
 /** Who sends a request: a key naming the principal, and the bridge client acting as it. */
@@ -50,7 +51,8 @@ export function clientOfCall(extra: ToolCallExtra): DeviceBridgeClient {
   return client;
 }
 
-function jsonRpcError(status: number, code: number, message: string): Response {
+/** A JSON-RPC error answer of the transport's kind (no request id: it answers none). */
+export function jsonRpcError(status: number, code: number, message: string): Response {
   return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }), {
     status,
     headers: { 'content-type': 'application/json' },
@@ -78,11 +80,19 @@ export class McpHttpSessions {
     return this.#sessions.size;
   }
 
-  /** One HTTP request to `/mcp` from `caller`; a POST's message already parsed (`parsedBody`) when given. */
-  async handle(request: Request, caller: McpCaller, parsedBody?: unknown): Promise<Response> {
+  /**
+   * One HTTP request to `/mcp` from `caller`; a POST's message already parsed (`parsedBody`) when
+   * given. `node`: this node's name, which the id of a session opened now carries.
+   */
+  async handle(
+    request: Request,
+    caller: McpCaller,
+    options: { parsedBody?: unknown; node?: string | undefined } = {},
+  ): Promise<Response> {
+    const { parsedBody } = options;
     this.#sweeper.start();
     const authInfo = { token: '', clientId: caller.key, scopes: [], extra: { [CLIENT_KEY]: caller.client } };
-    const options = parsedBody === undefined ? { authInfo } : { authInfo, parsedBody };
+    const handling = parsedBody === undefined ? { authInfo } : { authInfo, parsedBody };
     const id = request.headers.get('mcp-session-id');
     if (id !== null) {
       const session = this.#sessions.get(id);
@@ -90,7 +100,7 @@ export class McpHttpSessions {
         return jsonRpcError(
           404,
           -32001,
-          'no such MCP session (ended, or opened on another node): initialize a new one',
+          'no such MCP session (it ended, or its node restarted): initialize a new one',
         );
       }
       if (session.owner !== caller.key) {
@@ -98,7 +108,7 @@ export class McpHttpSessions {
       }
       session.client = caller.client;
       session.lastSeen = Date.now();
-      return session.transport.handleRequest(request, options);
+      return session.transport.handleRequest(request, handling);
     }
     if (request.method !== 'POST') {
       return jsonRpcError(
@@ -115,14 +125,14 @@ export class McpHttpSessions {
         `this token has ${owned} open MCP sessions, the most a token may hold: end one (DELETE /mcp with its Mcp-Session-Id) first`,
       );
     }
-    const session = this.#open(caller);
-    const answer = await session.transport.handleRequest(request, options);
+    const session = this.#open(caller, options.node);
+    const answer = await session.transport.handleRequest(request, handling);
     // Not an initialize request (the transport refused it): nothing was opened.
     if (!this.#sessions.has(session.id)) await session.server.close();
     return answer;
   }
 
-  #open(caller: McpCaller): HttpSession {
+  #open(caller: McpCaller, node: string | undefined): HttpSession {
     const { server, state } = createMcpSession(clientOfCall);
     const session: HttpSession = {
       id: '',
@@ -134,7 +144,7 @@ export class McpHttpSessions {
       lastRenewed: Date.now(),
       ended: undefined,
       transport: new WebStandardStreamableHTTPServerTransport({
-        sessionIdGenerator: () => randomUUID(),
+        sessionIdGenerator: () => newSessionId(node),
         maxRequestBodySize: this.#maxBodyBytes,
         onsessioninitialized: (id) => {
           session.id = id;

@@ -8,7 +8,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { LeaseSelectorSchema } from '../api/index.ts';
-import type { A11yNode, DeviceBridgeClient, LeaseSelector } from '../client/index.ts';
+import type { A11yNode, DeviceBridgeClient, LeaseSelector, Whoami } from '../client/index.ts';
 import { type CompactNode, findNode, isEditable, renderCompactSnapshot } from './compact-snapshot.ts';
 import { fitPng } from './png-scale.ts';
 import { nodeSignature, type SessionState } from './session-state.ts';
@@ -49,6 +49,27 @@ function guarded<A>(
       return resultOfError(err);
     }
   };
+}
+
+/**
+ * Refuse a tool whose API route needs no capability but whose reach is a capability's: `logcat`
+ * shows what every app on the device logs (accounts, tokens, other tenants' traces), as `shell`
+ * would, so it needs the `shell` capability too. Asked of the bridge (`GET /v1/whoami`): admins hold
+ * every capability.
+ */
+async function needCapability(
+  client: DeviceBridgeClient,
+  capability: Whoami['capabilities'][number],
+  tool: string,
+): Promise<void> {
+  const me = await client.whoami();
+  if (!me.capabilities.includes(capability)) {
+    throw new ToolError(
+      'PERMISSION_DENIED',
+      `${tool} needs a token with the ${capability} capability (this token, ${me.name}, lacks it)`,
+      `ask an operator for a token with the ${capability} capability, or do without ${tool}`,
+    );
+  }
 }
 
 function* allNodes(windows: readonly CompactNode[]): Generator<CompactNode> {
@@ -649,7 +670,7 @@ export function registerDeviceTools(server: McpServer, ctx: ToolContext): void {
     'logcat',
     {
       description:
-        "Read the device's log: the entries that arrive within `seconds` (default 2), at most `lines` (default 200).",
+        "Read the device's log (needs a token with the shell capability): the entries that arrive within `seconds` (default 2), at most `lines` (default 200).",
       inputSchema: {
         leaseId,
         lines: z.number().int().min(1).max(2000).optional(),
@@ -670,11 +691,13 @@ export function registerDeviceTools(server: McpServer, ctx: ToolContext): void {
         },
         extra,
       ) => {
+        const client = ctx.client(extra);
+        await needCapability(client, 'shell', 'logcat');
         const limit = args.lines ?? 200;
         const stop = AbortSignal.any([AbortSignal.timeout((args.seconds ?? 2) * 1000), extra.signal]);
         const lines: string[] = [];
         try {
-          const entries = ctx.client(extra).logcat(
+          const entries = client.logcat(
             args.leaseId,
             {
               ...(args.level === undefined ? {} : { level: args.level }),

@@ -89,6 +89,11 @@ const openApiDocument = {
         "the lease's glass agent (clipboard, text, keys, pointer) and a11y service (accessibility tree, set_text, click)",
     },
     { name: 'doctor', description: 'every capability of a leased device checked; a report to send back' },
+    {
+      name: 'MCP',
+      description:
+        'the Model Context Protocol for AI agents (Streamable HTTP): the devices as tools, see docs/mcp.md',
+    },
   ],
   'x-error-codes': errorCodeExtension(),
 };

@@ -340,7 +340,12 @@ describe('HTTP fuzz against a running serve (OpenAPI-driven)', () => {
     for (const token of TOKENS) expect(text, where).not.toContain(token);
     const isJson = (res.headers.get('content-type') ?? '').startsWith('application/json');
     const body: unknown = isJson && text !== '' ? JSON.parse(text) : undefined;
-    if (res.status >= 400 && isJson) {
+    // An error is the bridge's Error, unless the operation documents another shape for that status
+    // (`/mcp`: the MCP transport's JSON-RPC errors), checked against it below.
+    const documentedError = op.responses[String(res.status)]?.content?.['application/json']?.schema;
+    const bridgeError =
+      documentedError === undefined || documentedError['$ref'] === '#/components/schemas/Error';
+    if (res.status >= 400 && isJson && bridgeError) {
       const problems = schemas.check(body, { $ref: '#/components/schemas/Error' });
       expect(problems, where).toEqual([]);
       const { code } = (body as { error: { code: keyof typeof ERROR_CODES } }).error;

@@ -302,7 +302,7 @@ describe('/mcp over Streamable HTTP', () => {
     expect(gone).toBeInstanceOf(Error);
   }, 60_000);
 
-  it('set_text replaces a field by ref; pinch, logcat; shell needs the capability; an unknown APK is NOT_FOUND', async () => {
+  it('set_text replaces a field by ref; pinch; logcat and shell need the shell capability; an unknown APK is NOT_FOUND', async () => {
     const { client } = await connect();
     const leaseId = await acquire(client);
     const first = text(await ok(client, 'snapshot', { leaseId }));
@@ -318,8 +318,11 @@ describe('/mcp over Streamable HTTP', () => {
     expect(text(notField)).toContain('INVALID_ARGUMENT');
 
     await ok(client, 'pinch', { leaseId, x: 540, y: 1200, startDistance: 200, endDistance: 600 });
-    const log = await ok(client, 'logcat', { leaseId, seconds: 0.5, lines: 5 });
-    expect((log.structuredContent as { count: number }).count).toBeLessThanOrEqual(5);
+    // The device's log tells what every app on it does: like shell, it needs the shell capability.
+    const refusedLog = await call(client, 'logcat', { leaseId, seconds: 0.5, lines: 5 });
+    expect(refusedLog.isError).toBe(true);
+    expect(text(refusedLog)).toMatch(/^PERMISSION_DENIED: .*shell capability/);
+    expect(refusedLog.structuredContent).toMatchObject({ error: { code: 'PERMISSION_DENIED' } });
 
     const shell = await call(client, 'shell', { leaseId, command: 'echo hi' });
     expect(text(shell)).toMatch(/^PERMISSION_DENIED: .*shell capability/);
@@ -332,6 +335,8 @@ describe('/mcp over Streamable HTTP', () => {
     const shellLease = await acquire(withShell);
     const echoed = await ok(withShell, 'shell', { leaseId: shellLease, command: 'echo hi' });
     expect(text(echoed)).toContain('hi');
+    const log = await ok(withShell, 'logcat', { leaseId: shellLease, seconds: 0.5, lines: 5 });
+    expect((log.structuredContent as { count: number }).count).toBeLessThanOrEqual(5);
   }, 120_000);
 
   it('acquire_device waits for a busy device with progress notifications', async () => {
@@ -355,6 +360,51 @@ describe('/mcp over Streamable HTTP', () => {
     expect(progress.length).toBeGreaterThan(0);
     expect((acquired.structuredContent as { leaseId: string }).leaseId).not.toBe(held);
   }, 120_000);
+
+  it('is in the OpenAPI document: POST, GET and DELETE with auth, the session header and media types', async () => {
+    type Op = {
+      summary?: string;
+      security?: unknown[];
+      'x-access'?: string;
+      parameters?: Array<{ name: string; in: string; required?: boolean }>;
+      requestBody?: { content: Record<string, unknown> };
+      responses: Record<string, { content?: Record<string, { schema?: { $ref?: string } }> }>;
+    };
+    const res = await timedRequest(bridge.app, 'GET', '/v1/openapi.json');
+    const doc = res.body as unknown as { paths: Record<string, Record<string, Op>> };
+    const mcp = doc.paths['/mcp'];
+    expect(Object.keys(mcp ?? {}).sort()).toEqual(['delete', 'get', 'post']);
+    for (const [method, op] of Object.entries(mcp ?? {})) {
+      expect(op.summary, method).toBeTruthy();
+      expect(op.security, method).toEqual([{ bearer: [] }]);
+      expect(op['x-access'], method).toBe('client');
+      const session = op.parameters?.find((p) => p.name === 'Mcp-Session-Id');
+      expect(session, method).toMatchObject({ in: 'header', required: method !== 'post' });
+      expect(op.responses['404']?.content?.['application/json']?.schema?.$ref, method).toBe(
+        '#/components/schemas/McpError',
+      );
+      expect(op.responses, method).toHaveProperty('401');
+    }
+    expect(Object.keys(mcp!['post']!.requestBody!.content)).toEqual(['application/json']);
+    expect(Object.keys(mcp!['post']!.responses['200']!.content!).sort()).toEqual([
+      'application/json',
+      'text/event-stream',
+    ]);
+    expect(mcp!['post']!.responses).toHaveProperty('202');
+    expect(Object.keys(mcp!['get']!.responses['200']!.content!)).toEqual(['text/event-stream']);
+
+    // The transport's own answers are documented (McpError) and carry the request id as the API's do.
+    const noSession = await bridge.app.request('/mcp', {
+      headers: {
+        Authorization: `Bearer ${CLIENT_TOKEN}`,
+        Accept: 'text/event-stream',
+        'X-Request-Id': 'req-mcp-1',
+      },
+    });
+    expect(noSession.status).toBe(400);
+    expect(noSession.headers.get('x-request-id')).toBe('req-mcp-1');
+    expect(await noSession.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32000 }, id: null });
+  });
 
   it('answers bad arguments with tool errors and the session goes on', async () => {
     const { client } = await connect();

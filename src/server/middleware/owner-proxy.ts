@@ -53,12 +53,48 @@ export async function forwardToOwner<Answer = Response>(
   maxBodyBytes: number,
   options: { idleMs?: number | null } = {},
 ): Promise<Answer & Response> {
-  const { lease } = scope;
-  const { node: ownerNode, url: ownerUrl } = scope.owner;
+  const { lease, owner } = scope;
+  return forwardToNode<Answer>(c, owner, {
+    maxBodyBytes,
+    ...options,
+    log: { leaseId: lease.id, deviceId: lease.deviceId },
+    what: `the owner node ${owner.node} of device ${lease.deviceId}`,
+    details: { deviceId: lease.deviceId },
+  });
+}
+
+export interface ForwardOptions {
+  /** The request body's byte limit while it streams to the node. */
+  maxBodyBytes: number;
+  /** The longest gap between two chunks of the answer (default: the forward timeout; null: none). */
+  idleMs?: number | null;
+  /** Request headers to send besides the standard ones (lower case). */
+  requestHeaders?: readonly string[];
+  /** Answer headers to relay besides the standard ones (lower case). */
+  answerHeaders?: readonly string[];
+  /** Fields of the log lines. */
+  log: Record<string, unknown>;
+  /** Who the node is, for the UNAVAILABLE message (`the owner node n1 of device d1`). */
+  what: string;
+  /** More details of the UNAVAILABLE error. */
+  details?: Record<string, unknown>;
+}
+
+/**
+ * Forward the request as it is (method, path, query, body, credentials) to another node of the
+ * fleet and relay its answer, streamed. The caller was authenticated and authorized here already;
+ * the node authenticates it again itself. Never used on a request that was forwarded once already.
+ */
+export async function forwardToNode<Answer = Response>(
+  c: Context<AppEnv>,
+  target: { node: string; url: string },
+  options: ForwardOptions,
+): Promise<Answer & Response> {
+  const { node: ownerNode, url: ownerUrl } = target;
   const self = c.get('services').deviceSide?.node ?? 'unknown';
 
   const headers = new Headers();
-  for (const name of FORWARDED_HEADERS) {
+  for (const name of [...FORWARDED_HEADERS, ...(options.requestHeaders ?? [])]) {
     const value = c.req.header(name);
     if (value !== undefined) headers.set(name, value);
   }
@@ -72,12 +108,9 @@ export async function forwardToOwner<Answer = Response>(
   headers.set(PROXIED_HEADER, self);
   const url = new URL(c.req.url);
   const raw = c.req.raw.body;
-  const body = hasBody(c) && raw !== null ? limitedStream(raw, maxBodyBytes) : undefined;
+  const body = hasBody(c) && raw !== null ? limitedStream(raw, options.maxBodyBytes) : undefined;
   if (body === undefined) headers.delete('content-length');
-  c.get('logger').info(
-    { leaseId: lease.id, deviceId: lease.deviceId, ownerNode },
-    'forwarding to the owner node',
-  );
+  c.get('logger').info({ ...options.log, ownerNode }, 'forwarding to the owner node');
   // The owner must answer (headers) within the forward timeout; the body then streams under the
   // request's own deadline. A dead, hung or unreachable owner is a retryable UNAVAILABLE naming it.
   const timeoutMs = c.get('services').config.forwardTimeoutMs;
@@ -102,21 +135,17 @@ export async function forwardToOwner<Answer = Response>(
     const why = timeout.signal.aborted
       ? `did not answer within ${timeoutMs} ms`
       : `is not reachable (${cause instanceof Error ? cause.message : String(cause)})`;
-    c.get('logger').warn({ leaseId: lease.id, ownerNode, why }, 'owner node did not answer');
-    throw new BridgeError(
-      'UNAVAILABLE',
-      `the owner node ${ownerNode} of device ${lease.deviceId} ${why}; retry`,
-      {
-        retryable: true,
-        details: { ownerNode, deviceId: lease.deviceId },
-      },
-    );
+    c.get('logger').warn({ ...options.log, ownerNode, why }, 'owner node did not answer');
+    throw new BridgeError('UNAVAILABLE', `${options.what} ${why}; retry`, {
+      retryable: true,
+      details: { ownerNode, ...options.details },
+    });
   } finally {
     clearTimeout(timer);
   }
   const idleMs = options.idleMs === undefined ? timeoutMs : options.idleMs;
   const relayed = new Headers();
-  for (const name of ['content-type', 'x-request-id', 'retry-after']) {
+  for (const name of ['content-type', 'x-request-id', 'retry-after', ...(options.answerHeaders ?? [])]) {
     const value = answer.headers.get(name);
     if (value !== null) relayed.set(name, value);
   }
@@ -125,10 +154,7 @@ export async function forwardToOwner<Answer = Response>(
     answer.body === null || idleMs === null
       ? answer.body
       : relayWithIdleLimit(answer.body, idleMs, (why) => {
-          c.get('logger').warn(
-            { leaseId: lease.id, deviceId: lease.deviceId, ownerNode, why },
-            'owner node stalled mid-answer',
-          );
+          c.get('logger').warn({ ...options.log, ownerNode, why }, 'owner node stalled mid-answer');
           timeout.abort(why);
         });
   // The owner ran the same route (same method, path and body): its answer is one of the route's.
