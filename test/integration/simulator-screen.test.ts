@@ -98,7 +98,7 @@ describe('simulator screenrecord', () => {
     await waitFor(
       () =>
         android()
-          .processes()
+          .device.processes()
           .some((p) => p.cmdline.startsWith('screenrecord ')),
       {
         what: 'screenrecord running',
@@ -120,7 +120,7 @@ describe('simulator screenrecord', () => {
     await waitFor(
       () =>
         !android()
-          .processes()
+          .device.processes()
           .some((p) => p.cmdline.startsWith('screenrecord ')),
       {
         what: 'screenrecord gone after the host closed the stream',
