@@ -14,8 +14,9 @@
 import type { Duplex } from 'node:stream';
 import { NAL_IDR, nalUnits, splitParameterSets } from '../../../protocol/screen/annexb.ts';
 import { encodeScreenPacket, encodeSessionHeader } from '../../../protocol/screen/framing.ts';
+import { fitVideoSize } from '../../../protocol/screen/size.ts';
 import type { CommandContext } from '../context.ts';
-import { fitVideoSize, type LiveScreen, startLiveScreen } from '../screen/live.ts';
+import { type LiveScreen, startLiveScreen } from '../screen/live.ts';
 
 export const SCREEN_MAIN_CLASS = 'dev.devicebridge.glassagent.ScreenMain';
 const MAX_SOCKET_BACKLOG = 4 * 1024 * 1024;

@@ -9,15 +9,13 @@
  * `fit: 'letterbox'` keeps the display's aspect ratio inside a picture of another shape, with black
  * borders (screenrecord's `--size`).
  */
+import type { Size } from '../../../protocol/screen/size.ts';
 import { SHOWN_TOUCHES } from '../commands/screencap.ts';
 import type { SimDeviceImpl } from '../device.ts';
 import { H264Encoder } from './encoder.ts';
 import { renderScreen, touchPoints } from './render.ts';
 
-export interface Size {
-  width: number;
-  height: number;
-}
+export { fitVideoSize } from '../../../protocol/screen/size.ts';
 
 export interface LiveScreenOptions {
   /** The encoded picture. */
@@ -38,14 +36,6 @@ export interface LiveScreenOptions {
 export interface LiveScreen {
   /** Stop the frames and kill the encoder; resolves once ffmpeg has exited. Idempotent. */
   stop(): Promise<void>;
-}
-
-/** The largest size within `maxSize` on its longer side keeping `display`'s aspect ratio, in multiples of 8. */
-export function fitVideoSize(display: Size, maxSize: number): Size {
-  const longer = Math.max(display.width, display.height);
-  const scale = maxSize > 0 && longer > maxSize ? maxSize / longer : 1;
-  const round8 = (n: number) => Math.max(8, Math.floor((n * scale) / 8) * 8);
-  return { width: round8(display.width), height: round8(display.height) };
 }
 
 /** `src` (RGB, `from`) scaled into a black `to` picture: stretched, or fitted with borders. */
