@@ -22,6 +22,8 @@
  *                             service never binds
  *   survive-hangup            processes started from a shell (the glass agent, an instrumentation)
  *                             outlive their shell, as on a real device: only a kill stops them
+ *   screenrecord-limit-s=N    every screenrecord stops after N seconds (1-180), whatever its --time-limit
+ *   screen-encoder-fail       the glass agent's screen encoder (ScreenMain) cannot encode: it exits 1
  *   fail-command=NAME         every run of command NAME (also `toybox NAME`; `cmd package` and
  *                             abb_exec for pm) prints `NAME: simulated failure` and exits 1
  */
@@ -53,6 +55,7 @@ const FLAGS = [
   'survive-hangup',
   'inject-blocked',
   'a11y-policy-blocked',
+  'screen-encoder-fail',
 ] as const;
 /** Flag spec name → its `Faults` key. */
 const FLAG_KEYS = {
@@ -68,6 +71,7 @@ const FLAG_KEYS = {
   'survive-hangup': 'surviveHangup',
   'inject-blocked': 'injectBlocked',
   'a11y-policy-blocked': 'a11yPolicyBlocked',
+  'screen-encoder-fail': 'screenEncoderFail',
 } as const satisfies Record<(typeof FLAGS)[number], keyof Faults>;
 const VALUED = [
   'drop-after-bytes',
@@ -77,6 +81,7 @@ const VALUED = [
   'install-failure',
   'offline-after-ms',
   'fail-command',
+  'screenrecord-limit-s',
 ] as const;
 
 /** The fault names `parseFaultSpec` accepts (for help texts). */
@@ -126,6 +131,11 @@ export function parseFaultSpec(spec: string): Partial<Faults> {
       return { bandwidthBytesPerSec: parseCount(spec, value, true, 1) };
     case 'offline-after-ms':
       return { offlineAfterMs: parseCount(spec, value, false, 0) };
+    case 'screenrecord-limit-s': {
+      const seconds = parseCount(spec, value, false, 1);
+      if (seconds > 180) throw new FaultSpecError(spec, 'screenrecord-limit-s must be 1 to 180');
+      return { screenrecordLimitS: seconds };
+    }
     case 'install-failure':
       if (!INSTALL_FAILURE.test(value)) {
         throw new FaultSpecError(spec, 'install-failure must match INSTALL_FAILED_[A-Z_]+');

@@ -105,6 +105,13 @@ export interface Faults {
    * (`pkill`, `am force-stop`) or the device's shutdown stops them.
    */
   surviveHangup?: boolean;
+  /** Every `screenrecord` stops at this many seconds, whatever its `--time-limit` (at most 180 s). */
+  screenrecordLimitS?: number;
+  /**
+   * The glass agent's screen encoder cannot encode (as where MediaCodec refuses the virtual display):
+   * `app_process … ScreenMain` prints the exception and exits 1 before it listens.
+   */
+  screenEncoderFail?: boolean;
   /**
    * Every run of this command (`rm`, `pm`, `settings`, ...; also as `toybox NAME`, and `pm` as
    * `cmd package` or `abb_exec:package`) writes `NAME: simulated failure` to stderr and exits 1.

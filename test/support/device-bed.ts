@@ -167,16 +167,23 @@ export function fixtureApk(
 /** Our glass agent's main class (the simulator also runs seed 001's upstream one). */
 export const GLASS_AGENT_MAIN = 'dev.devicebridge.glassagent.Main';
 
+/** The glass agent's encoder mode (docs/live-screen.md). */
+export const GLASS_SCREEN_MAIN = 'dev.devicebridge.glassagent.ScreenMain';
+
 /**
  * A glass agent jar for the simulator (a dex jar defining `mainClass`) written into `dir`, and its
- * validated `app-process-jar` manifest (socket `glass-agent`, pushed to /data/local/tmp).
+ * validated `app-process-jar` manifest (socket `glass-agent`, pushed to /data/local/tmp). The jar
+ * defines the encoder mode's main class too unless `screen: false` (an agent without it).
  */
 export async function glassAgentFixture(
   dir: string,
   mainClass = GLASS_AGENT_MAIN,
+  options: { screen?: boolean } = {},
 ): Promise<{ jarPath: string; manifest: AppProcessJarManifest }> {
   const jarPath = path.join(dir, 'glass-agent.jar');
-  const bytes = buildDexJar([mainClass, 'dev.devicebridge.glassagent.core.AgentProtocol']);
+  const classes = [mainClass, 'dev.devicebridge.glassagent.core.AgentProtocol'];
+  if (options.screen !== false) classes.push(GLASS_SCREEN_MAIN);
+  const bytes = buildDexJar(classes);
   await writeFile(jarPath, bytes);
   const verdict = validateReleaseManifest({
     kind: 'app-process-jar',

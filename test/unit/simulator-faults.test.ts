@@ -64,6 +64,10 @@ describe('parseFaultSpec', () => {
     expect(parseFaultSpec('glass-malformed')).toEqual({ glassMalformed: true });
     expect(parseFaultSpec('inject-blocked')).toEqual({ injectBlocked: true });
     expect(parseFaultSpec('a11y-policy-blocked')).toEqual({ a11yPolicyBlocked: true });
+    expect(parseFaultSpec('screen-encoder-fail')).toEqual({ screenEncoderFail: true });
+    expect(parseFaultSpec('screenrecord-limit-s=3')).toEqual({ screenrecordLimitS: 3 });
+    expect(() => parseFaultSpec('screenrecord-limit-s=181')).toThrow(/1 to 180/);
+    expect(() => parseFaultSpec('screenrecord-limit-s=0')).toThrow(/at least 1/);
     expect(() => parseFaultSpec('glass-malformed=1')).toThrow(/glass-malformed takes no value/);
   });
 

@@ -70,6 +70,33 @@ export async function stopGlassAgentProcesses(
   const result = await device.shell(shellCommand('pkill', '-f', pattern), { timeoutMs });
   return result.exitCode === 0;
 }
+/**
+ * The agent's jar on the device, by sha256: pushed only when missing or different, verified after
+ * (CHECKSUM_MISMATCH otherwise). Resolves whether it was pushed. The line-protocol agent and its
+ * encoder mode (src/helpers/screen/) share it.
+ */
+export async function ensureAgentJar(
+  device: Pick<HelperDevice, 'serial' | 'shell' | 'push'>,
+  manifest: Pick<AppProcessJarManifest, 'devicePath' | 'sha256'>,
+  jarPath: string,
+): Promise<boolean> {
+  const onDevice = async (): Promise<string | null> => {
+    const result = await device.shell(shellCommand('sha256sum', manifest.devicePath), { timeoutMs: 30_000 });
+    return result.exitCode === 0 ? parseSha256sum(result.stdout.toString('utf8')) : null;
+  };
+  if ((await onDevice()) === manifest.sha256) return false;
+  await device.push(jarPath, manifest.devicePath, { timeoutMs: 120_000 });
+  const after = await onDevice();
+  if (after !== manifest.sha256) {
+    throw new BridgeError(
+      'CHECKSUM_MISMATCH',
+      `${manifest.devicePath} on ${device.serial} has sha256 ${after ?? 'unknown'} after the push, not ${manifest.sha256}`,
+      { details: { serial: device.serial, devicePath: manifest.devicePath } },
+    );
+  }
+  return true;
+}
+
 /** `work`, or the error `late()` makes once `deadlineAt` (performance.now() time) has passed. */
 async function withinDeadline<T>(work: Promise<T>, deadlineAt: number, late: () => Error): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
@@ -218,26 +245,8 @@ export class GlassAgent {
     await stopGlassAgentProcesses(device, [manifest.mainClass], 5000);
   }
 
-  /** The jar on the device, by sha256: pushed only when missing or different, verified after. */
   async #ensureJar(): Promise<boolean> {
-    const { device, manifest } = this.#o;
-    const onDevice = async (): Promise<string | null> => {
-      const result = await device.shell(shellCommand('sha256sum', manifest.devicePath), {
-        timeoutMs: 30_000,
-      });
-      return result.exitCode === 0 ? parseSha256sum(result.stdout.toString('utf8')) : null;
-    };
-    if ((await onDevice()) === manifest.sha256) return false;
-    await device.push(this.#o.jarPath, manifest.devicePath, { timeoutMs: 120_000 });
-    const after = await onDevice();
-    if (after !== manifest.sha256) {
-      throw new BridgeError(
-        'CHECKSUM_MISMATCH',
-        `${manifest.devicePath} on ${device.serial} has sha256 ${after ?? 'unknown'} after the push, not ${manifest.sha256}`,
-        { details: { serial: device.serial, devicePath: manifest.devicePath } },
-      );
-    }
-    return true;
+    return ensureAgentJar(this.#o.device, this.#o.manifest, this.#o.jarPath);
   }
 
   /** Start the agent; a stale one holding the socket is killed and the start tried once more. */

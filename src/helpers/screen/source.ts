@@ -13,6 +13,11 @@ export interface ScreenStreamInfo {
   displayWidth: number;
   displayHeight: number;
   source: 'agent' | 'screenrecord';
+  /**
+   * The WebCodecs codec string read from the stream's SPS (`avc1.PPCCLL`, e.g. `avc1.64001f`): what
+   * the WebSocket `start` message's `codec` carries. Set by the device driver (src/helpers/screen/open.ts).
+   */
+  codecString?: string;
 }
 
 /** One access unit (or the SPS/PPS config), Annex B. */
@@ -24,7 +29,9 @@ export interface ScreenPacket {
   data: Uint8Array;
 }
 
-export type ScreenEvent = { type: 'start'; info: ScreenStreamInfo } | { type: 'packet'; packet: ScreenPacket };
+export type ScreenEvent =
+  | { type: 'start'; info: ScreenStreamInfo }
+  | { type: 'packet'; packet: ScreenPacket };
 
 export interface ScreenStreamOptions {
   /** The longer side of the encoded picture at most this many pixels (default 1280). */

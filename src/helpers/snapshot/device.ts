@@ -2,6 +2,7 @@
  * What the helper driver needs from a device: shell (complete and streamed), push, forwards (through
  * the ledger) and per-device locks. Built over AdbClient for real devices.
  */
+import type { Duplex } from 'node:stream';
 import type { AdbClient, ShellOptions, ShellResult, ShellStream } from '../../adb/client.ts';
 import type { Deadline } from '../../adb/deadline.ts';
 import type { DeviceLocks } from '../../adb/device-lock.ts';
@@ -14,6 +15,8 @@ export interface HelperDevice {
   forwardTarget(entry: ForwardEntry): ForwardTarget;
   shell(command: string, options?: ShellOptions): Promise<ShellResult>;
   shellStream(command: string, options?: ShellOptions): Promise<ShellStream>;
+  /** `exec:COMMAND` (what `adb exec-out` runs): its raw output as it comes, no exit status. */
+  execStream(command: string, deadline?: Deadline): Promise<Duplex>;
   push(localPath: string, remotePath: string, deadline?: Deadline): Promise<void>;
   openForward(owner: string, remote: string, deadline?: Deadline): Promise<ForwardEntry>;
   closeForward(entry: ForwardEntry): Promise<void>;
@@ -35,6 +38,7 @@ export function adbHelperDevice(options: {
     locks,
     shell: (command, opts) => client.shell(serial, command, opts),
     shellStream: (command, opts) => client.shellStream(serial, command, opts),
+    execStream: (command, deadline) => client.openService(serial, `exec:${command}`, deadline ?? {}),
     push: (local, remote, deadline) => client.push(serial, local, remote, deadline ?? {}),
     openForward: (owner, remote, deadline) => ledger.openReachable(owner, serial, remote, deadline),
     closeForward: (entry) => ledger.close(entry.serial, entry.local),

@@ -211,6 +211,11 @@ export class SimDeviceImpl implements SimDevice {
     this.#inputEvents.push({ ...event });
   }
 
+  /** How many input events were recorded (a cheap way to see that the shown touches changed). */
+  get inputCount(): number {
+    return this.#inputEvents.length;
+  }
+
   /** Input events recorded so far (oldest first), for tests. */
   inputEvents(): Array<Record<string, unknown>> {
     return this.#inputEvents.map((e) => ({ ...e }));

@@ -1,5 +1,5 @@
 /**
- * `app_process` for the glass agent: `CLASSPATH=/data/local/tmp/glass-agent.jar app_process /
+ * `app_process` for the glass agent (and its encoder mode, `ScreenMain`: see screen-main.ts): `CLASSPATH=/data/local/tmp/glass-agent.jar app_process /
  * dev.devicebridge.glassagent.Main` (or `app_process -cp JAR / MAIN`) starts the agent emulation
  * (src/simulator/glass/agent.ts) on `localabstract:glass-agent`, as the real dex jar does, and runs
  * until the shell is closed, or, started in the background (`nohup ... &`), until killed. The jar
@@ -19,6 +19,7 @@ import { GlassAgentProtocol } from '../../glass/agent.ts';
 import { GlassRequestError } from '../../glass/line-protocol.ts';
 import { lineServer } from '../../glass/line-server.ts';
 import { type CommandFn, resolvePath } from '../context.ts';
+import { SCREEN_MAIN_CLASS, screenMain } from './screen-main.ts';
 
 /** Main classes the simulator runs as the glass agent (ours, and seed 001's upstream name). */
 export const GLASS_AGENT_MAIN_CLASSES: ReadonlySet<string> = new Set([
@@ -79,6 +80,13 @@ export const appProcess: CommandFn = async (argv, ctx) => {
     return notFound();
   }
   if (!classes.includes(mainClass)) return notFound();
+  if (mainClass === SCREEN_MAIN_CLASS) {
+    return screenMain(
+      args.slice(2),
+      ctx,
+      `app_process / ${mainClass} ${args.slice(2).join(' ')} CLASSPATH=${classpath}`,
+    );
+  }
   if (!GLASS_AGENT_MAIN_CLASSES.has(mainClass)) {
     ctx.io.stderr(`app_process: the simulator runs only the glass agent, not ${mainClass}\n`);
     return 1;

@@ -12,6 +12,7 @@ import { logcat } from './logcat.ts';
 import { pm } from './pm.ts';
 import { ps, shellKill, toyboxKill } from './processes.ts';
 import { screencap } from './screencap.ts';
+import { screenrecord } from './screenrecord.ts';
 import { settings } from './settings.ts';
 import { cut, grep, head, tail, wc } from './text.ts';
 import { wm } from './wm.ts';
@@ -104,6 +105,7 @@ export function createCommandTable(extra: Iterable<[string, CommandFn]> = []): M
     ['logcat', logcat],
     ['pm', pm],
     ['screencap', screencap],
+    ['screenrecord', screenrecord],
     ['settings', settings],
     ['sh', sh],
     ['toybox', toybox],

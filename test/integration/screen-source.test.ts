@@ -1,0 +1,253 @@
+/**
+ * The host's live screen driver (openScreenSource) against simulated devices through the real adb
+ * server: the glass agent's encoder (a `start`, then a decodable key frame; a tap shows in later
+ * frames), the fallback to screenrecord when the agent cannot encode (an agent jar without the
+ * encoder, the screen-encoder-fail fault), screenrecord's time limit crossed without a gap, and
+ * close leaving no device process, no forward and no ffmpeg.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { openScreenSource } from '../../src/helpers/screen/open.ts';
+import { ScreenrecordSource } from '../../src/helpers/screen/screenrecord-source.ts';
+import type { ScreenEvent, ScreenPacket, ScreenSource } from '../../src/helpers/screen/source.ts';
+import type { AppProcessJarManifest } from '../../src/manifest/index.ts';
+import type { SimAndroidHandle } from '../../src/simulator/android/index.ts';
+import { runningEncoders } from '../../src/simulator/android/screen/encoder.ts';
+import { tempDir } from '../support/bridge.ts';
+import {
+  type DeviceBed,
+  GLASS_AGENT_MAIN,
+  glassAgentFixture,
+  startDeviceBed,
+} from '../support/device-bed.ts';
+import { type DecodedFrames, decodeH264, pixelAt } from '../support/screen.ts';
+import { waitFor } from '../support/wait-for.ts';
+
+let bed: DeviceBed;
+let tmp: { dir: string; cleanup(): Promise<void> };
+let agent: { manifest: AppProcessJarManifest; jarPath: string };
+let noEncoder: { manifest: AppProcessJarManifest; jarPath: string };
+const android = () => bed.sim.devices[0]!.android as SimAndroidHandle;
+const OWNER = 'lease-screen';
+
+beforeAll(async () => {
+  bed = await startDeviceBed();
+  tmp = await tempDir();
+  agent = await glassAgentFixture(tmp.dir);
+  const dir = `${tmp.dir}/old`;
+  await import('node:fs/promises').then((fs) => fs.mkdir(dir));
+  const old = await glassAgentFixture(dir, GLASS_AGENT_MAIN, { screen: false });
+  noEncoder = old;
+}, 60_000);
+
+afterAll(async () => {
+  await bed?.close();
+  await tmp?.cleanup();
+});
+
+afterEach(async () => {
+  delete android().device.faults.screenEncoderFail;
+  delete android().device.faults.screenrecordLimitS;
+  await waitFor(() => runningEncoders() === 0, { what: 'no ffmpeg left' });
+});
+
+/** Read a source's events as they come. */
+function reader(source: ScreenSource) {
+  const events: ScreenEvent[] = [];
+  let error: unknown = null;
+  let done = false;
+  void (async () => {
+    try {
+      for await (const e of source.events()) events.push(e);
+    } catch (err) {
+      error = err;
+    }
+    done = true;
+  })();
+  const packets = () =>
+    events
+      .filter((e): e is { type: 'packet'; packet: ScreenPacket } => e.type === 'packet')
+      .map((e) => e.packet);
+  return {
+    events,
+    packets,
+    get error() {
+      return error;
+    },
+    get done() {
+      return done;
+    },
+  };
+}
+
+const isRed = ([r, g, b]: [number, number, number]) => r > 150 && g < 110 && b < 130;
+function redNear(decoded: DecodedFrames, index: number, x: number, y: number, radius = 4): boolean {
+  for (let dy = -radius; dy <= radius; dy++) {
+    for (let dx = -radius; dx <= radius; dx++)
+      if (isRed(pixelAt(decoded, index, x + dx, y + dy))) return true;
+  }
+  return false;
+}
+
+/** Whether pictures `a` and `b` differ around (x, y): a touch mark came (or an old one went). */
+function changedNear(
+  decoded: DecodedFrames,
+  a: number,
+  b: number,
+  x: number,
+  y: number,
+  radius = 8,
+): boolean {
+  let diff = 0;
+  let n = 0;
+  for (let yy = Math.max(0, y - radius); yy <= Math.min(decoded.height - 1, y + radius); yy++) {
+    for (let xx = Math.max(0, x - radius); xx <= Math.min(decoded.width - 1, x + radius); xx++) {
+      const p = pixelAt(decoded, a, xx, yy);
+      const q = pixelAt(decoded, b, xx, yy);
+      diff += Math.abs(p[0] - q[0]) + Math.abs(p[1] - q[1]) + Math.abs(p[2] - q[2]);
+      n++;
+    }
+  }
+  return diff / n > 6;
+}
+
+const decode = (packets: ScreenPacket[], width: number, height: number) =>
+  decodeH264(Buffer.concat(packets.map((p) => p.data)), width, height);
+
+/** Nothing of the stream is left on the device or in the ledger. */
+async function expectClean(): Promise<void> {
+  expect(bed.ledger.entries().filter((e) => e.owner === OWNER)).toEqual([]);
+  await waitFor(
+    () =>
+      !android()
+        .device.processes()
+        .some((p) => p.cmdline.includes('ScreenMain') || p.cmdline.startsWith('screenrecord')),
+    { what: 'no screen process on the device' },
+  );
+  await waitFor(() => runningEncoders() === 0, { what: 'no ffmpeg' });
+}
+
+describe('openScreenSource', () => {
+  it('the glass agent: a start, a decodable key frame at once, a tap in later frames; close leaves nothing', async () => {
+    const source = await openScreenSource(bed.device(), { owner: OWNER, agent, maxSize: 320, maxFps: 10 });
+    const r = reader(source);
+    await waitFor(() => r.packets().some((p) => p.key), { what: 'a key frame' });
+    expect(r.events[0]).toMatchObject({
+      type: 'start',
+      info: {
+        codec: 'h264',
+        width: 144,
+        height: 320,
+        displayWidth: 1080,
+        displayHeight: 2400,
+        source: 'agent',
+      },
+    });
+    const start = r.events[0] as Extract<ScreenEvent, { type: 'start' }>;
+    expect(start.info.codecString).toMatch(/^avc1\.[0-9a-f]{6}$/);
+    expect(r.packets()[0]).toMatchObject({ config: true, key: false });
+    expect(bed.ledger.entries().filter((e) => e.owner === OWNER)).toHaveLength(1);
+
+    const before = r.packets().length;
+    // (300, 1500) on the display is (40, 200) in the picture.
+    await bed.device().shell('input tap 300 1500');
+    await waitFor(() => r.packets().length > before + 8, { what: 'frames after the tap' });
+    await source.close();
+    await waitFor(() => r.done, { what: 'events() ended' });
+    expect(r.error).toBeNull();
+    const packets = r.packets();
+    const decoded = await decode(packets, 144, 320);
+    expect(decoded.frames.length, decoded.log).toBe(packets.filter((p) => !p.config).length);
+    expect(redNear(decoded, 0, 40, 200)).toBe(false);
+    expect(redNear(decoded, decoded.frames.length - 1, 40, 200)).toBe(true);
+    await expectClean();
+  });
+
+  it.each([
+    ['an agent jar without the encoder', () => noEncoder, () => undefined],
+    [
+      'the screen-encoder-fail fault',
+      () => agent,
+      () => {
+        android().device.faults.screenEncoderFail = true;
+      },
+    ],
+  ])(
+    'falls back to screenrecord with %s: a start at the first change, decodable, showing it',
+    async (_name, jar, fault) => {
+      fault();
+      const source = await openScreenSource(bed.device(), { owner: OWNER, agent: jar(), maxSize: 320 });
+      const r = reader(source);
+      expect(source).toBeInstanceOf(ScreenrecordSource);
+      // (800, 600) on the display is (106, 80) in the picture.
+      await bed.device().shell('input tap 800 600');
+      await waitFor(() => r.packets().some((p) => p.key), { what: 'a key frame' });
+      expect(r.events[0]).toMatchObject({
+        type: 'start',
+        info: { width: 144, height: 320, displayWidth: 1080, displayHeight: 2400, source: 'screenrecord' },
+      });
+      const decoded = await decode(r.packets(), 144, 320);
+      expect(decoded.frames.length, decoded.log).toBeGreaterThan(0);
+      expect(redNear(decoded, 0, 106, 80)).toBe(true);
+      await source.close();
+      await expectClean();
+    },
+  );
+
+  it("crosses screenrecord's time limit without a gap: the next recording takes over at its key frame", async () => {
+    const source = await openScreenSource(bed.device(), {
+      owner: OWNER,
+      maxSize: 320,
+      // The lead must outlast a loaded machine's encoder start: a change the old recording has not
+      // sent when it ends, made before the next one started, shows only at the next change.
+      screenrecordTimeLimitS: 4,
+      screenrecordRestartLeadMs: 2000,
+    });
+    const sr = source as ScreenrecordSource;
+    const r = reader(source);
+    // Change the screen, wait for the picture of each change, until two switches are behind us.
+    const taps: Array<{ x: number; y: number; after: number }> = [];
+    for (let i = 0; ; i++) {
+      const x = 100 + ((i * 97) % 880);
+      const y = 300 + ((i * 211) % 1800);
+      const seen = r.packets().length;
+      await bed.device().shell(`input tap ${x} ${y}`);
+      taps.push({ x, y, after: seen });
+      await waitFor(() => r.packets().length > seen, { what: `the picture of tap ${i}` });
+      if (sr.switches >= 2 && taps.length > 12) break;
+      if (i > 200) throw new Error('no switch after 200 taps');
+    }
+    await source.close();
+    expect(r.error).toBeNull();
+    expect(sr.switches).toBeGreaterThanOrEqual(2);
+    // One `start`: the size never changed.
+    expect(r.events.filter((e) => e.type === 'start')).toHaveLength(1);
+    const packets = r.packets();
+    const pts = packets.map((p) => p.pts);
+    expect(pts.every((t, i) => i === 0 || t >= (pts[i - 1] as number))).toBe(true);
+    // One decodable stream across the switches: every picture decodes...
+    const decoded = await decode(packets, 144, 320);
+    const pictures = packets.filter((p) => !p.config);
+    expect(decoded.frames.length, decoded.log).toBe(pictures.length);
+    // ...and every tap shows in a picture that soon followed it (no change was lost at a switch; at
+    // a switch the next recording's key frame may repeat the picture before the tap).
+    const pictureIndex = (packetIndex: number) =>
+      packets.slice(0, packetIndex).filter((p) => !p.config).length;
+    for (const [k, tap] of taps.entries()) {
+      const at = pictureIndex(tap.after);
+      // The first tap has no picture before it; the last one's picture may still be on its way (a
+      // switch's key frame, showing the screen before it, may have answered its wait).
+      if (at === 0 || k === taps.length - 1) continue;
+      // Up to two pictures past the next tap's first (a stale repeat may have answered the wait).
+      const until = Math.min(
+        decoded.frames.length - 1,
+        (k + 1 < taps.length ? pictureIndex(taps[k + 1]!.after) : at) + 2,
+      );
+      const x = Math.round((tap.x * 144) / 1080);
+      const y = Math.round((tap.y * 320) / 2400);
+      let shown = false;
+      for (let i = at; i <= until && !shown; i++) shown = changedNear(decoded, at - 1, i, x, y);
+      expect(shown, `tap at ${tap.x},${tap.y} in pictures ${at} to ${until}`).toBe(true);
+    }
+    await expectClean();
+  });
+});

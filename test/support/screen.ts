@@ -1,0 +1,82 @@
+/**
+ * Live screen test helpers: the golden fixtures (test/fixtures/screen/) and a real decoder (Debian's
+ * ffmpeg) that turns Annex B access units into raw RGB frames, to check that pictures decode and
+ * what they show.
+ */
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+
+export const SCREEN_FIXTURES = path.join(import.meta.dirname, '../fixtures/screen');
+
+/** A `.hex` fixture: hex byte pairs separated by white space. */
+export function hexFixture(name: string): Uint8Array {
+  const text = readFileSync(path.join(SCREEN_FIXTURES, name), 'utf8');
+  return Uint8Array.from(text.trim().split(/\s+/), (h) => Number.parseInt(h, 16));
+}
+
+export function binaryFixture(name: string): Uint8Array {
+  return new Uint8Array(readFileSync(path.join(SCREEN_FIXTURES, name)));
+}
+
+export interface DecodedFrames {
+  width: number;
+  height: number;
+  /** RGB24 pixels, one buffer per decoded picture. */
+  frames: Buffer[];
+  /** What ffmpeg wrote to stderr (decode errors show here). */
+  log: string;
+}
+
+/** Decode an Annex B H.264 stream with ffmpeg into RGB24 frames of `width`×`height`. */
+export function decodeH264(stream: Uint8Array, width: number, height: number): Promise<DecodedFrames> {
+  return new Promise((resolve, reject) => {
+    const ff = spawn(
+      'ffmpeg',
+      [
+        '-hide_banner',
+        '-loglevel',
+        'error',
+        '-f',
+        'h264',
+        '-i',
+        'pipe:0',
+        '-f',
+        'rawvideo',
+        '-pix_fmt',
+        'rgb24',
+        'pipe:1',
+      ],
+      { stdio: ['pipe', 'pipe', 'pipe'] },
+    );
+    const out: Buffer[] = [];
+    let log = '';
+    ff.stdout.on('data', (d: Buffer) => out.push(d));
+    ff.stderr.on('data', (d: Buffer) => {
+      log += d.toString('utf8');
+    });
+    ff.on('error', reject);
+    ff.on('close', () => {
+      const all = Buffer.concat(out);
+      const size = width * height * 3;
+      const frames: Buffer[] = [];
+      for (let at = 0; at + size <= all.length; at += size) frames.push(all.subarray(at, at + size));
+      resolve({ width, height, frames, log });
+    });
+    ff.stdin.on('error', () => undefined);
+    ff.stdin.end(Buffer.from(stream));
+  });
+}
+
+/** The RGB of one pixel of a decoded frame. */
+export function pixelAt(
+  frames: DecodedFrames,
+  index: number,
+  x: number,
+  y: number,
+): [number, number, number] {
+  const frame = frames.frames[index];
+  if (frame === undefined) throw new Error(`no decoded frame ${index} (of ${frames.frames.length})`);
+  const i = (y * frames.width + x) * 3;
+  return [frame[i] as number, frame[i + 1] as number, frame[i + 2] as number];
+}
