@@ -11,8 +11,11 @@ export const SCREEN_FIXTURES = path.join(import.meta.dirname, '../fixtures/scree
 
 /** A `.hex` fixture: hex byte pairs separated by white space. */
 export function hexFixture(name: string): Uint8Array {
-  const text = readFileSync(path.join(SCREEN_FIXTURES, name), 'utf8');
-  return Uint8Array.from(text.trim().split(/\s+/), (h) => Number.parseInt(h, 16));
+  // Hex bytes; `#` starts a comment to the end of the line; whitespace is ignored (README.md there).
+  const text = readFileSync(path.join(SCREEN_FIXTURES, name), 'utf8').replace(/#.*$/gm, '');
+  const digits = text.replace(/\s+/g, '');
+  if (!/^(?:[0-9a-f]{2})*$/i.test(digits)) throw new Error(`${name}: not hex byte pairs`);
+  return Uint8Array.from(digits.match(/../g) ?? [], (h) => Number.parseInt(h, 16));
 }
 
 export function binaryFixture(name: string): Uint8Array {

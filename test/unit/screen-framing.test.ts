@@ -86,6 +86,33 @@ describe('screen framing: golden bytes', () => {
     expect(frames[4]).toEqual({ type: 'size', pts: 2_000_000, size: rotated });
   });
 
+  it("decodes what the glass agent's Java writer wrote (java-*.hex): the two sides agree", () => {
+    const frames = decodeAll([hexFixture('java-session-header.hex'), hexFixture('java-packets.hex')]);
+    expect(frames.map((f) => f.type)).toEqual([
+      'session',
+      'packet',
+      'packet',
+      'packet',
+      'size',
+      'packet',
+      'packet',
+      'packet',
+    ]);
+    expect(frames[0]).toEqual({ type: 'session', header: { codec: 'h264', ...size720 } });
+    expect(frames[1]).toMatchObject({ config: true, key: false, pts: 0 });
+    expect(Buffer.from((frames[1] as { data: Uint8Array }).data).toString('hex')).toBe(
+      '000000016764001f0000000168ee3c80',
+    );
+    expect(frames[2]).toMatchObject({ config: false, key: true, pts: 33_333 });
+    expect(frames[3]).toMatchObject({ config: false, key: false, pts: 66_666 });
+    expect(frames[4]).toEqual({ type: 'size', pts: 0, size: rotated });
+    expect(frames[5]).toMatchObject({ config: true, key: false, pts: 100_000 });
+    expect(frames[6]).toMatchObject({ config: false, key: true, pts: 5_000_000_000 });
+    // 2^61−1 µs is past a safe integer: read as the nearest number, flags untouched.
+    expect(frames[7]).toMatchObject({ config: false, key: false, pts: 2 ** 61 });
+    expect(Buffer.from((frames[7] as { data: Uint8Array }).data).toString('hex')).toBe('000001419b');
+  });
+
   it.each([
     ['bad-magic.hex', 'bad-magic', /starts "DBSD", not "DBSC"/],
     ['bad-version.hex', 'bad-version', /version 2/],
