@@ -14,4 +14,5 @@ export * from './health.ts';
 export * from './helper-operations.ts';
 export * from './helpers.ts';
 export * from './leases.ts';
+export * from './screen.ts';
 export * from './whoami.ts';
