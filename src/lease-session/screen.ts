@@ -335,6 +335,8 @@ export interface ScreenViewer {
   input(message: ScreenInput): void;
   /** The viewer left (its connection closed). */
   leave(): void;
+  /** End this viewer alone (its connection is going away): `end` is sent, then the connection closes. */
+  end(reason: ScreenEndReason, message: string): void;
 }
 
 export interface ScreenCapabilityOptions {
@@ -466,6 +468,10 @@ export class ScreenCapability {
       queue,
       attach: (sink) => queue.attach(sink),
       leave,
+      end: (reason, message) => {
+        stream.fanout.remove(queue);
+        queue.end(JSON.stringify({ type: 'end', reason, message }));
+      },
       input: (message) => {
         if (left || stream.ended) return;
         try {
