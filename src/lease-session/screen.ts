@@ -57,7 +57,7 @@ export const MAX_GESTURE_POINTS = 1000;
 /** Where one viewer's messages go (a WebSocket, or a test's sink). */
 export interface ScreenViewerSink {
   /** Send one message; `done` once it was written (or failed: the viewer is gone). */
-  send(message: string | Uint8Array, done: (err?: Error) => void): void;
+  send(message: string | Uint8Array, done: (err?: Error | null) => void): void;
   /** Close the connection (after the `end` message was sent). */
   close(): void;
 }
@@ -209,7 +209,7 @@ export class ViewerQueue {
     sink.send(entry.data, (err) => {
       this.#inFlight = false;
       this.#queued -= entry.bytes;
-      if (err !== undefined) {
+      if (err) {
         this.drop();
         this.#onGone?.();
         return;

@@ -43,10 +43,11 @@ class TestSink implements ScreenViewerSink {
   readonly held: Array<() => void> = [];
   closed = false;
   constructor(public stalled = false) {}
-  send(message: string | Uint8Array, done: (err?: Error) => void): void {
+  send(message: string | Uint8Array, done: (err?: Error | null) => void): void {
     this.got.push(message);
-    if (this.stalled) this.held.push(() => done());
-    else queueMicrotask(() => done());
+    // As a socket's write callback: null when written.
+    if (this.stalled) this.held.push(() => done(null));
+    else queueMicrotask(() => done(null));
   }
   close(): void {
     this.closed = true;
