@@ -98,6 +98,8 @@ export class ViewerQueue {
   #inFlight = false;
   /** Frames dropped since the viewer fell behind; -1 when it is not behind. */
   #dropped = -1;
+  /** A viewer that joined between key frames: frames are not sent until the next key frame. */
+  #awaitingKey = false;
   #closed = false;
   #onGone: (() => void) | undefined;
   framesSent = 0;
@@ -127,9 +129,18 @@ export class ViewerQueue {
     this.#push({ data: text, bytes: byteLength(text), kind: 'control' });
   }
 
+  /** Send no frame before the next key frame (a viewer that joins between key frames). */
+  awaitKeyFrame(): void {
+    this.#awaitingKey = true;
+  }
+
   /** A frame (`key`: a key frame, which ends a skip). */
   frame(data: Uint8Array, key: boolean): void {
     if (this.#closed) return;
+    if (this.#awaitingKey) {
+      if (!key) return;
+      this.#awaitingKey = false;
+    }
     if (this.#dropped >= 0 && !key) {
       this.#dropped++;
       this.framesSkipped++;
@@ -247,6 +258,8 @@ export class ScreenFanout {
   add(queue: ViewerQueue): void {
     this.viewers.add(queue);
     if (this.#start !== null) queue.control(this.#start);
+    // The frames since the last key frame when they were kept, else the next key frame first.
+    if (this.#gop === null || this.#gop.length === 0) queue.awaitKeyFrame();
     for (const f of this.#gop ?? []) queue.frame(f.data, f.key);
   }
 

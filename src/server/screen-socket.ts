@@ -7,7 +7,7 @@
  */
 import type { Context } from 'hono';
 import { getCookie } from 'hono/cookie';
-import { WebSocket } from 'ws';
+import { type RawData, WebSocket } from 'ws';
 import { ScreenInputSchema } from '../api/screen.ts';
 import { isSessionId, SESSION_COOKIE } from '../auth/console-sessions.ts';
 import { BridgeError } from '../errors.ts';
@@ -95,6 +95,11 @@ export async function openOwnerSocket(
     handshakeTimeout: timeoutMs,
     followRedirects: false,
   });
+  // What the owner sends before the viewer's own socket is open is kept for it (`relaySockets`).
+  const early: Array<[RawData, boolean]> = [];
+  const keep = (data: RawData, isBinary: boolean) => early.push([data, isBinary]);
+  upstream.on('message', keep);
+  EARLY.set(upstream, { messages: early, keep });
   return new Promise<WebSocket | Response>((resolve, reject) => {
     upstream.once('open', () => resolve(upstream));
     upstream.once('unexpected-response', (_req, res) => {
@@ -123,9 +128,21 @@ export async function openOwnerSocket(
   });
 }
 
+/** What an owner's socket sent before it was relayed, and the listener that kept it. */
+const EARLY = new WeakMap<
+  WebSocket,
+  { messages: Array<[RawData, boolean]>; keep: (data: RawData, isBinary: boolean) => void }
+>();
+
 /** Copy messages both ways between the viewer's socket and the owner's; either closing closes the other. */
 export function relaySockets(viewer: WebSocket, upstream: WebSocket): OpenSocket {
   let paused = false;
+  const early = EARLY.get(upstream);
+  if (early !== undefined) {
+    upstream.off('message', early.keep);
+    EARLY.delete(upstream);
+    for (const [data, isBinary] of early.messages) viewer.send(data, { binary: isBinary });
+  }
   upstream.on('message', (data, isBinary) => {
     if (viewer.readyState !== viewer.OPEN) return;
     viewer.send(data, { binary: isBinary }, () => {

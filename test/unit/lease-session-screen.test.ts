@@ -124,6 +124,23 @@ describe('the fan-out', () => {
     expect(sink.log()).toEqual(['start', 'K2', 'P3', 'P4']);
   });
 
+  it('a viewer that joins when the frames since the last key frame do not fit its queue waits for the next key frame', async () => {
+    const fanout = new ScreenFanout(1000);
+    fanout.push(start());
+    fanout.push(config());
+    fanout.push(frame(0, true, 400));
+    for (let pts = 1; pts < 5; pts++) fanout.push(frame(pts, false, 400));
+    const sink = new TestSink();
+    const q = new ViewerQueue(1000);
+    q.attach(sink);
+    fanout.add(q);
+    fanout.push(frame(5, false, 400));
+    fanout.push(frame(6, true, 400));
+    fanout.push(frame(7, false, 400));
+    await flush();
+    expect(sink.log()).toEqual(['start', 'K6', 'P7']);
+  });
+
   it('a viewer over its bound skips to the next key frame, told how many frames it lost; memory stays bounded', async () => {
     const bound = 1000;
     const fanout = new ScreenFanout(bound);
