@@ -31,28 +31,13 @@ import {
 } from '../protocol/screen/viewer-messages.ts';
 import type { GlassCapability } from './glass.ts';
 import type { LeaseTarget } from './scope.ts';
+import { type OpenScreenSource, SCREEN_LIMITS, type ScreenLimits } from './screen-options.ts';
 import { type LeaseSessions, leaseEnded } from './session.ts';
-
-/** Opens the device stream of a lease's device; `signal` aborts the opening (and the stream). */
-export type OpenScreenSource = (
-  target: LeaseTarget,
-  options: ScreenStreamOptions,
-  signal: AbortSignal,
-) => Promise<ScreenSource>;
-
-export interface ScreenLimits {
-  /** Viewers per lease (default 4); one more is refused with RATE_LIMITED (429). */
-  maxViewers: number;
-  /** Bytes one viewer's queue may hold before it skips to the next key frame (default 4 MiB). */
-  queueBytes: number;
-  /** How long the device stream runs on after its last viewer left (default 2 s). */
-  lingerMs: number;
-}
-
-export const SCREEN_LIMITS: ScreenLimits = { maxViewers: 4, queueBytes: 4 * 1024 * 1024, lingerMs: 2000 };
 
 /** The most points one pointer gesture carries to the glass agent (its limit); later moves are dropped. */
 export const MAX_GESTURE_POINTS = 1000;
+
+export { type OpenScreenSource, SCREEN_LIMITS, type ScreenLimits } from './screen-options.ts';
 
 /** Where one viewer's messages go (a WebSocket, or a test's sink). */
 export interface ScreenViewerSink {

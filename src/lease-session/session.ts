@@ -26,7 +26,7 @@ import type { Logger } from '../observability/logger.ts';
 import type { ReleaseRepository } from '../releases/repository.ts';
 import { Resources } from './resources.ts';
 import type { LeaseTarget } from './scope.ts';
-import type { OpenScreenSource, ScreenLimits } from './screen.ts';
+import type { OpenScreenSource, ScreenLimits } from './screen-options.ts';
 
 /** Where ensure records the helper status it saw (the device registry). */
 export interface HelperStatusSink {

@@ -158,6 +158,7 @@ const viewers: Viewer[] = [];
 function connect(
   node: RunningNode,
   options: { token?: string | null; query?: string; headers?: Record<string, string>; id?: string } = {},
+  // biome-ignore lint/suspicious/noExplicitAny: tests read whatever fields the answer has
 ): Promise<Viewer | { status: number; body: Record<string, any> }> {
   const token = options.token === undefined ? CLIENT_TOKEN : options.token;
   const url = `${node.url.replace(/^http/, 'ws')}/v1/leases/${options.id ?? leaseId}/screen${options.query ?? ''}`;
