@@ -28,7 +28,7 @@ export interface WebSocketUpgrade {
 
 export type UpgradeFetch = (
   request: Request,
-  env: { incoming: IncomingMessage; upgrade: WebSocketUpgrade },
+  env: { incoming: IncomingMessage; upgrade?: WebSocketUpgrade },
 ) => Response | Promise<Response>;
 
 /** How long sockets told to go away get to close before they are cut. */
@@ -82,7 +82,7 @@ export class WebSocketHub {
     const isWebSocket = (req.headers.upgrade ?? '').toLowerCase() === 'websocket';
     const answer = await this.#fetch(
       new Request(url, { method: req.method ?? 'GET', headers }),
-      isWebSocket ? { incoming: req, upgrade } : ({ incoming: req } as never),
+      isWebSocket ? { incoming: req, upgrade } : { incoming: req },
     );
     const accepted = taken;
     if (accepted === undefined || this.#closing) {

@@ -218,7 +218,12 @@ afterAll(async () => {
 
 describe('the live screen over WebSockets (e2e)', () => {
   afterEach(async () => {
-    for (const v of viewers.splice(0)) if (!v.closed) await close(v);
+    // A failed test may leave a viewer paused (it would never read the close handshake): cut.
+    for (const v of viewers.splice(0)) {
+      if (v.closed) continue;
+      v.ws.terminate();
+      await v.until(() => v.closed, 'the viewer closed');
+    }
     pace = () => new Promise((r) => setTimeout(r, 5));
   });
 
@@ -266,18 +271,21 @@ describe('the live screen over WebSockets (e2e)', () => {
     const source = opened.at(-1)!.source;
     const room = a.node!.room;
     // Pace the device by the fast viewer: each frame once the fast one has the one before.
+    // (Before this the stream ran at its own pace: on a loaded machine the fast viewer may have
+    // skipped too, as it should have. From here on it keeps up by construction.)
+    const paced = fast.messages.length;
     const base = source.framesPlayed - fast.frames().length;
     pace = async (i) => fast.until(() => fast.frames().length + base >= i, `the fast viewer got frame ${i}`);
     await waitFor(() => room.screen.stats(leaseId).some((s) => s.framesSkipped > 0), {
       what: "the stalled viewer's queue skipped frames",
       timeoutMs: 60_000,
     });
-    const skippedWhilePaused = fast.frames().length;
-    expect(fast.messages.filter((m) => m.type === 'skipped')).toEqual([]);
-    const pts = fast.frames().map((f) => (f.type === 'packet' ? f.pts : -1));
+    const meanwhile = fast.messages.slice(paced);
+    expect(meanwhile.filter((m) => m.type === 'skipped')).toEqual([]);
+    const pts = meanwhile.filter((m) => m.type === 'packet').map((f) => f.pts);
     // Consecutive frames: each 1/30 s after the one before (the source loops with growing times).
     for (let i = 1; i < pts.length; i++) expect(pts[i]! - pts[i - 1]!).toBeLessThanOrEqual(33_334 * 2);
-    expect(skippedWhilePaused).toBeGreaterThan(10);
+    expect(pts.length).toBeGreaterThan(10);
     stalled.ws.resume();
     await stalled.until(() => {
       const at = stalled.messages.findIndex((m) => m.type === 'skipped');

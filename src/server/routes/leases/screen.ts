@@ -83,18 +83,18 @@ export function registerScreen(app: OpenAPIHono<AppEnv>): void {
     const { owner } = scope;
     if (owner.kind === 'remote' && owner.url !== null && c.req.header(PROXIED_HEADER) === undefined) {
       const upstream = await openOwnerSocket(c, { node: owner.node, url: owner.url }, scope.lease.deviceId);
-      if (upstream instanceof Response) return upstream as never;
+      if (upstream instanceof Response) return upstream;
       upgrade.accept(
         (ws) => relaySockets(ws, upstream),
         () => upstream.close(),
       );
-      return c.body(null, 200) as never;
+      return c.body(null, 200);
     }
     const viewer = await side.room.screen.join(side.scopes.local(scope), c.req.valid('query'));
     upgrade.accept(
       (ws) => serveViewer(ws, viewer, logger),
       () => viewer.leave(),
     );
-    return c.body(null, 200) as never;
+    return c.body(null, 200);
   });
 }
