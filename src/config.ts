@@ -193,6 +193,18 @@ const fields = {
    * with the teardown pending (it runs on; its record follows in GET /v1/teardowns).
    */
   releaseWaitMs: ['DEVICEBRIDGE_RELEASE_WAIT_MS', z.coerce.number().int().min(0).max(600_000).default(5000)],
+  /** Live screen viewers per lease; one more is refused (429). */
+  screenMaxViewers: ['DEVICEBRIDGE_SCREEN_MAX_VIEWERS', z.coerce.number().int().min(1).max(64).default(4)],
+  /** Bytes one live screen viewer's queue may hold before it skips to the next key frame. */
+  screenViewerQueueBytes: [
+    'DEVICEBRIDGE_SCREEN_VIEWER_QUEUE_BYTES',
+    z.coerce
+      .number()
+      .int()
+      .min(64 * 1024)
+      .max(256 * 1024 * 1024)
+      .default(4 * 1024 * 1024),
+  ],
   healthIntervalMs: [
     'DEVICEBRIDGE_HEALTH_INTERVAL_MS',
     z.coerce.number().int().min(100).max(3_600_000).default(5000),

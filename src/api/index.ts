@@ -15,4 +15,5 @@ export * from './helper-operations.ts';
 export * from './helpers.ts';
 export * from './leases.ts';
 export * from './mcp.ts';
+export * from './screen.ts';
 export * from './whoami.ts';

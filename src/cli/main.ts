@@ -20,6 +20,7 @@ const registrations: Array<() => Promise<(program: Command) => void>> = [
   () => import('./doctor.ts').then((m) => m.registerDoctor),
   () => import('./lease.ts').then((m) => m.registerDevices),
   () => import('./screenshot.ts').then((m) => m.registerScreenshot),
+  () => import('./screen.ts').then((m) => m.registerScreen),
   () => import('./adb-endpoint.ts').then((m) => m.registerAdbEndpoint),
   () => import('./farm.ts').then((m) => m.registerFarm),
   () => import('./whoami.ts').then((m) => m.registerWhoami),

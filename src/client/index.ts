@@ -59,8 +59,10 @@ import type {
   WaiterList,
   Whoami,
 } from '../api/index.ts';
+import { openScreenSocket, type ScreenConnection, type ScreenOptions } from './screen.ts';
 import { parseShellEventLine, type ShellStreamEvent } from './shell-events.ts';
 
+export type { ScreenClientEvent, ScreenConnection, ScreenOptions } from './screen.ts';
 export type { ShellStreamEvent } from './shell-events.ts';
 
 /** Request and response types of the API contract (src/api/), inferred from its zod schemas. */
@@ -600,6 +602,38 @@ export class DeviceBridgeClient {
       return;
     }
     for await (const line of ndjsonLines(res.body, signal)) yield JSON.parse(line) as LogEntryBody;
+  }
+  /**
+   * The lease's live screen (docs/live-screen.md): iterate the connection for `start`, `packet`
+   * (one H.264 access unit, Annex B; key frames carry the SPS/PPS), `skipped` and `end` events, and
+   * send input with its `pointer`, `key` and `text`. A refused socket throws BridgeClientError.
+   */
+  screen(leaseId: string, options: ScreenOptions = {}): Promise<ScreenConnection> {
+    const params = new URLSearchParams();
+    for (const name of ['maxSize', 'bitRate', 'maxFps'] as const) {
+      const value = options[name];
+      if (value !== undefined) params.set(name, String(value));
+    }
+    const qs = params.size > 0 ? `?${params}` : '';
+    const url = new URL(`${this.baseUrl}/v1/leases/${encodeURIComponent(leaseId)}/screen${qs}`);
+    url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
+    const headers: Record<string, string> = {};
+    if (this.#token) headers['Authorization'] = `Bearer ${this.#token}`;
+    return openScreenSocket(url.href, headers, options, (refusal) => {
+      let json: unknown;
+      try {
+        json = JSON.parse(refusal.body);
+      } catch {
+        json = undefined;
+      }
+      return this.#error(
+        new Response(null, {
+          status: refusal.status,
+          headers: refusal.requestId === undefined ? {} : { 'x-request-id': refusal.requestId },
+        }),
+        json,
+      );
+    });
   }
   uninstallApp(leaseId: string, packageName: string) {
     return this.#request<AppActionResult>(

@@ -3,8 +3,8 @@
  * `LeaseScopes` (scope.ts) resolves a lease-scoped call once (lease read, tenancy, fencing, owner);
  * the room runs it on the lease's session (session.ts: running operations, the resource list,
  * the journal), one capability per file — the snapshot helper and screenshots (snapshot.ts), the
- * glass companions (glass.ts), shell, logcat and apps (farm.ts), remote adb (adb-endpoint.ts) — and
- * tears the lease down (teardown.ts: the resource list closed in reverse, forwards, the journal's
+ * glass companions (glass.ts), the live screen (screen.ts), shell, logcat and apps (farm.ts),
+ * remote adb (adb-endpoint.ts) — and tears the lease down (teardown.ts: the resource list closed in reverse, forwards, the journal's
  * restores, the device reset). Built once per node by the composition root; routes, the CLI and the
  * app layer call its capabilities, the lease manager its teardown.
  */
@@ -12,6 +12,7 @@ import { AdbEndpointCapability } from './adb-endpoint.ts';
 import { FarmCapability } from './farm.ts';
 import { GlassCapability } from './glass.ts';
 import type { Closed } from './resources.ts';
+import { ScreenCapability } from './screen.ts';
 import { type LeaseSessionOptions, LeaseSessions } from './session.ts';
 import { SnapshotCapability } from './snapshot.ts';
 import { cleanAfterTakeover } from './takeover.ts';
@@ -27,6 +28,14 @@ export {
   type Owner,
   refOf,
 } from './scope.ts';
+export {
+  type OpenScreenSource,
+  SCREEN_LIMITS,
+  type ScreenInput,
+  type ScreenLimits,
+  type ScreenViewer,
+  type ScreenViewerSink,
+} from './screen.ts';
 export type { HelperStatusSink, LeaseSessionOptions } from './session.ts';
 export { openHelperDriver, SCREENSHOT_DEADLINE_MS, type Screenshot, SNAPSHOT_HELPER } from './snapshot.ts';
 
@@ -36,6 +45,7 @@ export class LeaseRoom {
   readonly glass: GlassCapability;
   readonly farm: FarmCapability;
   readonly adb: AdbEndpointCapability;
+  readonly screen: ScreenCapability;
   readonly teardown: Teardown;
 
   constructor(options: LeaseSessionOptions) {
@@ -44,6 +54,10 @@ export class LeaseRoom {
     this.glass = new GlassCapability(this.#sessions);
     this.farm = new FarmCapability(this.#sessions);
     this.adb = new AdbEndpointCapability(this.#sessions);
+    this.screen = new ScreenCapability(this.#sessions, this.glass, {
+      open: options.openScreenSource,
+      limits: options.screen,
+    });
     this.teardown = new Teardown(this.#sessions);
   }
 

@@ -26,6 +26,7 @@ import type { Logger } from '../observability/logger.ts';
 import type { ReleaseRepository } from '../releases/repository.ts';
 import { Resources } from './resources.ts';
 import type { LeaseTarget } from './scope.ts';
+import type { OpenScreenSource, ScreenLimits } from './screen-options.ts';
 
 /** Where ensure records the helper status it saw (the device registry). */
 export interface HelperStatusSink {
@@ -63,6 +64,13 @@ export interface LeaseSessionOptions {
    * the device back to its baseline (nothing of a lease is ever "empty" then).
    */
   resets?: Pick<DeviceResets, 'reset' | 'added'>;
+  /**
+   * Opens the live screen's device stream of a lease's device (the glass agent's encoder or
+   * `screenrecord`); absent: the live screen answers UNAVAILABLE.
+   */
+  openScreenSource?: OpenScreenSource;
+  /** The live screen's viewer cap, per-viewer queue bound and linger (defaults: `SCREEN_LIMITS`). */
+  screen?: Partial<ScreenLimits>;
 }
 
 /** What one lease holds on this node. */

@@ -33,7 +33,7 @@ import { DEFAULT_RESET_POLICY, readResetPolicyFile } from '../devices/reset-poli
 import type { DeviceStore } from '../devices/types.ts';
 import { DeviceResets } from '../helpers/device-resets.ts';
 import { EnsureVerdicts } from '../helpers/snapshot/ensure-helper.ts';
-import { LeaseRoom } from '../lease-session/index.ts';
+import { LeaseRoom, type OpenScreenSource } from '../lease-session/index.ts';
 import { LeaseManager } from '../leases/manager.ts';
 import { openLeaseStore } from '../leases/open-store.ts';
 import type { LeaseStore } from '../leases/types.ts';
@@ -81,6 +81,8 @@ export interface DeviceNodeOptions {
   deviceStore?: DeviceStore;
   /** Devices to register at start besides the devices file and adb discovery (e.g. the simulator). */
   sources?: DeviceSource[];
+  /** Opens a lease device's live screen stream (absent: the live screen answers UNAVAILABLE). */
+  openScreenSource?: OpenScreenSource;
 }
 
 /** The stores the configuration asks for: memory without REDIS_URL, Redis (one factory) with it. */
@@ -251,6 +253,8 @@ async function startSteps(options: DeviceNodeOptions, teardown: Teardown): Promi
     journal: built.leaseStore,
     helperStatus: devices,
     logger,
+    ...(options.openScreenSource === undefined ? {} : { openScreenSource: options.openScreenSource }),
+    screen: { maxViewers: config.screenMaxViewers, queueBytes: config.screenViewerQueueBytes },
   });
   teardown.add('lease sessions', () => room.close());
   // A device taken over from a dead node: stop what that node's leases left running on it (its

@@ -6,6 +6,7 @@
 
 import { openConsoleSessions } from '../auth/console-sessions.ts';
 import type { Config } from '../config.ts';
+import type { OpenScreenSource } from '../lease-session/index.ts';
 import { createApp } from '../server/app.ts';
 import type { Services } from '../server/env.ts';
 import { listenMetrics, type MetricsListener } from '../server/metrics-listener.ts';
@@ -39,6 +40,8 @@ export interface StartNodeOptions {
   overrides?: Partial<Services>;
   /** Devices to register at start besides the devices file and adb discovery. */
   sources?: DeviceSource[];
+  /** Opens a lease device's live screen stream (absent: the live screen answers UNAVAILABLE). */
+  openScreenSource?: OpenScreenSource;
 }
 
 export async function startNode(config: Config, options: StartNodeOptions = {}): Promise<RunningNode> {
@@ -62,6 +65,7 @@ export async function startNode(config: Config, options: StartNodeOptions = {}):
         metrics: services.metrics,
         services,
         sources: options.sources ?? [],
+        ...(options.openScreenSource === undefined ? {} : { openScreenSource: options.openScreenSource }),
       });
       attachDeviceNode(services, node);
     } catch (err) {
@@ -87,7 +91,7 @@ export async function startNode(config: Config, options: StartNodeOptions = {}):
   const app = createApp(services);
   let listening: Awaited<ReturnType<typeof listen>>;
   try {
-    listening = await listen(app.fetch, config, bind.address);
+    listening = await listen(app.fetch, config, bind.address, app.fetch);
   } catch (err) {
     await node?.close().catch(() => undefined);
     await services.store.close().catch(() => undefined);

@@ -12,6 +12,7 @@ import type { ReleaseRepository } from '../releases/repository.ts';
 import type { SnapshotAnswerOptions } from '../snapshot/json-writer.ts';
 import type { RateLimiter } from './rate-limit.ts';
 import type { UploadGate } from './upload-gate.ts';
+import type { WebSocketUpgrade } from './websocket.ts';
 
 /** Everything a route needs, built once at boot (tests build their own). */
 export interface Services {
@@ -55,7 +56,8 @@ export interface Services {
 }
 
 export interface AppEnv {
-  Bindings: Partial<HttpBindings>;
+  /** Node's request (`incoming`), and `upgrade` on a WebSocket upgrade request (`websocket.ts`). */
+  Bindings: Partial<HttpBindings> & { upgrade?: WebSocketUpgrade };
   Variables: {
     services: Services;
     requestId: string;

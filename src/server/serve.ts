@@ -11,6 +11,7 @@ import { type Config, ConfigError, isLoopbackHost } from '../config.ts';
 import { BridgeError, isBridgeError } from '../errors.ts';
 import { isTrustedProxy } from './client-address.ts';
 import { limitConnectionsPerAddress } from './connection-limit.ts';
+import { type UpgradeFetch, WebSocketHub } from './websocket.ts';
 
 export type HostLookup = (host: string) => Promise<Array<{ address: string; family: number }>>;
 
@@ -89,13 +90,18 @@ export interface Listening {
   close(graceMs?: number): Promise<void>;
 }
 
-/** Listen on `address` (the resolved bind host) and the configured port; UNAVAILABLE when that fails. */
+/**
+ * Listen on `address` (the resolved bind host) and the configured port; UNAVAILABLE when that fails.
+ * `upgrades`: WebSocket upgrade requests go through it (`websocket.ts`; without it they are refused).
+ */
 export async function listen(
   fetch: (request: Request) => Response | Promise<Response>,
   config: Config,
   address: string,
+  upgrades?: UpgradeFetch,
 ): Promise<Listening> {
   let server: ServerType;
+  const hub = upgrades === undefined ? undefined : new WebSocketHub(upgrades);
   try {
     server = await new Promise((resolve, reject) => {
       const s = nodeServe(
@@ -103,6 +109,7 @@ export async function listen(
         () => resolve(s),
       );
       s.maxConnections = config.maxConnections;
+      if (hub !== undefined) s.on('upgrade', (req, socket, head) => hub.handle(req, socket, head));
       if (config.maxConnectionsPerAddress > 0) {
         limitConnectionsPerAddress(s, config.maxConnectionsPerAddress, (address) =>
           isTrustedProxy(address, config.trustedProxies),
@@ -121,8 +128,10 @@ export async function listen(
   return {
     url: `http://${host}:${bound.port}`,
     port: bound.port,
-    close: (graceMs?: number) =>
-      new Promise<void>((resolve) => {
+    close: async (graceMs?: number) => {
+      // Open WebSockets would hold the server open: each is told the server is going away.
+      const sockets = hub?.close();
+      await new Promise<void>((resolve) => {
         // An HTTP/1 server (no HTTP/2 options are given): its connections can be closed from here.
         const http = server instanceof HttpServer ? server : undefined;
         const cut =
@@ -133,6 +142,8 @@ export async function listen(
         });
         // Idle keep-alive sockets would hold close() open; in-flight requests finish first.
         http?.closeIdleConnections();
-      }),
+      });
+      await sockets;
+    },
   };
 }

@@ -42,9 +42,10 @@ export interface RoutePolicy {
    * A lease-scoped operation: forwarded to the node that drives the lease's device. `or-here`
    * (release: no body): when the owner cannot be reached, the call runs here instead (the lease ends
    * in the store and its teardown waits there for the owner). `stream` (logcat): an answer that may
-   * be idle by nature, relayed without the owner proxy's idle limit.
+   * be idle by nature, relayed without the owner proxy's idle limit. `websocket` (the live screen):
+   * the scope is resolved here and the route relays the socket to the owner itself.
    */
-  forward?: boolean | 'or-here' | 'stream';
+  forward?: boolean | 'or-here' | 'stream' | 'websocket';
   /** A capability the token must hold besides its role (`shell`, `adb`); refused before anything else runs. */
   capability?: Capability;
 }
@@ -146,7 +147,7 @@ export function guard(policy: RoutePolicy): MiddlewareHandler<AppEnv> {
       c.set('leaseScope', scope);
       const settled = await scope?.catch(() => null);
       const owner = settled?.owner;
-      if (settled && owner?.kind === 'remote' && owner.url !== null) {
+      if (settled && owner?.kind === 'remote' && owner.url !== null && policy.forward !== 'websocket') {
         const to = { lease: settled.lease, owner: { node: owner.node, url: owner.url } };
         const forwarded = forwardToOwner(
           c,

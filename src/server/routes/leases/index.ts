@@ -20,6 +20,7 @@ import { registerLogcat } from './logcat.ts';
 import { registerPointer } from './pointer.ts';
 import { registerReleaseLease } from './release.ts';
 import { registerRenewLease } from './renew.ts';
+import { registerScreen } from './screen.ts';
 import { registerScreenshot } from './screenshot.ts';
 import { registerShell } from './shell.ts';
 import { registerSnapshot } from './snapshot.ts';
@@ -47,6 +48,7 @@ export function registerLeases(app: OpenAPIHono<AppEnv>): void {
   registerA11yAction(app);
   registerDoctor(app);
   registerScreenshot(app);
+  registerScreen(app);
   registerAdbEndpoint(app);
   registerShell(app);
   registerInstallApp(app);

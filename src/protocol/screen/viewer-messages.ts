@@ -1,0 +1,162 @@
+/**
+ * The live screen's WebSocket messages (docs/live-screen.md, "The WebSocket"): the binary packet
+ * message (flags, presentation time, one Annex B access unit), the bridge's text messages as the
+ * viewer reads them, and the WebCodecs codec string of an H.264 stream read from its SPS. Pure: the
+ * bridge encodes, the typed client and the console decode.
+ */
+
+/** Bytes before the access unit in a binary message: flags (1) and the presentation time (8). */
+export const PACKET_HEADER_BYTES = 9;
+/** Bit 0 of the flags byte: the access unit is a key frame (with the SPS and PPS before it). */
+export const FLAG_KEY_FRAME = 0x01;
+
+/** One access unit as a binary message. */
+export interface ScreenPacketMessage {
+  key: boolean;
+  /** Presentation time, microseconds. */
+  pts: number;
+  /** The Annex B access unit. */
+  data: Uint8Array;
+}
+
+/** The binary message of `packet`: `parts` are written one after the other as its access unit. */
+export function encodePacketMessage(key: boolean, pts: number, ...parts: Uint8Array[]): Uint8Array {
+  if (!Number.isSafeInteger(pts) || pts < 0) throw new RangeError(`pts must be a whole number ≥ 0 (${pts})`);
+  const length = parts.reduce((n, p) => n + p.byteLength, 0);
+  const out = new Uint8Array(PACKET_HEADER_BYTES + length);
+  out[0] = key ? FLAG_KEY_FRAME : 0;
+  new DataView(out.buffer).setBigUint64(1, BigInt(pts));
+  let at = PACKET_HEADER_BYTES;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.byteLength;
+  }
+  return out;
+}
+
+export class ScreenMessageError extends Error {}
+
+/** Read a binary message; throws `ScreenMessageError` when it is shorter than its header. */
+export function decodePacketMessage(bytes: Uint8Array): ScreenPacketMessage {
+  if (bytes.byteLength < PACKET_HEADER_BYTES) {
+    throw new ScreenMessageError(
+      `a packet message has at least ${PACKET_HEADER_BYTES} bytes, this one ${bytes.byteLength}`,
+    );
+  }
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const pts = view.getBigUint64(1);
+  return {
+    key: (bytes[0]! & FLAG_KEY_FRAME) !== 0,
+    pts: pts > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(pts),
+    data: bytes.subarray(PACKET_HEADER_BYTES),
+  };
+}
+
+/** The `start` message: what a decoder needs and the display the input coordinates map to. */
+export interface ScreenStartMessage {
+  type: 'start';
+  codec: string;
+  width: number;
+  height: number;
+  displayWidth: number;
+  displayHeight: number;
+  source: 'agent' | 'screenrecord';
+}
+
+export type ScreenEndReason = 'lease-ended' | 'device-offline' | 'stream-failed' | 'going-away';
+export const SCREEN_END_REASONS: readonly ScreenEndReason[] = [
+  'lease-ended',
+  'device-offline',
+  'stream-failed',
+  'going-away',
+];
+
+/** The bridge's text messages. */
+export type ScreenTextMessage =
+  | ScreenStartMessage
+  | { type: 'skipped'; frames: number }
+  | { type: 'end'; reason: ScreenEndReason; message: string }
+  | { type: 'error'; code: string; message: string };
+
+const isDimension = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) > 0;
+
+/** Read one of the bridge's text messages; throws `ScreenMessageError` naming what is wrong. */
+export function parseScreenTextMessage(text: string): ScreenTextMessage {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new ScreenMessageError('a text message must be JSON');
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new ScreenMessageError('a text message must be a JSON object');
+  }
+  const m = value as Record<string, unknown>;
+  switch (m['type']) {
+    case 'start': {
+      const { codec, width, height, displayWidth, displayHeight, source } = m;
+      if (typeof codec !== 'string' || !/^avc1\.[0-9a-f]{6}$/i.test(codec))
+        throw new ScreenMessageError('start: codec must be avc1.XXXXXX');
+      for (const [name, v] of Object.entries({ width, height, displayWidth, displayHeight })) {
+        if (!isDimension(v)) throw new ScreenMessageError(`start: ${name} must be a whole number > 0`);
+      }
+      if (source !== 'agent' && source !== 'screenrecord')
+        throw new ScreenMessageError('start: source must be agent or screenrecord');
+      return {
+        type: 'start',
+        codec,
+        width: width as number,
+        height: height as number,
+        displayWidth: displayWidth as number,
+        displayHeight: displayHeight as number,
+        source,
+      };
+    }
+    case 'skipped': {
+      const frames = m['frames'];
+      if (!Number.isSafeInteger(frames) || (frames as number) < 0)
+        throw new ScreenMessageError('skipped: frames must be a whole number ≥ 0');
+      return { type: 'skipped', frames: frames as number };
+    }
+    case 'end': {
+      const reason = m['reason'];
+      if (!SCREEN_END_REASONS.includes(reason as ScreenEndReason))
+        throw new ScreenMessageError(`end: reason must be one of ${SCREEN_END_REASONS.join(', ')}`);
+      return {
+        type: 'end',
+        reason: reason as ScreenEndReason,
+        message: typeof m['message'] === 'string' ? m['message'] : '',
+      };
+    }
+    case 'error': {
+      if (typeof m['code'] !== 'string') throw new ScreenMessageError('error: code must be a string');
+      return {
+        type: 'error',
+        code: m['code'],
+        message: typeof m['message'] === 'string' ? m['message'] : '',
+      };
+    }
+    default:
+      throw new ScreenMessageError(`unknown message type ${JSON.stringify(m['type'])}`.slice(0, 200));
+  }
+}
+
+/** NAL unit type of an H.264 sequence parameter set. */
+const NAL_SPS = 7;
+
+/**
+ * The WebCodecs codec string (`avc1.PPCCLL`: profile_idc, the constraint flags, level_idc) of the
+ * first SPS in Annex B `config`, or null when it has none.
+ */
+export function avcCodecString(config: Uint8Array): string | null {
+  for (let i = 0; i + 3 < config.byteLength; i++) {
+    if (config[i] !== 0 || config[i + 1] !== 0 || config[i + 2] !== 1) continue;
+    const header = i + 3;
+    if ((config[header]! & 0x1f) === NAL_SPS && header + 3 < config.byteLength) {
+      const hex = (b: number) => b.toString(16).padStart(2, '0');
+      return `avc1.${hex(config[header + 1]!)}${hex(config[header + 2]!)}${hex(config[header + 3]!)}`;
+    }
+    i = header - 1;
+  }
+  return null;
+}
