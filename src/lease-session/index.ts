@@ -12,7 +12,7 @@ import { AdbEndpointCapability } from './adb-endpoint.ts';
 import { FarmCapability } from './farm.ts';
 import { GlassCapability } from './glass.ts';
 import type { Closed } from './resources.ts';
-import { ScreenCapability } from './screen.ts';
+import { deviceScreenSource, ScreenCapability } from './screen.ts';
 import { type LeaseSessionOptions, LeaseSessions } from './session.ts';
 import { SnapshotCapability } from './snapshot.ts';
 import { cleanAfterTakeover } from './takeover.ts';
@@ -55,7 +55,7 @@ export class LeaseRoom {
     this.farm = new FarmCapability(this.#sessions);
     this.adb = new AdbEndpointCapability(this.#sessions);
     this.screen = new ScreenCapability(this.#sessions, this.glass, {
-      open: options.openScreenSource,
+      open: options.openScreenSource ?? deviceScreenSource(this.#sessions),
       limits: options.screen,
     });
     this.teardown = new Teardown(this.#sessions);

@@ -17,6 +17,9 @@
  */
 
 import { BridgeError, isBridgeError } from '../errors.ts';
+import { artifactSource } from '../helpers/apk-source.ts';
+import { companionRelease, GLASS_AGENT } from '../helpers/glass/companions.ts';
+import { openScreenSource } from '../helpers/screen/open.ts';
 import type {
   ScreenEvent,
   ScreenSource,
@@ -568,4 +571,37 @@ export class ScreenCapability {
 
 function invalid(message: string): BridgeError {
   return new BridgeError('INVALID_ARGUMENT', message);
+}
+
+/**
+ * The live screen of a lease's device through the bridge's own helpers (the room's default
+ * `openScreenSource`): the glass agent's encoder when a release of the agent is published (its jar
+ * verified into the artifact cache), else `screenrecord`; the forward is owned by the lease.
+ */
+export function deviceScreenSource(sessions: LeaseSessions): OpenScreenSource {
+  return async (lease, options, signal) => {
+    const o = sessions.options;
+    const manifest = await companionRelease(o.releases, GLASS_AGENT).catch((err: unknown) => {
+      // No agent release (or not a jar): screenrecord alone.
+      if (isBridgeError(err) && (err.code === 'NOT_FOUND' || err.code === 'COMPANION_UNSUPPORTED'))
+        return null;
+      throw err;
+    });
+    const agent =
+      manifest === null
+        ? undefined
+        : { manifest, jarPath: await artifactSource(o.cache, o.store, manifest)() };
+    signal.throwIfAborted();
+    const source = await openScreenSource(sessions.device(lease.serial), {
+      ...options,
+      owner: lease.id,
+      ...(agent === undefined ? {} : { agent }),
+      ...(o.logger === undefined ? {} : { logger: o.logger }),
+    });
+    if (signal.aborted) {
+      await source.close();
+      signal.throwIfAborted();
+    }
+    return source;
+  };
 }
