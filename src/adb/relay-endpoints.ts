@@ -3,7 +3,10 @@
  * relay endpoint (relay-endpoint.ts) for a device and a client key, `close(owner)` stops the
  * owner's endpoints and every stream they relay (lease teardown).
  *
- * One endpoint per (owner, key): opening again with the same key answers the open endpoint.
+ * One endpoint per (owner, key): opening again with the same key answers the open endpoint (or the
+ * open in progress). The caps (per owner, per tenant) count the opens in progress too: each open takes
+ * its place before its first await and gives it back if it fails, so concurrent opens cannot all
+ * pass a check made before any of them was recorded.
  */
 import { BridgeError } from '../errors.ts';
 import type { Logger } from '../observability/logger.ts';
@@ -71,10 +74,19 @@ interface Entry {
   tenant?: string;
 }
 
+/** An open in progress: it holds its place under the caps until it is recorded or fails. */
+interface Opening {
+  owner: string;
+  tenant?: string;
+  view: Promise<OpenEndpoint>;
+}
+
 export class AdbRelayEndpoints {
   readonly #o: RelayEndpointsOptions;
   readonly #ports: PortRange;
   readonly #byOwner = new Map<string, Map<string, Entry>>();
+  /** Opens in progress, by owner and key fingerprint (`owner\nfingerprint`). */
+  readonly #opening = new Map<string, Opening>();
 
   constructor(options: RelayEndpointsOptions) {
     this.#o = options;
@@ -82,11 +94,19 @@ export class AdbRelayEndpoints {
     advertisedEndpoint(options.advertisedHost, 1);
   }
 
-  /** Endpoints of `tenant` open on this node. */
+  /** Endpoints of `tenant` open (or opening) on this node. */
   #openOf(tenant: string): number {
     let n = 0;
     for (const perOwner of this.#byOwner.values())
       for (const e of perOwner.values()) if (e.tenant === tenant && !e.relay.closed) n += 1;
+    for (const o of this.#opening.values()) if (o.tenant === tenant) n += 1;
+    return n;
+  }
+
+  /** Endpoints the owner holds, with those opening. */
+  #heldBy(owner: string): number {
+    let n = this.#byOwner.get(owner)?.size ?? 0;
+    for (const o of this.#opening.values()) if (o.owner === owner) n += 1;
     return n;
   }
 
@@ -95,11 +115,42 @@ export class AdbRelayEndpoints {
     return [...(this.#byOwner.get(owner)?.values() ?? [])].map((e) => e.view);
   }
 
-  async open(target: EndpointTarget): Promise<OpenEndpoint> {
+  /**
+   * The owner's endpoint for `target.key`, opened if needed. Everything up to taking a place under the
+   * caps is synchronous (no await), so the caps hold for concurrent opens.
+   */
+  open(target: EndpointTarget): Promise<OpenEndpoint> {
     const { owner, key } = target;
     const existing = this.#byOwner.get(owner)?.get(key.fingerprint);
-    if (existing !== undefined && !existing.relay.closed) return existing.view;
-    if ((this.#byOwner.get(owner)?.size ?? 0) >= MAX_ENDPOINTS_PER_OWNER) {
+    if (existing !== undefined && !existing.relay.closed) return Promise.resolve(existing.view);
+    const id = `${owner}\n${key.fingerprint}`;
+    const inProgress = this.#opening.get(id);
+    if (inProgress !== undefined) return inProgress.view;
+    try {
+      this.#checkCaps(target);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    const place: { opening?: Opening } = {};
+    // Given back when the endpoint is recorded (in the same turn) or when the open fails.
+    const release = () => {
+      if (place.opening !== undefined && this.#opening.get(id) === place.opening) this.#opening.delete(id);
+    };
+    const view = this.#start(target, release);
+    place.opening = {
+      owner,
+      ...(target.quota === undefined ? {} : { tenant: target.quota.tenant }),
+      view,
+    };
+    this.#opening.set(id, place.opening);
+    view.catch(release);
+    return view;
+  }
+
+  /** Refuse a new endpoint past the owner's cap or the tenant's quota (counting opens in progress). */
+  #checkCaps(target: EndpointTarget): void {
+    const { owner } = target;
+    if (this.#heldBy(owner) >= MAX_ENDPOINTS_PER_OWNER) {
       throw new BridgeError(
         'CONFLICT',
         `lease ${owner} already has ${MAX_ENDPOINTS_PER_OWNER} adb endpoints (one per key)`,
@@ -112,11 +163,16 @@ export class AdbRelayEndpoints {
       if (open >= limit) {
         throw new BridgeError(
           'RATE_LIMITED',
-          `tenant ${tenant} has ${open} adb endpoints open on this node, its quota is ${limit}: close one (or release its lease) first`,
+          `tenant ${tenant} has ${open} adb endpoints open or opening on this node, its quota is ${limit}: close one (or release its lease) first`,
           { details: { quota: 'adbEndpoints', limit } },
         );
       }
     }
+  }
+
+  /** Open the endpoint; `release` gives back the open's place as the endpoint is recorded. */
+  async #start(target: EndpointTarget, release: () => void): Promise<OpenEndpoint> {
+    const { owner, key } = target;
     const features = relayedFeatures(await this.#o.client.features(target.serial, { timeoutMs: 10_000 }));
     const model = bannerValue(target.deviceId);
     const banner = deviceBanner(
@@ -144,12 +200,6 @@ export class AdbRelayEndpoints {
           : `cannot listen for an adb endpoint on ${this.#o.bindHost}: ${(err as Error).message}`,
       );
     }
-    // Another open of the same key may have finished meanwhile: keep one.
-    const raced = this.#byOwner.get(owner)?.get(key.fingerprint);
-    if (raced !== undefined && !raced.relay.closed) {
-      await relay.close();
-      return raced.view;
-    }
     const endpoint = advertisedEndpoint(this.#o.advertisedHost, relay.port);
     const view: OpenEndpoint = {
       endpoint,
@@ -158,6 +208,7 @@ export class AdbRelayEndpoints {
       keyFingerprint: key.fingerprint,
       serial: endpoint,
     };
+    release();
     let perOwner = this.#byOwner.get(owner);
     if (perOwner === undefined) {
       perOwner = new Map();

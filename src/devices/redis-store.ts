@@ -61,7 +61,7 @@ export class DeviceKeys {
   }
 }
 
-/** Both connections of this file retry a command at most 3 times while Redis is unreachable. */
+/** Every connection of this file retries a command at most 3 times while Redis is unreachable. */
 function openDeviceRedis(role: string, url: string | undefined, logger: Logger | undefined): Redis {
   return openRedis({ url, role, logger, options: { maxRetriesPerRequest: 3 } });
 }
@@ -214,8 +214,13 @@ function decodeGeneration(key: string, json: string): StoreGeneration {
 export interface RedisNodeDirectoryOptions {
   /** `redis://…` (default `redis://127.0.0.1:6379`); ignored when `client` is given. */
   url?: string;
-  /** A connection owned by the caller (not closed by `close()`). */
+  /**
+   * A connection owned by the caller (not closed by `close()`), for the lookups and, unless
+   * `heartbeatClient` is given, the heartbeat too.
+   */
   client?: Redis;
+  /** A connection owned by the caller for the heartbeat's writes (`announce`, `remove`). */
+  heartbeatClient?: Redis;
   /** Key prefix, default `devicebridge:`; must not contain `{` or `}`. */
   prefix?: string;
   /** Where connection errors of an owned connection are logged. */
@@ -226,20 +231,31 @@ export interface RedisNodeDirectoryOptions {
  * The node directory on Redis: one key per node, `<prefix>{devicebridge}:node:<name>` = `{"url"}`,
  * written with a TTL by every heartbeat (so liveness is judged on Redis's clock, not on the nodes'),
  * deleted by a clean shutdown. Single-key operations only.
+ *
+ * Two connections: the lookups (`urlOf`, `alive`: one per forwarded call, any number at once) and
+ * the heartbeat's writes (`announce`, `remove`), so a burst of lookups queued on their connection,
+ * or one stuck there, cannot delay a beat past the entry's TTL (and the node would read as dead).
  */
 export class RedisNodeDirectory implements NodeDirectory {
-  readonly #client: Redis;
-  readonly #owned: boolean;
+  readonly #lookups: Redis;
+  readonly #heartbeat: Redis;
+  /** The connections this directory opened (closed by `close()`). */
+  readonly #owned: Redis[] = [];
   readonly #keys: DeviceKeys;
 
   constructor(options: RedisNodeDirectoryOptions = {}) {
-    this.#owned = options.client === undefined;
-    this.#client = options.client ?? openDeviceRedis('nodes', options.url, options.logger);
+    const open = (role: string) => {
+      const client = openDeviceRedis(role, options.url, options.logger);
+      this.#owned.push(client);
+      return client;
+    };
+    this.#lookups = options.client ?? open('nodes');
+    this.#heartbeat = options.heartbeatClient ?? options.client ?? open('node heartbeat');
     this.#keys = new DeviceKeys(options.prefix ?? 'devicebridge:');
   }
 
   async announce(node: string, url: string | null, ttlMs = NODE_STALE_MS): Promise<void> {
-    await this.#client.set(
+    await this.#heartbeat.set(
       this.#keys.node(node),
       JSON.stringify({ url }),
       'PX',
@@ -248,22 +264,22 @@ export class RedisNodeDirectory implements NodeDirectory {
   }
 
   async urlOf(node: string): Promise<string | null> {
-    const raw = await this.#client.get(this.#keys.node(node));
+    const raw = await this.#lookups.get(this.#keys.node(node));
     return raw === null ? null : (parseNodeEntry(raw)?.url ?? null);
   }
 
   async alive(nodes: readonly string[]): Promise<Set<string>> {
     const names = [...new Set(nodes)];
     if (names.length === 0) return new Set();
-    const values = await this.#client.mget(...names.map((n) => this.#keys.node(n)));
+    const values = await this.#lookups.mget(...names.map((n) => this.#keys.node(n)));
     return new Set(names.filter((_, i) => values[i] !== null && parseNodeEntry(values[i]!) !== null));
   }
 
   async remove(node: string): Promise<void> {
-    await this.#client.del(this.#keys.node(node));
+    await this.#heartbeat.del(this.#keys.node(node));
   }
 
   async close(): Promise<void> {
-    if (this.#owned) await closeRedis(this.#client);
+    await Promise.all(this.#owned.map((client) => closeRedis(client)));
   }
 }

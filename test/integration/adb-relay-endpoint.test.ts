@@ -419,4 +419,30 @@ describe('adb endpoint relay (real adb client)', () => {
       for (const owner of ['lease-q1', 'lease-q2', 'lease-q3']) await endpoints.close(owner);
     }
   }, 60_000);
+  it('concurrent opens: a failed open gives its place back; the same key at once is one endpoint', async () => {
+    const serial = bed.sim.devices[0]!.serial;
+    const key = parseAdbPublicKey(client.publicKey);
+    const quota = { tenant: 'initech', limit: 1 };
+    try {
+      // Opens for a device the adb server does not know fail (real adb answers); none keeps a place.
+      const failed = await Promise.allSettled(
+        ['lease-f1', 'lease-f2', 'lease-f3'].map((owner) =>
+          endpoints.open({ owner, serial: 'no-such-device', deviceId: 'sim-x', key, quota }),
+        ),
+      );
+      expect(failed.map((r) => r.status)).toEqual(['rejected', 'rejected', 'rejected']);
+      // The first failed at adb (its place taken), the others met the quota it held meanwhile.
+      expect((failed[0] as PromiseRejectedResult).reason).not.toMatchObject({ code: 'RATE_LIMITED' });
+      for (const r of failed.slice(1))
+        expect((r as PromiseRejectedResult).reason).toMatchObject({ code: 'RATE_LIMITED' });
+      const [a, b] = await Promise.all([
+        endpoints.open({ owner: 'lease-f4', serial, deviceId: 'sim-1', key, quota }),
+        endpoints.open({ owner: 'lease-f4', serial, deviceId: 'sim-1', key, quota }),
+      ]);
+      expect(b.port).toBe(a.port);
+      expect(endpoints.list('lease-f4')).toHaveLength(1);
+    } finally {
+      for (const owner of ['lease-f1', 'lease-f2', 'lease-f3', 'lease-f4']) await endpoints.close(owner);
+    }
+  }, 60_000);
 });

@@ -3,6 +3,7 @@
  * adb server: exit codes, stderr, the output cap, the deadline, the `shell` capability and tenancy.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SHELL_LIMITS } from '../../src/api/farm.ts';
 import { DEFAULT_SHELL_GATE_LIMITS } from '../../src/helpers/farm/shell-gate.ts';
 import {
   ADMIN_TOKEN,
@@ -16,6 +17,7 @@ import {
 } from '../support/bridge.ts';
 import { runCli } from '../support/cli.ts';
 import { contractCall } from '../support/contract.ts';
+import { waitFor } from '../support/wait-for.ts';
 
 describe('lease shell', () => {
   let bridge: DeviceBridge;
@@ -221,4 +223,76 @@ describe('lease shell: commands at a time on one lease', () => {
     expect(status).toBe(200);
     for (const r of running) await r.cancel();
   });
+});
+
+describe("lease shell: the node's output budget", () => {
+  // The budget is filled by collected commands at the largest maxOutputBytes (each holds twice it,
+  // stdout and stderr): two leases of one tenant, each at its per-lease limit.
+  const { outputBudgetBytes, perLease } = DEFAULT_SHELL_GATE_LIMITS;
+  const holds = 2 * SHELL_LIMITS.maxOutputBytes;
+  const holders = outputBudgetBytes / holds;
+  let bridge: DeviceBridge;
+  let acme: ReturnType<typeof contractCall>;
+  let globex: ReturnType<typeof contractCall>;
+  beforeAll(async () => {
+    bridge = await testDeviceBridge({ auth: testTokens({ withShell: true }), simulate: 3 });
+    acme = contractCall(bridge, SHELL_TOKEN);
+    globex = contractCall(bridge, OTHER_SHELL_TOKEN);
+  });
+  afterAll(async () => bridge?.cleanup());
+
+  const acquire = async (call: ReturnType<typeof contractCall>) => {
+    const acquired = await call('POST', '/v1/leases', { ttlSeconds: 120 });
+    expect(acquired.status).toBe(201);
+    return acquired.body.id as string;
+  };
+
+  /** Another tenant's streamed `echo hi` on `lease`: the answer's status and text (NDJSON or an error). */
+  const stream = async (lease: string) => {
+    const res = await bridge.app.request(`/v1/leases/${lease}/shell/stream`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${OTHER_SHELL_TOKEN}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ argv: ['echo', 'hi'] }),
+    });
+    return { status: res.status, retryAfter: res.headers.get('retry-after'), text: await res.text() };
+  };
+
+  it('a streamed command is refused (429 output-budget) while the budget is full, admitted once the holders end', async () => {
+    // The arithmetic the test relies on: the holders fill the budget exactly, within the per-lease
+    // and per-tenant limits.
+    expect(Number.isInteger(holders)).toBe(true);
+    expect(holders).toBeLessThanOrEqual(2 * perLease);
+    expect(holders).toBeLessThanOrEqual(DEFAULT_SHELL_GATE_LIMITS.perTenant);
+    const holding = [await acquire(acme), await acquire(acme)];
+    const streamer = await acquire(globex);
+    const gate = bridge.node.room.farm.shellGate;
+    const running = Array.from({ length: holders }, (_, i) =>
+      acme('POST', `/v1/leases/${holding[i % 2]}/shell`, {
+        argv: ['sleep', '600'],
+        timeoutMs: SHELL_LIMITS.maxTimeoutMs,
+        maxOutputBytes: SHELL_LIMITS.maxOutputBytes,
+      }),
+    );
+    await waitFor(() => gate.heldBytes === outputBudgetBytes, {
+      what: 'the holders to fill the output budget',
+    });
+
+    // Another tenant's streamed command, on another lease: only the node's budget is in the way.
+    const refused = await stream(streamer);
+    expect(refused.status, refused.text).toBe(429);
+    expect(refused.retryAfter).toBe('1');
+    const { error } = JSON.parse(refused.text);
+    expect(error).toMatchObject({ code: 'RATE_LIMITED', details: { limit: 'output-budget' } });
+    expect(error.message).toContain('output budget of this node');
+
+    // The holders end (their leases released: teardown stops their commands).
+    for (const lease of holding) expect((await acme('DELETE', `/v1/leases/${lease}`)).status).toBe(200);
+    const ended = await Promise.all(running);
+    expect(ended.map((r) => r.status)).not.toContain(200);
+    expect(gate.heldBytes).toBe(0);
+
+    const admitted = await stream(streamer);
+    expect(admitted.status, admitted.text).toBe(200);
+    expect(admitted.text).toContain('"exit":0');
+  }, 120_000);
 });

@@ -26,3 +26,23 @@ export function adbSign(key: KeyObject, token: Uint8Array): Buffer {
     Buffer.concat([SHA1_DIGEST_INFO_PREFIX, token]),
   );
 }
+
+/** `count` fresh adbkey.pub texts, each made by the real `adb keygen` (distinct clients' keys). */
+export async function freshAdbPublicKeys(count: number): Promise<string[]> {
+  const { readFile } = await import('node:fs/promises');
+  const { tempDir } = await import('./bridge.ts');
+  const { runProcess } = await import('./cli.ts');
+  const tmp = await tempDir('devicebridge-adbkeys-');
+  try {
+    return await Promise.all(
+      Array.from({ length: count }, async (_, i) => {
+        const file = path.join(tmp.dir, `adbkey-${i}`);
+        const gen = await runProcess('adb', ['keygen', file], { env: { HOME: tmp.dir }, timeoutMs: 30_000 });
+        if (gen.code !== 0) throw new Error(`adb keygen failed: ${gen.stderr}`);
+        return readFile(`${file}.pub`, 'utf8');
+      }),
+    );
+  } finally {
+    await tmp.cleanup();
+  }
+}

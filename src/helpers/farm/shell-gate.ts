@@ -1,17 +1,17 @@
 /**
  * Admission of shell commands on one node, so one lease or one tenant cannot take the node's memory
  * or its adb server for itself: at most `perLease` commands at a time on one lease, `perTenant` for
- * one tenant, and the output the collected (non-streaming) commands may hold together (their two
- * caps each) within `outputBudgetBytes`. A command that does not fit is refused at once with 429
- * RATE_LIMITED naming the limit it hit (never queued: the client decides when to retry). Pure
- * bookkeeping, no I/O.
+ * one tenant, and the output the commands may hold together within `outputBudgetBytes` (a collected
+ * command its two caps, a streamed one what it holds before its device is paused). A command that
+ * does not fit is refused at once with 429 RATE_LIMITED naming the limit it hit (never queued: the
+ * client decides when to retry). Pure bookkeeping, no I/O.
  */
 import { BridgeError } from '../../errors.ts';
 
 export interface ShellGateLimits {
   perLease: number;
   perTenant: number;
-  /** Bytes the collected commands of this node may hold at once (stdout + stderr caps of each). */
+  /** Bytes the commands of this node may hold at once (collected: both caps; streamed: STREAM_HELD_BYTES). */
   outputBudgetBytes: number;
   /**
    * Output bytes per second one tenant's collected commands are read at, together (a burst of one
@@ -31,7 +31,7 @@ export const DEFAULT_SHELL_GATE_LIMITS: ShellGateLimits = {
 export interface ShellAdmission {
   leaseId: string;
   tenant: string;
-  /** Output this command may hold (0 for a streamed command: it holds none). */
+  /** Output this command may hold (a streamed command: STREAM_HELD_BYTES; 0 admits it past the budget). */
   holdsBytes: number;
 }
 
@@ -87,7 +87,7 @@ export class ShellGate {
     }
     if (a.holdsBytes > 0 && this.#held + a.holdsBytes > this.limits.outputBudgetBytes) {
       throw refused(
-        `shell: the output budget of this node (${(this.limits.outputBudgetBytes / MiB).toFixed(0)} MiB for collected commands) is in use; retry, ask for a smaller maxOutputBytes, or stream the output`,
+        `shell: the output budget of this node (${(this.limits.outputBudgetBytes / MiB).toFixed(0)} MiB for the output of running commands) is in use; retry, ask for a smaller maxOutputBytes, or stream the output`,
         'output-budget',
       );
     }
