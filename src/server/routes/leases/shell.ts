@@ -119,9 +119,9 @@ export function registerShell(app: OpenAPIHono<AppEnv>): void {
       truncated: outcome.truncated,
       durationMs: Math.round(outcome.durationMs),
     };
-    const answer = c.body(jsonPieceStream(result), 200, { 'Content-Type': 'application/json' });
+    const answer = c.newResponse(jsonPieceStream(result), 200, { 'Content-Type': 'application/json' });
     // The bytes parse to the ShellResponse c.json would send (json-pieces.ts's property test).
-    return answer as unknown as Response & TypedResponse<JSONParsed<ShellResponse>, 200, 'json'>;
+    return answer as Response & TypedResponse<JSONParsed<ShellResponse>, 200, 'json'>;
   });
   app.openapi(shellStreamRoute, async (c) => {
     const { side, scope } = await scopeFor(c, c.req.valid('param').id);
