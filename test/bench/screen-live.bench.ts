@@ -69,9 +69,22 @@ class BridgeProcess {
 
   static async start(dataDir: string, address: string): Promise<BridgeProcess> {
     const script = path.join(import.meta.dirname, 'support/screen-node.ts');
-    const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', script, dataDir, address], {
-      stdio: ['pipe', 'pipe', 'inherit'],
-    });
+    const child = spawn(
+      process.execPath,
+      [
+        '--expose-gc',
+        // e.g. `--cpu-prof --cpu-prof-dir=.tmp/prof` to see where the bridge's time goes
+        ...(process.env['BENCH_SCREEN_NODE_ARGS']?.split(' ').filter(Boolean) ?? []),
+        '--import',
+        'tsx',
+        script,
+        dataDir,
+        address,
+      ],
+      {
+        stdio: ['pipe', 'pipe', 'inherit'],
+      },
+    );
     const lines = createInterface({ input: child.stdout! });
     const first = await new Promise<string>((resolve, reject) => {
       lines.once('line', resolve);
