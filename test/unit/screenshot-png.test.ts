@@ -147,4 +147,25 @@ describe('the simulated screen', () => {
       { x: 7, y: 8 },
     ]);
   });
+
+  it('finds the touch of a glass agent pointer gesture (the live screen’s input) where it went down', () => {
+    const gesture = [
+      { x: 9, y: 10, t_ms: 0 },
+      { x: 30, y: 40, t_ms: 50 },
+    ];
+    expect(touchPoints([{ type: 'glass-pointer', samples: 2, button: null, gesture }])).toEqual([
+      { x: 9, y: 10 },
+    ]);
+    // The ring shows in the rendered picture (as `input tap` shows one).
+    const size = { width: 100, height: 60 };
+    const plain = renderScreen(size, '<hierarchy rotation="0"/>');
+    const touched = renderScreen(
+      size,
+      '<hierarchy rotation="0"/>',
+      touchPoints([
+        { type: 'glass-pointer', samples: 1, button: null, gesture: [{ x: 50, y: 30, t_ms: 0 }] },
+      ]),
+    );
+    expect(Buffer.from(touched.pixels).equals(Buffer.from(plain.pixels))).toBe(false);
+  });
 });

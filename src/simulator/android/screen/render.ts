@@ -145,6 +145,10 @@ export function touchPoints(events: ReadonlyArray<Record<string, unknown>>): Poi
         const s = p.samples?.[0];
         if (s && num(s.x) && num(s.y)) points.push({ x: s.x, y: s.y });
       }
+    } else if (Array.isArray(e['gesture'])) {
+      // A glass agent pointer gesture (the live screen's and `POST …/pointer`'s input): where it went down.
+      const first = (e['gesture'] as Array<{ x?: unknown; y?: unknown }>)[0];
+      if (first && num(first.x) && num(first.y)) points.push({ x: first.x, y: first.y });
     }
   }
   return points;
