@@ -240,11 +240,18 @@ export async function testDeviceBridge(
  */
 export async function listenApp(
   app: TestBridge['app'],
+  options: { websockets?: boolean } = {},
 ): Promise<{ url: string; server: import('node:http').Server; close(): Promise<void> }> {
   const { serve } = await import('@hono/node-server');
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
     const s = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }, () => resolve(s));
   });
+  if (options.websockets === true) {
+    // As `devicebridge serve` listens: upgrades (the live screen) through the same app.
+    const { WebSocketHub } = await import('../../src/server/websocket.ts');
+    const hub = new WebSocketHub(app.fetch);
+    server.on('upgrade', (req, socket, head) => hub.handle(req, socket, head));
+  }
   const { port } = server.address() as import('node:net').AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
