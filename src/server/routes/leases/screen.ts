@@ -67,9 +67,18 @@ export function registerScreen(app: OpenAPIHono<AppEnv>): void {
   app.openapi(screenRoute, async (c) => {
     const upgrade = c.env?.upgrade;
     if (upgrade === undefined) {
+      const asked = c.req.header('upgrade');
+      if (asked?.toLowerCase() === 'websocket') {
+        // Asked right, but this server was started without the WebSocket hook (an embedding that
+        // serves only the app's fetch): the server's setup, not the request, is at fault.
+        throw new BridgeError(
+          'UNAVAILABLE',
+          'this server does not take WebSocket upgrades: serve the bridge with `devicebridge serve` (or its listen()) for the live screen',
+        );
+      }
       throw new BridgeError(
         'INVALID_ARGUMENT',
-        `this route is a WebSocket: ask for it with Upgrade: websocket (got ${describeValue(c.req.header('upgrade') ?? 'no Upgrade header')})`,
+        `this route is a WebSocket: ask for it with Upgrade: websocket (got ${describeValue(asked ?? 'no Upgrade header')})`,
       );
     }
     checkOrigin(c);
