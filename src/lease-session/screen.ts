@@ -28,9 +28,10 @@ import type {
 } from '../helpers/screen/source.ts';
 import {
   avcCodecString,
-  encodePacketMessage,
+  PACKET_HEADER_BYTES,
   type ScreenEndReason,
   type ScreenStartMessage,
+  writePacketMessageHeader,
 } from '../protocol/screen/viewer-messages.ts';
 import type { GlassCapability } from './glass.ts';
 import type { LeaseTarget } from './scope.ts';
@@ -84,6 +85,7 @@ export class ViewerQueue {
   #sink: ScreenViewerSink | null = null;
   #queued = 0;
   #inFlight = false;
+  #inFlightBytes = 0;
   /** Frames dropped since the viewer fell behind; -1 when it is not behind. */
   #dropped = -1;
   /** A viewer that joined between key frames: frames are not sent until the next key frame. */
@@ -163,6 +165,7 @@ export class ViewerQueue {
     this.#closed = true;
     this.#queue.length = 0;
     this.#queued = 0;
+    this.#inFlightBytes = 0;
     this.#sink = null;
   }
 
@@ -204,18 +207,23 @@ export class ViewerQueue {
       return;
     }
     this.#inFlight = true;
+    this.#inFlightBytes = entry.bytes;
     if (entry.kind === 'frame') this.framesSent++;
-    sink.send(entry.data, (err) => {
-      this.#inFlight = false;
-      this.#queued -= entry.bytes;
-      if (err) {
-        this.drop();
-        this.#onGone?.();
-        return;
-      }
-      this.#pump();
-    });
+    sink.send(entry.data, this.#written);
   }
+
+  /** The message in flight was written (one callback for every send: no closure per frame). */
+  readonly #written = (err?: Error | null): void => {
+    this.#inFlight = false;
+    this.#queued -= this.#inFlightBytes;
+    this.#inFlightBytes = 0;
+    if (err) {
+      this.drop();
+      this.#onGone?.();
+      return;
+    }
+    this.#pump();
+  };
 }
 
 /**
@@ -282,10 +290,12 @@ export class ScreenFanout {
     }
     // Frames before the stream's first start and config cannot be decoded by anyone.
     if (this.#start === null || this.#awaitingConfig) return;
-    const data =
-      packet.key && this.#config !== null && !startsWith(packet.data, this.#config)
-        ? encodePacketMessage(true, packet.pts, this.#config, packet.data)
-        : encodePacketMessage(packet.key, packet.pts, packet.data);
+    const data = packetMessage(
+      packet.key,
+      packet.pts,
+      packet.key && this.#config !== null && !startsWith(packet.data, this.#config) ? this.#config : null,
+      packet.data,
+    );
     if (packet.key) {
       this.#gop = [];
       this.#gopBytes = 0;
@@ -304,6 +314,19 @@ export class ScreenFanout {
     for (const v of this.viewers) v.end(text);
     this.viewers.clear();
   }
+}
+
+/**
+ * The binary message of one access unit (`config` before it when given), copied once into a buffer
+ * from Node's pool (a small frame shares a pooled slab instead of a backing store of its own).
+ */
+function packetMessage(key: boolean, pts: number, config: Uint8Array | null, unit: Uint8Array): Buffer {
+  const before = config === null ? 0 : config.byteLength;
+  const out = Buffer.allocUnsafe(PACKET_HEADER_BYTES + before + unit.byteLength);
+  writePacketMessageHeader(out, key, pts);
+  if (config !== null) out.set(config, PACKET_HEADER_BYTES);
+  out.set(unit, PACKET_HEADER_BYTES + before);
+  return out;
 }
 
 function startsWith(data: Uint8Array, prefix: Uint8Array): boolean {

@@ -22,6 +22,10 @@ import type { OpenSocket } from './websocket.ts';
 const CLOSE_NORMAL = 1000;
 const CLOSE_GOING_AWAY = 1001;
 
+/** ws's send options, made once (a frame is sent per packet per viewer). */
+const TEXT = { binary: false } as const;
+const BINARY = { binary: true } as const;
+
 const errorMessage = (code: string, message: string) => JSON.stringify({ type: 'error', code, message });
 
 /** Serve `viewer` on `ws`: input in, the screen's messages out. */
@@ -29,7 +33,7 @@ export function serveViewer(ws: WebSocket, viewer: ScreenViewer, logger: Logger)
   viewer.attach({
     send: (message, done) => {
       if (ws.readyState !== ws.OPEN) return done(new Error('the viewer is gone'));
-      ws.send(message, { binary: typeof message !== 'string' }, done);
+      ws.send(message, typeof message === 'string' ? TEXT : BINARY, done);
     },
     close: () => ws.close(CLOSE_NORMAL),
   });

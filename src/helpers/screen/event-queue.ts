@@ -12,6 +12,8 @@ export class ScreenEventQueue {
   #ended = false;
   #error: Error | null = null;
   #iterating = false;
+  /** The reader stopped, or was given the end. */
+  #done = false;
   #pressured = false;
   readonly #highWater: number;
   readonly #lowWater: number;
@@ -50,26 +52,54 @@ export class ScreenEventQueue {
     waiting?.();
   }
 
-  async *iterate(): AsyncGenerator<ScreenEvent> {
+  /**
+   * The reader's iterator. Written by hand rather than as an async generator: an event already
+   * queued is answered with one settled promise, without a generator's resumption and awaits per
+   * event (this runs once per frame).
+   */
+  iterate(): AsyncIterable<ScreenEvent> {
     if (this.#iterating) throw new Error('a screen source has one reader: events() was called twice');
     this.#iterating = true;
-    for (;;) {
-      const next = this.#items.shift();
-      if (next !== undefined) {
-        if (this.#pressured && this.#items.length <= this.#lowWater) {
-          this.#pressured = false;
-          this.onPressure(false);
-        }
-        yield next;
-        continue;
-      }
-      if (this.#ended) {
-        if (this.#error !== null) throw this.#error;
-        return;
-      }
-      await new Promise<void>((resolve) => {
-        this.#waiting = resolve;
-      });
+    const iterator: AsyncIterableIterator<ScreenEvent> = {
+      next: () => this.#next(),
+      return: () => {
+        this.#done = true;
+        return Promise.resolve({ done: true, value: undefined });
+      },
+      [Symbol.asyncIterator]: () => iterator,
+    };
+    return iterator;
+  }
+
+  #next(): Promise<IteratorResult<ScreenEvent>> {
+    let item: IteratorResult<ScreenEvent> | null;
+    try {
+      item = this.#take();
+    } catch (err) {
+      return Promise.reject(err);
     }
+    if (item !== null) return Promise.resolve(item);
+    return new Promise<void>((resolve) => {
+      this.#waiting = resolve;
+    }).then(() => this.#next());
+  }
+
+  /** The next result when one is ready (an event, the end, the error), else null. */
+  #take(): IteratorResult<ScreenEvent> | null {
+    if (this.#done) return { done: true, value: undefined };
+    const next = this.#items.shift();
+    if (next !== undefined) {
+      if (this.#pressured && this.#items.length <= this.#lowWater) {
+        this.#pressured = false;
+        this.onPressure(false);
+      }
+      return { done: false, value: next };
+    }
+    if (this.#ended) {
+      this.#done = true;
+      if (this.#error !== null) throw this.#error;
+      return { done: true, value: undefined };
+    }
+    return null;
   }
 }

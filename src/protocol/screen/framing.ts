@@ -23,6 +23,15 @@ export const MAX_SCREEN_PTS = 2n ** 61n - 1n;
 const FLAG_CONFIG = 1n << 63n;
 const FLAG_KEY = 1n << 62n;
 const FLAG_SIZE = 1n << 61n;
+/** The same flags and the pts bits in the word's high 32 bits. */
+const HIGH_CONFIG = 0x8000_0000;
+const HIGH_KEY = 0x4000_0000;
+const HIGH_SIZE = 0x2000_0000;
+const HIGH_PTS = 0x1fff_ffff;
+
+const readUint32 = (b: Uint8Array, at: number): number =>
+  (b[at] as number) * 0x100_0000 +
+  (((b[at + 1] as number) << 16) | ((b[at + 2] as number) << 8) | (b[at + 3] as number));
 
 /** What the framing can find wrong, for `ScreenProtocolError.problem`. */
 export type ScreenProtocolProblem =
@@ -161,9 +170,11 @@ export function decodePacketHeader(bytes: Uint8Array): ScreenPacketHeader {
   if (bytes.length < PACKET_HEADER_BYTES) {
     throw new RangeError(`a packet header is ${PACKET_HEADER_BYTES} bytes, got ${bytes.length}`);
   }
-  const view = new DataView(bytes.buffer, bytes.byteOffset, PACKET_HEADER_BYTES);
-  const word = view.getBigUint64(0);
-  const length = view.getUint32(8);
+  // The 64-bit word read as two 32-bit halves (no BigInt per packet): flags in the high half's top
+  // three bits; pts = the rest, rounded once to a number exactly as Number(BigInt) would.
+  const high = readUint32(bytes, 0);
+  const low = readUint32(bytes, 4);
+  const length = readUint32(bytes, 8);
   if (length > MAX_SCREEN_PAYLOAD) {
     throw new ScreenProtocolError(
       'oversize-payload',
@@ -171,10 +182,10 @@ export function decodePacketHeader(bytes: Uint8Array): ScreenPacketHeader {
     );
   }
   const header = {
-    config: (word & FLAG_CONFIG) !== 0n,
-    key: (word & FLAG_KEY) !== 0n,
-    size: (word & FLAG_SIZE) !== 0n,
-    pts: Number(word & MAX_SCREEN_PTS),
+    config: (high & HIGH_CONFIG) !== 0,
+    key: (high & HIGH_KEY) !== 0,
+    size: (high & HIGH_SIZE) !== 0,
+    pts: (high & HIGH_PTS) * 0x1_0000_0000 + low,
     length,
   };
   if (header.size && (header.config || header.key)) {

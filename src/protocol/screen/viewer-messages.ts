@@ -22,16 +22,35 @@ export interface ScreenPacketMessage {
 /** The binary message of `packet`: `parts` are written one after the other as its access unit. */
 export function encodePacketMessage(key: boolean, pts: number, ...parts: Uint8Array[]): Uint8Array {
   if (!Number.isSafeInteger(pts) || pts < 0) throw new RangeError(`pts must be a whole number ≥ 0 (${pts})`);
-  const length = parts.reduce((n, p) => n + p.byteLength, 0);
+  let length = 0;
+  for (const part of parts) length += part.byteLength;
   const out = new Uint8Array(PACKET_HEADER_BYTES + length);
-  out[0] = key ? FLAG_KEY_FRAME : 0;
-  new DataView(out.buffer).setBigUint64(1, BigInt(pts));
+  writePacketMessageHeader(out, key, pts);
   let at = PACKET_HEADER_BYTES;
   for (const part of parts) {
     out.set(part, at);
     at += part.byteLength;
   }
   return out;
+}
+
+/**
+ * The 9-byte header of a binary message into `out[0..9)` (flags, then the presentation time as a
+ * big-endian 64-bit integer), for a caller that places the access unit after it itself.
+ */
+export function writePacketMessageHeader(out: Uint8Array, key: boolean, pts: number): void {
+  if (!Number.isSafeInteger(pts) || pts < 0) throw new RangeError(`pts must be a whole number ≥ 0 (${pts})`);
+  out[0] = key ? FLAG_KEY_FRAME : 0;
+  const high = Math.floor(pts / 0x1_0000_0000);
+  const low = pts - high * 0x1_0000_0000;
+  out[1] = high >>> 24;
+  out[2] = (high >>> 16) & 0xff;
+  out[3] = (high >>> 8) & 0xff;
+  out[4] = high & 0xff;
+  out[5] = low >>> 24;
+  out[6] = (low >>> 16) & 0xff;
+  out[7] = (low >>> 8) & 0xff;
+  out[8] = low & 0xff;
 }
 
 export class ScreenMessageError extends Error {}
