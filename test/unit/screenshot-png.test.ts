@@ -147,4 +147,20 @@ describe('the simulated screen', () => {
       { x: 7, y: 8 },
     ]);
   });
+
+  it("shows the glass agent's pointer gestures where they started (a tap on the live screen's socket)", () => {
+    expect(
+      touchPoints([
+        {
+          type: 'glass-pointer',
+          samples: 2,
+          gesture: [
+            { x: 300, y: 1500, t_ms: 0 },
+            { x: 300, y: 1500, t_ms: 40 },
+          ],
+        },
+        { type: 'glass-pointer', samples: 0, gesture: [] },
+      ]),
+    ).toEqual([{ x: 300, y: 1500 }]);
+  });
 });
