@@ -26,8 +26,9 @@ import type {
   ScreenStreamInfo,
   ScreenStreamOptions,
 } from '../helpers/screen/source.ts';
+import { findNal, NAL_SPS } from '../protocol/screen/annexb.ts';
+import { codecString } from '../protocol/screen/sps.ts';
 import {
-  avcCodecString,
   PACKET_HEADER_BYTES,
   type ScreenEndReason,
   type ScreenStartMessage,
@@ -279,8 +280,10 @@ export class ScreenFanout {
       this.#config = packet.data;
       if (this.#awaitingConfig && this.#info !== null) {
         this.#awaitingConfig = false;
-        const codec = avcCodecString(packet.data);
-        if (codec === null) throw new BridgeError('HELPER_PROTOCOL_ERROR', 'the stream’s config has no SPS');
+        const sps = findNal(packet.data, NAL_SPS);
+        if (sps === null) throw new BridgeError('HELPER_PROTOCOL_ERROR', 'the stream’s config has no SPS');
+        // The device driver read it from the same SPS (ScreenStreamInfo.codecString) when it could.
+        const codec = this.#info.codecString ?? codecString(sps);
         const { width, height, displayWidth, displayHeight, source } = this.#info;
         this.#startMessage = { type: 'start', codec, width, height, displayWidth, displayHeight, source };
         this.#start = JSON.stringify(this.#startMessage);

@@ -15,23 +15,18 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { WebSocket } from 'ws';
 import { FsArtifactStore } from '../../src/artifacts/fs-store.ts';
 import { loadConfig } from '../../src/config.ts';
 import type { ScreenPacket, ScreenStreamOptions } from '../../src/helpers/screen/source.ts';
 import type { LeaseTarget } from '../../src/lease-session/index.ts';
 import { type RunningNode, startNode } from '../../src/node/index.ts';
-import {
-  decodePacketMessage,
-  parseScreenTextMessage,
-  type ScreenTextMessage,
-} from '../../src/protocol/screen/viewer-messages.ts';
 import { type Simulator, startSimulator } from '../../src/simulator/index.ts';
 import { CLIENT_TOKEN, OTHER_TENANT_TOKEN, tempDir, writeTokensFile } from '../support/bridge.ts';
 import { runCli } from '../support/cli.ts';
 import { type A11yTreeNode, flattenA11yTree, freePort } from '../support/device-bed.ts';
 import { publishGlassFixtures } from '../support/glass.ts';
 import { encodeTestStream, splitAccessUnits, TestScreenSource } from '../support/screen-source.ts';
+import { type ConnectOptions, connectViewer, Viewer } from '../support/screen-viewer.ts';
 import { waitFor } from '../support/wait-for.ts';
 
 const run = promisify(execFile);
@@ -108,76 +103,14 @@ async function api(node: RunningNode, method: string, p: string, body?: unknown)
   return { status: res.status, body: (text ? JSON.parse(text) : null) as Record<string, any> };
 }
 
-type Message = ScreenTextMessage | { type: 'packet'; key: boolean; pts: number; data: Uint8Array };
-
-/** A viewer: its socket and every message it got, in order. */
-class Viewer {
-  readonly messages: Message[] = [];
-  readonly ws: WebSocket;
-  closed = false;
-  #waiters: Array<() => void> = [];
-  constructor(ws: WebSocket) {
-    this.ws = ws;
-    ws.on('message', (data, isBinary) => {
-      const bytes = new Uint8Array(data as Buffer);
-      this.messages.push(
-        isBinary
-          ? { type: 'packet', ...decodePacketMessage(bytes) }
-          : parseScreenTextMessage(Buffer.from(bytes).toString('utf8')),
-      );
-      for (const w of this.#waiters.splice(0)) w();
-    });
-    ws.on('close', () => {
-      this.closed = true;
-      for (const w of this.#waiters.splice(0)) w();
-    });
-  }
-  frames() {
-    return this.messages.filter((m) => m.type === 'packet');
-  }
-  /** Resolves once `condition` holds (checked at every message). */
-  async until(condition: () => boolean, what: string): Promise<void> {
-    await waitFor(
-      () =>
-        condition() ||
-        new Promise<false>((resolve) => {
-          this.#waiters.push(() => resolve(false));
-        }),
-      { what, timeoutMs: 30_000, intervalMs: 0 },
-    );
-  }
-  send(message: unknown) {
-    this.ws.send(JSON.stringify(message));
-  }
-}
-
 /** Every viewer opened (closed after each test). */
 const viewers: Viewer[] = [];
 
 /** Open the lease's screen on `node`: the viewer, or the refusal's status and error body. */
-function connect(
-  node: RunningNode,
-  options: { token?: string | null; query?: string; headers?: Record<string, string>; id?: string } = {},
-  // biome-ignore lint/suspicious/noExplicitAny: tests read whatever fields the answer has
-): Promise<Viewer | { status: number; body: Record<string, any> }> {
-  const token = options.token === undefined ? CLIENT_TOKEN : options.token;
-  const url = `${node.url.replace(/^http/, 'ws')}/v1/leases/${options.id ?? leaseId}/screen${options.query ?? ''}`;
-  const ws = new WebSocket(url, {
-    headers: { ...(token === null ? {} : { Authorization: `Bearer ${token}` }), ...options.headers },
-  });
-  return new Promise((resolve, reject) => {
-    const viewer = new Viewer(ws);
-    viewers.push(viewer);
-    ws.once('open', () => resolve(viewer));
-    ws.once('unexpected-response', (_req, res) => {
-      let text = '';
-      res.on('data', (d: Buffer) => {
-        text += d.toString();
-      });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : {} }));
-    });
-    ws.once('error', reject);
-  });
+async function connect(node: RunningNode, options: Omit<ConnectOptions, 'id'> & { id?: string } = {}) {
+  const v = await connectViewer(node, { ...options, id: options.id ?? leaseId });
+  if (v instanceof Viewer) viewers.push(v);
+  return v;
 }
 
 async function viewer(node: RunningNode, query?: string): Promise<Viewer> {
@@ -186,10 +119,7 @@ async function viewer(node: RunningNode, query?: string): Promise<Viewer> {
   return v;
 }
 
-const close = async (v: Viewer) => {
-  v.ws.close();
-  await v.until(() => v.closed, 'the viewer closed');
-};
+const close = (v: Viewer) => v.close();
 
 beforeAll(async () => {
   packets = splitAccessUnits(await encodeTestStream({ frames: 60, gop: 30, noise: 6 }));

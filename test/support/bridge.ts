@@ -78,7 +78,8 @@ export async function tempDir(
   return { dir, cleanup: () => rm(dir, { recursive: true, force: true }) };
 }
 
-export async function writeTokensFile(dir: string): Promise<string> {
+/** A tokens file of the test tokens (`withShell`: SHELL_TOKEN too, with the shell capability). */
+export async function writeTokensFile(dir: string, options: { withShell?: boolean } = {}): Promise<string> {
   const file = path.join(dir, 'tokens.json');
   await writeFile(
     file,
@@ -86,6 +87,17 @@ export async function writeTokensFile(dir: string): Promise<string> {
       { name: 'ops', tenant: 'acme', role: 'admin', sha256: hashToken(ADMIN_TOKEN) },
       { name: 'ci', tenant: 'acme', role: 'client', sha256: hashToken(CLIENT_TOKEN) },
       { name: 'other', tenant: 'globex', role: 'client', sha256: hashToken(OTHER_TENANT_TOKEN) },
+      ...(options.withShell
+        ? [
+            {
+              name: 'ci-shell',
+              tenant: 'acme',
+              role: 'client',
+              sha256: hashToken(SHELL_TOKEN),
+              capabilities: ['shell'],
+            },
+          ]
+        : []),
     ]),
   );
   return file;

@@ -14,6 +14,8 @@ import { createHash } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { findNal, NAL_SPS, splitStream } from '../../src/protocol/screen/annexb.ts';
+import { codecString } from '../../src/protocol/screen/sps.ts';
 
 // ---- H.264 test stream
 
@@ -54,61 +56,23 @@ export async function encodeTestStream(
   });
   if (code !== 0) throw new Error(`ffmpeg exited ${code}: ${Buffer.concat(err).toString()}`);
   const units = splitAccessUnits(Buffer.concat(out));
-  const sps = units[0]?.data.length ? nalUnits(units[0].data).find((n) => (n[0]! & 0x1f) === 7) : undefined;
-  if (sps === undefined) throw new Error('ffmpeg’s stream does not start with an SPS');
+  const sps = units[0] === undefined ? null : findNal(units[0].data, NAL_SPS);
+  if (sps === null) throw new Error('ffmpeg’s stream does not start with an SPS');
   return { units, codec: codecString(sps), width, height, fps };
 }
 
 /** The NAL units of an Annex B byte stream (start codes removed). */
-export function nalUnits(stream: Uint8Array): Uint8Array[] {
-  const starts: Array<{ at: number; code: number }> = [];
-  for (let i = 0; i + 2 < stream.length; i++) {
-    if (stream[i] === 0 && stream[i + 1] === 0 && stream[i + 2] === 1) {
-      const four = i > 0 && stream[i - 1] === 0;
-      starts.push({ at: i + 3, code: four ? 4 : 3 });
-      i += 2;
-    }
-  }
-  return starts.map((s, k) => {
-    const next = starts[k + 1];
-    return stream.subarray(s.at, next === undefined ? stream.length : next.at - next.code);
-  });
-}
-
-/**
- * Access units: a new one starts at an AUD, SPS, PPS or SEI, or at a slice whose first_mb_in_slice
- * is 0 (ue(v) '1': the first bit after the NAL header), once the current one holds a slice.
- */
+/** Access units (the bridge's own splitter); parameter sets alone join the picture after them. */
 export function splitAccessUnits(stream: Uint8Array): ReplayUnit[] {
   const units: ReplayUnit[] = [];
-  let current: Uint8Array[] = [];
-  let hasSlice = false;
-  let key = false;
-  const flush = () => {
-    if (current.length === 0) return;
-    const start = Buffer.from([0, 0, 0, 1]);
-    units.push({ key, data: Buffer.concat(current.flatMap((n) => [start, n])) });
-    current = [];
-    hasSlice = false;
-    key = false;
-  };
-  for (const nal of nalUnits(stream)) {
-    const type = (nal[0] as number) & 0x1f;
-    const slice = type === 1 || type === 5;
-    const firstSlice = slice && nal.length > 1 && ((nal[1] as number) & 0x80) !== 0;
-    if (hasSlice && ([6, 7, 8, 9].includes(type) || firstSlice)) flush();
-    current.push(nal);
-    if (slice) hasSlice = true;
-    if (type === 5) key = true;
+  let pending: Uint8Array[] = [];
+  for (const unit of splitStream(stream)) {
+    pending.push(unit.data);
+    if (!unit.picture) continue;
+    units.push({ key: unit.key, data: Buffer.concat(pending) });
+    pending = [];
   }
-  flush();
   return units;
-}
-
-/** The WebCodecs codec string of an SPS NAL: `avc1.` + profile_idc, constraint flags, level_idc in hex. */
-export function codecString(sps: Uint8Array): string {
-  const hex = (n: number) => n.toString(16).padStart(2, '0');
-  return `avc1.${hex(sps[1] ?? 0)}${hex(sps[2] ?? 0)}${hex(sps[3] ?? 0)}`;
 }
 
 // ---- the least WebSocket server a browser needs

@@ -1,8 +1,7 @@
 /**
  * A live screen device stream for tests: a real H.264 stream made by Debian's ffmpeg (libx264, the
- * encoder settings of a live stream), cut into access units by a small splitter of its own, played
- * as a `ScreenSource` (start, config, frames; looped with growing presentation times). The splitter
- * here is test support only: the bridge's own Annex B splitter lives in src/protocol/screen/.
+ * encoder settings of a live stream), cut into access units by the bridge's own Annex B splitter,
+ * played as a `ScreenSource` (start, config, frames; looped with growing presentation times).
  */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -12,6 +11,7 @@ import type {
   ScreenSource,
   ScreenStreamInfo,
 } from '../../src/helpers/screen/source.ts';
+import { splitParameterSets, splitStream } from '../../src/protocol/screen/annexb.ts';
 
 const run = promisify(execFile);
 
@@ -60,69 +60,20 @@ export async function encodeTestStream(options: TestStreamOptions = {}): Promise
   return new Uint8Array(stdout);
 }
 
-/** Start offsets (of the start code) and NAL header offsets of every NAL unit in `stream`. */
-function nalUnits(stream: Uint8Array): Array<{ start: number; header: number; end: number }> {
-  const units: Array<{ start: number; header: number; end: number }> = [];
-  for (let i = 0; i + 2 < stream.byteLength; i++) {
-    if (stream[i] === 0 && stream[i + 1] === 0 && stream[i + 2] === 1) {
-      const start = i > 0 && stream[i - 1] === 0 ? i - 1 : i;
-      if (units.length > 0) units.at(-1)!.end = start;
-      units.push({ start, header: i + 3, end: stream.byteLength });
-      i += 2;
-    }
-  }
-  return units;
-}
-
 /**
- * Cut an Annex B stream into config packets (SPS/PPS) and access units: an access unit starts at an
- * AUD, an SEI, or the first slice of a picture (first_mb_in_slice = 0) that follows a slice.
+ * Cut an Annex B stream into config packets (SPS/PPS) and access units, as the device driver does
+ * (the bridge's own splitter, src/protocol/screen/annexb.ts).
  */
 export function splitAccessUnits(stream: Uint8Array, frameUs = 33_333): ScreenPacket[] {
   const packets: ScreenPacket[] = [];
-  let config: Array<[number, number]> = [];
-  let unit: { from: number; to: number; key: boolean; slices: number } | null = null;
   let index = 0;
-  const flushUnit = () => {
-    if (unit !== null && unit.slices > 0) {
-      packets.push({
-        pts: index++ * frameUs,
-        config: false,
-        key: unit.key,
-        data: stream.slice(unit.from, unit.to),
-      });
+  for (const unit of splitStream(stream)) {
+    const { config, picture } = splitParameterSets(unit.data);
+    if (config !== null) packets.push({ pts: index * frameUs, config: true, key: false, data: config });
+    if (picture !== null && unit.picture) {
+      packets.push({ pts: index++ * frameUs, config: false, key: unit.key, data: picture });
     }
-    unit = null;
-  };
-  const flushConfig = () => {
-    if (config.length === 0) return;
-    const data = new Uint8Array(config.reduce((n, [a, b]) => n + b - a, 0));
-    let at = 0;
-    for (const [a, b] of config) {
-      data.set(stream.subarray(a, b), at);
-      at += b - a;
-    }
-    packets.push({ pts: index * frameUs, config: true, key: false, data });
-    config = [];
-  };
-  for (const nal of nalUnits(stream)) {
-    const type = stream[nal.header]! & 0x1f;
-    if (type === 7 || type === 8) {
-      flushUnit();
-      config.push([nal.start, nal.end]);
-      continue;
-    }
-    flushConfig();
-    const isSlice = type === 1 || type === 5;
-    const firstSlice = isSlice && (stream[nal.header + 1]! & 0x80) !== 0;
-    if (unit !== null && (((type === 9 || type === 6) && unit.slices > 0) || (firstSlice && unit.slices > 0)))
-      flushUnit();
-    if (unit === null) unit = { from: nal.start, to: nal.end, key: false, slices: 0 };
-    unit.to = nal.end;
-    if (isSlice) unit.slices++;
-    if (type === 5) unit.key = true;
   }
-  flushUnit();
   return packets;
 }
 

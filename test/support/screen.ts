@@ -83,3 +83,36 @@ export function pixelAt(
   const i = (y * frames.width + x) * 3;
   return [frame[i] as number, frame[i + 1] as number, frame[i + 2] as number];
 }
+
+/** Android's shown-touch ring colour (the simulator draws touches red). */
+export const isRed = ([r, g, b]: [number, number, number]) => r > 150 && g < 110 && b < 130;
+/** Whether a red touch mark is within `radius` of (x, y) in picture `index`. */
+export function redNear(decoded: DecodedFrames, index: number, x: number, y: number, radius = 4): boolean {
+  for (let dy = -radius; dy <= radius; dy++) {
+    for (let dx = -radius; dx <= radius; dx++)
+      if (isRed(pixelAt(decoded, index, x + dx, y + dy))) return true;
+  }
+  return false;
+}
+
+/** Whether pictures `a` and `b` differ around (x, y): a touch mark came (or an old one went). */
+export function changedNear(
+  decoded: DecodedFrames,
+  a: number,
+  b: number,
+  x: number,
+  y: number,
+  radius = 8,
+): boolean {
+  let diff = 0;
+  let n = 0;
+  for (let yy = Math.max(0, y - radius); yy <= Math.min(decoded.height - 1, y + radius); yy++) {
+    for (let xx = Math.max(0, x - radius); xx <= Math.min(decoded.width - 1, x + radius); xx++) {
+      const p = pixelAt(decoded, a, xx, yy);
+      const q = pixelAt(decoded, b, xx, yy);
+      diff += Math.abs(p[0] - q[0]) + Math.abs(p[1] - q[1]) + Math.abs(p[2] - q[2]);
+      n++;
+    }
+  }
+  return diff / n > 6;
+}

@@ -8,7 +8,6 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ScreenInputSchema } from '../../src/api/screen.ts';
 import {
-  avcCodecString,
   decodePacketMessage,
   encodePacketMessage,
   parseScreenTextMessage,
@@ -94,20 +93,6 @@ describe('the text messages', () => {
         } catch (err) {
           expect(err).toBeInstanceOf(ScreenMessageError);
         }
-      }),
-    );
-  });
-});
-
-describe('the codec string', () => {
-  it('is avc1 with profile, constraints and level of the first SPS', () => {
-    const config = Uint8Array.of(0, 0, 0, 1, 0x67, 0x64, 0x00, 0x1f, 0xac, 0, 0, 1, 0x68, 0xee);
-    expect(avcCodecString(config)).toBe('avc1.64001f');
-    expect(avcCodecString(Uint8Array.of(0, 0, 1, 0x68, 1, 2, 3))).toBeNull();
-    fc.assert(
-      fc.property(fc.uint8Array({ maxLength: 64 }), (bytes) => {
-        const codec = avcCodecString(bytes);
-        if (codec !== null) expect(codec).toMatch(/^avc1\.[0-9a-f]{6}$/);
       }),
     );
   });

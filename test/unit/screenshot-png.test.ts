@@ -156,6 +156,8 @@ describe('the simulated screen', () => {
     expect(touchPoints([{ type: 'glass-pointer', samples: 2, button: null, gesture }])).toEqual([
       { x: 9, y: 10 },
     ]);
+    // A gesture without points touches nothing.
+    expect(touchPoints([{ type: 'glass-pointer', samples: 0, gesture: [] }])).toEqual([]);
     // The ring shows in the rendered picture (as `input tap` shows one).
     const size = { width: 100, height: 60 };
     const plain = renderScreen(size, '<hierarchy rotation="0"/>');

@@ -9,7 +9,8 @@
  * Its limits, handled: a recording ends at its time limit (180 s at most), so `restartLeadMs`
  * before it the next recording is started and the stream switches to it at its first key frame —
  * the old one's frames up to then, the new one's from its key frame on, so a viewer sees no gap; a
- * `start` event is emitted again only when the picture's size or codec changed. Nothing comes until
+ * `start` event is emitted again only when the picture's size or codec changed. A recording that
+ * ends before its limit (some devices stop screenrecord early) is followed by the next one at once. Nothing comes until
  * the screen changes: the first `start` waits for the first picture. The size asked for keeps the
  * display's aspect ratio (so no black borders) within `maxSize`.
  */
@@ -59,7 +60,12 @@ interface Recording {
   text: string;
   units: number;
   ended: boolean;
+  /** performance.now() when it was started. */
+  started: number;
 }
+
+/** A recording that ends quietly sooner than this after its start failed (no restart). */
+const EARLY_END_MIN_MS = 1000;
 
 export class ScreenrecordSource implements ScreenSource {
   readonly #device: HelperDevice;
@@ -197,6 +203,7 @@ export class ScreenrecordSource implements ScreenSource {
       text: '',
       units: 0,
       ended: false,
+      started: performance.now(),
     };
     stream.on('data', (chunk: Buffer) => {
       if (recording.units === 0 && recording.text.length < 600) recording.text += chunk.toString('latin1');
@@ -233,6 +240,25 @@ export class ScreenrecordSource implements ScreenSource {
       this.#current = this.#next;
       this.#next = null;
       this.switches++;
+      return;
+    }
+    // Ended before its limit with frames sent, or quietly after a while (an idle screen): some
+    // devices stop screenrecord early. The next recording takes over at its first key frame.
+    const lived = performance.now() - recording.started;
+    if (recording.units > 0 || (recording.text.trim() === '' && lived >= EARLY_END_MIN_MS)) {
+      clearTimeout(this.#restart);
+      this.#record().then(
+        (next) => {
+          if (this.#closing !== null) {
+            next.stream.destroy();
+            return;
+          }
+          this.#current = next;
+          this.switches++;
+          this.#scheduleRestart();
+        },
+        (err: Error) => this.#fail(err),
+      );
       return;
     }
     const text =

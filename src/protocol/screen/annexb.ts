@@ -172,6 +172,15 @@ export function findNal(data: Uint8Array, type: number): Uint8Array | null {
   return unit === undefined ? null : data.subarray(unit.start, unit.end);
 }
 
+/** A whole Annex B stream (a file, a test's encoding) cut into access units. */
+export function splitStream(stream: Uint8Array): AccessUnit[] {
+  const splitter = new AnnexBSplitter();
+  const units = splitter.push(stream);
+  const last = splitter.flush();
+  if (last !== null) units.push(last);
+  return units;
+}
+
 /**
  * An access unit cut in two: its SPS/PPS units (a CONFIG packet's payload) and the rest (the
  * picture). `config` is null when it holds no parameter set, `picture` null when it holds nothing else.

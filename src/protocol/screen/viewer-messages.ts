@@ -159,23 +159,3 @@ export function parseScreenTextMessage(text: string): ScreenTextMessage {
       throw new ScreenMessageError(`unknown message type ${JSON.stringify(m['type'])}`.slice(0, 200));
   }
 }
-
-/** NAL unit type of an H.264 sequence parameter set. */
-const NAL_SPS = 7;
-
-/**
- * The WebCodecs codec string (`avc1.PPCCLL`: profile_idc, the constraint flags, level_idc) of the
- * first SPS in Annex B `config`, or null when it has none.
- */
-export function avcCodecString(config: Uint8Array): string | null {
-  for (let i = 0; i + 3 < config.byteLength; i++) {
-    if (config[i] !== 0 || config[i + 1] !== 0 || config[i + 2] !== 1) continue;
-    const header = i + 3;
-    if ((config[header]! & 0x1f) === NAL_SPS && header + 3 < config.byteLength) {
-      const hex = (b: number) => b.toString(16).padStart(2, '0');
-      return `avc1.${hex(config[header + 1]!)}${hex(config[header + 2]!)}${hex(config[header + 3]!)}`;
-    }
-    i = header - 1;
-  }
-  return null;
-}

@@ -140,15 +140,15 @@ export function touchPoints(events: ReadonlyArray<Record<string, unknown>>): Poi
   for (const e of events) {
     if (num(e['x']) && num(e['y'])) points.push({ x: e['x'], y: e['y'] });
     else if (num(e['x1']) && num(e['y1'])) points.push({ x: e['x1'], y: e['y1'] });
-    else if (Array.isArray(e['pointers'])) {
+    else if (Array.isArray(e['gesture'])) {
+      // A glass agent pointer gesture (the live screen's and `POST …/pointer`'s input): where it went down.
+      const first = (e['gesture'] as Array<{ x?: unknown; y?: unknown }>)[0];
+      if (first && num(first.x) && num(first.y)) points.push({ x: first.x, y: first.y });
+    } else if (Array.isArray(e['pointers'])) {
       for (const p of e['pointers'] as Array<{ samples?: Array<{ x?: unknown; y?: unknown }> }>) {
         const s = p.samples?.[0];
         if (s && num(s.x) && num(s.y)) points.push({ x: s.x, y: s.y });
       }
-    } else if (Array.isArray(e['gesture'])) {
-      // A glass agent pointer gesture (the live screen's and `POST …/pointer`'s input): where it went down.
-      const first = (e['gesture'] as Array<{ x?: unknown; y?: unknown }>)[0];
-      if (first && num(first.x) && num(first.y)) points.push({ x: first.x, y: first.y });
     }
   }
   return points;

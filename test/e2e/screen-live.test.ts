@@ -1,0 +1,274 @@
+/**
+ * The live screen's real path end to end: a listening bridge driving a simulated device through the
+ * real adb server, with no injected source — the room opens the device's own stream. With the glass
+ * agent published (its jar has the encoder, ScreenMain) a viewer gets `start` with source `agent`
+ * and a key frame that decodes, and a tap sent on the WebSocket shows in later frames. With the
+ * `screen-encoder-fail` fault the bridge falls back to `screenrecord`; with recordings cut short (the
+ * `screenrecord-limit-s` fault) a viewer crosses the restarts and keeps decoding with no new `start`.
+ * The lease's release ends the view with `end` / `lease-ended`.
+ */
+import { randomUUID } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { FsArtifactStore } from '../../src/artifacts/fs-store.ts';
+import { loadConfig } from '../../src/config.ts';
+import { type RunningNode, startNode } from '../../src/node/index.ts';
+import type { SimAndroidHandle } from '../../src/simulator/android/index.ts';
+import { type Simulator, startSimulator } from '../../src/simulator/index.ts';
+import { CLIENT_TOKEN, SHELL_TOKEN, tempDir, writeTokensFile } from '../support/bridge.ts';
+import { freePort, GLASS_SCREEN_MAIN } from '../support/device-bed.ts';
+import { publishGlassA11y, publishGlassAgent } from '../support/glass.ts';
+import { changedNear, redNear } from '../support/screen.ts';
+import { connectViewer, decodeViewerPackets, Viewer } from '../support/screen-viewer.ts';
+import { waitFor } from '../support/wait-for.ts';
+
+const prefix = `test:${randomUUID()}:`;
+let sim: Simulator;
+let node: RunningNode;
+let tmp: { dir: string; cleanup(): Promise<void> };
+const viewers: Viewer[] = [];
+/** Leases a test acquired (released after it, if it did not). */
+const leases = new Set<string>();
+
+async function api(method: string, p: string, body?: unknown, token = CLIENT_TOKEN) {
+  const res = await fetch(`${node.url}${p}`, {
+    method,
+    headers: {
+      Authorization: `Bearer ${token}`,
+      ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    signal: AbortSignal.timeout(60_000),
+  });
+  const text = await res.text();
+  // biome-ignore lint/suspicious/noExplicitAny: tests read whatever fields the answer has
+  return { status: res.status, body: (text ? JSON.parse(text) : null) as Record<string, any> };
+}
+
+async function acquire(): Promise<string> {
+  const lease = await api('POST', '/v1/leases', { ttlSeconds: 600 });
+  expect(lease.status, JSON.stringify(lease.body)).toBe(201);
+  leases.add(lease.body['id'] as string);
+  return lease.body['id'] as string;
+}
+
+async function release(id: string): Promise<void> {
+  leases.delete(id);
+  expect((await api('DELETE', `/v1/leases/${id}`)).status).toBe(200);
+}
+
+async function view(id: string, query: string): Promise<Viewer> {
+  const v = await connectViewer(node, { id, query });
+  if (!(v instanceof Viewer)) throw new Error(`refused: ${JSON.stringify(v)}`);
+  viewers.push(v);
+  return v;
+}
+
+/** A tap on the device's display through the lease's shell (screenrecord shows only changes). */
+async function tap(id: string, x: number, y: number): Promise<void> {
+  const res = await api(
+    'POST',
+    `/v1/leases/${id}/shell`,
+    { argv: ['input', 'tap', String(x), String(y)] },
+    SHELL_TOKEN,
+  );
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+}
+
+/** screenrecord sends nothing until the screen changes: change it until a picture comes. */
+async function firstPicture(id: string, v: Viewer): Promise<void> {
+  await waitFor(
+    async () => {
+      if (v.frames().length > 0) return true;
+      await tap(id, 800, 600);
+      return false;
+    },
+    { what: 'a first picture', timeoutMs: 60_000, intervalMs: 200 },
+  );
+}
+
+const device = () => sim.devices[0]!;
+const android = () => (device().android as SimAndroidHandle).device;
+const screenrecords = () =>
+  android()
+    .processes()
+    .filter((p) => p.cmdline.startsWith('screenrecord'));
+
+beforeAll(async () => {
+  sim = await startSimulator({ port: 0, count: 1 });
+  tmp = await tempDir('devicebridge-screen-live-');
+  const store = new FsArtifactStore(path.join(tmp.dir, 'artifacts'));
+  // The glass agent with its encoder mode, and the a11y service (the agent's input needs neither
+  // more nor less than a published release).
+  await publishGlassAgent(store, tmp.dir, { extra: [GLASS_SCREEN_MAIN] });
+  await publishGlassA11y(store);
+  const devices = path.join(tmp.dir, 'devices.json');
+  await writeFile(devices, JSON.stringify([{ endpoint: device().address }]));
+  const config = loadConfig(
+    {
+      DEVICEBRIDGE_DATA_DIR: tmp.dir,
+      DEVICEBRIDGE_PORT: '0',
+      DEVICEBRIDGE_TOKENS_FILE: await writeTokensFile(tmp.dir, { withShell: true }),
+      DEVICEBRIDGE_DEVICES_FILE: devices,
+      REDIS_URL: 'redis://127.0.0.1:6379',
+      DEVICEBRIDGE_REDIS_PREFIX: prefix,
+      DEVICEBRIDGE_NODE: 'screen-live',
+      DEVICEBRIDGE_ADB_PORT: String(await freePort()),
+      LOG_LEVEL: 'silent',
+    },
+    {},
+  );
+  node = await startNode(config);
+  await waitFor(async () => (await api('GET', '/v1/devices')).body['devices']?.length === 1, {
+    what: 'the bridge sees the simulated device',
+    timeoutMs: 30_000,
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await node?.close();
+  await sim?.close();
+  const redis = new Redis('redis://127.0.0.1:6379');
+  const keys = await redis.keys(`${prefix}*`);
+  if (keys.length > 0) await redis.del(...keys);
+  await redis.quit();
+  await tmp?.cleanup();
+}, 60_000);
+
+afterEach(async () => {
+  for (const v of viewers.splice(0)) {
+    if (v.closed) continue;
+    v.ws.terminate();
+    await v.until(() => v.closed, 'the viewer closed');
+  }
+  for (const id of leases) await release(id);
+  device().clearFault();
+  // Every lease's stream stopped: no screen process is left on the device.
+  await waitFor(
+    () =>
+      !android()
+        .processes()
+        .some((p) => p.cmdline.includes('ScreenMain') || p.cmdline.startsWith('screenrecord')),
+    { what: 'no screen process left on the device', timeoutMs: 30_000 },
+  );
+});
+
+describe('the live screen from the device itself (e2e)', () => {
+  it('the glass agent: start (agent), a key frame that decodes, a tap on the socket in later frames; release ends with lease-ended', async () => {
+    const id = await acquire();
+    const v = await view(id, '?maxSize=320&maxFps=10');
+    await v.until(() => v.frames().length >= 3, 'three frames');
+    expect(v.messages[0]).toEqual({
+      type: 'start',
+      codec: expect.stringMatching(/^avc1\.[0-9a-f]{6}$/),
+      width: 144,
+      height: 320,
+      displayWidth: 1080,
+      displayHeight: 2400,
+      source: 'agent',
+    });
+    expect(v.messages[1]).toMatchObject({ type: 'packet', key: true });
+    const got = v.frames();
+    const first = await decodeViewerPackets(got, 144, 320);
+    expect(first.frames.length, first.log).toBe(got.length);
+    // (40, 200) in the picture is (300, 1500) on the display.
+    const before = v.frames().length;
+    v.send({ type: 'pointer', action: 'down', x: 40, y: 200 });
+    v.send({ type: 'pointer', action: 'up', x: 40, y: 200 });
+    await waitFor(
+      () =>
+        android()
+          .inputEvents()
+          .some((e) => e['type'] === 'glass-pointer'),
+      { what: 'the glass agent injected the tap', timeoutMs: 30_000 },
+    );
+    const injected = v.frames().length;
+    await v.until(() => v.frames().length >= injected + 5, 'frames after the tap');
+    const frames = v.frames();
+    const decoded = await decodeViewerPackets(frames, 144, 320);
+    expect(decoded.frames.length, decoded.log).toBe(frames.length);
+    expect(redNear(decoded, before - 1, 40, 200)).toBe(false);
+    expect(redNear(decoded, decoded.frames.length - 1, 40, 200)).toBe(true);
+    expect(v.messages.filter((m) => m.type === 'start')).toHaveLength(1);
+
+    await release(id);
+    await v.until(() => v.closed, 'the view closed');
+    expect(v.messages.at(-1)).toMatchObject({ type: 'end', reason: 'lease-ended' });
+  }, 120_000);
+
+  it('the screen-encoder-fail fault: the source is screenrecord, its first picture decodes and shows the change', async () => {
+    device().setFault({ screenEncoderFail: true });
+    const id = await acquire();
+    const v = await view(id, '?maxSize=320');
+    await firstPicture(id, v);
+    await v.until(() => v.frames().length >= 1, 'a frame');
+    expect(v.messages[0]).toMatchObject({
+      type: 'start',
+      width: 144,
+      height: 320,
+      displayWidth: 1080,
+      displayHeight: 2400,
+      source: 'screenrecord',
+    });
+    expect(v.messages[1]).toMatchObject({ type: 'packet', key: true });
+    const frames = v.frames();
+    const decoded = await decodeViewerPackets(frames, 144, 320);
+    expect(decoded.frames.length, decoded.log).toBe(frames.length);
+    // (800, 600) on the display is (107, 80) in the picture.
+    expect(redNear(decoded, decoded.frames.length - 1, 107, 80, 6)).toBe(true);
+    await release(id);
+    await v.until(() => v.closed, 'the view closed');
+    expect(v.messages.at(-1)).toMatchObject({ type: 'end', reason: 'lease-ended' });
+  }, 120_000);
+
+  it('recordings cut short (screenrecord-limit-s): the viewer crosses the restarts, decoding on, with one start', async () => {
+    device().setFault({ screenEncoderFail: true, screenrecordLimitS: 2 });
+    const id = await acquire();
+    const v = await view(id, '?maxSize=320');
+    await firstPicture(id, v);
+    const pids = new Set<number>();
+    const taps: Array<{ x: number; y: number; after: number; lost?: boolean }> = [];
+    for (let i = 0; ; i++) {
+      for (const p of screenrecords()) pids.add(p.pid);
+      // Three recordings seen (two restarts crossed) and a few taps after.
+      if (pids.size >= 3 && taps.length > 6) break;
+      if (i > 300) throw new Error(`${pids.size} recordings after 300 taps`);
+      expect(v.closed, JSON.stringify(v.messages.filter((m) => m.type !== 'packet'))).toBe(false);
+      const x = 100 + ((i * 97) % 880);
+      const y = 300 + ((i * 211) % 1800);
+      const seen = v.frames().length;
+      const recordings = pids.size;
+      await tap(id, x, y);
+      taps.push({ x, y, after: seen });
+      try {
+        // A picture of this tap, or the view ended (the stream failed at a restart).
+        await v.until(() => v.frames().length > seen || v.closed, `the picture of tap ${i}`, 3000);
+      } catch (err) {
+        // A change made between one recording's end and the next one's start shows with the next
+        // change (screenrecord sends nothing for an unchanged screen).
+        for (const p of screenrecords()) pids.add(p.pid);
+        if (pids.size === recordings) throw err;
+        taps.at(-1)!.lost = true;
+      }
+    }
+    expect(v.messages.filter((m) => m.type !== 'packet')).toEqual([
+      expect.objectContaining({ type: 'start', source: 'screenrecord', width: 144, height: 320 }),
+    ]);
+    const frames = v.frames();
+    const decoded = await decodeViewerPackets(frames, 144, 320);
+    expect(decoded.frames.length, decoded.log).toBe(frames.length);
+    // The last taps show in the pictures that followed them.
+    const last = taps.filter((t) => !t.lost).at(-2)!;
+    const x = Math.round((last.x * 144) / 1080);
+    const y = Math.round((last.y * 320) / 2400);
+    let shown = false;
+    for (let i = last.after; i < decoded.frames.length && !shown; i++)
+      shown = changedNear(decoded, last.after - 1, i, x, y);
+    expect(shown, `tap at ${last.x},${last.y}`).toBe(true);
+    await release(id);
+    await v.until(() => v.closed, 'the view closed');
+    expect(v.messages.at(-1)).toMatchObject({ type: 'end', reason: 'lease-ended' });
+  }, 180_000);
+});
