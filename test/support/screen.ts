@@ -116,3 +116,15 @@ export function changedNear(
   }
   return diff / n > 6;
 }
+
+/** `bytes` cut at the given offsets (taken modulo its length + 1, sorted, deduplicated): any chunking. */
+export function cutAt(bytes: Uint8Array, at: number[]): Uint8Array[] {
+  const points = [...new Set(at.map((a) => a % (bytes.length + 1)))].sort((a, b) => a - b);
+  const out: Uint8Array[] = [];
+  let from = 0;
+  for (const p of [...points, bytes.length]) {
+    out.push(bytes.subarray(from, p));
+    from = p;
+  }
+  return out;
+}

@@ -14,24 +14,13 @@ import {
   splitParameterSets,
 } from '../../src/protocol/screen/annexb.ts';
 import { codecString, parseSps, SpsError } from '../../src/protocol/screen/sps.ts';
-import { binaryFixture } from '../support/screen.ts';
+import { binaryFixture, cutAt } from '../support/screen.ts';
 
 function split(chunks: Uint8Array[]): AccessUnit[] {
   const splitter = new AnnexBSplitter();
   const units = chunks.flatMap((c) => splitter.push(c));
   const last = splitter.flush();
   return last === null ? units : [...units, last];
-}
-
-function cut(bytes: Uint8Array, at: number[]): Uint8Array[] {
-  const points = [...new Set(at.map((a) => a % (bytes.length + 1)))].sort((a, b) => a - b);
-  const out: Uint8Array[] = [];
-  let from = 0;
-  for (const p of [...points, bytes.length]) {
-    out.push(bytes.subarray(from, p));
-    from = p;
-  }
-  return out;
 }
 
 const flags = (units: AccessUnit[]) =>
@@ -105,7 +94,7 @@ describe('Annex B splitter', () => {
       const whole = digest(split([stream]));
       fc.assert(
         fc.property(fc.array(fc.nat(), { maxLength: 40 }), (cuts) => {
-          expect(digest(split(cut(stream, cuts)))).toEqual(whole);
+          expect(digest(split(cutAt(stream, cuts)))).toEqual(whole);
         }),
         { numRuns: 100 },
       );
@@ -134,7 +123,7 @@ describe('Annex B splitter', () => {
         (nals, cuts) => {
           const stream = Buffer.concat(nals);
           const whole = split([stream]);
-          expect(split(cut(stream, cuts))).toEqual(whole);
+          expect(split(cutAt(stream, cuts))).toEqual(whole);
           expect(Buffer.concat(whole.map((u) => u.data))).toEqual(stream);
           // Every unit but the first starts a picture or a parameter set; at most one picture start each.
           for (const unit of whole) {
@@ -151,7 +140,7 @@ describe('Annex B splitter', () => {
   it('garbage never throws', () => {
     fc.assert(
       fc.property(fc.uint8Array({ maxLength: 300 }), fc.array(fc.nat(), { maxLength: 10 }), (bytes, cuts) => {
-        const units = split(cut(bytes, cuts));
+        const units = split(cutAt(bytes, cuts));
         expect(units.every((u) => u.data.length > 0)).toBe(true);
       }),
     );

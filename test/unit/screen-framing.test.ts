@@ -18,7 +18,7 @@ import {
   ScreenFrameDecoder,
   ScreenProtocolError,
 } from '../../src/protocol/screen/framing.ts';
-import { hexFixture } from '../support/screen.ts';
+import { cutAt, hexFixture } from '../support/screen.ts';
 
 const size720 = { videoWidth: 720, videoHeight: 1280, displayWidth: 1080, displayHeight: 1920 };
 const rotated = { videoWidth: 1280, videoHeight: 720, displayWidth: 1920, displayHeight: 1080 };
@@ -26,18 +26,6 @@ const rotated = { videoWidth: 1280, videoHeight: 720, displayWidth: 1920, displa
 function decodeAll(chunks: Uint8Array[]): ScreenFrame[] {
   const decoder = new ScreenFrameDecoder();
   return chunks.flatMap((c) => decoder.push(c));
-}
-
-/** `bytes` cut at the given (sorted, deduplicated) offsets. */
-function cut(bytes: Uint8Array, at: number[]): Uint8Array[] {
-  const points = [...new Set(at.map((a) => a % (bytes.length + 1)))].sort((a, b) => a - b);
-  const out: Uint8Array[] = [];
-  let from = 0;
-  for (const p of [...points, bytes.length]) {
-    out.push(bytes.subarray(from, p));
-    from = p;
-  }
-  return out;
 }
 
 describe('screen framing: golden bytes', () => {
@@ -225,7 +213,7 @@ describe('screen framing: properties', () => {
                   : { type: 'size', pts: p.pts, size: p.size },
             ),
           ];
-          const frames = decodeAll(cut(stream, cuts)).map((f) =>
+          const frames = decodeAll(cutAt(stream, cuts)).map((f) =>
             f.type === 'packet' ? { ...f, data: Uint8Array.from(f.data) } : f,
           );
           expect(frames).toEqual(expected);
@@ -239,7 +227,7 @@ describe('screen framing: properties', () => {
       fc.property(fc.uint8Array({ maxLength: 200 }), fc.array(fc.nat(), { maxLength: 8 }), (bytes, cuts) => {
         const decoder = new ScreenFrameDecoder();
         try {
-          for (const chunk of cut(bytes, cuts)) decoder.push(chunk);
+          for (const chunk of cutAt(bytes, cuts)) decoder.push(chunk);
         } catch (err) {
           expect(err).toBeInstanceOf(ScreenProtocolError);
         }
