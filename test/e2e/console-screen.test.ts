@@ -6,11 +6,10 @@
  * The stand-in accepts an upgrade only when the app, asked with the upgrade's own cookie, shows the
  * caller the lease. Page screenshots go to .tmp/console/.
  */
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   CLIENT_TOKEN,
@@ -22,6 +21,12 @@ import {
   timedRequest,
 } from '../support/bridge.ts';
 import {
+  canvasColours,
+  canvasFrames,
+  launchChromium,
+  signIn as signInAs,
+} from '../support/console-chromium.ts';
+import {
   attachScreenStandIn,
   encodeTestStream,
   type ReplayStream,
@@ -31,14 +36,6 @@ import {
 
 const SHOTS = path.resolve(import.meta.dirname, '../../.tmp/console');
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-
-function chromiumPath(): string {
-  try {
-    return execFileSync('sh', ['-c', 'command -v chromium'], { encoding: 'utf8' }).trim();
-  } catch {
-    throw new Error("Debian's chromium is missing: bash .ci/prereqs installs it (apt-get install chromium)");
-  }
-}
 
 async function axeViolations(page: Page): Promise<string[]> {
   await page.evaluate(AXE);
@@ -62,24 +59,13 @@ async function axeViolations(page: Page): Promise<string[]> {
   });
 }
 
-/** How many distinct colours the canvas shows (a blank or never-drawn canvas has one). */
-const canvasColours = (page: Page): Promise<number> =>
-  page.evaluate(`(() => {
-    const canvas = document.getElementById('live-canvas');
-    const data = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
-    const seen = new Set();
-    for (let i = 0; i < data.length; i += 4 * 97) seen.add((data[i] << 16) | (data[i + 1] << 8) | data[i + 2]);
-    return seen.size;
-  })()`);
-
 /** The id of the focused element (the test's tsconfig has no DOM library: evaluated as a string). */
 const focused = (page: Page): Promise<string> => page.evaluate('document.activeElement?.id');
 
 /** Decoding in software, on a machine shared with other work: give it time. */
 const DECODING = { timeout: 20_000 };
 
-const frames = async (page: Page) =>
-  Number((await page.locator('#live-canvas').getAttribute('data-frames')) ?? 0);
+const frames = canvasFrames;
 
 describe('console live screen in chromium (e2e)', () => {
   let bridge: DeviceBridge;
@@ -90,16 +76,8 @@ describe('console live screen in chromium (e2e)', () => {
   let leaseId: string;
   const contexts: BrowserContext[] = [];
 
-  const signIn = async (token = CLIENT_TOKEN, options: { hasTouch?: boolean } = {}): Promise<Page> => {
-    const context = await browser.newContext({ viewport: { width: 1200, height: 900 }, ...options });
-    contexts.push(context);
-    const page = await context.newPage();
-    await page.goto(`${served.url}/console/sign-in`);
-    await page.getByLabel('Bearer token').fill(token);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(`${served.url}/console/devices`);
-    return page;
-  };
+  const signIn = (token = CLIENT_TOKEN, options: { hasTouch?: boolean } = {}): Promise<Page> =>
+    signInAs(browser, served.url, token, contexts, options);
 
   /** The Screen page of the lease, streaming; answers the stand-in's side of its socket. */
   const openScreen = async (page: Page): Promise<ReplayViewer> => {
@@ -133,7 +111,7 @@ describe('console live screen in chromium (e2e)', () => {
     );
     expect(acquired.status).toBe(201);
     leaseId = acquired.body['id'] as string;
-    browser = await chromium.launch({ executablePath: chromiumPath(), args: ['--no-sandbox'] });
+    browser = await launchChromium();
   });
 
   // Each test's pages stop streaming with it (every open view decodes 30 fps in software).

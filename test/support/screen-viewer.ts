@@ -78,7 +78,7 @@ export interface ConnectOptions {
 
 /** Open a lease's screen on `node`: the viewer, or the refusal's status and error body. */
 export function connectViewer(
-  node: RunningNode,
+  node: Pick<RunningNode, 'url'>,
   options: ConnectOptions,
   // biome-ignore lint/suspicious/noExplicitAny: tests read whatever fields the answer has
 ): Promise<Viewer | { status: number; body: Record<string, any> }> {
