@@ -11,6 +11,7 @@ import type { Duplex } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SimulatedDevice, type Simulator, startSimulator } from '../../src/simulator/index.ts';
 import { freePort } from '../support/ports.ts';
+import { waitFor } from '../support/wait-for.ts';
 import { type AdbServer, startAdbServer } from './support/adb-server.ts';
 
 let sim: Simulator;
@@ -126,9 +127,15 @@ describe('simulator through the real adb server', () => {
       input,
     });
     expect(execIn.code).toBe(0);
-    expect(Buffer.from(device.android.fs.readFile('/data/local/tmp/in.txt') ?? []).toString()).toBe(
-      input.toString(),
-    );
+    // adb exits once it has sent stdin and closed its side; the device's `cat` may still be writing.
+    const written = await waitFor(
+      () => {
+        const text = Buffer.from(device.android.fs.readFile('/data/local/tmp/in.txt') ?? []).toString();
+        return text === input.toString() ? text : false;
+      },
+      { what: 'the device wrote exec-in stdin to /data/local/tmp/in.txt' },
+    ).catch(() => Buffer.from(device.android.fs.readFile('/data/local/tmp/in.txt') ?? []).toString());
+    expect(written).toBe(input.toString());
   });
 
   it('runs many adb shell commands concurrently', async () => {
