@@ -37,6 +37,19 @@ export interface CommandContext {
   readonly detached: boolean;
 }
 
+/**
+ * The host closing the shell is a hang-up: it runs `stop` (ends a long-running process) unless the
+ * device lets processes outlive their shell (the survive-hangup fault, a real device's way); then
+ * only a kill does.
+ */
+export function stopOnHangUp(ctx: CommandContext, stop: () => void): void {
+  const hangUp = (): void => {
+    if (ctx.android.device.faults.surviveHangup !== true) stop();
+  };
+  if (ctx.io.signal.aborted) hangUp();
+  else ctx.io.signal.addEventListener('abort', hangUp, { once: true });
+}
+
 /** A command: argv excludes the command name; resolves to the exit status. */
 export type CommandFn = (argv: string[], ctx: CommandContext) => Promise<number>;
 

@@ -18,7 +18,7 @@ import { parseDexJar } from '../../../protocol/apk/dex.ts';
 import { GlassAgentProtocol } from '../../glass/agent.ts';
 import { GlassRequestError } from '../../glass/line-protocol.ts';
 import { lineServer } from '../../glass/line-server.ts';
-import { type CommandFn, resolvePath } from '../context.ts';
+import { type CommandFn, resolvePath, stopOnHangUp } from '../context.ts';
 import { SCREEN_MAIN_CLASS, screenMain } from './screen-main.ts';
 
 /** Main classes the simulator runs as the glass agent (ours, and seed 001's upstream name). */
@@ -170,13 +170,7 @@ export const appProcess: CommandFn = async (argv, ctx) => {
     listener?.close();
     stop();
   });
-  // The host closing the shell is a hang-up: it ends the agent unless the device lets processes
-  // outlive their shell (the survive-hangup fault, a real device's way); then only a kill does.
-  const hangUp = (): void => {
-    if (device.faults.surviveHangup !== true) stop();
-  };
-  if (ctx.io.signal.aborted) hangUp();
-  else ctx.io.signal.addEventListener('abort', hangUp, { once: true });
+  stopOnHangUp(ctx, stop);
   await stopped;
   proc.exited();
   server.close();

@@ -15,7 +15,7 @@ import type { Duplex } from 'node:stream';
 import { NAL_IDR, nalUnits, splitParameterSets } from '../../../protocol/screen/annexb.ts';
 import { encodeScreenPacket, encodeSessionHeader } from '../../../protocol/screen/framing.ts';
 import { fitVideoSize } from '../../../protocol/screen/size.ts';
-import type { CommandContext } from '../context.ts';
+import { type CommandContext, stopOnHangUp } from '../context.ts';
 import { type LiveScreen, startLiveScreen } from '../screen/live.ts';
 
 export const SCREEN_MAIN_CLASS = 'dev.devicebridge.glassagent.ScreenMain';
@@ -132,11 +132,7 @@ export async function screenMain(argv: string[], ctx: CommandContext, cmdline: s
     listener.close();
     stop();
   });
-  const hangUp = (): void => {
-    if (device.faults.surviveHangup !== true) stop();
-  };
-  if (ctx.io.signal.aborted) hangUp();
-  else ctx.io.signal.addEventListener('abort', hangUp, { once: true });
+  stopOnHangUp(ctx, stop);
   await stopped;
   listener.close();
   const served = client as { socket: Duplex; live: LiveScreen } | null;
