@@ -258,17 +258,23 @@ export async function listenApp(
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
     const s = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }, () => resolve(s));
   });
+  let hub: import('../../src/server/websocket.ts').WebSocketHub | undefined;
   if (options.websockets === true) {
     // As `devicebridge serve` listens: upgrades (the live screen) through the same app.
     const { WebSocketHub } = await import('../../src/server/websocket.ts');
-    const hub = new WebSocketHub(app.fetch);
-    server.on('upgrade', (req, socket, head) => hub.handle(req, socket, head));
+    const upgrades = new WebSocketHub(app.fetch);
+    server.on('upgrade', (req, socket, head) => upgrades.handle(req, socket, head));
+    hub = upgrades;
   }
   const { port } = server.address() as import('node:net').AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
     server: server as import('node:http').Server,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    // Upgraded sockets leave the HTTP server's count: the hub ends them (going-away) first.
+    close: async () => {
+      await hub?.close();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
   };
 }
 
