@@ -14,16 +14,20 @@ import { assertApkUrlsValid, publicBaseUrl } from '../server/public-url.ts';
 import { assertBindAllowed, isRefusedStart, listen, resolveBindHost } from '../server/serve.ts';
 import { buildServices } from '../server/services.ts';
 import { attachDeviceNode, type DeviceNode, startDeviceNode } from './device-node.ts';
+import { DeviceSideRetry } from './device-side-retry.ts';
 import type { DeviceSource } from './device-source.ts';
 
 export interface RunningNode {
   url: string;
   port: number;
   services: Services;
-  /** The device side (absent when disabled or unavailable). */
-  node?: DeviceNode;
-  /** Why the device side is unavailable, when it failed to start. */
-  deviceError?: string;
+  /**
+   * The device side (undefined when disabled, or while it is unavailable: a start that failed is
+   * tried again in the background until it succeeds; see device-side-retry.ts).
+   */
+  readonly node: DeviceNode | undefined;
+  /** Why the device side is unavailable, while it is. */
+  readonly deviceError: string | undefined;
   /** The unauthenticated metrics endpoint, when DEVICEBRIDGE_METRICS_PORT is set. */
   metricsUrl?: string;
   /**
@@ -57,27 +61,58 @@ export async function startNode(config: Config, options: StartNodeOptions = {}):
   }
   let node: DeviceNode | undefined;
   let deviceError: string | undefined;
+  let retry: DeviceSideRetry<DeviceNode> | undefined;
+  // The URL other nodes reach this one at, once listening (a device side started later announces it).
+  let nodeUrl: string | undefined;
+  const startDevices = () =>
+    startDeviceNode({
+      config,
+      logger: services.logger,
+      metrics: services.metrics,
+      services,
+      sources: options.sources ?? [],
+      ...(options.openScreenSource === undefined ? {} : { openScreenSource: options.openScreenSource }),
+    });
   if (config.devices && services.deviceSide === undefined) {
     try {
-      node = await startDeviceNode({
-        config,
-        logger: services.logger,
-        metrics: services.metrics,
-        services,
-        sources: options.sources ?? [],
-        ...(options.openScreenSource === undefined ? {} : { openScreenSource: options.openScreenSource }),
-      });
+      node = await startDevices();
       attachDeviceNode(services, node);
     } catch (err) {
       // startDeviceNode has stopped everything it started. Manifests and artifacts still work
-      // without adb, and the device routes answer UNAVAILABLE; but a refused devices file or
-      // refused simulated devices, and any failure under an explicit `--simulate N`, are fatal.
+      // without adb, and the device routes answer UNAVAILABLE while the device side is started
+      // again in the background (its Redis or adb server may answer later); but a refused devices
+      // file or refused simulated devices, and any failure under an explicit `--simulate N`, are fatal.
       if (config.simulate > 0 || isRefusedStart(err)) {
         await services.store.close().catch(() => undefined);
         throw err;
       }
       deviceError = (err as Error).message;
-      services.logger.error({ err: deviceError }, 'device side unavailable');
+      // Not ready while the device side is down: a balancer sends its calls to a node that drives devices.
+      services.readiness = {
+        ...services.readiness,
+        devices: () => Promise.reject(new Error(`device side unavailable: ${deviceError}`)),
+      };
+      retry = new DeviceSideRetry({
+        start: startDevices,
+        started: async (side) => {
+          node = side;
+          deviceError = undefined;
+          const { devices: _, ...rest } = services.readiness ?? {};
+          services.readiness = rest;
+          attachDeviceNode(services, side);
+          if (nodeUrl !== undefined) await side.announce(nodeUrl);
+        },
+        discard: (side) => side.close(),
+        failed: (message) => {
+          deviceError = message;
+        },
+        logger: services.logger,
+      });
+      services.logger.error(
+        { err: deviceError, retryInMs: retry.nextDelayMs },
+        'device side unavailable; starting it again',
+      );
+      retry.schedule();
     }
   }
   // Console sessions beside the leases (Redis when configured), so any node honours a session.
@@ -93,6 +128,7 @@ export async function startNode(config: Config, options: StartNodeOptions = {}):
   try {
     listening = await listen(app.fetch, config, bind.address, app.fetch);
   } catch (err) {
+    await retry?.stop();
     await node?.close().catch(() => undefined);
     await services.store.close().catch(() => undefined);
     throw err;
@@ -103,6 +139,7 @@ export async function startNode(config: Config, options: StartNodeOptions = {}):
       metricsListener = await listenMetrics(services.metrics, config.metricsHost, config.metricsPort);
     } catch (err) {
       await listening.close(0);
+      await retry?.stop();
       await node?.close().catch(() => undefined);
       await services.store.close().catch(() => undefined);
       throw err;
@@ -111,18 +148,25 @@ export async function startNode(config: Config, options: StartNodeOptions = {}):
   // apkUrls use the configured URL, else the loopback address we listen on; other nodes forward to
   // DEVICEBRIDGE_NODE_URL when set (the fleet's private network), else the same URL.
   services.publicUrl = overrides.publicUrl ?? publicBaseUrl(config, listening.port) ?? listening.url;
-  await node?.announce(config.nodeUrl ?? services.publicUrl);
+  nodeUrl = config.nodeUrl ?? services.publicUrl;
+  await node?.announce(nodeUrl);
   let closing: Promise<void> | undefined;
   return {
     url: listening.url,
     port: listening.port,
     services,
-    ...(node ? { node } : {}),
-    ...(deviceError ? { deviceError } : {}),
+    get node() {
+      return node;
+    },
+    get deviceError() {
+      return deviceError;
+    },
     ...(metricsListener ? { metricsUrl: metricsListener.url } : {}),
     close() {
       closing ??= (async () => {
         services.draining = true;
+        // No device side starts any more (one starting now is stopped again).
+        await retry?.stop();
         node?.drain();
         await Promise.all([
           listening.close(config.drainGraceMs),
