@@ -1,0 +1,63 @@
+/**
+ * A TCP relay on a loopback port the OS picks, in front of a listening server: what a network path
+ * between a browser and the bridge is, so a test can cut it. Bytes pass unchanged both ways (the
+ * `Host` a browser sends names the relay, so its pages are same-origin with what they fetch through it).
+ */
+import { createConnection, createServer, type Socket } from 'node:net';
+
+export interface TcpRelay {
+  /** `http://127.0.0.1:<port>` of the relay. */
+  url: string;
+  /** Connections accepted so far. */
+  readonly accepted: number;
+  /** Connections open now (each with its upstream). */
+  readonly open: number;
+  /** Destroy every open connection, both sides, as a network failure does; how many there were. */
+  cut(): number;
+  close(): Promise<void>;
+}
+
+export async function tcpRelay(target: string): Promise<TcpRelay> {
+  const to = new URL(target);
+  const pairs = new Set<[Socket, Socket]>();
+  let accepted = 0;
+  const server = createServer((client) => {
+    accepted++;
+    const upstream = createConnection({ host: to.hostname, port: Number(to.port) });
+    const pair: [Socket, Socket] = [client, upstream];
+    pairs.add(pair);
+    for (const [s, other] of [pair, [upstream, client]] as const) {
+      s.on('error', () => undefined);
+      s.on('close', () => {
+        pairs.delete(pair);
+        other.destroy();
+      });
+    }
+    client.pipe(upstream).pipe(client);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  const cut = (): number => {
+    const n = pairs.size;
+    for (const [client, upstream] of [...pairs]) {
+      client.destroy();
+      upstream.destroy();
+    }
+    pairs.clear();
+    return n;
+  };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    get accepted() {
+      return accepted;
+    },
+    get open() {
+      return pairs.size;
+    },
+    cut,
+    close: async () => {
+      cut();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
