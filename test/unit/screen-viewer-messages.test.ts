@@ -1,7 +1,8 @@
 /**
- * The live screen's viewer messages (src/protocol/screen/viewer-messages.ts) and the viewer's input
- * contract (src/api/screen.ts): golden bytes from docs/live-screen.md, and properties over any input
- * (a parser of outside bytes never throws anything but its own error; encode then decode is the
+ * The live screen's viewer messages (src/protocol/screen/viewer-messages.ts: the one parser the
+ * bridge, the typed client and the console's browser script use) and the viewer's input contract
+ * (src/api/screen.ts): golden bytes from docs/live-screen.md, and properties over any input (a
+ * parser of outside bytes never throws anything but its own error; encode then decode is the
  * identity).
  */
 import fc from 'fast-check';
@@ -23,22 +24,53 @@ describe('the binary packet message', () => {
     ]);
   });
 
-  it('decodes what it encodes, for any flags, time and payload', () => {
+  it('decodes what it encodes, for any flags, time and access unit', () => {
     fc.assert(
-      fc.property(fc.boolean(), fc.maxSafeNat(), fc.uint8Array({ maxLength: 300 }), (key, pts, data) => {
-        const m = decodePacketMessage(encodePacketMessage(key, pts, data));
-        expect(m).toEqual({ key, pts, data });
-      }),
+      fc.property(
+        fc.boolean(),
+        fc.maxSafeNat(),
+        fc.uint8Array({ minLength: 1, maxLength: 300 }),
+        (key, pts, data) => {
+          const m = decodePacketMessage(encodePacketMessage(key, pts, data));
+          expect(m).toEqual({ key, pts, data });
+        },
+      ),
     );
   });
 
-  it('refuses a message shorter than its header, and any bytes decode or throw ScreenMessageError', () => {
+  it('reads the key frame from bit 0 of the flags alone (the other bits are reserved)', () => {
+    const bytes = encodePacketMessage(false, 7, Uint8Array.of(0, 0, 0, 1, 0x41));
+    bytes[0] = 0xfe;
+    expect(decodePacketMessage(bytes).key).toBe(false);
+    bytes[0] = 0xff;
+    expect(decodePacketMessage(bytes).key).toBe(true);
+  });
+
+  it('reads a time past 2^53 − 1 µs as 2^53 − 1 (the largest a number, and a WebCodecs timestamp, holds)', () => {
+    const bytes = encodePacketMessage(true, 0, Uint8Array.of(9));
+    new DataView(bytes.buffer).setBigUint64(1, 2n ** 60n);
+    expect(decodePacketMessage(bytes).pts).toBe(Number.MAX_SAFE_INTEGER);
+    new DataView(bytes.buffer).setBigUint64(1, 2n ** 64n - 1n);
+    expect(decodePacketMessage(bytes).pts).toBe(Number.MAX_SAFE_INTEGER);
+    new DataView(bytes.buffer).setBigUint64(1, BigInt(Number.MAX_SAFE_INTEGER));
+    expect(decodePacketMessage(bytes).pts).toBe(Number.MAX_SAFE_INTEGER);
+  });
+
+  it('a message is one access unit: the header alone (or less) is refused both ways, naming the sizes', () => {
     expect(() => decodePacketMessage(Uint8Array.of(1, 2, 3))).toThrow(ScreenMessageError);
+    expect(() => decodePacketMessage(new Uint8Array(9))).toThrow(/at least 10 bytes, this one 9/);
+    expect(() => encodePacketMessage(true, 0)).toThrow(/empty access unit/);
+    expect(() => encodePacketMessage(true, 0, new Uint8Array(0), new Uint8Array(0))).toThrow(RangeError);
+  });
+
+  it('any bytes decode (with the access unit after the 9-byte header) or throw ScreenMessageError', () => {
     fc.assert(
       fc.property(fc.uint8Array({ maxLength: 40 }), (bytes) => {
         try {
           const m = decodePacketMessage(bytes);
           expect(m.data.byteLength).toBe(bytes.byteLength - 9);
+          expect(m.data.byteLength).toBeGreaterThan(0);
+          expect(m.pts).toBeLessThanOrEqual(Number.MAX_SAFE_INTEGER);
         } catch (err) {
           expect(err).toBeInstanceOf(ScreenMessageError);
         }
@@ -68,8 +100,68 @@ describe('the text messages', () => {
       reason: 'lease-ended',
       message: 'gone',
     });
+    expect(
+      parseScreenTextMessage('{"type":"error","code":"INVALID_ARGUMENT","message":"x out of range"}'),
+    ).toEqual({ type: 'error', code: 'INVALID_ARGUMENT', message: 'x out of range' });
+    // A message left out is empty; unknown fields are ignored.
+    expect(parseScreenTextMessage('{"type":"end","reason":"going-away","later":1}')).toEqual({
+      type: 'end',
+      reason: 'going-away',
+      message: '',
+    });
+  });
+
+  const start = (fields: Record<string, unknown>) =>
+    JSON.stringify({
+      type: 'start',
+      codec: 'avc1.64001f',
+      width: 720,
+      height: 1280,
+      displayWidth: 1080,
+      displayHeight: 1920,
+      source: 'agent',
+      ...fields,
+    });
+
+  it('refuses what is not the documented format, naming the field', () => {
+    expect(() => parseScreenTextMessage('nope')).toThrow(/must be JSON/);
+    expect(() => parseScreenTextMessage('[1]')).toThrow(/JSON object/);
+    expect(() => parseScreenTextMessage('{"type":"hello"}')).toThrow(/unknown message type "hello"/);
     expect(() => parseScreenTextMessage('{"type":"end","reason":"bored"}')).toThrow(/reason must be one of/);
-    expect(() => parseScreenTextMessage('{"type":"start","codec":"vp8"}')).toThrow(/codec/);
+    expect(() => parseScreenTextMessage('{"type":"skipped","frames":-1}')).toThrow(/frames/);
+    expect(() => parseScreenTextMessage('{"type":"skipped","frames":1e300}')).toThrow(/frames/);
+    expect(() => parseScreenTextMessage(start({ width: 0 }))).toThrow(/width must be/);
+    expect(() => parseScreenTextMessage(start({ displayHeight: 1.5 }))).toThrow(/displayHeight must be/);
+    expect(() => parseScreenTextMessage(start({ source: 'camera' }))).toThrow(/source/);
+    // `code` is part of an error message: one without it is not the format.
+    expect(() => parseScreenTextMessage('{"type":"error","message":"?"}')).toThrow(/error: code/);
+  });
+
+  it('a codec is the WebCodecs H.264 string: `avc1.` (lower case, as browsers take it) and six hex digits', () => {
+    expect(parseScreenTextMessage(start({ codec: 'avc1.64001F' }))).toMatchObject({ codec: 'avc1.64001F' });
+    for (const codec of [
+      'vp8',
+      'AVC1.64001f',
+      'Avc1.64001f',
+      'avc1.64001',
+      'avc1.64001fa',
+      'avc1.g4001f',
+      7,
+    ]) {
+      expect(() => parseScreenTextMessage(start({ codec })), String(codec)).toThrow(/codec must be avc1/);
+    }
+  });
+
+  it('a picture or display side is any whole number above 0 (no cap: the device says how large it is)', () => {
+    expect(parseScreenTextMessage(start({ width: 20_000, displayWidth: 2 ** 31 }))).toMatchObject({
+      width: 20_000,
+      displayWidth: 2 ** 31,
+    });
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }), (side) => {
+        expect(parseScreenTextMessage(start({ height: side }))).toMatchObject({ height: side });
+      }),
+    );
   });
 
   it('any text parses or throws ScreenMessageError', () => {
@@ -86,13 +178,20 @@ describe('the text messages', () => {
         })
         .map((o) => JSON.stringify(o)),
     );
+    const parsesOrRefuses = (text: string) => {
+      try {
+        parseScreenTextMessage(text);
+      } catch (err) {
+        expect(err).toBeInstanceOf(ScreenMessageError);
+      }
+    };
+    fc.assert(fc.property(texts, parsesOrRefuses));
+    // Any JSON object with each type (the fields of another type, or none).
     fc.assert(
-      fc.property(texts, (text) => {
-        try {
-          parseScreenTextMessage(text);
-        } catch (err) {
-          expect(err).toBeInstanceOf(ScreenMessageError);
-        }
+      fc.property(fc.jsonValue(), fc.constantFrom('start', 'skipped', 'end', 'error', 'x'), (v, type) => {
+        parsesOrRefuses(JSON.stringify(v));
+        if (typeof v === 'object' && v !== null && !Array.isArray(v))
+          parsesOrRefuses(JSON.stringify({ ...v, type }));
       }),
     );
   });

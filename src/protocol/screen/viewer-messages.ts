@@ -1,8 +1,8 @@
 /**
  * The live screen's WebSocket messages (docs/live-screen.md, "The WebSocket"): the binary packet
  * message (flags, presentation time, one Annex B access unit), the bridge's text messages as the
- * viewer reads them, and the WebCodecs codec string of an H.264 stream read from its SPS. Pure: the
- * bridge encodes, the typed client and the console decode.
+ * viewer reads them, and the shape of the viewer's input messages. Pure and browser-safe (no Node API): the bridge encodes, the typed client and
+ * the console's browser script decode with these same functions.
  */
 
 /** Bytes before the access unit in a binary message: flags (1) and the presentation time (8). */
@@ -19,11 +19,15 @@ export interface ScreenPacketMessage {
   data: Uint8Array;
 }
 
-/** The binary message of `packet`: `parts` are written one after the other as its access unit. */
+/**
+ * The binary message of `packet`: `parts` are written one after the other as its access unit, which
+ * is not empty.
+ */
 export function encodePacketMessage(key: boolean, pts: number, ...parts: Uint8Array[]): Uint8Array {
   if (!Number.isSafeInteger(pts) || pts < 0) throw new RangeError(`pts must be a whole number ≥ 0 (${pts})`);
   let length = 0;
   for (const part of parts) length += part.byteLength;
+  if (length === 0) throw new RangeError('a packet message carries an access unit: not an empty access unit');
   const out = new Uint8Array(PACKET_HEADER_BYTES + length);
   writePacketMessageHeader(out, key, pts);
   let at = PACKET_HEADER_BYTES;
@@ -55,11 +59,15 @@ export function writePacketMessageHeader(out: Uint8Array, key: boolean, pts: num
 
 export class ScreenMessageError extends Error {}
 
-/** Read a binary message; throws `ScreenMessageError` when it is shorter than its header. */
+/**
+ * Read a binary message; throws `ScreenMessageError` when it has no access unit after its header. A
+ * time past 2^53 − 1 µs (285 years) is read as 2^53 − 1: the largest a number holds exactly, and a
+ * WebCodecs chunk's timestamp takes.
+ */
 export function decodePacketMessage(bytes: Uint8Array): ScreenPacketMessage {
-  if (bytes.byteLength < PACKET_HEADER_BYTES) {
+  if (bytes.byteLength <= PACKET_HEADER_BYTES) {
     throw new ScreenMessageError(
-      `a packet message has at least ${PACKET_HEADER_BYTES} bytes, this one ${bytes.byteLength}`,
+      `a packet message is its ${PACKET_HEADER_BYTES}-byte header and an access unit: at least ${PACKET_HEADER_BYTES + 1} bytes, this one ${bytes.byteLength}`,
     );
   }
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -97,7 +105,18 @@ export type ScreenTextMessage =
   | { type: 'end'; reason: ScreenEndReason; message: string }
   | { type: 'error'; code: string; message: string };
 
+/**
+ * The viewer's text messages to the bridge: a pointer in the picture's pixels, a key chord, text.
+ * The bridge checks them against its input contract (src/api/screen.ts, `ScreenInputSchema`).
+ */
+export type ScreenInputMessage =
+  | { type: 'pointer'; action: 'down' | 'move' | 'up'; x: number; y: number }
+  | { type: 'key'; key: string }
+  | { type: 'text'; text: string };
+
 const isDimension = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) > 0;
+/** The WebCodecs string of an H.264 stream: browsers take `avc1` in lower case only, the hex in either. */
+const AVC_CODEC = /^avc1\.[0-9a-fA-F]{6}$/;
 
 /** Read one of the bridge's text messages; throws `ScreenMessageError` naming what is wrong. */
 export function parseScreenTextMessage(text: string): ScreenTextMessage {
@@ -114,7 +133,7 @@ export function parseScreenTextMessage(text: string): ScreenTextMessage {
   switch (m['type']) {
     case 'start': {
       const { codec, width, height, displayWidth, displayHeight, source } = m;
-      if (typeof codec !== 'string' || !/^avc1\.[0-9a-f]{6}$/i.test(codec))
+      if (typeof codec !== 'string' || !AVC_CODEC.test(codec))
         throw new ScreenMessageError('start: codec must be avc1.XXXXXX');
       for (const [name, v] of Object.entries({ width, height, displayWidth, displayHeight })) {
         if (!isDimension(v)) throw new ScreenMessageError(`start: ${name} must be a whole number > 0`);
