@@ -12,18 +12,16 @@
  * on a 32-pixel-wide copy) — input to a changed picture, as a person sees it, not the stream's PTS lag.
  */
 import type { Lease } from '../../api/leases.ts';
-import { ApiError, api } from './api.ts';
 import {
-  type AccessUnit,
-  isLeaveKey,
-  keyMessage,
-  parseAccessUnit,
-  parseServerMessage,
+  decodePacketMessage,
+  parseScreenTextMessage,
   type ScreenInputMessage,
-  type ScreenStart,
-  ScreenWireError,
-  toPicture,
-} from './screen-wire.ts';
+  ScreenMessageError,
+  type ScreenPacketMessage,
+  type ScreenStartMessage,
+} from '../../protocol/screen/viewer-messages.ts';
+import { ApiError, api } from './api.ts';
+import { isLeaveKey, keyMessage, toPicture } from './screen-input.ts';
 
 /** Reconnect delays after a network blip: doubling from 0.5 s up to 8 s; reset by a `start`. */
 const BACKOFF_MS = [500, 1000, 2000, 4000, 8000];
@@ -65,7 +63,7 @@ export function liveView(elements: LiveElements, lease: () => string): LiveView 
 
   let socket: WebSocket | null = null;
   let decoder: VideoDecoder | null = null;
-  let picture: ScreenStart | null = null;
+  let picture: ScreenStartMessage | null = null;
   let running = false;
   let waitForKey = true;
   let attempt = 0;
@@ -130,7 +128,7 @@ export function liveView(elements: LiveElements, lease: () => string): LiveView 
     decoder = null;
   };
 
-  const openDecoder = (start: ScreenStart): void => {
+  const openDecoder = (start: ScreenStartMessage): void => {
     closeDecoder();
     const opened = new VideoDecoder({
       output: onFrame,
@@ -152,7 +150,7 @@ export function liveView(elements: LiveElements, lease: () => string): LiveView 
     waitForKey = true;
   };
 
-  const onStart = (start: ScreenStart) => {
+  const onStart = (start: ScreenStartMessage) => {
     picture = start;
     attempt = 0;
     // The bitmap is the picture's size; CSS (width/height auto, max-width/max-height) keeps its ratio.
@@ -168,7 +166,7 @@ export function liveView(elements: LiveElements, lease: () => string): LiveView 
     openDecoder(start);
   };
 
-  const onUnit = (unit: AccessUnit) => {
+  const onUnit = (unit: ScreenPacketMessage) => {
     if (picture === null) return;
     if (waitForKey && !unit.key) return;
     // A decoder that failed is gone: the key frame opens a new one.
@@ -247,10 +245,10 @@ export function liveView(elements: LiveElements, lease: () => string): LiveView 
     ws.onmessage = (event: MessageEvent<ArrayBuffer | string>) => {
       try {
         if (typeof event.data !== 'string') {
-          onUnit(parseAccessUnit(event.data));
+          onUnit(decodePacketMessage(new Uint8Array(event.data)));
           return;
         }
-        const m = parseServerMessage(event.data);
+        const m = parseScreenTextMessage(event.data);
         if (m.type === 'start') onStart(m);
         else if (m.type === 'skipped') {
           waitForKey = true;
@@ -260,8 +258,8 @@ export function liveView(elements: LiveElements, lease: () => string): LiveView 
           say('ended', `stream ended (${m.reason})${m.message ? `: ${m.message}` : ''}`);
         } else say('streaming', `the bridge refused an input (${m.code}): ${m.message}`);
       } catch (err) {
-        if (!(err instanceof ScreenWireError)) throw err;
-        fail(`stopped: the bridge sent ${err.message}`);
+        if (!(err instanceof ScreenMessageError)) throw err;
+        fail(`stopped: the bridge sent a message not in the documented format (${err.message})`);
       }
     };
     ws.onclose = (event) => {

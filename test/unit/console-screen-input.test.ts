@@ -1,121 +1,13 @@
+/**
+ * The console's live view: a pointer's page position → the picture's pixel, a keystroke → the input
+ * message it sends (src/console/client/screen-input.ts). The bridge's messages are the protocol's
+ * (test/unit/screen-viewer-messages.test.ts).
+ */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  isLeaveKey,
-  type KeyPress,
-  keyMessage,
-  parseAccessUnit,
-  parseServerMessage,
-  ScreenWireError,
-  toPicture,
-} from '../../src/console/client/screen-wire.ts';
+import { ScreenInputSchema } from '../../src/api/screen.ts';
+import { isLeaveKey, type KeyPress, keyMessage, toPicture } from '../../src/console/client/screen-input.ts';
 import { parseKeyChord } from '../../src/protocol/helper/key-chord.ts';
-
-/** A binary message as docs/live-screen.md lays it out. */
-function unitMessage(key: boolean, pts: bigint, data: Uint8Array): Uint8Array {
-  const out = new Uint8Array(9 + data.length);
-  out[0] = key ? 1 : 0;
-  new DataView(out.buffer).setBigUint64(1, pts);
-  out.set(data, 9);
-  return out;
-}
-
-/** Throws only ScreenWireError, or nothing. */
-function onlyWireErrors(f: () => unknown): void {
-  try {
-    f();
-  } catch (err) {
-    expect(err).toBeInstanceOf(ScreenWireError);
-  }
-}
-
-describe("console live screen: the bridge's messages", () => {
-  it('an access unit: flag bit 0 is KEY, bytes 1–8 the PTS (big-endian µs), the rest Annex B', () => {
-    const data = Uint8Array.of(0, 0, 0, 1, 0x65, 0x88);
-    const m = parseAccessUnit(unitMessage(true, 0x0102030405n, data).buffer as ArrayBuffer);
-    expect(m).toEqual({ key: true, pts: 0x0102030405, data });
-    // Other flag bits are reserved: only bit 0 says key frame.
-    const delta = unitMessage(false, 7n, data);
-    delta[0] = 0xfe;
-    expect(parseAccessUnit(delta).key).toBe(false);
-  });
-
-  it('an access unit round-trips for any flags, PTS below 2^53 and payload', () => {
-    fc.assert(
-      fc.property(
-        fc.boolean(),
-        fc.bigInt({ min: 0n, max: BigInt(Number.MAX_SAFE_INTEGER) }),
-        fc.uint8Array({ minLength: 1, maxLength: 64 }),
-        (key, pts, data) => {
-          const m = parseAccessUnit(unitMessage(key, pts, data));
-          expect(m.key).toBe(key);
-          expect(m.pts).toBe(Number(pts));
-          expect([...m.data]).toEqual([...data]);
-        },
-      ),
-    );
-  });
-
-  it('refuses an access unit with no payload or a PTS past 2^53, naming it', () => {
-    expect(() => parseAccessUnit(new Uint8Array(9))).toThrow(/9 bytes/);
-    expect(() => parseAccessUnit(unitMessage(true, 2n ** 60n, Uint8Array.of(1)))).toThrow(/2\^53/);
-  });
-
-  it('any bytes either parse or are refused as the wire error', () => {
-    fc.assert(fc.property(fc.uint8Array({ maxLength: 40 }), (b) => onlyWireErrors(() => parseAccessUnit(b))));
-  });
-
-  it('reads start, skipped, end and error as documented', () => {
-    const start = {
-      type: 'start',
-      codec: 'avc1.64001f',
-      width: 720,
-      height: 1280,
-      displayWidth: 1080,
-      displayHeight: 1920,
-      source: 'agent',
-    };
-    expect(parseServerMessage(JSON.stringify(start))).toEqual(start);
-    expect(parseServerMessage('{"type":"skipped","frames":12}')).toEqual({ type: 'skipped', frames: 12 });
-    expect(parseServerMessage('{"type":"end","reason":"lease-ended","message":"released"}')).toEqual({
-      type: 'end',
-      reason: 'lease-ended',
-      message: 'released',
-    });
-    expect(
-      parseServerMessage('{"type":"error","code":"INVALID_ARGUMENT","message":"x out of range"}'),
-    ).toEqual({
-      type: 'error',
-      code: 'INVALID_ARGUMENT',
-      message: 'x out of range',
-    });
-  });
-
-  it('refuses what is not the format, naming the field', () => {
-    expect(() => parseServerMessage('nope')).toThrow(/not JSON/);
-    expect(() => parseServerMessage('[1]')).toThrow(/unknown type/);
-    expect(() => parseServerMessage('{"type":"start","codec":"vp8"}')).toThrow(/codec "vp8"/);
-    expect(() =>
-      parseServerMessage(
-        '{"type":"start","codec":"avc1.42c01f","width":0,"height":1,"displayWidth":1,"displayHeight":1,"source":"agent"}',
-      ),
-    ).toThrow(/width must be/);
-    expect(() => parseServerMessage('{"type":"end","reason":"bored"}')).toThrow(/reason "bored"/);
-    expect(() => parseServerMessage('{"type":"skipped","frames":-1}')).toThrow(/frames/);
-  });
-
-  it('any text or JSON value either parses or is refused as the wire error', () => {
-    fc.assert(fc.property(fc.string(), (s) => onlyWireErrors(() => parseServerMessage(s))));
-    fc.assert(
-      fc.property(fc.jsonValue(), fc.constantFrom('start', 'skipped', 'end', 'error', 'x'), (v, type) => {
-        onlyWireErrors(() => parseServerMessage(JSON.stringify(v)));
-        if (typeof v === 'object' && v !== null && !Array.isArray(v)) {
-          onlyWireErrors(() => parseServerMessage(JSON.stringify({ ...v, type })));
-        }
-      }),
-    );
-  });
-});
 
 describe('console live screen: pointer mapping', () => {
   it('maps CSS pixels on the canvas to the picture’s pixels', () => {
@@ -203,7 +95,7 @@ describe('console live screen: keys', () => {
     expect(isLeaveKey(press('Tab'))).toBe(false);
   });
 
-  it('every chord it sends is one POST /glass/key takes (the agent’s parser)', () => {
+  it('every message it sends is one the bridge takes: its input contract, the agent’s chord parser', () => {
     const keys = fc.oneof(
       fc.constantFrom(
         'Enter',
@@ -232,6 +124,8 @@ describe('console live screen: keys', () => {
         (key, ctrlKey, altKey, shiftKey, metaKey) => {
           const m = keyMessage({ key, ctrlKey, altKey, shiftKey, metaKey });
           if (m === null) return;
+          // The bridge's contract for a viewer's input takes it as it is.
+          expect(ScreenInputSchema.parse(m)).toEqual(m);
           if (m.type === 'key') expect(() => parseKeyChord(m.key)).not.toThrow();
           else {
             expect(m.type).toBe('text');
