@@ -1,7 +1,7 @@
 /**
  * The console's live view, what a person does on the picture → the viewer's input messages
  * (docs/live-screen.md): a pointer's page position → the picture's pixel under it, a keystroke →
- * `text` or a `key` chord as POST /v1/leases/{id}/glass/key takes it. Pure functions, no DOM, so
+ * `text` or a `key` chord as POST /v1/leases/{id}/keys takes it. Pure functions, no DOM, so
  * they are tested in Node (test/unit/console-screen-input.test.ts). The bridge's messages are read
  * with the protocol's parser (src/protocol/screen/viewer-messages.ts), as the typed client reads them.
  */
