@@ -3,63 +3,16 @@
  * order, not when the one before is ready) drives devices once Redis answers, instead of serving
  * manifests only for the rest of its life. Meanwhile it is not ready, and says why.
  *
- * Real processes and the real Redis, reached through a gate this test owns on a port the system
- * chose: closed, it hangs up every connection (Redis not answering yet); open, it relays bytes.
+ * Real processes and the real Redis, reached through a TCP relay on a port the system chose: first
+ * it hangs up every connection (Redis not answering yet), then it relays bytes.
  */
 import { randomUUID } from 'node:crypto';
-import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tempDir } from '../support/bridge.ts';
 import { deleteKeys, REDIS_URL, type ServeNode, startServeNode, stopServeNode } from '../support/fleet.ts';
+import { tcpRelay } from '../support/tcp-relay.ts';
 import { waitFor } from '../support/wait-for.ts';
-
-interface RedisGate {
-  url: string;
-  /** Connections refused so far (hung up at once). */
-  refused(): number;
-  open(): void;
-  close(): Promise<void>;
-}
-
-async function redisGate(target: URL): Promise<RedisGate> {
-  let open = false;
-  let refused = 0;
-  const sockets = new Set<Socket>();
-  const server: Server = createServer((socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-    socket.on('error', () => undefined);
-    if (!open) {
-      refused++;
-      socket.destroy();
-      return;
-    }
-    const upstream = createConnection({ host: target.hostname, port: Number(target.port) });
-    sockets.add(upstream);
-    upstream.on('close', () => {
-      sockets.delete(upstream);
-      socket.destroy();
-    });
-    upstream.on('error', () => undefined);
-    socket.on('close', () => upstream.destroy());
-    socket.pipe(upstream).pipe(socket);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  if (address === null || typeof address === 'string') throw new Error('gate: no port');
-  return {
-    url: `redis://127.0.0.1:${address.port}`,
-    refused: () => refused,
-    open: () => {
-      open = true;
-    },
-    close: async () => {
-      for (const s of sockets) s.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
-}
 
 interface Readiness {
   status: string;
@@ -78,8 +31,9 @@ describe('a bridge started before its Redis', () => {
   });
 
   it('is not ready while Redis does not answer, then drives its devices once it does', async () => {
-    const gate = await redisGate(new URL(REDIS_URL));
+    const gate = await tcpRelay(REDIS_URL, { refusing: true });
     cleanups.push(gate.close);
+    const gateUrl = `redis://${new URL(gate.url).host}`;
     const prefix = `test-late-redis-${randomUUID()}:`;
     const admin = new Redis(REDIS_URL);
     cleanups.push(async () => {
@@ -91,9 +45,9 @@ describe('a bridge started before its Redis', () => {
 
     let node: ServeNode | undefined;
     cleanups.push(async () => node && stopServeNode(node));
-    node = await startServeNode({ dataDir: tmp.dir, redisUrl: gate.url, prefix, simulate: 0 });
+    node = await startServeNode({ dataDir: tmp.dir, redisUrl: gateUrl, prefix, simulate: 0 });
     const url = node.url;
-    expect(gate.refused()).toBeGreaterThan(0);
+    expect(gate.refused).toBeGreaterThan(0);
 
     // Not ready, naming the device side and why; device routes answer UNAVAILABLE (retryable).
     const before = await readiness(url);
@@ -105,7 +59,7 @@ describe('a bridge started before its Redis', () => {
     expect(error.code).toBe('UNAVAILABLE');
 
     // Redis answers now: the device side comes up without a restart.
-    gate.open();
+    gate.pass();
     const ready = await waitFor(
       async () => {
         const now = await readiness(url);

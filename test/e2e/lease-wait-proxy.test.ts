@@ -6,52 +6,20 @@
  * `devicebridge lease waiters --json` lists the wait meanwhile.
  */
 import { spawn } from 'node:child_process';
-import { connect, createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DeviceBridgeClient } from '../../src/client/index.ts';
 import { tempDir } from '../support/bridge.ts';
 import { BIN, runCli, startCli, waitForExit } from '../support/cli.ts';
 import { freePort } from '../support/device-bed.ts';
+import { type TcpRelay, tcpRelay } from '../support/tcp-relay.ts';
 
 const IDLE_MS = 1500;
-
-/** A TCP proxy to `target` that destroys a connection idle (no byte either way) for `idleMs`. */
-async function idleCuttingProxy(
-  target: URL,
-  idleMs: number,
-): Promise<{ url: string; cuts: () => number; close(): Promise<void> }> {
-  const sockets = new Set<Socket>();
-  let cuts = 0;
-  const server: Server = createServer((client) => {
-    const upstream = connect(Number(target.port), target.hostname);
-    for (const s of [client, upstream]) {
-      sockets.add(s);
-      s.on('error', () => undefined);
-      s.on('close', () => sockets.delete(s));
-    }
-    client.pipe(upstream).pipe(client);
-    client.setTimeout(idleMs, () => {
-      cuts += 1;
-      client.destroy();
-      upstream.destroy();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  return {
-    url: `http://127.0.0.1:${port}`,
-    cuts: () => cuts,
-    close: async () => {
-      for (const s of sockets) s.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
-}
 
 describe('lease acquire --wait behind a load balancer idle timeout', () => {
   let tmp: { dir: string; cleanup(): Promise<void> };
   let server: Awaited<ReturnType<typeof startCli>>;
-  let proxy: Awaited<ReturnType<typeof idleCuttingProxy>>;
+  // A load balancer with an idle timeout: a connection idle (no byte either way) for IDLE_MS is cut.
+  let proxy: TcpRelay;
   let direct: DeviceBridgeClient;
 
   beforeAll(async () => {
@@ -61,7 +29,7 @@ describe('lease acquire --wait behind a load balancer idle timeout', () => {
     });
     const url = (JSON.parse(server.firstLine) as { url: string }).url;
     direct = new DeviceBridgeClient({ baseUrl: url });
-    proxy = await idleCuttingProxy(new URL(url), IDLE_MS);
+    proxy = await tcpRelay(url, { idleCutMs: IDLE_MS });
   }, 60_000);
 
   afterAll(async () => {

@@ -6,11 +6,11 @@
  */
 
 import { writeFile } from 'node:fs/promises';
-import net from 'node:net';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../support/bridge.ts';
 import { http, type ServeNode, startServeNode, startSimulatorProcess, stopBridge } from '../support/fleet.ts';
+import { type TcpRelay, tcpRelay } from '../support/tcp-relay.ts';
 
 /**
  * How many connections the relay closes at once before it lets one through (EARLY_CLOSES): counted,
@@ -23,15 +23,13 @@ const EARLY_CLOSES = Number(process.env['EARLY_CLOSES'] ?? 3);
 describe('a tunnel that closes connections until its device is up (e2e)', () => {
   let node: ServeNode | undefined;
   let simulator: Awaited<ReturnType<typeof startSimulatorProcess>> | undefined;
-  let relay: net.Server | undefined;
+  let relay: TcpRelay | undefined;
   let tmp: Awaited<ReturnType<typeof tempDir>> | undefined;
-  const sockets = new Set<net.Socket>();
 
   afterAll(async () => {
     if (node) await stopBridge(node);
-    for (const socket of sockets) socket.destroy();
     await simulator?.stop();
-    await new Promise((r) => (relay ? relay.close(r) : r(undefined)));
+    await relay?.close();
     await tmp?.cleanup();
   }, 60_000);
 
@@ -39,27 +37,8 @@ describe('a tunnel that closes connections until its device is up (e2e)', () => 
     tmp = await tempDir();
     simulator = await startSimulatorProcess(1);
     const [host, port] = simulator.addresses[0]!.split(':') as [string, string];
-    let closedEarly = 0;
-    relay = net.createServer((client) => {
-      sockets.add(client);
-      client.on('close', () => sockets.delete(client));
-      client.on('error', () => undefined);
-      if (closedEarly < EARLY_CLOSES) {
-        closedEarly++;
-        client.destroy();
-        return;
-      }
-      const device = net.connect(Number(port), host);
-      client.pipe(device).pipe(client);
-      const end = () => {
-        client.destroy();
-        device.destroy();
-      };
-      device.on('error', end).on('close', end);
-      client.on('close', end);
-    });
-    await new Promise<void>((r) => relay!.listen(0, '127.0.0.1', r));
-    const relayPort = (relay.address() as net.AddressInfo).port;
+    relay = await tcpRelay(`tcp://${host}:${port}`, { refuseFirst: EARLY_CLOSES });
+    const relayPort = new URL(relay.url).port;
     const file = path.join(tmp.dir, 'devices.json');
     await writeFile(file, JSON.stringify([{ endpoint: `127.0.0.1:${relayPort}` }]));
     const startAt = Date.now();
@@ -83,9 +62,9 @@ describe('a tunnel that closes connections until its device is up (e2e)', () => 
       await new Promise((r) => setTimeout(r, 250));
     }
     process.stderr.write(
-      `early-close: ${closedEarly} connections closed early; online after ${Date.now() - started} ms (${last})\n`,
+      `early-close: ${relay.refused} connections closed early; online after ${Date.now() - started} ms (${last})\n`,
     );
-    expect(closedEarly).toBe(EARLY_CLOSES);
+    expect(relay.refused).toBe(EARLY_CLOSES);
     expect(online, last).toBe(true);
   }, 90_000);
 });

@@ -12,16 +12,39 @@ export interface TcpRelay {
   readonly accepted: number;
   /** Connections open now (each with its upstream). */
   readonly open: number;
+  /** Connections hung up at once while the relay was refusing. */
+  readonly refused: number;
+  /** Hang up every new connection at once (a server not answering yet) until `pass()`. */
+  refuse(): void;
+  /** Relay new connections again. */
+  pass(): void;
   /** Destroy every open connection, both sides, as a network failure does; how many there were. */
   cut(): number;
   close(): Promise<void>;
 }
 
-export async function tcpRelay(target: string): Promise<TcpRelay> {
+export interface TcpRelayOptions {
+  /** Start refusing (as `refuse()`). */
+  refusing?: boolean;
+  /** Hang up this many first connections at once, then relay (counted, not timed). */
+  refuseFirst?: number;
+  /** Cut a connection idle (no byte either way) this long, as a load balancer's idle timeout does. */
+  idleCutMs?: number;
+}
+
+export async function tcpRelay(target: string, options: TcpRelayOptions = {}): Promise<TcpRelay> {
   const to = new URL(target);
   const pairs = new Set<[Socket, Socket]>();
   let accepted = 0;
+  let refusing = options.refusing ?? false;
+  let refused = 0;
   const server = createServer((client) => {
+    if (refusing || refused < (options.refuseFirst ?? 0)) {
+      refused++;
+      client.on('error', () => undefined);
+      client.destroy();
+      return;
+    }
     accepted++;
     const upstream = createConnection({ host: to.hostname, port: Number(to.port) });
     const pair: [Socket, Socket] = [client, upstream];
@@ -34,6 +57,7 @@ export async function tcpRelay(target: string): Promise<TcpRelay> {
       });
     }
     client.pipe(upstream).pipe(client);
+    if (options.idleCutMs !== undefined) client.setTimeout(options.idleCutMs, () => client.destroy());
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };
@@ -53,6 +77,15 @@ export async function tcpRelay(target: string): Promise<TcpRelay> {
     },
     get open() {
       return pairs.size;
+    },
+    get refused() {
+      return refused;
+    },
+    refuse: () => {
+      refusing = true;
+    },
+    pass: () => {
+      refusing = false;
     },
     cut,
     close: async () => {
