@@ -396,6 +396,31 @@ describe('the glass agent encoder dying mid-stream', () => {
   );
 });
 
+describe('the device going away mid-stream', () => {
+  it('a cable pull ends the stream with DEVICE_OFFLINE; screenrecord is not tried', async () => {
+    const source = await openScreenSource(bed.device(), { owner: OWNER, agent, maxSize: 320, maxFps: 10 });
+    const r = reader(source);
+    await waitFor(() => r.packets().some((p) => p.key), { what: 'a key frame' });
+    const sim = bed.sim.devices[0]!;
+    sim.unplug();
+    try {
+      await waitFor(() => r.done, { what: 'the stream ended', timeoutMs: 30_000 });
+      expect(r.error).toMatchObject({ code: 'DEVICE_OFFLINE' });
+      expect((source as RecoveringScreenSource).kind).toBe('agent');
+      expect(screenrecords()).toEqual([]);
+    } finally {
+      sim.plug();
+      await waitFor(async () => (await bed.device().shell('true', { timeoutMs: 2000 })).exitCode === 0, {
+        what: 'the device back',
+        timeoutMs: 30_000,
+        intervalMs: 200,
+      });
+    }
+    await source.close();
+    await expectClean();
+  });
+});
+
 describe('an encoder left running on the device', () => {
   it("an earlier stream's encoder (a crashed bridge, a lost connection) is stopped before a stream starts; others are not", async () => {
     android().device.faults.surviveHangup = true;
