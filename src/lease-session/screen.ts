@@ -343,6 +343,8 @@ class LeaseScreen {
   readonly fanout: ScreenFanout;
   readonly controller = new AbortController();
   source: ScreenSource | null = null;
+  /** The device stream's run: opening it, reading it, stopping it. */
+  running: Promise<void> = Promise.resolve();
   linger: ReturnType<typeof setTimeout> | undefined;
   ended = false;
   /** Takes the stream off the lease's resource list. */
@@ -452,9 +454,11 @@ export class ScreenCapability {
           session.controller.signal.removeEventListener('abort', onAbort);
           this.#end(lease, created, 'lease-ended', `lease ${lease.id} has ended`);
           await created.source?.close();
+          // A stream still starting is stopped once it is there: nothing of it outlives the lease.
+          await created.running;
           return { actions: ['stopped the live screen'] };
         });
-        void this.#run(lease, created, open, options);
+        created.running = this.#run(lease, created, open, options);
       }
       clearTimeout(stream.linger);
       stream.linger = undefined;

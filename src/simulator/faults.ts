@@ -24,6 +24,7 @@
  *                             outlive their shell, as on a real device: only a kill stops them
  *   screenrecord-limit-s=N    every screenrecord stops after N seconds (1-180), whatever its --time-limit
  *   screen-encoder-fail       the glass agent's screen encoder (ScreenMain) cannot encode: it exits 1
+ *   screen-encoder-die-after-s=N   every ScreenMain crashes N seconds (1-3600) after its client connected
  *   fail-command=NAME         every run of command NAME (also `toybox NAME`; `cmd package` and
  *                             abb_exec for pm) prints `NAME: simulated failure` and exits 1
  */
@@ -82,6 +83,7 @@ const VALUED = [
   'offline-after-ms',
   'fail-command',
   'screenrecord-limit-s',
+  'screen-encoder-die-after-s',
 ] as const;
 
 /** The fault names `parseFaultSpec` accepts (for help texts). */
@@ -136,6 +138,11 @@ export function parseFaultSpec(spec: string): Partial<Faults> {
       if (seconds > 180) throw new FaultSpecError(spec, 'screenrecord-limit-s must be 1 to 180');
       return { screenrecordLimitS: seconds };
     }
+    case 'screen-encoder-die-after-s': {
+      const seconds = parseCount(spec, value, false, 1);
+      if (seconds > 3600) throw new FaultSpecError(spec, 'screen-encoder-die-after-s must be 1 to 3600');
+      return { screenEncoderDieAfterS: seconds };
+    }
     case 'install-failure':
       if (!INSTALL_FAILURE.test(value)) {
         throw new FaultSpecError(spec, 'install-failure must match INSTALL_FAILED_[A-Z_]+');
@@ -172,6 +179,8 @@ export const FAULT_KEYS: Readonly<Record<string, keyof Faults>> = {
   'install-failure': 'installFailure',
   'offline-after-ms': 'offlineAfterMs',
   'fail-command': 'failCommand',
+  'screenrecord-limit-s': 'screenrecordLimitS',
+  'screen-encoder-die-after-s': 'screenEncoderDieAfterS',
   ...FLAG_KEYS,
 };
 
@@ -208,9 +217,13 @@ export function formatFaultSpecs(faults: Faults): string[] {
     'survive-hangup',
     'inject-blocked',
     'a11y-policy-blocked',
+    'screen-encoder-fail',
   ] as const) {
     if (faults[FLAG_KEYS[name]] === true) out.push(name);
   }
+  if (faults.screenrecordLimitS !== undefined) out.push(`screenrecord-limit-s=${faults.screenrecordLimitS}`);
+  if (faults.screenEncoderDieAfterS !== undefined)
+    out.push(`screen-encoder-die-after-s=${faults.screenEncoderDieAfterS}`);
   if (faults.failCommand !== undefined) out.push(`fail-command=${faults.failCommand}`);
   return out;
 }

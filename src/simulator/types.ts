@@ -113,6 +113,11 @@ export interface Faults {
    */
   screenEncoderFail?: boolean;
   /**
+   * The glass agent's screen encoder crashes mid-stream: every `app_process … ScreenMain` dies this
+   * many seconds after its client connected (a fatal signal on stderr, exit status 139).
+   */
+  screenEncoderDieAfterS?: number;
+  /**
    * Every run of this command (`rm`, `pm`, `settings`, ...; also as `toybox NAME`, and `pm` as
    * `cmd package` or `abb_exec:package`) writes `NAME: simulated failure` to stderr and exits 1.
    */

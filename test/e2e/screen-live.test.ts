@@ -5,6 +5,8 @@
  * and a key frame that decodes, and a tap sent on the WebSocket shows in later frames. With the
  * `screen-encoder-fail` fault the bridge falls back to `screenrecord`; with recordings cut short (the
  * `screenrecord-limit-s` fault) a viewer crosses the restarts and keeps decoding with no new `start`.
+ * When the agent's encoder keeps crashing mid-stream (the `screen-encoder-die-after-s` fault) the
+ * viewer sees no end: after the encoder's restarts screenrecord takes over and the pictures decode on.
  * The lease's release ends the view with `end` / `lease-ended`.
  */
 import { randomUUID } from 'node:crypto';
@@ -222,6 +224,62 @@ describe('the live screen from the device itself (e2e)', () => {
     await v.until(() => v.closed, 'the view closed');
     expect(v.messages.at(-1)).toMatchObject({ type: 'end', reason: 'lease-ended' });
   }, 120_000);
+
+  it('an encoder that keeps crashing (screen-encoder-die-after-s): no end, screenrecord takes over, one decodable stream', async () => {
+    // Processes outlive their shell, as on a real device: only the bridge's kill stops them.
+    device().setFault({ screenEncoderDieAfterS: 1, surviveHangup: true });
+    const id = await acquire();
+    const v = await view(id, '?maxSize=320&maxFps=10');
+    await v.until(() => v.frames().length >= 1, 'a frame');
+    expect(v.messages[0]).toMatchObject({ type: 'start', source: 'agent', width: 144, height: 320 });
+    // Started again and crashing each time, until screenrecord is in its place.
+    await waitFor(
+      () =>
+        v.closed ||
+        (screenrecords().length === 1 &&
+          !android()
+            .processes()
+            .some((p) => p.cmdline.includes('ScreenMain'))),
+      { what: 'screenrecord in place of the encoder', timeoutMs: 60_000 },
+    );
+    const control = () => JSON.stringify(v.messages.filter((m) => m.type !== 'packet'));
+    expect(v.closed, control()).toBe(false);
+    const switched = v.frames().length;
+    await waitFor(
+      async () => {
+        if (
+          v.closed ||
+          v
+            .frames()
+            .slice(switched)
+            .some((f) => f.key)
+        )
+          return true;
+        await tap(id, 800, 600);
+        return false;
+      },
+      { what: "screenrecord's first picture", timeoutMs: 60_000, intervalMs: 300 },
+    );
+    expect(v.closed, control()).toBe(false);
+    // No end, and a start again only for a change of the picture's size or codec.
+    const starts = v.messages.filter((m) => m.type !== 'packet');
+    expect(starts.filter((m) => m.type !== 'start')).toEqual([]);
+    const shape = (m: unknown) => {
+      const { width, height, displayWidth, displayHeight, codec } = m as Record<string, unknown>;
+      return JSON.stringify([width, height, displayWidth, displayHeight, codec]);
+    };
+    for (let i = 1; i < starts.length; i++) {
+      expect(shape(starts[i]), `start ${i} repeats the one before`).not.toBe(shape(starts[i - 1]));
+    }
+    const frames = v.frames();
+    const decoded = await decodeViewerPackets(frames, 144, 320);
+    expect(decoded.frames.length, decoded.log).toBe(frames.length);
+    // (800, 600) on the display is (107, 80) in the picture.
+    expect(redNear(decoded, decoded.frames.length - 1, 107, 80, 6)).toBe(true);
+    await release(id);
+    await v.until(() => v.closed, 'the view closed');
+    expect(v.messages.at(-1)).toMatchObject({ type: 'end', reason: 'lease-ended' });
+  }, 180_000);
 
   it('recordings cut short (screenrecord-limit-s): the viewer crosses the restarts, decoding on, with one start', async () => {
     device().setFault({ screenEncoderFail: true, screenrecordLimitS: 2 });

@@ -2,11 +2,15 @@
  * The host's live screen driver (openScreenSource) against simulated devices through the real adb
  * server: the glass agent's encoder (a `start`, then a decodable key frame; a tap shows in later
  * frames), the fallback to screenrecord when the agent cannot encode (an agent jar without the
- * encoder, the screen-encoder-fail fault), screenrecord's time limit crossed without a gap, and
- * close leaving no device process, no forward and no ffmpeg.
+ * encoder, the screen-encoder-fail fault), screenrecord's time limit crossed without a gap, the
+ * agent's encoder dying mid-stream (started again, or screenrecord taking over, with no end and no
+ * new `start` for an unchanged picture), an encoder left running by an earlier bridge stopped
+ * before a stream starts, and close leaving no device process, no forward and no ffmpeg.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ereLiteral } from '../../src/helpers/glass/agent-driver.ts';
 import { openScreenSource } from '../../src/helpers/screen/open.ts';
+import { RecoveringScreenSource } from '../../src/helpers/screen/recovering-source.ts';
 import { ScreenrecordSource } from '../../src/helpers/screen/screenrecord-source.ts';
 import type { ScreenEvent, ScreenPacket, ScreenSource } from '../../src/helpers/screen/source.ts';
 import type { AppProcessJarManifest } from '../../src/manifest/index.ts';
@@ -16,6 +20,7 @@ import { tempDir } from '../support/bridge.ts';
 import {
   type DeviceBed,
   GLASS_AGENT_MAIN,
+  GLASS_SCREEN_MAIN,
   glassAgentFixture,
   startDeviceBed,
 } from '../support/device-bed.ts';
@@ -47,11 +52,20 @@ afterAll(async () => {
 afterEach(async () => {
   delete android().device.faults.screenEncoderFail;
   delete android().device.faults.screenrecordLimitS;
+  delete android().device.faults.screenEncoderDieAfterS;
+  delete android().device.faults.surviveHangup;
+  // A failed test's source (and anything it left) is stopped, so the next test starts clean.
+  for (const source of opened.splice(0)) await source.close();
+  android().device.killMatching(ereLiteral(GLASS_SCREEN_MAIN));
   await waitFor(() => runningEncoders() === 0, { what: 'no ffmpeg left' });
 });
 
+/** The sources the running test opened (closed after it). */
+const opened: ScreenSource[] = [];
+
 /** Read a source's events as they come. */
 function reader(source: ScreenSource) {
+  opened.push(source);
   const events: ScreenEvent[] = [];
   let error: unknown = null;
   let done = false;
@@ -237,6 +251,210 @@ describe('openScreenSource', () => {
       for (let i = at; i <= until && !shown; i++) shown = changedNear(decoded, at - 1, i, x, y);
       expect(shown, `tap at ${tap.x},${tap.y} in pictures ${at} to ${until}`).toBe(true);
     }
+    await expectClean();
+  });
+});
+
+const screenMains = () =>
+  android()
+    .device.processes()
+    .filter((p) => p.cmdline.includes(GLASS_SCREEN_MAIN));
+const screenrecords = () =>
+  android()
+    .device.processes()
+    .filter((p) => p.cmdline.startsWith('screenrecord'));
+
+/** Every `start` after the first tells of a change of the picture's size or codec. */
+function expectStartsOnlyOnChange(events: ScreenEvent[]): void {
+  const starts = events.filter((e): e is Extract<ScreenEvent, { type: 'start' }> => e.type === 'start');
+  for (const [i, s] of starts.entries()) {
+    if (i === 0) continue;
+    const before = starts[i - 1]!.info;
+    expect(
+      s.info.width !== before.width ||
+        s.info.height !== before.height ||
+        s.info.codecString !== before.codecString,
+      `start ${i} repeats ${JSON.stringify(before)}`,
+    ).toBe(true);
+  }
+}
+
+/** The packets make one stream: presentation times never go back, and every picture decodes. */
+async function expectOneStream(packets: ScreenPacket[]): Promise<void> {
+  const pts = packets.map((p) => p.pts);
+  expect(pts.every((t, i) => i === 0 || t >= (pts[i - 1] as number))).toBe(true);
+  const decoded = await decode(packets, 144, 320);
+  expect(decoded.frames.length, decoded.log).toBe(packets.filter((p) => !p.config).length);
+}
+
+describe('the glass agent encoder dying mid-stream', () => {
+  it('killed: it is started again and the stream goes on, with no end and no new start', async () => {
+    // A real device's processes outlive their shell: only a kill stops them.
+    android().device.faults.surviveHangup = true;
+    const source = await openScreenSource(bed.device(), { owner: OWNER, agent, maxSize: 320, maxFps: 10 });
+    const r = reader(source);
+    await waitFor(() => r.packets().some((p) => p.key), { what: 'a key frame' });
+    const [first] = screenMains();
+    expect(first).toBeDefined();
+    expect(android().device.killMatching(ereLiteral(GLASS_SCREEN_MAIN))).toBe(1);
+    const cut = r.packets().length;
+    await waitFor(
+      () =>
+        r
+          .packets()
+          .slice(cut)
+          .filter((p) => p.key).length >= 2 || r.done,
+      {
+        what: 'key frames from the encoder started again',
+        timeoutMs: 20_000,
+      },
+    );
+    expect(r.error).toBeNull();
+    expect(r.done).toBe(false);
+    const now = screenMains();
+    expect(now).toHaveLength(1);
+    expect(now[0]!.pid).not.toBe(first!.pid);
+    expect(r.events.filter((e) => e.type === 'start')).toHaveLength(1);
+    expect(bed.ledger.entries().filter((e) => e.owner === OWNER)).toHaveLength(1);
+    expect(source).toBeInstanceOf(RecoveringScreenSource);
+    expect((source as RecoveringScreenSource).restarts).toBe(1);
+    expect((source as RecoveringScreenSource).kind).toBe('agent');
+    await source.close();
+    await waitFor(() => r.done, { what: 'events() ended' });
+    expect(r.error).toBeNull();
+    await expectOneStream(r.packets());
+    await expectClean();
+  });
+
+  it.each([
+    [
+      'keeps dying (screen-encoder-die-after-s)',
+      // Started again twice (the bound), dying each time.
+      2,
+      () => {
+        android().device.faults.screenEncoderDieAfterS = 1;
+      },
+      () => undefined,
+    ],
+    [
+      'cannot be started again (killed, then screen-encoder-fail)',
+      1,
+      () => undefined,
+      () => {
+        android().device.faults.screenEncoderFail = true;
+        expect(android().device.killMatching(ereLiteral(GLASS_SCREEN_MAIN))).toBe(1);
+      },
+    ],
+  ])(
+    'an encoder that %s: screenrecord takes over, the stream goes on',
+    async (_name, restarts, before, cut) => {
+      android().device.faults.surviveHangup = true;
+      before();
+      const source = await openScreenSource(bed.device(), { owner: OWNER, agent, maxSize: 320, maxFps: 10 });
+      const r = reader(source);
+      await waitFor(() => r.packets().some((p) => p.key), { what: 'a key frame' });
+      expect(r.events[0]).toMatchObject({ type: 'start', info: { source: 'agent' } });
+      cut();
+      await waitFor(() => (screenMains().length === 0 && screenrecords().length === 1) || r.done, {
+        what: 'screenrecord in place of the encoder',
+        timeoutMs: 30_000,
+      });
+      expect(r.error).toBeNull();
+      expect(r.done).toBe(false);
+      // screenrecord sends a picture once the screen changes.
+      const switched = r.packets().length;
+      await waitFor(
+        async () => {
+          if (
+            r.done ||
+            r
+              .packets()
+              .slice(switched)
+              .some((p) => p.key)
+          )
+            return true;
+          await bed.device().shell('input tap 800 600');
+          return false;
+        },
+        { what: "screenrecord's first key frame", timeoutMs: 30_000, intervalMs: 300 },
+      );
+      expect(r.error).toBeNull();
+      expect(r.done).toBe(false);
+      expectStartsOnlyOnChange(r.events);
+      expect(screenMains()).toEqual([]);
+      expect((source as RecoveringScreenSource).restarts).toBe(restarts);
+      expect((source as RecoveringScreenSource).kind).toBe('screenrecord');
+      await source.close();
+      await waitFor(() => r.done, { what: 'events() ended' });
+      expect(r.error).toBeNull();
+      await expectOneStream(r.packets());
+      // (800, 600) on the display is (107, 80) in the picture.
+      const decoded = await decode(r.packets(), 144, 320);
+      expect(redNear(decoded, decoded.frames.length - 1, 107, 80, 6)).toBe(true);
+      await expectClean();
+    },
+  );
+});
+
+describe('the device going away mid-stream', () => {
+  it('a cable pull ends the stream with DEVICE_OFFLINE; screenrecord is not tried', async () => {
+    const source = await openScreenSource(bed.device(), { owner: OWNER, agent, maxSize: 320, maxFps: 10 });
+    const r = reader(source);
+    await waitFor(() => r.packets().some((p) => p.key), { what: 'a key frame' });
+    const sim = bed.sim.devices[0]!;
+    sim.unplug();
+    try {
+      await waitFor(() => r.done, { what: 'the stream ended', timeoutMs: 30_000 });
+      expect(r.error).toMatchObject({ code: 'DEVICE_OFFLINE' });
+      expect((source as RecoveringScreenSource).kind).toBe('agent');
+      expect(screenrecords()).toEqual([]);
+    } finally {
+      sim.plug();
+      await waitFor(async () => (await bed.device().shell('true', { timeoutMs: 2000 })).exitCode === 0, {
+        what: 'the device back',
+        timeoutMs: 30_000,
+        intervalMs: 200,
+      });
+    }
+    await source.close();
+    await expectClean();
+  });
+});
+
+describe('an encoder left running on the device', () => {
+  it("an earlier stream's encoder (a crashed bridge, a lost connection) is stopped before a stream starts; others are not", async () => {
+    android().device.faults.surviveHangup = true;
+    await bed.device().push(agent.jarPath, agent.manifest.devicePath);
+    const serial = bed.sim.devices[0]!.serial;
+    const run = (socket: string) =>
+      bed.client.shellStream(
+        serial,
+        `CLASSPATH=${agent.manifest.devicePath} app_process / ${GLASS_SCREEN_MAIN} --socket ${socket} --max-size 320`,
+      );
+    const stale = await run('devicebridge-screen-0badc0de');
+    const other = await run('someone-elses-screen');
+    await waitFor(() => android().listening().includes('localabstract:devicebridge-screen-0badc0de'), {
+      what: 'the stale encoder listening',
+    });
+    // Its bridge lost the connection: the shell hung up, the process stays (a real device's way).
+    stale.close();
+    await waitFor(() => android().listening().includes('localabstract:someone-elses-screen'), {
+      what: 'the other encoder listening',
+    });
+    expect(screenMains()).toHaveLength(2);
+
+    const source = await openScreenSource(bed.device(), { owner: OWNER, agent, maxSize: 320, maxFps: 10 });
+    const r = reader(source);
+    await waitFor(() => r.packets().some((p) => p.key), { what: 'a key frame' });
+    const left = screenMains().map((p) => p.cmdline);
+    expect(left.filter((c) => c.includes('devicebridge-screen-0badc0de'))).toEqual([]);
+    expect(left.filter((c) => c.includes('someone-elses-screen'))).toHaveLength(1);
+    expect(left).toHaveLength(2);
+    await source.close();
+    await waitFor(() => screenMains().length === 1, { what: 'ours stopped' });
+    expect(screenMains()[0]!.cmdline).toContain('someone-elses-screen');
+    other.close();
+    android().device.killMatching('someone-elses-screen');
     await expectClean();
   });
 });

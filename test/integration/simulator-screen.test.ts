@@ -44,6 +44,7 @@ afterEach(async () => {
   const faults = android().device.faults;
   delete faults.screenrecordLimitS;
   delete faults.screenEncoderFail;
+  delete faults.screenEncoderDieAfterS;
   // Every stream's ffmpeg is gone once its stream ended.
   const pids = runningEncoderPids();
   await waitFor(() => runningEncoders() === 0, { what: `no encoder left (pids ${pids.join(', ')})` });
@@ -199,6 +200,27 @@ describe('simulator glass agent encoder (ScreenMain)', () => {
       .shell(`CLASSPATH=${devicePath} app_process / ${GLASS_SCREEN_MAIN} --socket screen-test`);
     expect(result.exitCode).toBe(1);
     expect(result.stderr.toString()).toMatch(/MediaCodec\$CodecException/);
+    expect(android().listening()).not.toContain('localabstract:screen-test');
+  });
+
+  it('crashes mid-stream with the screen-encoder-die-after-s fault: frames, then the stream cut and exit 139', async () => {
+    android().device.faults.screenEncoderDieAfterS = 1;
+    const shell = await start();
+    let stderr = '';
+    shell.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+    });
+    await new Promise((resolve) => shell.stdout.once('data', resolve));
+    const socket = await bed.client.openService(serial(), 'localabstract:screen-test');
+    let closed = false;
+    socket.once('close', () => {
+      closed = true;
+    });
+    const got = frames(socket);
+    expect(await shell.exit).toBe(139);
+    expect(stderr).toMatch(/Fatal signal 11 \(SIGSEGV\)/);
+    await waitFor(() => closed, { what: 'the stream cut' });
+    expect(got.some((f) => f.type === 'packet' && f.key)).toBe(true);
     expect(android().listening()).not.toContain('localabstract:screen-test');
   });
 

@@ -31,7 +31,11 @@ export interface DecodedFrames {
   log: string;
 }
 
-/** Decode an Annex B H.264 stream with ffmpeg into RGB24 frames of `width`×`height`. */
+/**
+ * Decode an Annex B H.264 stream with ffmpeg into RGB24 frames of `width`×`height`, each picture
+ * once (`-fps_mode passthrough`: a stream whose SPS timing changes midway, as when another encoder
+ * takes over, is not padded to a constant frame rate with repeated pictures).
+ */
 export function decodeH264(stream: Uint8Array, width: number, height: number): Promise<DecodedFrames> {
   return new Promise((resolve, reject) => {
     const ff = spawn(
@@ -44,6 +48,8 @@ export function decodeH264(stream: Uint8Array, width: number, height: number): P
         'h264',
         '-i',
         'pipe:0',
+        '-fps_mode',
+        'passthrough',
         '-f',
         'rawvideo',
         '-pix_fmt',

@@ -366,6 +366,37 @@ describe('the live screen capability', () => {
     expect(r.screen.stats(lease.id)).toEqual([]);
   });
 
+  it('teardown while the device stream is still starting waits for it and stops it', async () => {
+    let opening: ((source: PushedSource) => void) | undefined;
+    const sources: PushedSource[] = [];
+    const options = {
+      adb: { ledger: { release: async () => ({ removed: [], failed: [] }) } },
+      fence: { checkFence: async () => undefined },
+      openScreenSource: () =>
+        new Promise<PushedSource>((resolve) => {
+          opening = (source) => {
+            sources.push(source);
+            resolve(source);
+          };
+        }),
+    } as unknown as LeaseSessionOptions;
+    const r = new LeaseRoom(options);
+    const a = await r.screen.join(lease);
+    a.attach(new TestSink());
+    await vi.waitFor(() => expect(opening).toBeDefined());
+    let stoppedWhenTornDown: boolean | undefined;
+    const closing = r.closeLease(lease.id).then((record) => {
+      stoppedWhenTornDown = sources[0]?.closed;
+      return record;
+    });
+    // The teardown runs as far as it can while the device stream is still starting.
+    for (let i = 0; i < 20; i++) await flush();
+    opening!(new PushedSource());
+    const record = await closing;
+    expect(record.actions).toContain('stopped the live screen');
+    expect(stoppedWhenTornDown).toBe(true);
+  });
+
   it('a failing device stream ends its viewers with stream-failed and the message', async () => {
     const options = {
       adb: { ledger: { release: async () => ({ removed: [], failed: [] }) } },

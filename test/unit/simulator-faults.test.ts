@@ -30,6 +30,9 @@ const faultsArb: fc.Arbitrary<Faults> = fc.record(
     injectBlocked: fc.constant(true),
     a11yPolicyBlocked: fc.constant(true),
     failCommand: fc.stringMatching(/^[a-z_][a-z0-9_.+-]{0,20}$/),
+    screenrecordLimitS: fc.integer({ min: 1, max: 180 }),
+    screenEncoderFail: fc.constant(true),
+    screenEncoderDieAfterS: fc.integer({ min: 1, max: 3600 }),
   },
   { requiredKeys: [] },
 ) as fc.Arbitrary<Faults>;
@@ -68,6 +71,9 @@ describe('parseFaultSpec', () => {
     expect(parseFaultSpec('screenrecord-limit-s=3')).toEqual({ screenrecordLimitS: 3 });
     expect(() => parseFaultSpec('screenrecord-limit-s=181')).toThrow(/1 to 180/);
     expect(() => parseFaultSpec('screenrecord-limit-s=0')).toThrow(/at least 1/);
+    expect(parseFaultSpec('screen-encoder-die-after-s=2')).toEqual({ screenEncoderDieAfterS: 2 });
+    expect(() => parseFaultSpec('screen-encoder-die-after-s=0')).toThrow(/at least 1/);
+    expect(() => parseFaultSpec('screen-encoder-die-after-s=3601')).toThrow(/1 to 3600/);
     expect(() => parseFaultSpec('glass-malformed=1')).toThrow(/glass-malformed takes no value/);
   });
 

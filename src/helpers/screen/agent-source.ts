@@ -10,6 +10,12 @@
  * It cannot encode when its process exits before the session header came, or no header came within
  * `headerTimeoutMs`: `startAgentScreen` then rejects with an `AgentCannotEncode` (the caller falls
  * back to screenrecord) after stopping what it started.
+ *
+ * Every stream's socket name starts with `devicebridge-screen-`: before it starts its encoder, a
+ * stream stops every encoder of ours still running on the device (`pkill -f` the main class and
+ * that socket prefix, literally), which an earlier stream left when its bridge crashed or lost the
+ * device's connection (an app_process outlives its shell's hang-up); encoders that other tools
+ * started with other socket names are left alone. `close()` stops its own by its full socket name.
  */
 import { randomBytes } from 'node:crypto';
 import type { Duplex } from 'node:stream';
@@ -28,6 +34,27 @@ import { ScreenEventQueue } from './event-queue.ts';
 import type { ScreenEvent, ScreenSource, ScreenStreamOptions } from './source.ts';
 
 export const SCREEN_MAIN_CLASS = 'dev.devicebridge.glassagent.ScreenMain';
+/** The start of every socket name the bridge gives an encoder (the mark of ours in the process list). */
+export const SCREEN_SOCKET_PREFIX = 'devicebridge-screen-';
+
+/** The `pkill -f` pattern of our encoder on `socketName`, or of all of ours given the prefix. */
+function encoderPattern(socketName: string): string {
+  return ereLiteral(`${SCREEN_MAIN_CLASS} --socket ${socketName}`);
+}
+
+/**
+ * Stop every encoder of ours on the device (an earlier stream's, left running). Resolves whether
+ * one was stopped (pkill's exit 0; 1 means none ran, and a device without pkill answers other codes).
+ */
+export async function stopScreenEncoders(
+  device: Pick<HelperDevice, 'shell'>,
+  timeoutMs = 5000,
+): Promise<boolean> {
+  const result = await device.shell(shellCommand('pkill', '-f', encoderPattern(SCREEN_SOCKET_PREFIX)), {
+    timeoutMs,
+  });
+  return result.exitCode === 0;
+}
 
 /** The agent could not serve a stream (its process exited, or no session header came in time). */
 export class AgentCannotEncode extends BridgeError {
@@ -57,6 +84,8 @@ export class AgentScreenSource implements ScreenSource {
   #forward: ForwardEntry | null = null;
   #socket: Duplex | null = null;
   #closing: Promise<void> | null = null;
+  /** Whether an encoder an earlier stream left running was stopped before this one started. */
+  stoppedStale = false;
 
   private constructor(device: HelperDevice, socketName: string) {
     this.#device = device;
@@ -65,7 +94,7 @@ export class AgentScreenSource implements ScreenSource {
 
   /** Start the encoder and read its session header; AgentCannotEncode when it cannot. */
   static async start(device: HelperDevice, options: AgentScreenOptions): Promise<AgentScreenSource> {
-    const source = new AgentScreenSource(device, `devicebridge-screen-${randomBytes(4).toString('hex')}`);
+    const source = new AgentScreenSource(device, `${SCREEN_SOCKET_PREFIX}${randomBytes(4).toString('hex')}`);
     try {
       await source.#start(options);
       return source;
@@ -95,10 +124,9 @@ export class AgentScreenSource implements ScreenSource {
       // Closing the shell is a hang-up a device's process may outlive: kill it by its socket name.
       this.#shell === null
         ? Promise.resolve()
-        : this.#device.shell(
-            shellCommand('pkill', '-f', ereLiteral(`${SCREEN_MAIN_CLASS} --socket ${this.#socketName}`)),
-            { timeoutMs: 5000 },
-          ),
+        : this.#device.shell(shellCommand('pkill', '-f', encoderPattern(this.#socketName)), {
+            timeoutMs: 5000,
+          }),
     ]);
   }
 
@@ -106,6 +134,7 @@ export class AgentScreenSource implements ScreenSource {
     const device = this.#device;
     const { manifest } = options;
     await ensureAgentJar(device, manifest, options.jarPath);
+    this.stoppedStale = await stopScreenEncoders(device);
     const command = `CLASSPATH=${quoteShellArg(manifest.devicePath)} ${shellCommand(
       'app_process',
       '/',

@@ -2,7 +2,9 @@
  * The one entry to a device's live screen: `openScreenSource(device, options)` starts the glass
  * agent's encoder when a release of the agent is given (agent-source.ts) and falls back to
  * `screenrecord` (screenrecord-source.ts) when the agent cannot encode — its process exits with an
- * error, or no session header comes within the bound — or when no agent is given. The source's
+ * error, or no session header comes within the bound — or when no agent is given. An encoder that
+ * started is kept going (recovering-source.ts): when it dies mid-stream it is started again, a few
+ * times at most, and then screenrecord takes over, with no end for the reader. The source's
  * `start` events carry `source: 'agent' | 'screenrecord'` and the codec string read from the SPS
  * (`info.codecString`). `close()` stops the device process and removes the forward.
  *
@@ -15,6 +17,7 @@ import type { AppProcessJarManifest } from '../../manifest/index.ts';
 import type { Logger } from '../../observability/logger.ts';
 import type { HelperDevice } from '../snapshot/device.ts';
 import { AgentCannotEncode, AgentScreenSource } from './agent-source.ts';
+import { RecoveringScreenSource } from './recovering-source.ts';
 import { ScreenrecordSource } from './screenrecord-source.ts';
 import type { ScreenSource, ScreenStreamOptions } from './source.ts';
 
@@ -32,6 +35,10 @@ export interface OpenScreenOptions extends ScreenStreamOptions {
   screenrecordTimeLimitS?: number;
   /** Start the next recording this long before the limit (default 5 s). */
   screenrecordRestartLeadMs?: number;
+  /** How many times an encoder that died is started again within `agentRestartWindowMs` (default 2). */
+  agentRestarts?: number;
+  /** Default 60 s. */
+  agentRestartWindowMs?: number;
 }
 
 export async function openScreenSource(
@@ -43,35 +50,54 @@ export async function openScreenSource(
     bitRate: options.bitRate ?? SCREEN_DEFAULTS.bitRate,
     maxFps: options.maxFps ?? SCREEN_DEFAULTS.maxFps,
   };
-  if (options.agent !== undefined) {
-    try {
-      return await AgentScreenSource.start(device, {
-        ...stream,
-        owner: options.owner,
-        manifest: options.agent.manifest,
-        jarPath: options.agent.jarPath,
-        ...(options.agentHeaderTimeoutMs === undefined
-          ? {}
-          : { headerTimeoutMs: options.agentHeaderTimeoutMs }),
-      });
-    } catch (err) {
-      if (
-        !(err instanceof AgentCannotEncode) &&
-        !(isBridgeError(err) && err.code === 'COMPANION_UNSUPPORTED')
-      ) {
-        throw err;
-      }
-      options.logger?.warn(
-        { serial: device.serial, err: (err as Error).message },
-        'live screen: the glass agent cannot encode; falling back to screenrecord',
+  const startScreenrecord = () =>
+    ScreenrecordSource.start(device, {
+      ...stream,
+      ...(options.screenrecordTimeLimitS === undefined ? {} : { timeLimitS: options.screenrecordTimeLimitS }),
+      ...(options.screenrecordRestartLeadMs === undefined
+        ? {}
+        : { restartLeadMs: options.screenrecordRestartLeadMs }),
+    });
+  const agent = options.agent;
+  if (agent === undefined) return startScreenrecord();
+  const startAgent = async () => {
+    const source = await AgentScreenSource.start(device, {
+      ...stream,
+      owner: options.owner,
+      manifest: agent.manifest,
+      jarPath: agent.jarPath,
+      ...(options.agentHeaderTimeoutMs === undefined
+        ? {}
+        : { headerTimeoutMs: options.agentHeaderTimeoutMs }),
+    });
+    if (source.stoppedStale) {
+      options.logger?.info(
+        { serial: device.serial },
+        'live screen: stopped a screen encoder an earlier stream left running',
       );
     }
+    return source;
+  };
+  let first: AgentScreenSource;
+  try {
+    first = await startAgent();
+  } catch (err) {
+    if (!cannotEncode(err)) throw err;
+    options.logger?.warn(
+      { serial: device.serial, err: (err as Error).message },
+      'live screen: the glass agent cannot encode; falling back to screenrecord',
+    );
+    return startScreenrecord();
   }
-  return ScreenrecordSource.start(device, {
-    ...stream,
-    ...(options.screenrecordTimeLimitS === undefined ? {} : { timeLimitS: options.screenrecordTimeLimitS }),
-    ...(options.screenrecordRestartLeadMs === undefined
-      ? {}
-      : { restartLeadMs: options.screenrecordRestartLeadMs }),
+  return new RecoveringScreenSource(first, {
+    serial: device.serial,
+    startAgent,
+    startScreenrecord,
+    ...(options.agentRestarts === undefined ? {} : { restarts: options.agentRestarts }),
+    ...(options.agentRestartWindowMs === undefined ? {} : { restartWindowMs: options.agentRestartWindowMs }),
+    ...(options.logger === undefined ? {} : { logger: options.logger }),
   });
 }
+
+const cannotEncode = (err: unknown): boolean =>
+  err instanceof AgentCannotEncode || (isBridgeError(err) && err.code === 'COMPANION_UNSUPPORTED');

@@ -9,7 +9,9 @@
  * or on a hang-up of its shell unless `survive-hangup`); one ffmpeg runs per client, killed with it.
  *
  * With the `screen-encoder-fail` fault it cannot encode: it prints MediaCodec's exception and exits 1
- * before listening (the bridge then falls back to screenrecord).
+ * before listening (the bridge then falls back to screenrecord). With `screen-encoder-die-after-s=N`
+ * it crashes N seconds after its client connected: a fatal signal on stderr, the client's stream cut,
+ * exit status 139 (as a native crash in the encoder).
  */
 import type { Duplex } from 'node:stream';
 import { NAL_IDR, nalUnits, splitParameterSets } from '../../../protocol/screen/annexb.ts';
@@ -108,6 +110,7 @@ export async function screenMain(argv: string[], ctx: CommandContext, cmdline: s
     stop = resolve;
   });
   let client: { socket: Duplex; live: LiveScreen } | null = null;
+  let crash: NodeJS.Timeout | undefined;
   let listener: { close(): void };
   try {
     listener = device.listen({ abstract: args.socket }, (socket) => {
@@ -117,6 +120,14 @@ export async function screenMain(argv: string[], ctx: CommandContext, cmdline: s
         return;
       }
       client = { socket, live: serve(ctx, args, socket) };
+      const dieAfterS = device.faults.screenEncoderDieAfterS;
+      if (dieAfterS !== undefined) {
+        crash = setTimeout(() => {
+          ctx.io.stderr('Fatal signal 11 (SIGSEGV), code 1 (SEGV_MAPERR) in tid (MediaCodec_loop)\n');
+          status = 139;
+          stop();
+        }, dieAfterS * 1000);
+      }
       // The client going away ends the stream (adb streams have no half-close).
       socket.once('end', stop);
       socket.once('close', stop);
@@ -134,6 +145,7 @@ export async function screenMain(argv: string[], ctx: CommandContext, cmdline: s
   });
   stopOnHangUp(ctx, stop);
   await stopped;
+  clearTimeout(crash);
   listener.close();
   const served = client as { socket: Duplex; live: LiveScreen } | null;
   if (served !== null) {
