@@ -62,6 +62,7 @@ import type {
 import { openScreenSocket, type ScreenConnection, type ScreenOptions } from './screen.ts';
 import { parseShellEventLine, type ShellStreamEvent } from './shell-events.ts';
 
+export { ScreenMessageError } from '../protocol/screen/viewer-messages.ts';
 export type { ScreenClientEvent, ScreenConnection, ScreenOptions } from './screen.ts';
 export type { ShellStreamEvent } from './shell-events.ts';
 

@@ -31,7 +31,7 @@ import { ensureAgentJar, ereLiteral } from '../glass/agent-driver.ts';
 import { connectForward } from '../glass/line-client.ts';
 import type { HelperDevice } from '../snapshot/device.ts';
 import { ScreenEventQueue } from './event-queue.ts';
-import type { ScreenEvent, ScreenSource, ScreenStreamOptions } from './source.ts';
+import type { ScreenEvent, ScreenPacket, ScreenSource, ScreenStreamOptions } from './source.ts';
 
 export const SCREEN_MAIN_CLASS = 'dev.devicebridge.glassagent.ScreenMain';
 /** The start of every socket name the bridge gives an encoder (the mark of ours in the process list). */
@@ -57,6 +57,21 @@ export async function stopScreenEncoders(
 }
 
 /** The agent could not serve a stream (its process exited, or no session header came in time). */
+/**
+ * A packet of the device's stream as the source hands it on, or null for one that carries nothing (an
+ * empty payload: viewers refuse an empty access unit). A presentation time past 2^53 - 1 µs (the
+ * framing allows 61 bits) reads as 2^53 - 1, as viewers read one.
+ */
+export function sourcePacket(frame: Extract<ScreenFrame, { type: 'packet' }>): ScreenPacket | null {
+  if (frame.data.length === 0) return null;
+  return {
+    pts: Math.min(frame.pts, Number.MAX_SAFE_INTEGER),
+    config: frame.config,
+    key: frame.key,
+    data: frame.data,
+  };
+}
+
 export class AgentCannotEncode extends BridgeError {
   constructor(message: string) {
     super('COMPANION_UNSUPPORTED', message, { retryable: false });
@@ -286,10 +301,8 @@ export class AgentScreenSource implements ScreenSource {
       }
       // Nothing decodes before the first config: drop what comes before it.
       if (codec === null) return;
-      this.#queue.push({
-        type: 'packet',
-        packet: { pts: frame.pts, config: frame.config, key: frame.key, data: frame.data },
-      });
+      const packet = sourcePacket(frame);
+      if (packet !== null) this.#queue.push({ type: 'packet', packet });
     };
     for (const frame of first) onFrame(frame);
     this.#queue.onPressure = (paused) => (paused ? socket.pause() : socket.resume());
