@@ -237,6 +237,22 @@ describe('glass agent on a simulated device', () => {
     await agentGone();
   });
 
+  it('an agent that ends with a finger down injects nothing more: a killed process cannot release it', async () => {
+    const agent = await launchAgent();
+    const android = device.android as SimAndroidHandle;
+    const client = await lineClient(await forward());
+    expect(await client.next()).toBe('{"hello":{"proto":1}}');
+    const from = android.inputEvents().length;
+    client.send('{"id":1,"op":"touch","action":"down","x":10,"y":20}');
+    expect(await client.next()).toBe('{"id":1,"ok":true}');
+    agent.kill();
+    await agentGone();
+    expect(android.inputEvents().slice(from)).toEqual([
+      { type: 'glass-touch', action: 'down', x: 10, y: 20 },
+    ]);
+    client.socket.destroy();
+  });
+
   it("the glass contract's upstream agent has no touch op: an unknown op, nothing injected", async () => {
     const agent = await launchAgent(UPSTREAM_MAIN, UPSTREAM_JAR);
     const client = await lineClient(await forward());

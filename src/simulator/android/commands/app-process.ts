@@ -177,7 +177,7 @@ export const appProcess: CommandFn = async (argv, ctx) => {
         }
         return agent.handle(line);
       },
-      // A finger left down is cancelled when its connection ends (not by a process that died).
+      // A finger left down is cancelled when its connection ends (not by a process that has ended).
       ended: () => {
         if (!dead) agent.connectionEnded();
       },
@@ -199,6 +199,9 @@ export const appProcess: CommandFn = async (argv, ctx) => {
   });
   stopOnHangUp(ctx, stop);
   await stopped;
+  // The process is gone: the connections it drops take no touch release with them (a device's
+  // killed agent cannot inject one either).
+  dead = true;
   proc.exited();
   server.close();
   listener.close();
