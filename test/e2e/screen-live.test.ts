@@ -329,6 +329,36 @@ describe('the live screen from the device itself (e2e)', () => {
     expect(v.messages.at(-1)).toMatchObject({ type: 'end', reason: 'lease-ended' });
   }, 180_000);
 
+  it('a lease released with a pointer down: the finger is cancelled once, before the agent stops, and the teardown says so', async () => {
+    const id = await acquire();
+    const v = await view(id, '?maxSize=320&maxFps=10');
+    await v.until(() => v.messages.some((m) => m.type === 'start'), 'start');
+    const seen = touches().length;
+    v.send({ type: 'pointer', action: 'down', x: 40, y: 200 });
+    v.send({ type: 'pointer', action: 'move', x: 50, y: 210 });
+    await waitFor(() => touches().at(-1)?.['action'] === 'move', {
+      what: 'the move injected',
+      timeoutMs: 30_000,
+    });
+    leases.delete(id);
+    const released = await api('DELETE', `/v1/leases/${id}`);
+    expect(released.status).toBe(200);
+    const teardown = released.body['teardown'] as { actions: string[]; failures: string[] };
+    expect(teardown.failures).toEqual([]);
+    const serial = device().serial;
+    const at = (action: string) => teardown.actions.indexOf(action);
+    expect(at(`released the touch left down on ${serial}`)).toBeGreaterThanOrEqual(0);
+    expect(at(`released the touch left down on ${serial}`)).toBeLessThan(
+      at(`stopped glass agent on ${serial}`),
+    );
+    expect(touches().slice(seen)).toEqual([
+      { type: 'glass-touch', action: 'down', x: 300, y: 1500 },
+      { type: 'glass-touch', action: 'move', x: 375, y: 1575 },
+      { type: 'glass-touch', action: 'cancel', x: 375, y: 1575 },
+    ]);
+    await v.until(() => v.closed, 'the view closed');
+  }, 120_000);
+
   // Last: it publishes another agent release, which every later lease would start.
   it("an agent without the touch op (the glass contract's upstream agent): the pointer goes as one gesture on up, with its points, and shows", async () => {
     await publishGlassAgent(store, tmp.dir, {
