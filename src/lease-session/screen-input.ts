@@ -89,11 +89,6 @@ export class ViewerInput {
     this.#now = options.now ?? (() => performance.now());
   }
 
-  /** Whether this viewer's finger is down (given and not yet ended). */
-  get down(): boolean {
-    return this.#finger !== null;
-  }
-
   key(chord: string): void {
     this.#push({ kind: 'call', op: 'key', fields: { chord } });
   }
