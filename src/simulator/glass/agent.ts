@@ -71,7 +71,7 @@ export interface GlassAgentQuirks {
    * 'ignore' (seed 001's upstream agent): it is a silent success — ok:true, no key event.
    */
   unknownKey: 'refuse' | 'ignore';
-  /** Whether the agent has the `touch` op (seed 001's upstream agent does not: an unknown op). */
+  /** Whether the agent has the `touch` op (the glass contract's upstream agent does not: an unknown op). */
   touch: boolean;
 }
 

@@ -11,8 +11,8 @@
  * (every sample within the touch slop of the first) on an editable node focuses it, and so does a
  * streamed `touch` that goes up within the slop; each `touch` event is recorded with its point as it
  * comes, so the screen shows a down and every move while the finger is still down. The clipboard
- * is the device's. Seed 001's upstream main class keeps its quirks: an unknown key name is a silent success, and it
- * has no `touch` op (an unknown op).
+ * is the device's. The glass contract's upstream main class keeps its quirks: an unknown key name
+ * is a silent success, and it has no `touch` op (an unknown op).
  * With the `glass-agent-death` fault the agent dies on the next request it reads: no reply, its
  * connections drop, the socket goes away and the shell ends with 137 (killed); with
  * `glass-agent-deaf` the same, except that its process keeps running (alive, not listening).

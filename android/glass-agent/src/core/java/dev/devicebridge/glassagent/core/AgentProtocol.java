@@ -22,7 +22,7 @@ import org.json.JSONObject;
  * </pre>
  *
  * Banner, ids, errors and malformed lines follow {@link JsonLineProtocol}, shared with the a11y service.
- * {@code touch} is an extension of the seed's ops: a streamed touch ({@link TouchStream}), one per
+ * {@code touch} extends the glass contract's ops: a streamed touch ({@link TouchStream}), one per
  * connection, so one protocol instance serves one connection; a finger still down when the
  * connection ends is cancelled ({@link #connectionEnded}). An agent without the op answers it as
  * any unknown op, and the bridge falls back to one {@code pointer} gesture on up.
