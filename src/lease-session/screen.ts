@@ -11,9 +11,10 @@
  * the stream's current SPS/PPS before it, so a viewer can start decoding at any key frame; a new
  * viewer gets the frames since the last key frame at once (when they fit its queue).
  *
- * Input: pointer down/move/up in the picture's pixels, mapped to the display and sent to the glass
- * agent as one pointer gesture when the pointer goes up (the agent replays the points with their
- * timing); keys and text go to the glass agent as they come. One viewer's inputs run in order.
+ * Input: pointer down/move/up in the picture's pixels, mapped to the display and streamed to the
+ * glass agent as they come (its `touch` op; one finger per lease), or, with an agent that has no
+ * such op, sent as one pointer gesture when the pointer goes up; keys and text go to the glass agent
+ * as they come. One viewer's inputs run in order (screen-input.ts).
  */
 
 import { BridgeError, isBridgeError } from '../errors.ts';
@@ -36,12 +37,11 @@ import {
 } from '../protocol/screen/viewer-messages.ts';
 import type { GlassCapability } from './glass.ts';
 import type { LeaseTarget } from './scope.ts';
+import { TouchChannel, ViewerInput } from './screen-input.ts';
 import { type OpenScreenSource, SCREEN_LIMITS, type ScreenLimits } from './screen-options.ts';
 import { type LeaseSessions, leaseEnded } from './session.ts';
 
-/** The most points one pointer gesture carries to the glass agent (its limit); later moves are dropped. */
-export const MAX_GESTURE_POINTS = 1000;
-
+export { MAX_GESTURE_POINTS } from './screen-input.ts';
 export { type OpenScreenSource, SCREEN_LIMITS, type ScreenLimits } from './screen-options.ts';
 
 /** Where one viewer's messages go (a WebSocket, or a test's sink). */
@@ -342,6 +342,8 @@ function startsWith(data: Uint8Array, prefix: Uint8Array): boolean {
 class LeaseScreen {
   readonly fanout: ScreenFanout;
   readonly controller = new AbortController();
+  /** How its viewers' pointers reach the glass agent, and whose finger is down. */
+  readonly touch = new TouchChannel();
   source: ScreenSource | null = null;
   /** The device stream's run: opening it, reading it, stopping it. */
   running: Promise<void> = Promise.resolve();
@@ -473,6 +475,7 @@ export class ScreenCapability {
     const leave = () => {
       if (left) return;
       left = true;
+      input.leave();
       queue.drop();
       stream.fanout.remove(queue);
       if (stream.fanout.viewers.size === 0 && !stream.ended) {
@@ -485,45 +488,41 @@ export class ScreenCapability {
     };
     const queue = new ViewerQueue(this.#limits.queueBytes, leave);
     stream.fanout.add(queue);
-    let inputs: Promise<void> = Promise.resolve();
-    let gesture: { started: number; points: Array<{ x: number; y: number; t_ms: number }> } | null = null;
     const reply = (err: unknown) => {
       const code = isBridgeError(err) ? err.code : 'INTERNAL';
       const message = err instanceof Error ? err.message : String(err);
       if (!queue.closed) queue.control(JSON.stringify({ type: 'error', code, message }));
     };
-    const run = (op: string, fields: Record<string, unknown>) => {
-      inputs = inputs.then(() => this.#glass.agent(lease, op, fields).then(() => undefined, reply));
-    };
+    const input = new ViewerInput({
+      channel: stream.touch,
+      call: (op, fields) => this.#glass.agent(lease, op, fields),
+      reply,
+      now: this.#now,
+    });
     return {
       queue,
       attach: (sink) => queue.attach(sink),
       leave,
       end: (reason, message) => {
+        input.leave();
         stream.fanout.remove(queue);
         queue.end(JSON.stringify({ type: 'end', reason, message }));
       },
       input: (message) => {
         if (left || stream.ended) return;
         try {
-          if (message.type === 'key') run('key', { chord: message.key });
-          else if (message.type === 'text') run('text', { text: message.text });
+          if (message.type === 'key') input.key(message.key);
+          else if (message.type === 'text') input.text(message.text);
           else {
-            const point = this.#toDisplay(stream, message.x, message.y);
-            const now = this.#now();
-            if (message.action === 'down') {
-              gesture = { started: now, points: [{ ...point, t_ms: 0 }] };
-              return;
+            let point: { x: number; y: number };
+            try {
+              point = this.#toDisplay(stream, message.x, message.y);
+            } catch (err) {
+              // An up that cannot be mapped still ends the finger: nothing stays down on the device.
+              if (message.action === 'up') input.pointer('cancel');
+              throw err;
             }
-            if (gesture === null) throw invalid(`pointer ${message.action} without a pointer down`);
-            const at = Math.max(gesture.points.at(-1)!.t_ms, Math.round(now - gesture.started));
-            if (message.action === 'move') {
-              if (gesture.points.length < MAX_GESTURE_POINTS - 1) gesture.points.push({ ...point, t_ms: at });
-              return;
-            }
-            const points = [...gesture.points, { ...point, t_ms: at }];
-            gesture = null;
-            run('pointer', { gesture: points });
+            input.pointer(message.action, point);
           }
         } catch (err) {
           reply(err);

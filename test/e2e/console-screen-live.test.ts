@@ -192,13 +192,14 @@ describe('console live screen on the real route in chromium (e2e)', () => {
     const before = await canvasPixels(page, px, py, 6);
     expect(redCount(before), 'no touch mark there before the click').toBe(0);
     await page.mouse.click(box.x + box.width * fx, box.y + box.height * fy);
-    await waitFor(
-      () =>
-        android()
-          .inputEvents()
-          .some((e) => e['type'] === 'glass-pointer'),
-      { what: 'the glass agent injected the click', ...SLOW },
-    );
+    const touches = () =>
+      android()
+        .inputEvents()
+        .filter((e) => e['type'] === 'glass-touch');
+    await waitFor(() => touches().some((e) => e['action'] === 'up'), {
+      what: 'the glass agent injected the click',
+      ...SLOW,
+    });
     let after: number[] = [];
     await waitFor(
       async () => {
@@ -210,10 +211,7 @@ describe('console live screen on the real route in chromium (e2e)', () => {
     );
     expect(after).not.toEqual(before);
     // The device took it at the mapped point (the picture's pixels scaled to the display's).
-    const pointer = android()
-      .inputEvents()
-      .find((e) => e['type'] === 'glass-pointer') as { gesture?: Array<{ x: number; y: number }> };
-    const down = pointer.gesture?.[0];
+    const down = touches().find((e) => e['action'] === 'down') as { x: number; y: number } | undefined;
     expect(down).toBeDefined();
     expect(Math.abs(down!.x - 1080 * fx)).toBeLessThanOrEqual(4);
     expect(Math.abs(down!.y - 2400 * fy)).toBeLessThanOrEqual(4);

@@ -2,7 +2,9 @@
  * The live screen's real path end to end: a listening bridge driving a simulated device through the
  * real adb server, with no injected source — the room opens the device's own stream. With the glass
  * agent published (its jar has the encoder, ScreenMain) a viewer gets `start` with source `agent`
- * and a key frame that decodes, and a tap sent on the WebSocket shows in later frames. With the
+ * and a key frame that decodes, and a tap sent on the WebSocket shows in later frames; a pointer's
+ * down and move show while it is still down (streamed to the agent's touch op), and with an agent
+ * that has no such op the pointer goes as one gesture on up. With the
  * `screen-encoder-fail` fault the bridge falls back to `screenrecord`; with recordings cut short (the
  * `screenrecord-limit-s` fault) a viewer crosses the restarts and keeps decoding with no new `start`.
  * When the agent's encoder keeps crashing mid-stream (the `screen-encoder-die-after-s` fault) the
@@ -30,6 +32,7 @@ const prefix = `test:${randomUUID()}:`;
 let sim: Simulator;
 let node: RunningNode;
 let tmp: { dir: string; cleanup(): Promise<void> };
+let store: FsArtifactStore;
 const viewers: Viewer[] = [];
 /** Leases a test acquired (released after it, if it did not). */
 const leases = new Set<string>();
@@ -93,6 +96,11 @@ async function firstPicture(id: string, v: Viewer): Promise<void> {
 
 const device = () => sim.devices[0]!;
 const android = () => (device().android as SimAndroidHandle).device;
+/** The streamed touches the glass agent injected (`touch` op events, oldest first). */
+const touches = () =>
+  android()
+    .inputEvents()
+    .filter((e) => e['type'] === 'glass-touch');
 const screenrecords = () =>
   android()
     .processes()
@@ -101,7 +109,7 @@ const screenrecords = () =>
 beforeAll(async () => {
   sim = await startSimulator({ port: 0, count: 1 });
   tmp = await tempDir('devicebridge-screen-live-');
-  const store = new FsArtifactStore(path.join(tmp.dir, 'artifacts'));
+  store = new FsArtifactStore(path.join(tmp.dir, 'artifacts'));
   // The glass agent with its encoder mode, and the a11y service (the agent's input needs neither
   // more nor less than a published release).
   await publishGlassAgent(store, tmp.dir, { extra: [GLASS_SCREEN_MAIN] });
@@ -179,13 +187,10 @@ describe('the live screen from the device itself (e2e)', () => {
     const before = v.frames().length;
     v.send({ type: 'pointer', action: 'down', x: 40, y: 200 });
     v.send({ type: 'pointer', action: 'up', x: 40, y: 200 });
-    await waitFor(
-      () =>
-        android()
-          .inputEvents()
-          .some((e) => e['type'] === 'glass-pointer'),
-      { what: 'the glass agent injected the tap', timeoutMs: 30_000 },
-    );
+    await waitFor(() => touches().some((e) => e['action'] === 'up'), {
+      what: 'the glass agent injected the tap',
+      timeoutMs: 30_000,
+    });
     const injected = v.frames().length;
     await v.until(() => v.frames().length >= injected + 5, 'frames after the tap');
     const frames = v.frames();
@@ -198,6 +203,58 @@ describe('the live screen from the device itself (e2e)', () => {
     await release(id);
     await v.until(() => v.closed, 'the view closed');
     expect(v.messages.at(-1)).toMatchObject({ type: 'end', reason: 'lease-ended' });
+  }, 120_000);
+
+  it('a streamed pointer: its down, then its move, show in the picture while it is still down; the up ends it', async () => {
+    const id = await acquire();
+    const v = await view(id, '?maxSize=320&maxFps=10');
+    await v.until(() => v.frames().length >= 3, 'three frames');
+    const seen = touches().length;
+    // (40, 200) in the picture is (300, 1500) on the display, (100, 60) is (750, 450).
+    v.send({ type: 'pointer', action: 'down', x: 40, y: 200 });
+    await waitFor(() => touches().length > seen, { what: 'the down injected', timeoutMs: 30_000 });
+    expect(touches().slice(seen)).toEqual([{ type: 'glass-touch', action: 'down', x: 300, y: 1500 }]);
+    const down = v.frames().length;
+    await v.until(() => v.frames().length >= down + 5, 'frames after the down');
+    let frames = v.frames();
+    let decoded = await decodeViewerPackets(frames, 144, 320);
+    expect(decoded.frames.length, decoded.log).toBe(frames.length);
+    expect(redNear(decoded, 1, 100, 60)).toBe(false);
+    expect(redNear(decoded, decoded.frames.length - 1, 40, 200)).toBe(true);
+    expect(redNear(decoded, decoded.frames.length - 1, 100, 60)).toBe(false);
+
+    v.send({ type: 'pointer', action: 'move', x: 100, y: 60 });
+    await waitFor(() => touches().at(-1)?.['action'] === 'move', {
+      what: 'the move injected',
+      timeoutMs: 30_000,
+    });
+    expect(touches().at(-1)).toEqual({ type: 'glass-touch', action: 'move', x: 750, y: 450 });
+    const moved = v.frames().length;
+    await v.until(() => v.frames().length >= moved + 5, 'frames after the move');
+    frames = v.frames();
+    decoded = await decodeViewerPackets(frames, 144, 320);
+    expect(decoded.frames.length, decoded.log).toBe(frames.length);
+    expect(redNear(decoded, decoded.frames.length - 1, 100, 60)).toBe(true);
+    // Nothing has gone up yet: the picture changed while the pointer was down.
+    expect(
+      touches()
+        .slice(seen)
+        .map((e) => e['action']),
+    ).toEqual(['down', 'move']);
+
+    v.send({ type: 'pointer', action: 'up', x: 100, y: 60 });
+    await waitFor(() => touches().at(-1)?.['action'] === 'up', {
+      what: 'the up injected',
+      timeoutMs: 30_000,
+    });
+    expect(
+      touches()
+        .slice(seen)
+        .map((e) => e['action']),
+    ).toEqual(['down', 'move', 'up']);
+    expect(v.messages.filter((m) => m.type === 'error')).toEqual([]);
+    await release(id);
+    await v.until(() => v.closed, 'the view closed');
   }, 120_000);
 
   it('the screen-encoder-fail fault: the source is screenrecord, its first picture decodes and shows the change', async () => {
@@ -329,4 +386,86 @@ describe('the live screen from the device itself (e2e)', () => {
     await v.until(() => v.closed, 'the view closed');
     expect(v.messages.at(-1)).toMatchObject({ type: 'end', reason: 'lease-ended' });
   }, 180_000);
+
+  it('a lease released with a pointer down: the finger is cancelled once, before the agent stops, and the teardown says so', async () => {
+    const id = await acquire();
+    const v = await view(id, '?maxSize=320&maxFps=10');
+    await v.until(() => v.messages.some((m) => m.type === 'start'), 'start');
+    const seen = touches().length;
+    v.send({ type: 'pointer', action: 'down', x: 40, y: 200 });
+    v.send({ type: 'pointer', action: 'move', x: 50, y: 210 });
+    await waitFor(() => touches().at(-1)?.['action'] === 'move', {
+      what: 'the move injected',
+      timeoutMs: 30_000,
+    });
+    leases.delete(id);
+    const released = await api('DELETE', `/v1/leases/${id}`);
+    expect(released.status).toBe(200);
+    const teardown = released.body['teardown'] as { actions: string[]; failures: string[] };
+    expect(teardown.failures).toEqual([]);
+    const serial = device().serial;
+    const at = (action: string) => teardown.actions.indexOf(action);
+    expect(at(`released the touch left down on ${serial}`)).toBeGreaterThanOrEqual(0);
+    expect(at(`released the touch left down on ${serial}`)).toBeLessThan(
+      at(`stopped glass agent on ${serial}`),
+    );
+    expect(touches().slice(seen)).toEqual([
+      { type: 'glass-touch', action: 'down', x: 300, y: 1500 },
+      { type: 'glass-touch', action: 'move', x: 375, y: 1575 },
+      { type: 'glass-touch', action: 'cancel', x: 375, y: 1575 },
+    ]);
+    await v.until(() => v.closed, 'the view closed');
+  }, 120_000);
+
+  // Last: it publishes another agent release, which every later lease would start.
+  it("an agent without the touch op (the glass contract's upstream agent): the pointer goes as one gesture on up, with its points, and shows", async () => {
+    await publishGlassAgent(store, tmp.dir, {
+      version: '2.0.0',
+      mainClass: 'com.fixedwidth.glassagent.Main',
+      extra: [GLASS_SCREEN_MAIN],
+    });
+    // The bridge reads the latest release again once its cached pointer has aged (another process published).
+    await waitFor(
+      async () => (await api('GET', '/v1/helpers/glass-agent/manifest')).body['version'] === '2.0.0',
+      {
+        what: 'the bridge sees the new agent release',
+        timeoutMs: 30_000,
+      },
+    );
+    const id = await acquire();
+    const v = await view(id, '?maxSize=320&maxFps=10');
+    await v.until(() => v.frames().length >= 3, 'three frames');
+    const before = android().inputEvents().length;
+    const gestures = () =>
+      android()
+        .inputEvents()
+        .slice(before)
+        .filter((e) => e['type'] === 'glass-pointer');
+    v.send({ type: 'pointer', action: 'down', x: 40, y: 200 });
+    v.send({ type: 'pointer', action: 'move', x: 60, y: 150 });
+    v.send({ type: 'pointer', action: 'up', x: 60, y: 150 });
+    await waitFor(() => gestures().length > 0, { what: 'the gesture injected', timeoutMs: 30_000 });
+    const gesture = gestures()[0]!['gesture'] as Array<{ x: number; y: number }>;
+    expect(gesture.map(({ x, y }) => [x, y])).toEqual([
+      [300, 1500],
+      [450, 1125],
+      [450, 1125],
+    ]);
+    // The agent refused the touch op (nothing injected by it) and the viewer was not told of it.
+    expect(
+      android()
+        .inputEvents()
+        .slice(before)
+        .filter((e) => e['type'] === 'glass-touch'),
+    ).toEqual([]);
+    const injected = v.frames().length;
+    await v.until(() => v.frames().length >= injected + 5, 'frames after the gesture');
+    const frames = v.frames();
+    const decoded = await decodeViewerPackets(frames, 144, 320);
+    expect(decoded.frames.length, decoded.log).toBe(frames.length);
+    expect(redNear(decoded, decoded.frames.length - 1, 40, 200)).toBe(true);
+    expect(v.messages.filter((m) => m.type === 'error')).toEqual([]);
+    await release(id);
+    await v.until(() => v.closed, 'the view closed');
+  }, 120_000);
 });

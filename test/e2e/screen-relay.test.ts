@@ -273,13 +273,14 @@ describe('the live screen over WebSockets (e2e)', () => {
     const device = sim.devices[0]!.android.device as unknown as {
       inputEvents(): Array<Record<string, unknown>>;
     };
-    const pointer = await waitFor(() => device.inputEvents().find((e) => e['type'] === 'glass-pointer'), {
+    const touches = () => device.inputEvents().filter((e) => e['type'] === 'glass-touch');
+    await waitFor(() => touches().some((e) => e['action'] === 'up'), {
       what: 'the glass agent injected the tap',
       timeoutMs: 30_000,
     });
-    expect((pointer['gesture'] as Array<{ x: number; y: number }>).map(({ x, y }) => [x, y])).toEqual([
-      [540, 1200],
-      [540, 1200],
+    expect(touches().map((e) => [e['action'], e['x'], e['y']])).toEqual([
+      ['down', 540, 1200],
+      ['up', 540, 1200],
     ]);
     await waitFor(() => device.inputEvents().some((e) => e['type'] === 'glass-text'), {
       what: 'the glass agent typed the text',

@@ -197,6 +197,76 @@ describe('glass agent on a simulated device', () => {
     await agentGone();
   });
 
+  it('a streamed touch: each event recorded as it comes (the screen shows the finger while it is down); a finger left down is cancelled when its connection ends', async () => {
+    const agent = await launchAgent();
+    const android = device.android as SimAndroidHandle;
+    const touches = (from: number) =>
+      android
+        .inputEvents()
+        .slice(from)
+        .filter((e) => e['type'] === 'glass-touch');
+    const client = await lineClient(await forward());
+    expect(await client.next()).toBe('{"hello":{"proto":1}}');
+    const from = android.inputEvents().length;
+    client.send('{"id":1,"op":"touch","action":"down","x":300,"y":1500}');
+    expect(await client.next()).toBe('{"id":1,"ok":true}');
+    expect(touches(from)).toEqual([{ type: 'glass-touch', action: 'down', x: 300, y: 1500 }]);
+    client.send('{"id":2,"op":"touch","action":"move","x":300,"y":1200}');
+    expect(await client.next()).toBe('{"id":2,"ok":true}');
+    expect(touches(from).at(-1)).toEqual({ type: 'glass-touch', action: 'move', x: 300, y: 1200 });
+    client.send('{"id":3,"op":"touch","action":"up","x":300,"y":1100}');
+    expect(await client.next()).toBe('{"id":3,"ok":true}');
+    client.send('{"id":4,"op":"touch","action":"move","x":1,"y":1}');
+    expect(await client.next()).toBe('{"id":4,"ok":false,"error":"touch move without a touch down"}');
+    // A finger down, then the client goes away: the agent cancels it where it last was.
+    client.send('{"id":5,"op":"touch","action":"down","x":500,"y":600}');
+    expect(await client.next()).toBe('{"id":5,"ok":true}');
+    client.send('{"id":6,"op":"touch","action":"move","x":520,"y":640}');
+    expect(await client.next()).toBe('{"id":6,"ok":true}');
+    client.socket.end();
+    await expect
+      .poll(() => touches(from).at(-1), { timeout: 10_000 })
+      .toEqual({
+        type: 'glass-touch',
+        action: 'cancel',
+        x: 520,
+        y: 640,
+      });
+    expect(touches(from).map((e) => e['action'])).toEqual(['down', 'move', 'up', 'down', 'move', 'cancel']);
+    agent.kill();
+    await agentGone();
+  });
+
+  it('an agent that ends with a finger down injects nothing more: a killed process cannot release it', async () => {
+    const agent = await launchAgent();
+    const android = device.android as SimAndroidHandle;
+    const client = await lineClient(await forward());
+    expect(await client.next()).toBe('{"hello":{"proto":1}}');
+    const from = android.inputEvents().length;
+    client.send('{"id":1,"op":"touch","action":"down","x":10,"y":20}');
+    expect(await client.next()).toBe('{"id":1,"ok":true}');
+    agent.kill();
+    await agentGone();
+    expect(android.inputEvents().slice(from)).toEqual([
+      { type: 'glass-touch', action: 'down', x: 10, y: 20 },
+    ]);
+    client.socket.destroy();
+  });
+
+  it("the glass contract's upstream agent has no touch op: an unknown op, nothing injected", async () => {
+    const agent = await launchAgent(UPSTREAM_MAIN, UPSTREAM_JAR);
+    const client = await lineClient(await forward());
+    expect(await client.next()).toBe('{"hello":{"proto":1}}');
+    const android = device.android as SimAndroidHandle;
+    const events = android.inputEvents().length;
+    client.send('{"id":1,"op":"touch","action":"down","x":1,"y":2}');
+    expect(await client.next()).toBe('{"id":1,"ok":false,"error":"unknown op: touch"}');
+    expect(android.inputEvents()).toHaveLength(events);
+    client.socket.destroy();
+    agent.kill();
+    await agentGone();
+  });
+
   it('glass-agent-death: the agent dies on the request, no reply, its process and socket gone', async () => {
     const agent = await launchAgent();
     const client = await lineClient(await forward());

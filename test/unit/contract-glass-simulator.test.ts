@@ -69,6 +69,7 @@ describe('simulator glass agent vs the Java core', () => {
         clipboard = text;
       },
       pointer: (gesture: PointerSample[]) => calls.push(`pointer ${gesture.length}`),
+      touch: ({ action, x, y }) => calls.push(`touch ${action} ${x},${y}`),
       key: (chord: KeyChord) => calls.push(`key ${chord.keyCode}/${chord.metaState}`),
       text: (text) => calls.push(`text ${text}`),
     });
@@ -77,6 +78,14 @@ describe('simulator glass agent vs the Java core', () => {
     expect(ours.equals(stream('agent.replies'))).toBe(true);
     // The host saw exactly the accepted operations: ctrl+a = KEYCODE_A (29) with META_CTRL_ON.
     expect(calls).toContain('key 29/4096');
+    // The streamed touches: down, move, up; then a down that the cancel ends where it was.
+    expect(calls.filter((c) => c.startsWith('touch'))).toEqual([
+      'touch down 540,1600',
+      'touch move 540,1200.5',
+      'touch up 540,800',
+      'touch down 10,20',
+      'touch cancel 10,20',
+    ]);
     expect(calls).toContain('text Grüße, 世界! 🚀');
   });
 });
@@ -114,6 +123,7 @@ describe('malformed lines: the simulator and the Java components answer the same
       clipboardGet: () => '',
       clipboardSet: () => undefined,
       pointer: () => undefined,
+      touch: () => undefined,
       key: () => undefined,
       text: () => undefined,
     });

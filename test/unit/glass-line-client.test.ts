@@ -19,6 +19,7 @@ function agentSocket(clipboard = 'clip'): { host: Duplex; calls: string[] } {
       clip = t;
     },
     pointer: () => calls.push('pointer'),
+    touch: (e) => calls.push(`touch ${e.action}`),
     key: (c) => calls.push(`key ${c.keyCode}`),
     text: (t) => calls.push(`text ${t}`),
   });

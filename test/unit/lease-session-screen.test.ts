@@ -4,7 +4,8 @@
  * never holds another back, every key frame carries the SPS/PPS, a size change sends a new start;
  * and the capability: the first viewer starts the device stream, a viewer past the cap is refused
  * (429 naming the cap), the stream stops a linger after the last viewer left (fake clock), teardown
- * ends every viewer with lease-ended, pointer input is mapped to the display.
+ * ends every viewer with lease-ended, pointer input is mapped to the display and streamed to the
+ * glass agent (one gesture on up with an agent that has no `touch` op), one finger per lease.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { BridgeError } from '../../src/errors.ts';
@@ -263,7 +264,10 @@ class PushedSource implements ScreenSource {
 
 const lease: LeaseTarget = { id: 'lease-1', deviceId: 'dev-1', fencingToken: 3, serial: 'emulator-5554' };
 
-function room(limits: { maxViewers?: number; lingerMs?: number } = {}) {
+function room(
+  limits: { maxViewers?: number; lingerMs?: number } = {},
+  agentOptions: { touch?: boolean } = {},
+) {
   const fence = { ended: false };
   const opened: Array<{ options: ScreenStreamOptions; source: PushedSource }> = [];
   const agent: Array<[string, Record<string, unknown>]> = [];
@@ -285,6 +289,13 @@ function room(limits: { maxViewers?: number; lingerMs?: number } = {}) {
   // The glass agent's requests, recorded (the capability sends input through it).
   r.glass.agent = async (_l, op, fields = {}) => {
     agent.push([op, fields]);
+    if (op === 'touch' && agentOptions.touch === false) {
+      // An agent without the op answers as the line client reports any device refusal.
+      throw new BridgeError('HELPER_FAILED', 'glass-agent refused touch: unknown op: touch', {
+        retryable: false,
+        details: { component: 'glass-agent', op, deviceError: 'unknown op: touch' },
+      });
+    }
     return { id: agent.length, ok: true as const };
   };
   return { room: r, opened, agent, fence };
@@ -415,7 +426,25 @@ describe('the live screen capability', () => {
     ]);
   });
 
-  it('maps pointer down/move/up from the picture to the display into one gesture; keys and text go to the agent in order', async () => {
+  /** A viewer of a started picture (720×1280 on a 1080×1920 display). */
+  async function started(r: LeaseRoom, opened: Array<{ source: PushedSource }>) {
+    const a = await r.screen.join(lease);
+    const sink = new TestSink();
+    a.attach(sink);
+    await vi.waitFor(() => expect(opened).toHaveLength(1));
+    opened[0]!.source.push(start());
+    opened[0]!.source.push(config());
+    await vi.waitFor(() => expect(sink.log()).toContain('start'));
+    return { a, sink };
+  }
+
+  const errorsOf = (sink: TestSink) =>
+    sink
+      .texts()
+      .filter((t) => t.type === 'error')
+      .map((e) => e.type === 'error' && `${e.code}: ${e.message}`);
+
+  it('streams pointer down/move/up to the agent as they come, mapped from the picture to the display; keys and text in order', async () => {
     const { room: r, opened, agent } = room();
     const a = await r.screen.join(lease);
     const sink = new TestSink();
@@ -427,31 +456,109 @@ describe('the live screen capability', () => {
     opened[0]!.source.push(config());
     await vi.waitFor(() => expect(sink.log()).toContain('start'));
     a.input({ type: 'pointer', action: 'down', x: 360, y: 640 });
+    // The down reaches the agent before anything else is sent: the device has the finger at once.
+    await vi.waitFor(() => expect(agent).toEqual([['touch', { action: 'down', x: 540, y: 960 }]]));
     a.input({ type: 'pointer', action: 'move', x: 400, y: 700 });
+    await vi.waitFor(() => expect(agent).toHaveLength(2));
     a.input({ type: 'pointer', action: 'up', x: 719, y: 1279 });
     a.input({ type: 'text', text: 'Grüße' });
     a.input({ type: 'key', key: 'enter' });
     a.input({ type: 'pointer', action: 'up', x: 1, y: 1 });
     a.input({ type: 'pointer', action: 'down', x: 720, y: 0 });
-    await vi.waitFor(() => expect(agent).toHaveLength(3));
-    expect(agent[0]![0]).toBe('pointer');
-    const points = (agent[0]![1] as { gesture: Array<{ x: number; y: number; t_ms: number }> }).gesture;
-    expect(points.map(({ x, y }) => [x, y])).toEqual([
-      [540, 960],
-      [600, 1050],
-      [1079, 1919],
-    ]);
-    expect(points.map((p) => p.t_ms)).toEqual([...points.map((p) => p.t_ms)].sort((x, y) => x - y));
-    expect(agent.slice(1)).toEqual([
+    await vi.waitFor(() => expect(agent).toHaveLength(5));
+    expect(agent).toEqual([
+      ['touch', { action: 'down', x: 540, y: 960 }],
+      ['touch', { action: 'move', x: 600, y: 1050 }],
+      ['touch', { action: 'up', x: 1079, y: 1919 }],
       ['text', { text: 'Grüße' }],
       ['key', { chord: 'enter' }],
     ]);
-    const errors = sink.texts().filter((t) => t.type === 'error');
-    expect(errors.map((e) => e.type === 'error' && e.message)).toEqual([
+    expect(errorsOf(sink)).toEqual([
       expect.stringContaining('has not started'),
       expect.stringContaining('without a pointer down'),
       expect.stringContaining('outside the 720×1280 picture'),
     ]);
     a.leave();
+  });
+
+  it('an agent without the touch op: the same pointer goes as one gesture on up, with every point and its timing, and so does every later one', async () => {
+    const { room: r, opened, agent } = room({}, { touch: false });
+    const { a, sink } = await started(r, opened);
+    a.input({ type: 'pointer', action: 'down', x: 360, y: 640 });
+    a.input({ type: 'pointer', action: 'move', x: 400, y: 700 });
+    a.input({ type: 'pointer', action: 'move', x: 420, y: 720 });
+    a.input({ type: 'pointer', action: 'up', x: 719, y: 1279 });
+    await vi.waitFor(() => expect(agent.at(-1)?.[0]).toBe('pointer'));
+    // The probe was the down: the agent's refusal is not the viewer's error.
+    expect(agent.map(([op]) => op)).toEqual(['touch', 'pointer']);
+    const points = (agent[1]![1] as { gesture: Array<{ x: number; y: number; t_ms: number }> }).gesture;
+    expect(points.map(({ x, y }) => [x, y])).toEqual([
+      [540, 960],
+      [600, 1050],
+      [630, 1080],
+      [1079, 1919],
+    ]);
+    expect(points.map((p) => p.t_ms)).toEqual([...points.map((p) => p.t_ms)].sort((x, y) => x - y));
+    // The lease's stream stays in gesture mode: no touch is tried again.
+    a.input({ type: 'pointer', action: 'down', x: 10, y: 20 });
+    a.input({ type: 'pointer', action: 'up', x: 10, y: 20 });
+    await vi.waitFor(() => expect(agent).toHaveLength(3));
+    expect(agent[2]).toEqual([
+      'pointer',
+      { gesture: [expect.objectContaining({ x: 15, y: 30 }), expect.objectContaining({ x: 15, y: 30 })] },
+    ]);
+    expect(errorsOf(sink)).toEqual([]);
+    a.leave();
+  });
+
+  it('an up outside the picture is an error that still ends the finger (a cancel); a viewer that leaves with a finger down cancels it', async () => {
+    const { room: r, opened, agent } = room();
+    const { a, sink } = await started(r, opened);
+    a.input({ type: 'pointer', action: 'down', x: 100, y: 100 });
+    a.input({ type: 'pointer', action: 'up', x: 720, y: 100 });
+    await vi.waitFor(() => expect(agent).toHaveLength(2));
+    expect(agent[1]).toEqual(['touch', { action: 'cancel' }]);
+    expect(errorsOf(sink)).toEqual([expect.stringContaining('outside the 720×1280 picture')]);
+    a.input({ type: 'pointer', action: 'down', x: 200, y: 200 });
+    a.input({ type: 'pointer', action: 'move', x: 210, y: 220 });
+    a.leave();
+    await vi.waitFor(() => expect(agent).toHaveLength(5));
+    expect(agent.slice(2)).toEqual([
+      ['touch', { action: 'down', x: 300, y: 300 }],
+      ['touch', { action: 'move', x: 315, y: 330 }],
+      ['touch', { action: 'cancel' }],
+    ]);
+  });
+
+  it('one finger per lease: a second viewer’s down while the first one’s is down is refused (CONFLICT); after the up it is taken', async () => {
+    const { room: r, opened, agent } = room();
+    const { a } = await started(r, opened);
+    const b = await r.screen.join(lease);
+    const bSink = new TestSink();
+    b.attach(bSink);
+    a.input({ type: 'pointer', action: 'down', x: 100, y: 100 });
+    b.input({ type: 'pointer', action: 'down', x: 500, y: 500 });
+    // The refused finger's moves and up are dropped quietly.
+    b.input({ type: 'pointer', action: 'move', x: 510, y: 510 });
+    b.input({ type: 'pointer', action: 'up', x: 510, y: 510 });
+    a.input({ type: 'pointer', action: 'up', x: 100, y: 100 });
+    await vi.waitFor(() => expect(agent).toHaveLength(2));
+    await vi.waitFor(() => expect(errorsOf(bSink)).toHaveLength(1));
+    expect(errorsOf(bSink)).toEqual([
+      expect.stringMatching(/^CONFLICT: another viewer of this lease has a pointer down/),
+    ]);
+    // The up's answer came (the recording agent answers at once): the finger is free.
+    await flush();
+    b.input({ type: 'pointer', action: 'down', x: 500, y: 500 });
+    b.input({ type: 'pointer', action: 'up', x: 500, y: 500 });
+    await vi.waitFor(() => expect(agent).toHaveLength(4));
+    expect(agent.map(([, f]) => `${f['action']} ${f['x']},${f['y']}`)).toEqual([
+      'down 150,150',
+      'up 150,150',
+      'down 750,750',
+      'up 750,750',
+    ]);
+    a.leave();
+    b.leave();
   });
 });

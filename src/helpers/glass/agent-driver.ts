@@ -197,6 +197,11 @@ export class GlassAgent {
     });
   }
 
+  /** Whether the connection to the agent is open (a request now needs no reconnect). */
+  get connected(): boolean {
+    return this.#client !== null && !this.#client.closed;
+  }
+
   /** Whether the agent's process is still running (its held shell has not ended). */
   get running(): boolean {
     return !this.#exited;

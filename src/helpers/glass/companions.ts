@@ -13,7 +13,8 @@
  * actions are kept here as well as on the device: an action needs a tree served on the current
  * connection and a named window (COMPANION_REFUSED otherwise), and a device refusal of an action is
  * COMPANION_REFUSED with the device's reason. A click by coordinates (`tapPoint`) needs the same
- * served tree and takes the node's bounds from it. `close` stops both (the jar stays on the device).
+ * served tree and takes the node's bounds from it. `close` stops both (the jar stays on the device),
+ * after cancelling a finger a streamed touch (the agent's `touch` op) may have left down.
  */
 import type { ArtifactCache } from '../../artifacts/cache.ts';
 import type { ArtifactStore } from '../../artifacts/store.ts';
@@ -43,6 +44,8 @@ import { GlassAgent } from './agent-driver.ts';
 import { startFailureOf } from './line-client.ts';
 
 export const GLASS_AGENT = 'glass-agent';
+/** How long close waits for the agent to cancel a finger a streamed touch left down. */
+const TOUCH_RELEASE_MS = 2000;
 export const GLASS_A11Y = 'glass-a11y';
 
 /** How to publish each companion, for the NOT_FOUND message. */
@@ -190,6 +193,8 @@ export class LeaseCompanions {
   #a11yChain: Promise<unknown> = Promise.resolve();
   #closed = false;
   #closing: Promise<{ actions: string[]; failures: string[] }> | null = null;
+  /** A streamed touch may have a finger down on the device: close cancels it before the agent stops. */
+  #touchDown = false;
 
   constructor(options: CompanionsOptions) {
     this.#o = options;
@@ -199,10 +204,21 @@ export class LeaseCompanions {
     return this.#o.device.serial;
   }
 
-  /** One agent request (`clipboard_get`, `clipboard_set`, `text`, `key`, `pointer`). */
+  /** One agent request (`clipboard_get`, `clipboard_set`, `text`, `key`, `pointer`, `touch`). */
   async agent(op: string, fields: Record<string, unknown> = {}): Promise<GlassReply> {
     const agent = await this.#serial('agent', () => this.#runningAgent());
-    return agent.request(op, fields);
+    if (op !== 'touch') return agent.request(op, fields);
+    const action = fields['action'];
+    // A down or move may leave a finger down (even unanswered); an answered up or cancel does not.
+    if (action === 'down' || action === 'move') this.#touchDown = true;
+    try {
+      const reply = await agent.request(op, fields);
+      if (action === 'up' || action === 'cancel') this.#touchDown = false;
+      return reply;
+    } catch (err) {
+      if (isBridgeError(err) && err.details?.['deviceError'] === 'unknown op: touch') this.#touchDown = false;
+      throw err;
+    }
   }
 
   /** The active window's tree (the service answers from the active window whatever `pkg` says). */
@@ -298,10 +314,40 @@ export class LeaseCompanions {
   async #close(): Promise<{ actions: string[]; failures: string[] }> {
     this.#closed = true;
     const record = { actions: [] as string[], failures: [] as string[] };
+    await this.#releaseTouch(record);
     await this.#stop(record);
     await Promise.allSettled([this.#agentChain, this.#a11yChain]);
     await this.#stop(record);
     return record;
+  }
+
+  /**
+   * A finger a streamed touch left down is cancelled through the agent before it is stopped: the
+   * agent cancels it itself when its connection ends, but stopping it right after could come first.
+   * Bounded (TOUCH_RELEASE_MS): a device that does not answer is stopped anyway.
+   */
+  async #releaseTouch(record: { actions: string[]; failures: string[] }): Promise<void> {
+    const running = this.#agent;
+    // A connection that ended took the finger with it (the agent cancels it): nothing to reconnect for.
+    if (!this.#touchDown || running === null || !running.agent.connected) return;
+    this.#touchDown = false;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        running.agent.request('touch', { action: 'cancel' }),
+        new Promise<never>((_resolve, reject) => {
+          timer = setTimeout(
+            () => reject(new Error(`no answer within ${TOUCH_RELEASE_MS} ms`)),
+            TOUCH_RELEASE_MS,
+          );
+        }),
+      ]);
+      record.actions.push(`released the touch left down on ${this.serial}`);
+    } catch (err) {
+      record.failures.push(`releasing the touch left down on ${this.serial}: ${(err as Error).message}`);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   async #stop(record: { actions: string[]; failures: string[] }): Promise<void> {

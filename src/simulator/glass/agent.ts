@@ -1,7 +1,10 @@
 /**
  * The glass agent as a device runs it (seed 001, `localabstract:glass-agent`): ping, clipboard
- * get/set, pointer gestures, key chords and Unicode text, over the line protocol. The device model
- * behind it (clipboard, input) is the host's; this class is the protocol, one instance per device.
+ * get/set, pointer gestures, streamed touches (`touch`, our extension), key chords and Unicode text,
+ * over the line protocol. The device model behind it (clipboard, input) is the host's; this class is
+ * the protocol, one instance per connection (a streamed touch belongs to its connection: a finger
+ * still down when the connection ends is cancelled, `connectionEnded`), as the Java agent's
+ * AgentProtocol and TouchStream, whose rules and messages these are.
  */
 import { type KeyChord, KeyChordError, parseKeyChord } from '../../protocol/helper/key-chord.ts';
 import {
@@ -20,11 +23,20 @@ export interface PointerSample {
   tMs: number;
 }
 
+/** One event of a streamed touch, as the agent injects it (a MotionEvent action of one finger). */
+export interface TouchEvent {
+  action: 'down' | 'move' | 'up' | 'cancel';
+  x: number;
+  y: number;
+}
+
 /** What the agent does on the device. */
 export interface GlassAgentHost {
   clipboardGet(): string | null;
   clipboardSet(text: string): void;
   pointer(gesture: PointerSample[], button: string | null): void;
+  /** One event of a streamed touch (the protocol keeps the order: down, moves, then up or cancel). */
+  touch(event: TouchEvent): void;
   key(chord: KeyChord): void;
   text(text: string): void;
 }
@@ -59,6 +71,57 @@ export interface GlassAgentQuirks {
    * 'ignore' (seed 001's upstream agent): it is a silent success — ok:true, no key event.
    */
   unknownKey: 'refuse' | 'ignore';
+  /** Whether the agent has the `touch` op (the glass contract's upstream agent does not: an unknown op). */
+  touch: boolean;
+}
+
+const TOUCH_ACTIONS: ReadonlySet<string> = new Set(['down', 'move', 'up', 'cancel']);
+
+/**
+ * One connection's streamed touch (Java's TouchStream): a down while a finger is down cancels that
+ * one first where it last was; move and up need a finger down; cancel with none down does nothing;
+ * a finger stays down until its up or cancel was injected.
+ */
+class TouchStream {
+  readonly #host: GlassAgentHost;
+  #last: { x: number; y: number } | null = null;
+
+  constructor(host: GlassAgentHost) {
+    this.#host = host;
+  }
+
+  handle(action: string, x: number | null, y: number | null): void {
+    const last = this.#last;
+    if (action === 'cancel') {
+      if (last !== null) this.#end('cancel', last.x, last.y);
+      return;
+    }
+    if (!TOUCH_ACTIONS.has(action)) throw new GlassRequestError('action must be down, move, up or cancel');
+    if (x === null || y === null)
+      throw new GlassRequestError(`touch ${action}: x and y must be finite numbers`);
+    if (action === 'down') {
+      if (last !== null) this.#end('cancel', last.x, last.y);
+      this.#host.touch({ action: 'down', x, y });
+    } else if (last === null) {
+      throw new GlassRequestError(`touch ${action} without a touch down`);
+    } else if (action === 'move') {
+      this.#host.touch({ action: 'move', x, y });
+    } else {
+      this.#end('up', x, y);
+      return;
+    }
+    this.#last = { x, y };
+  }
+
+  /** The connection ended: a finger still down is cancelled where it last was. */
+  release(): void {
+    if (this.#last !== null) this.#end('cancel', this.#last.x, this.#last.y);
+  }
+
+  #end(action: 'up' | 'cancel', x: number, y: number): void {
+    this.#host.touch({ action, x, y });
+    this.#last = null;
+  }
 }
 
 const UNKNOWN_KEY = /^unknown key "/;
@@ -66,10 +129,21 @@ const UNKNOWN_KEY = /^unknown key "/;
 export class GlassAgentProtocol {
   readonly #host: GlassAgentHost;
   readonly #quirks: GlassAgentQuirks;
+  readonly #touch: TouchStream;
 
-  constructor(host: GlassAgentHost, quirks: GlassAgentQuirks = { unknownKey: 'refuse' }) {
+  constructor(host: GlassAgentHost, quirks: GlassAgentQuirks = { unknownKey: 'refuse', touch: true }) {
     this.#host = host;
     this.#quirks = quirks;
+    this.#touch = new TouchStream(host);
+  }
+
+  /** The connection ended: a finger it left down is released (a refusal is nobody's to hear). */
+  connectionEnded(): void {
+    try {
+      this.#touch.release();
+    } catch {
+      // The device refused the cancel too; nothing more can be done from here.
+    }
   }
 
   /** The reply line (without its newline) to one request line. */
@@ -88,6 +162,14 @@ export class GlassAgentProtocol {
           this.#host.pointer(
             parseGesture(Object.hasOwn(request, 'gesture') ? request['gesture'] : undefined),
             optString(request, 'button'),
+          );
+          return glassOk(id);
+        case 'touch':
+          if (!this.#quirks.touch) throw new GlassRequestError(`unknown op: ${op}`);
+          this.#touch.handle(
+            requiredString(request, 'action'),
+            finiteNumber(Object.hasOwn(request, 'x') ? request['x'] : undefined),
+            finiteNumber(Object.hasOwn(request, 'y') ? request['y'] : undefined),
           );
           return glassOk(id);
         case 'key': {

@@ -22,16 +22,26 @@ export interface LineServer {
 /** Answers one request line; null sends nothing (the process died on it). */
 export type LineHandler = (line: string) => string | null;
 
+/**
+ * A handler with state of its own connection (Java's LineServer.ConnectionHandler): told once when
+ * that connection has ended, however it ended, before the server closes its side.
+ */
+export interface LineConnection {
+  handle: LineHandler;
+  ended(): void;
+}
+
 /** The reply as the `glass-malformed` fault tears it: its first half, no closing brace (not JSON). */
 export function tornReply(reply: string): string {
   return reply.slice(0, Math.ceil(reply.length / 2));
 }
 
 /**
- * `newHandler` is called once per client (the a11y service keeps per-connection state). With
- * `faults`, the one-shot `glassMalformed` tears the next reply line.
+ * `newHandler` is called once per client (the a11y service and the agent keep per-connection
+ * state; a `LineConnection` is told when its client's connection ended). With `faults`, the
+ * one-shot `glassMalformed` tears the next reply line.
  */
-export function lineServer(newHandler: () => LineHandler, faults?: Faults): LineServer {
+export function lineServer(newHandler: () => LineHandler | LineConnection, faults?: Faults): LineServer {
   const waiting: Duplex[] = [];
   let serving: Duplex | null = null;
   let closed = false;
@@ -42,14 +52,17 @@ export function lineServer(newHandler: () => LineHandler, faults?: Faults): Line
       const socket = waiting.shift() as Duplex;
       if (socket.destroyed) continue;
       serving = socket;
-      const handler = newHandler();
+      const made = newHandler();
+      const connection: LineConnection =
+        typeof made === 'function' ? { handle: made, ended: () => undefined } : made;
       const handle: LineHandler = (line) => {
-        const reply = handler(line);
+        const reply = connection.handle(line);
         if (reply === null || faults?.glassMalformed !== true) return reply;
         delete faults.glassMalformed;
         return tornReply(reply);
       };
       serve(socket, handle, () => {
+        connection.ended();
         serving = null;
         next();
       });
@@ -114,8 +127,9 @@ function serve(socket: Duplex, handle: LineHandler, done: () => void): void {
     const rest = buffer + decoder.end();
     buffer = '';
     if (rest !== '') onLine(rest);
-    socket.end();
+    // The connection's state is undone before this side closes (as the Java accept loop does).
     finish();
+    socket.end();
   });
   socket.on('close', finish);
 }

@@ -8,8 +8,11 @@
  *
  * The agent drives the device model: `text` types into the screen's input target, `key`
  * backspace/del deletes its last code point (other keys are recorded only), a tap `pointer` gesture
- * (every sample within the touch slop of the first) on an editable node focuses it, the clipboard
- * is the device's. Seed 001's upstream main class keeps its quirk: an unknown key name is a silent success.
+ * (every sample within the touch slop of the first) on an editable node focuses it, and so does a
+ * streamed `touch` that goes up within the slop; each `touch` event is recorded with its point as it
+ * comes, so the screen shows a down and every move while the finger is still down. The clipboard
+ * is the device's. The glass contract's upstream main class keeps its quirks: an unknown key name
+ * is a silent success, and it has no `touch` op (an unknown op).
  * With the `glass-agent-death` fault the agent dies on the next request it reads: no reply, its
  * connections drop, the socket goes away and the shell ends with 137 (killed); with
  * `glass-agent-deaf` the same, except that its process keeps running (alive, not listening).
@@ -19,6 +22,7 @@ import { GlassAgentProtocol } from '../../glass/agent.ts';
 import { GlassRequestError } from '../../glass/line-protocol.ts';
 import { lineServer } from '../../glass/line-server.ts';
 import { type CommandFn, resolvePath, stopOnHangUp } from '../context.ts';
+import { isTapGesture } from '../screen.ts';
 import { SCREEN_MAIN_CLASS, screenMain } from './screen-main.ts';
 
 /** Main classes the simulator runs as the glass agent (ours, and seed 001's upstream name). */
@@ -97,30 +101,47 @@ export const appProcess: CommandFn = async (argv, ctx) => {
   const inject = (): void => {
     if (device.faults.injectBlocked === true) throw new GlassRequestError(INJECT_EVENTS_DENIED);
   };
-  const agent = new GlassAgentProtocol(
-    {
-      clipboardGet: () => device.clipboard,
-      clipboardSet: (text) => {
-        device.clipboard = text;
+  // One protocol per connection: a streamed touch is its connection's, released when it ends.
+  const newAgent = (): GlassAgentProtocol => {
+    /** The streamed touch's down point, and a point past the touch slop once it moved that far. */
+    let path: Array<{ x: number; y: number }> = [];
+    return new GlassAgentProtocol(
+      {
+        clipboardGet: () => device.clipboard,
+        clipboardSet: (text) => {
+          device.clipboard = text;
+        },
+        pointer: (gesture, button) => {
+          inject();
+          device.recordInput({ type: 'glass-pointer', samples: gesture.length, button, gesture });
+          device.touch(gesture);
+        },
+        touch: ({ action, x, y }) => {
+          inject();
+          // Recorded with its point, so the screen shows each down and move as it comes.
+          device.recordInput({ type: 'glass-touch', action, x, y });
+          if (action === 'down') path = [{ x, y }];
+          else if (path.length === 1 && !isTapGesture([...path, { x, y }])) path.push({ x, y });
+          // A finger that goes up within the touch slop is a tap; a cancelled one is nothing.
+          if (action === 'up') device.touch(path);
+          if (action === 'up' || action === 'cancel') path = [];
+        },
+        key: (chord) => {
+          inject();
+          device.recordInput({ type: 'glass-key', ...chord });
+          if (chord.keyCode === KEYCODE_DEL && chord.metaState === 0) device.screen.deleteBackward();
+        },
+        text: (text) => {
+          inject();
+          device.recordInput({ type: 'glass-text', text });
+          device.screen.type(text);
+        },
       },
-      pointer: (gesture, button) => {
-        inject();
-        device.recordInput({ type: 'glass-pointer', samples: gesture.length, button, gesture });
-        device.touch(gesture);
-      },
-      key: (chord) => {
-        inject();
-        device.recordInput({ type: 'glass-key', ...chord });
-        if (chord.keyCode === KEYCODE_DEL && chord.metaState === 0) device.screen.deleteBackward();
-      },
-      text: (text) => {
-        inject();
-        device.recordInput({ type: 'glass-text', text });
-        device.screen.type(text);
-      },
-    },
-    { unknownKey: mainClass === UPSTREAM_MAIN_CLASS ? 'ignore' : 'refuse' },
-  );
+      mainClass === UPSTREAM_MAIN_CLASS
+        ? { unknownKey: 'ignore', touch: false }
+        : { unknownKey: 'refuse', touch: true },
+    );
+  };
   // Runs until the host closes the shell (the bridge's held stream) or the device goes away (both
   // unless survive-hangup), `pkill -f` kills it (then its shell sees the exit status of a SIGTERM: 143), or it dies.
   let status = 0;
@@ -136,26 +157,32 @@ export const appProcess: CommandFn = async (argv, ctx) => {
     listener?.close();
     stop();
   };
-  const server = lineServer(
-    () => (line) => {
-      if (dead) return null;
-      if (device.faults.glassAgentDeath === true) {
-        delete device.faults.glassAgentDeath;
-        die();
-        return null;
-      }
-      if (device.faults.glassAgentDeaf === true) {
-        // Alive but deaf: the socket and its connections go, the process runs on.
-        delete device.faults.glassAgentDeaf;
-        dead = true;
-        server.close();
-        listener?.close();
-        return null;
-      }
-      return agent.handle(line);
-    },
-    device.faults,
-  );
+  const server = lineServer(() => {
+    const agent = newAgent();
+    return {
+      handle: (line) => {
+        if (dead) return null;
+        if (device.faults.glassAgentDeath === true) {
+          delete device.faults.glassAgentDeath;
+          die();
+          return null;
+        }
+        if (device.faults.glassAgentDeaf === true) {
+          // Alive but deaf: the socket and its connections go, the process runs on.
+          delete device.faults.glassAgentDeaf;
+          dead = true;
+          server.close();
+          listener?.close();
+          return null;
+        }
+        return agent.handle(line);
+      },
+      // A finger left down is cancelled when its connection ends (not by a process that has ended).
+      ended: () => {
+        if (!dead) agent.connectionEnded();
+      },
+    };
+  }, device.faults);
   let listener: { close(): void } | undefined;
   try {
     listener = device.listen({ abstract: GLASS_AGENT_SOCKET }, (socket) => server.accept(socket));
@@ -172,6 +199,9 @@ export const appProcess: CommandFn = async (argv, ctx) => {
   });
   stopOnHangUp(ctx, stop);
   await stopped;
+  // The process is gone: the connections it drops take no touch release with them (a device's
+  // killed agent cannot inject one either).
+  dead = true;
   proc.exited();
   server.close();
   listener.close();

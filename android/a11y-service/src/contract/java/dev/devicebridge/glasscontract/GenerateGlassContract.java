@@ -40,6 +40,8 @@ public final class GenerateGlassContract {
         @Override public String clipboardGet() { return clipboard; }
         @Override public void clipboardSet(String text) { clipboard = text; }
         @Override public void pointer(List<PointerSample> gesture, String button) {}
+        @Override public long uptimeMillis() { return 1000; }
+        @Override public void touch(int action, long downTime, long eventTime, double x, double y) {}
         @Override public void key(Chord chord) {}
         @Override public void text(String text) {}
     }

@@ -41,19 +41,33 @@ final class AndroidAgent implements Agent {
             long wait = at - SystemClock.uptimeMillis();
             if (wait > 0) Thread.sleep(wait);
             int action = i == 0 ? MotionEvent.ACTION_DOWN : MotionEvent.ACTION_MOVE;
-            inject(down, at, action, s);
-            if (i == last) inject(down, at, MotionEvent.ACTION_UP, s);
+            inject(down, at, action, s.x, s.y);
+            if (i == last) inject(down, at, MotionEvent.ACTION_UP, s.x, s.y);
         }
     }
 
-    /** One finger (pointer id 0, TOOL_TYPE_FINGER) on the touchscreen, as a real touch reports it. */
-    private void inject(long down, long at, int action, PointerSample s) throws Exception {
+    @Override
+    public long uptimeMillis() {
+        return SystemClock.uptimeMillis();
+    }
+
+    /** A streamed touch's event: the same finger, source and injection as a gesture's. */
+    @Override
+    public void touch(int action, long downTime, long eventTime, double x, double y) throws Exception {
+        inject(downTime, eventTime, action, x, y);
+    }
+
+    /**
+     * One finger (pointer id 0, TOOL_TYPE_FINGER, no buttons) on the touchscreen, as a real touch
+     * reports it: pressure 1 while it touches, 0 in the UP.
+     */
+    private void inject(long down, long at, int action, double x, double y) throws Exception {
         MotionEvent.PointerProperties[] properties = {new MotionEvent.PointerProperties()};
         properties[0].id = 0;
         properties[0].toolType = MotionEvent.TOOL_TYPE_FINGER;
         MotionEvent.PointerCoords[] coords = {new MotionEvent.PointerCoords()};
-        coords[0].x = (float) s.x;
-        coords[0].y = (float) s.y;
+        coords[0].x = (float) x;
+        coords[0].y = (float) y;
         coords[0].pressure = action == MotionEvent.ACTION_UP ? 0f : 1f;
         coords[0].size = 1f;
         MotionEvent e = MotionEvent.obtain(down, at, action, 1, properties, coords, 0, 0, 1f, 1f, 0, 0, InputDevice.SOURCE_TOUCHSCREEN, 0);

@@ -4,11 +4,12 @@ import dev.devicebridge.glass.common.AcceptLoop;
 import dev.devicebridge.glass.common.JsonLineProtocol;
 import dev.devicebridge.glass.common.LineServer;
 import dev.devicebridge.glass.common.LocalSocketListener;
+import dev.devicebridge.glassagent.core.Agent;
 import dev.devicebridge.glassagent.core.AgentProtocol;
 
 /**
  * {@code CLASSPATH=/data/local/tmp/glass-agent.jar app_process / dev.devicebridge.glassagent.Main}:
- * listens on localabstract:glass-agent and serves one client at a time with {@link AgentProtocol}.
+ * listens on localabstract:glass-agent and serves one client at a time, each with its own {@link AgentProtocol}.
  */
 public final class Main {
     public static final String SOCKET_NAME = "glass-agent";
@@ -19,15 +20,21 @@ public final class Main {
         for (String note : Workarounds.apply()) {
             System.err.println("glass-agent: start-up workaround not applied: " + note);
         }
-        final AgentProtocol protocol = new AgentProtocol(new AndroidAgent());
         LocalSocketListener listener = new LocalSocketListener(SOCKET_NAME);
         System.out.println("glass-agent listening on localabstract:" + SOCKET_NAME);
-        AcceptLoop.run(listener, JsonLineProtocol.HELLO, new AcceptLoop.Handlers() {
+        AcceptLoop.run(listener, JsonLineProtocol.HELLO, handlers(new AndroidAgent()));
+    }
+
+    /**
+     * A protocol per connection over the one device agent: a connection's streamed touch is its own,
+     * and is released when that connection ends.
+     */
+    static AcceptLoop.Handlers handlers(final Agent agent) {
+        return new AcceptLoop.Handlers() {
             @Override
             public LineServer.Handler forConnection() {
-                // The agent keeps no state per connection.
-                return protocol;
+                return new AgentProtocol(agent);
             }
-        });
+        };
     }
 }

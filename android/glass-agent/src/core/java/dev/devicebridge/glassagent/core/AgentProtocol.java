@@ -1,6 +1,7 @@
 package dev.devicebridge.glassagent.core;
 
 import dev.devicebridge.glass.common.JsonLineProtocol;
+import dev.devicebridge.glass.common.LineServer;
 import java.util.ArrayList;
 import java.util.List;
 import org.json.JSONArray;
@@ -15,17 +16,34 @@ import org.json.JSONObject;
  * clipboard_get  id                          → id, ok:true, text
  * clipboard_set  id, text                    → id, ok:true
  * pointer        id, gesture [{x,y,t_ms}], button (accepted, reserved) → id, ok:true
+ * touch          id, action ("down", "move", "up", "cancel"), x, y (not for cancel) → id, ok:true
  * key            id, chord ("ctrl+a", "shift+tab", "enter", "f5")      → id, ok:true
  * text           id, text                    → id, ok:true
  * </pre>
  *
  * Banner, ids, errors and malformed lines follow {@link JsonLineProtocol}, shared with the a11y service.
+ * {@code touch} extends the glass contract's ops: a streamed touch ({@link TouchStream}), one per
+ * connection, so one protocol instance serves one connection; a finger still down when the
+ * connection ends is cancelled ({@link #connectionEnded}). An agent without the op answers it as
+ * any unknown op, and the bridge falls back to one {@code pointer} gesture on up.
  */
-public final class AgentProtocol extends JsonLineProtocol {
+public final class AgentProtocol extends JsonLineProtocol implements LineServer.ConnectionHandler {
     private final Agent agent;
+    private final TouchStream touch;
 
     public AgentProtocol(Agent agent) {
         this.agent = agent;
+        this.touch = new TouchStream(agent);
+    }
+
+    /** The connection ended: a finger it left down is released (best effort: nobody is left to tell). */
+    @Override
+    public void connectionEnded() {
+        try {
+            touch.release();
+        } catch (Exception refused) {
+            // The device refused the CANCEL too; nothing more can be done from here.
+        }
     }
 
     @Override
@@ -39,6 +57,8 @@ public final class AgentProtocol extends JsonLineProtocol {
             agent.clipboardSet(requiredString(request, "text"));
         } else if ("pointer".equals(op)) {
             agent.pointer(gesture(request.opt("gesture")), request.optString("button", null));
+        } else if ("touch".equals(op)) {
+            touch.handle(requiredString(request, "action"), finite(request.opt("x")), finite(request.opt("y")));
         } else if ("key".equals(op)) {
             agent.key(Chord.parse(requiredString(request, "chord")));
         } else if ("text".equals(op)) {

@@ -8,6 +8,7 @@ import static org.junit.Assert.assertTrue;
 import dev.devicebridge.glass.common.JsonLineProtocol;
 import dev.devicebridge.json.Fixtures;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.json.JSONObject;
 import org.junit.Test;
@@ -20,6 +21,8 @@ public class AgentProtocolTest {
         List<PointerSample> gesture;
         Chord chord;
         boolean fail;
+        boolean failTouch;
+        long clock = 100;
 
         @Override public String clipboardGet() {
             calls.add("clipboard_get");
@@ -33,6 +36,13 @@ public class AgentProtocolTest {
         @Override public void pointer(List<PointerSample> g, String button) {
             calls.add("pointer:" + button);
             gesture = g;
+        }
+        @Override public long uptimeMillis() {
+            return ++clock;
+        }
+        @Override public void touch(int action, long downTime, long eventTime, double x, double y) {
+            if (failTouch) throw new IllegalStateException("injection refused");
+            calls.add("touch:" + action + "@" + downTime + "/" + eventTime + ":" + x + "," + y);
         }
         @Override public void key(Chord c) {
             calls.add("key");
@@ -91,6 +101,59 @@ public class AgentProtocolTest {
         assertTrue(badGesture, badGesture.contains("t_ms must not decrease (4 after 5)"));
         assertTrue(protocol.handle("{\"id\":15,\"op\":\"pointer\",\"gesture\":[]}").contains("non-empty array"));
         assertNull(agent.gesture);
+    }
+
+    private String touch(int id, String action, String xy) {
+        return protocol.handle("{\"id\":" + id + ",\"op\":\"touch\",\"action\":\"" + action + "\"" + xy + "}");
+    }
+
+    @Test
+    public void aStreamedTouchIsOneStreamWithTheDownTimeOfItsDown() {
+        assertEquals("{\"id\":1,\"ok\":true}", touch(1, "down", ",\"x\":10,\"y\":20.5"));
+        assertEquals("{\"id\":2,\"ok\":true}", touch(2, "move", ",\"x\":11,\"y\":21"));
+        assertEquals("{\"id\":3,\"ok\":true}", touch(3, "up", ",\"x\":12,\"y\":22"));
+        assertEquals(Arrays.asList("touch:0@101/101:10.0,20.5", "touch:2@101/102:11.0,21.0", "touch:1@101/103:12.0,22.0"), agent.calls);
+        // The stream ended with its up.
+        assertTrue(touch(4, "move", ",\"x\":1,\"y\":1").contains("without a touch down"));
+    }
+
+    @Test
+    public void aTouchOutOfOrderIsRefusedAndANewDownCancelsOneStillDown() {
+        assertEquals("{\"id\":1,\"ok\":false,\"error\":\"touch move without a touch down\"}", touch(1, "move", ",\"x\":1,\"y\":1"));
+        assertEquals("{\"id\":2,\"ok\":false,\"error\":\"touch up without a touch down\"}", touch(2, "up", ",\"x\":1,\"y\":1"));
+        // A cancel with nothing down has nothing to do.
+        assertEquals("{\"id\":3,\"ok\":true}", touch(3, "cancel", ""));
+        assertTrue(agent.calls.isEmpty());
+        touch(4, "down", ",\"x\":5,\"y\":6");
+        touch(5, "move", ",\"x\":7,\"y\":8");
+        assertEquals("{\"id\":6,\"ok\":true}", touch(6, "down", ",\"x\":50,\"y\":60"));
+        assertEquals("{\"id\":7,\"ok\":true}", touch(7, "cancel", ""));
+        assertEquals(Arrays.asList("touch:0@101/101:5.0,6.0", "touch:2@101/102:7.0,8.0",
+                "touch:3@101/103:7.0,8.0", "touch:0@104/104:50.0,60.0", "touch:3@104/105:50.0,60.0"), agent.calls);
+    }
+
+    @Test
+    public void touchFieldsAreChecked() {
+        assertEquals("{\"id\":1,\"ok\":false,\"error\":\"missing field: action (a string)\"}",
+                protocol.handle("{\"id\":1,\"op\":\"touch\",\"x\":1,\"y\":1}"));
+        assertEquals("{\"id\":2,\"ok\":false,\"error\":\"action must be down, move, up or cancel\"}", touch(2, "press", ",\"x\":1,\"y\":1"));
+        assertEquals("{\"id\":3,\"ok\":false,\"error\":\"touch down: x and y must be finite numbers\"}", touch(3, "down", ",\"x\":\"1\",\"y\":1"));
+        assertEquals("{\"id\":4,\"ok\":false,\"error\":\"touch down: x and y must be finite numbers\"}", touch(4, "down", ",\"x\":1"));
+        assertTrue(agent.calls.isEmpty());
+    }
+
+    @Test
+    public void aFingerStaysDownUntilItsUpWasInjectedAndTheConnectionsEndCancelsIt() {
+        touch(1, "down", ",\"x\":1,\"y\":2");
+        agent.failTouch = true;
+        assertEquals("{\"id\":2,\"ok\":false,\"error\":\"injection refused\"}", touch(2, "up", ",\"x\":3,\"y\":4"));
+        agent.failTouch = false;
+        protocol.connectionEnded();
+        // Still down after the refused up: the end cancels it where it last was.
+        assertEquals(Arrays.asList("touch:0@101/101:1.0,2.0", "touch:3@101/103:1.0,2.0"), agent.calls);
+        // Nothing down any more: a second end injects nothing.
+        protocol.connectionEnded();
+        assertEquals(2, agent.calls.size());
     }
 
     @Test

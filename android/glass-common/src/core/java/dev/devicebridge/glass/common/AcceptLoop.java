@@ -9,7 +9,9 @@ import java.io.OutputStream;
  * A glass component's server: accepts one client at a time and serves it with {@link LineServer}
  * (the banner, then one reply per request line) and a handler of its own (a fresh protocol state
  * per connection), until the listener closes or the thread is interrupted. A client that goes
- * away, or a handler that throws, ends that connection only; the next client is served.
+ * away, or a handler that throws, ends that connection only; the next client is served. A
+ * {@link LineServer.ConnectionHandler} is told when its connection has ended, before the socket is
+ * closed and the next client accepted.
  */
 public final class AcceptLoop {
     /** One accepted client connection. */
@@ -36,11 +38,21 @@ public final class AcceptLoop {
     public static void run(Listener listener, String banner, Handlers handlers) throws IOException {
         while (!Thread.currentThread().isInterrupted()) {
             Connection client = listener.accept();
+            LineServer.Handler handler = null;
             try {
-                LineServer.serve(client.input(), client.output(), banner, handlers.forConnection());
+                handler = handlers.forConnection();
+                LineServer.serve(client.input(), client.output(), banner, handler);
             } catch (Exception e) {
                 // The client went away mid-line (or a handler broke): serve the next one.
             } finally {
+                // Before the socket closes: a client that sees it close knows the handler is done.
+                if (handler instanceof LineServer.ConnectionHandler) {
+                    try {
+                        ((LineServer.ConnectionHandler) handler).connectionEnded();
+                    } catch (RuntimeException ignored) {
+                        // what it could not undo is its own; the next client is served
+                    }
+                }
                 try {
                     client.close();
                 } catch (IOException ignored) {

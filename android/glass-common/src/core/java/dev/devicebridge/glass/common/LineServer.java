@@ -20,6 +20,14 @@ public final class LineServer {
         String handle(String line);
     }
 
+    /**
+     * A handler with state of its own connection (a touch still down): {@link AcceptLoop} tells it
+     * once when that connection has ended, however it ended (the client left, a broken pipe).
+     */
+    public interface ConnectionHandler extends Handler {
+        void connectionEnded();
+    }
+
     private static final Charset UTF8 = Charset.forName("UTF-8");
 
     private LineServer() {}

@@ -115,6 +115,51 @@ public class AcceptLoopTest {
         assertTrue(first.closed && broken.closed && third.closed);
     }
 
+    /** Records the requests and the connection's end, with whether its client was closed by then. */
+    static final class Ending extends JsonLineProtocol implements LineServer.ConnectionHandler {
+        final FakeClient client;
+        final List<String> log;
+
+        Ending(FakeClient client, List<String> log) {
+            this.client = client;
+            this.log = log;
+        }
+
+        @Override
+        protected void dispatch(String op, JSONObject request, JSONObject reply) throws Exception {
+            log.add(op);
+        }
+
+        @Override
+        public void connectionEnded() {
+            log.add("ended (client closed: " + client.closed + ")");
+            throw new IllegalStateException("a handler that fails at the end does not stop the loop");
+        }
+    }
+
+    @Test
+    public void aConnectionHandlerIsToldOnceWhenItsConnectionEndsHoweverItEnds() throws Exception {
+        final FakeClient left = new FakeClient("{\"id\":1,\"op\":\"first\"}\n", 0);
+        final FakeClient broken = new FakeClient("{\"id\":1,\"op\":\"second\"}\n{\"id\":2,\"op\":\"third\"}\n", 1);
+        final Iterator<FakeClient> clients = Arrays.asList(left, broken).iterator();
+        final List<String> log = new ArrayList<String>();
+        try {
+            AcceptLoop.run(new FakeListener(Arrays.asList(left, broken)), JsonLineProtocol.HELLO, new AcceptLoop.Handlers() {
+                @Override
+                public LineServer.Handler forConnection() {
+                    return new Ending(clients.next(), log);
+                }
+            });
+            throw new AssertionError("the loop returned without the listener closing");
+        } catch (IOException expected) {
+            assertEquals("socket closed", expected.getMessage());
+        }
+        // The broken client's output fails on the reply to its first request: its second is never read.
+        // Each handler was told before its socket closed.
+        assertEquals(Arrays.asList("first", "ended (client closed: false)", "second", "ended (client closed: false)"), log);
+        assertTrue(left.closed && broken.closed);
+    }
+
     @Test
     public void anInterruptedThreadStopsBeforeTheNextAccept() throws Exception {
         FakeClient never = new FakeClient("", 0);
