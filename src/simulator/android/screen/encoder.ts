@@ -84,6 +84,8 @@ export class H264Encoder {
     // biome-ignore format: one ffmpeg option per line pair
     const args = [
       '-hide_banner', '-loglevel', 'error',
+      // No probing of the raw input: at a low rate (1 fps) ffmpeg would hold the first frames back.
+      '-probesize', '32',
       '-f', 'rawvideo', '-pix_fmt', 'rgb24', '-s', `${width}x${height}`, '-r', String(fps), '-i', 'pipe:0',
       '-an', '-c:v', 'libx264', '-preset', 'ultrafast', '-tune', 'zerolatency', '-pix_fmt', 'yuv420p',
       '-g', String(gopFrames), '-keyint_min', String(gopFrames), '-sc_threshold', '0',
