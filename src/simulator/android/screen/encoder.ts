@@ -21,6 +21,8 @@ export interface EncoderOptions {
   gopFrames: number;
   /** One Annex B access unit (SPS/PPS before a key frame's slice). */
   onUnit(unit: Uint8Array): void;
+  /** ffmpeg took in what it was behind on: `ready` is true again. */
+  onReady?(): void;
   /** ffmpeg exited (after close(), or by itself: `error` says why). */
   onExit?(error: Error | null): void;
 }
@@ -105,6 +107,9 @@ export class H264Encoder {
       if (stderr.length < 4096) stderr += d.toString('utf8');
     });
     this.#ff.stdin.on('error', () => undefined);
+    this.#ff.stdin.on('drain', () => {
+      if (!this.#closed) options.onReady?.();
+    });
     this.exited = new Promise<void>((resolve) => {
       const done = (error: Error | null) => {
         if (this.#exited) return;
