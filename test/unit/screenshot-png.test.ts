@@ -10,7 +10,13 @@ import { crc32, PNG_MAGIC, readPngHeader } from '../../src/protocol/helper/png-h
 import { runCaptured } from '../../src/simulator/android/capture.ts';
 import { createSimAndroid } from '../../src/simulator/android/index.ts';
 import { encodePng } from '../../src/simulator/android/screen/png-encoder.ts';
-import { renderScreen, touchPoints } from '../../src/simulator/android/screen/render.ts';
+import {
+  drawTouches,
+  fitBox,
+  renderScreen,
+  renderUi,
+  touchPoints,
+} from '../../src/simulator/android/screen/render.ts';
 
 /** Every chunk of a PNG file: type, data, and whether its CRC-32 is right. */
 function chunks(png: Uint8Array): Array<{ type: string; data: Buffer; crcOk: boolean }> {
@@ -169,5 +175,57 @@ describe('the simulated screen', () => {
       ]),
     );
     expect(Buffer.from(touched.pixels).equals(Buffer.from(plain.pixels))).toBe(false);
+  });
+
+  it('draws at another picture size the full-size screen scaled, black around a letterbox', () => {
+    const android = createSimAndroid({ serial: 'screen-size', seed: 3 });
+    const display = android.device.displaySize();
+    const xml = android.device.uiXml();
+    const touches = [{ x: 540, y: 1200 }];
+    const full = renderScreen(display, xml, touches);
+    const picture = { width: 720, height: 1600 };
+    const small = renderUi(display, xml, picture);
+    drawTouches(small, touches);
+    // Pixel for pixel the full-size screen scaled to the picture (the display pixel under each centre).
+    let same = 0;
+    for (let y = 0; y < picture.height; y++) {
+      const sy = Math.floor(((y + 0.5) * display.height) / picture.height);
+      for (let x = 0; x < picture.width; x++) {
+        const sx = Math.floor(((x + 0.5) * display.width) / picture.width);
+        const a = (y * picture.width + x) * 3;
+        const b = (sy * display.width + sx) * 3;
+        if (
+          small.pixels[a] === full.pixels[b] &&
+          small.pixels[a + 1] === full.pixels[b + 1] &&
+          small.pixels[a + 2] === full.pixels[b + 2]
+        )
+          same++;
+      }
+    }
+    expect(same).toBe(picture.width * picture.height);
+
+    // A square picture of the tall display: the screen centred, black bars left and right.
+    const square = { width: 240, height: 240 };
+    const box = fitBox(display, square, 'letterbox');
+    expect(box).toEqual({ x: 66, y: 0, width: 108, height: 240 });
+    const boxed = renderUi(display, xml, square, box);
+    const rgb = (x: number, y: number) => [
+      ...boxed.pixels.subarray((y * 240 + x) * 3, (y * 240 + x) * 3 + 3),
+    ];
+    expect(rgb(0, 120)).toEqual([0, 0, 0]);
+    expect(rgb(65, 120)).toEqual([0, 0, 0]);
+    expect(rgb(174, 120)).toEqual([0, 0, 0]);
+    expect(rgb(120, 120)).not.toEqual([0, 0, 0]);
+    // A touch near the display's edge stays inside the box.
+    const copy = boxed.copy();
+    drawTouches(copy, [{ x: 0, y: 1200 }]);
+    expect(rgb(65, 120)).toEqual([0, 0, 0]);
+    expect([...copy.pixels.subarray((120 * 240 + 65) * 3, (120 * 240 + 66) * 3)]).toEqual([0, 0, 0]);
+    expect([...copy.pixels.subarray((120 * 240 + 66) * 3, (120 * 240 + 67) * 3)]).toEqual([220, 40, 60]);
+    // Drawing on the copy left the original as it was.
+    expect(Buffer.from(copy.pixels).equals(Buffer.from(boxed.pixels))).toBe(false);
+    expect(Buffer.from(renderUi(display, xml, square, box).pixels).equals(Buffer.from(boxed.pixels))).toBe(
+      true,
+    );
   });
 });

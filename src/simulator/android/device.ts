@@ -38,6 +38,7 @@ export class SimDeviceImpl implements SimDevice {
   readonly #options: SimDeviceOptions;
   readonly #listeners = new Map<string, ListenerEntry>();
   readonly #inputEvents: Array<Record<string, unknown>> = [];
+  readonly #screenWatchers = new Set<() => void>();
   readonly #random: () => number;
   /** The screen: what uiautomator dumps and the a11y service serves; input edits it. */
   readonly screen: UiScreen;
@@ -119,6 +120,7 @@ export class SimDeviceImpl implements SimDevice {
     const { uiXml, nodes, seed } = options;
     this.screen = new UiScreen(
       () => uiXml ?? (nodes !== undefined && nodes > 0 ? generateUiXml(nodes, seed) : builtinScreenXml()),
+      () => this.#screenChanged(),
     );
   }
 
@@ -209,6 +211,23 @@ export class SimDeviceImpl implements SimDevice {
 
   recordInput(event: Record<string, unknown>): void {
     this.#inputEvents.push({ ...event });
+    // The picture shows recent touches: an input may change it.
+    this.#screenChanged();
+  }
+
+  /**
+   * Call `listener` whenever what the screen shows may have changed (the UI document, or an input
+   * recorded); synchronously, from inside the change: a listener defers its own work. Returns the
+   * function that stops the calls.
+   */
+  watchScreen(listener: () => void): () => void {
+    const entry = () => listener();
+    this.#screenWatchers.add(entry);
+    return () => this.#screenWatchers.delete(entry);
+  }
+
+  #screenChanged(): void {
+    for (const listener of this.#screenWatchers) listener();
   }
 
   /** How many input events were recorded (a cheap way to see that the shown touches changed). */

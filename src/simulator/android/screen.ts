@@ -28,14 +28,19 @@ export function isTapGesture(points: ReadonlyArray<{ x: number; y: number }>): b
 
 export class UiScreen {
   readonly #initial: () => string;
+  readonly #onChange: () => void;
   #xml: string | undefined;
   /** The current document's `<node>` tags, indexed on first use after each change. */
   #tags: NodeTag[] | undefined;
   #version = 0;
 
-  /** `initial` is called once, on the first read (a generated screen is expensive). */
-  constructor(initial: () => string) {
+  /**
+   * `initial` is called once, on the first read (a generated screen is expensive); `onChange` after
+   * every change of the document.
+   */
+  constructor(initial: () => string, onChange: () => void = () => undefined) {
     this.#initial = initial;
+    this.#onChange = onChange;
   }
 
   /** The current uiautomator XML: the same string on every call until the screen changes. */
@@ -103,6 +108,7 @@ export class UiScreen {
     this.#xml = xml;
     this.#tags = undefined;
     this.#version += 1;
+    this.#onChange();
   }
 
   /** Give the node at `index` the input focus, taking it from whichever node had it. */
@@ -166,6 +172,7 @@ export class UiScreen {
     this.#xml = parts.join('');
     this.#tags = undefined;
     this.#version += 1;
+    this.#onChange();
   }
 }
 

@@ -21,6 +21,8 @@ export interface EncoderOptions {
   gopFrames: number;
   /** One Annex B access unit (SPS/PPS before a key frame's slice). */
   onUnit(unit: Uint8Array): void;
+  /** ffmpeg took in what it was behind on: `ready` is true again. */
+  onReady?(): void;
   /** ffmpeg exited (after close(), or by itself: `error` says why). */
   onExit?(error: Error | null): void;
 }
@@ -84,6 +86,8 @@ export class H264Encoder {
     // biome-ignore format: one ffmpeg option per line pair
     const args = [
       '-hide_banner', '-loglevel', 'error',
+      // No probing of the raw input: at a low rate (1 fps) ffmpeg would hold the first frames back.
+      '-probesize', '32',
       '-f', 'rawvideo', '-pix_fmt', 'rgb24', '-s', `${width}x${height}`, '-r', String(fps), '-i', 'pipe:0',
       '-an', '-c:v', 'libx264', '-preset', 'ultrafast', '-tune', 'zerolatency', '-pix_fmt', 'yuv420p',
       '-g', String(gopFrames), '-keyint_min', String(gopFrames), '-sc_threshold', '0',
@@ -103,6 +107,9 @@ export class H264Encoder {
       if (stderr.length < 4096) stderr += d.toString('utf8');
     });
     this.#ff.stdin.on('error', () => undefined);
+    this.#ff.stdin.on('drain', () => {
+      if (!this.#closed) options.onReady?.();
+    });
     this.exited = new Promise<void>((resolve) => {
       const done = (error: Error | null) => {
         if (this.#exited) return;

@@ -1,7 +1,10 @@
 /**
  * The emulated screen as a live H.264 stream: the screen model rendered (render.ts, as `screencap`
- * draws it) whenever it changes — the UI document or the touches shown — scaled to the encoded size
- * and fed to one ffmpeg encoder (encoder.ts) at most `maxFps` times a second.
+ * draws it, but drawn at the encoded size) when it changes — the UI document or the touches shown —
+ * and fed to one ffmpeg encoder (encoder.ts) at once, though never sooner than 1/maxFps after the
+ * previous frame (frame-pacer.ts). The device says when the screen may have changed
+ * (`watchScreen`); a change does not wait for the next repeat. The UI is drawn once per document:
+ * a touch copies it and adds its ring.
  *
  * Two behaviours, as the two device sources have them: the glass agent's encoder (`repeat`) sends
  * a picture at once and repeats the last frame while the screen is idle, so a new viewer gets a
@@ -13,7 +16,8 @@ import type { Size } from '../../../protocol/screen/size.ts';
 import { SHOWN_TOUCHES } from '../commands/screencap.ts';
 import type { SimDeviceImpl } from '../device.ts';
 import { H264Encoder } from './encoder.ts';
-import { renderScreen, touchPoints } from './render.ts';
+import { FramePacer } from './frame-pacer.ts';
+import { type Canvas, drawTouches, fitBox, renderUi, touchPoints } from './render.ts';
 
 export { fitVideoSize } from '../../../protocol/screen/size.ts';
 
@@ -38,34 +42,6 @@ export interface LiveScreen {
   stop(): Promise<void>;
 }
 
-/** `src` (RGB, `from`) scaled into a black `to` picture: stretched, or fitted with borders. */
-export function scaleRgb(src: Uint8Array, from: Size, to: Size, fit: 'stretch' | 'letterbox'): Uint8Array {
-  const out = new Uint8Array(to.width * to.height * 3);
-  let box = { x: 0, y: 0, width: to.width, height: to.height };
-  if (fit === 'letterbox') {
-    const scale = Math.min(to.width / from.width, to.height / from.height);
-    const width = Math.max(1, Math.round(from.width * scale));
-    const height = Math.max(1, Math.round(from.height * scale));
-    box = { x: Math.floor((to.width - width) / 2), y: Math.floor((to.height - height) / 2), width, height };
-  }
-  const columns = new Uint32Array(box.width);
-  for (let x = 0; x < box.width; x++) {
-    columns[x] = Math.min(from.width - 1, Math.floor(((x + 0.5) * from.width) / box.width)) * 3;
-  }
-  for (let y = 0; y < box.height; y++) {
-    const sy = Math.min(from.height - 1, Math.floor(((y + 0.5) * from.height) / box.height));
-    const srcRow = sy * from.width * 3;
-    let o = ((box.y + y) * to.width + box.x) * 3;
-    for (let x = 0; x < box.width; x++) {
-      const s = srcRow + (columns[x] as number);
-      out[o++] = src[s] as number;
-      out[o++] = src[s + 1] as number;
-      out[o++] = src[s + 2] as number;
-    }
-  }
-  return out;
-}
-
 /** What the picture depends on: the UI document (the same string until it changes) and the touches. */
 function screenState(device: SimDeviceImpl): { xml: string; inputs: number } {
   return { xml: device.uiXml(), inputs: device.inputCount };
@@ -73,6 +49,7 @@ function screenState(device: SimDeviceImpl): { xml: string; inputs: number } {
 
 export function startLiveScreen(device: SimDeviceImpl, options: LiveScreenOptions): LiveScreen {
   const { video, maxFps } = options;
+  const interval = 1000 / maxFps;
   let stopped = false;
   const encoder = new H264Encoder({
     width: video.width,
@@ -83,36 +60,77 @@ export function startLiveScreen(device: SimDeviceImpl, options: LiveScreenOption
     onUnit: (unit) => {
       if (!stopped) options.onUnit(unit);
     },
+    // A change that came while ffmpeg was behind goes as soon as it catches up.
+    onReady: () => {
+      if (!stopped && changed()) wakeIn(pacer.wait(performance.now()));
+    },
     onExit: (error) => {
       if (error !== null && !stopped) options.onFailure?.(error);
     },
   });
+  const display = device.displaySize();
+  const box = fitBox(display, video, options.fit);
+  const pacer = new FramePacer(maxFps);
   let shown = options.repeat ? null : screenState(device);
   let last: Uint8Array | null = null;
-  const render = (): Uint8Array => {
-    const display = device.displaySize();
-    const touches = touchPoints(device.inputEvents()).slice(-SHOWN_TOUCHES);
-    const canvas = renderScreen(display, device.uiXml(), touches);
-    return scaleRgb(canvas.pixels, display, video, options.fit);
-  };
-  const tick = (): void => {
-    if (stopped || !encoder.ready || options.paused?.() === true) return;
+  const changed = (): boolean => {
     const now = screenState(device);
-    if (shown === null || now.xml !== shown.xml || now.inputs !== shown.inputs) {
-      shown = now;
-      last = render();
-      encoder.write(last);
-    } else if (options.repeat && last !== null) {
-      encoder.write(last);
-    }
+    return shown === null || now.xml !== shown.xml || now.inputs !== shown.inputs;
   };
-  const timer = setInterval(tick, 1000 / maxFps);
-  timer.unref();
-  queueMicrotask(tick);
+  // The UI drawn at the encoded size, kept while the document stays the same: a touch only adds rings.
+  let ui: { xml: string; canvas: Canvas } | null = null;
+  const render = (): Uint8Array => {
+    const xml = device.uiXml();
+    if (ui?.xml !== xml) ui = { xml, canvas: renderUi(display, xml, video, box) };
+    const canvas = ui.canvas.copy();
+    drawTouches(canvas, touchPoints(device.inputEvents()).slice(-SHOWN_TOUCHES));
+    return canvas.pixels;
+  };
+  let timer: NodeJS.Timeout | undefined;
+  let timerAt = Number.POSITIVE_INFINITY;
+  const wakeIn = (ms: number): void => {
+    const at = performance.now() + ms;
+    if (timer !== undefined && timerAt <= at) return;
+    clearTimeout(timer);
+    timerAt = at;
+    timer = setTimeout(step, ms);
+    timer.unref();
+  };
+  // One step: the changed screen if it changed, else the last frame again when repeating; then wake
+  // up for the next (a repeat, a change held back by the cap, or a frame the encoder could not take).
+  function step(): void {
+    timer = undefined;
+    timerAt = Number.POSITIVE_INFINITY;
+    if (stopped) return;
+    const wait = pacer.wait(performance.now());
+    if (wait > 0) {
+      wakeIn(wait);
+      return;
+    }
+    if (encoder.ready && options.paused?.() !== true) {
+      if (changed()) {
+        shown = screenState(device);
+        last = render();
+        encoder.write(last);
+        pacer.fed(performance.now());
+      } else if (options.repeat && last !== null) {
+        encoder.write(last);
+        pacer.fed(performance.now());
+      }
+    }
+    wakeIn(interval);
+  }
+  // A change is drawn and encoded at once (once the input's own handler has finished), not at the
+  // next repeat: the cap alone may hold it back.
+  const unwatch = device.watchScreen(() => {
+    if (!stopped) wakeIn(pacer.wait(performance.now()));
+  });
+  queueMicrotask(step);
   return {
     stop: () => {
       stopped = true;
-      clearInterval(timer);
+      unwatch();
+      clearTimeout(timer);
       return encoder.close();
     },
   };

@@ -4,6 +4,7 @@
  * content description) in the 5×7 bitmap font, and the most recent touches as rings (like Android's
  * "show taps"), so a screenshot changes when the UI is tapped.
  */
+import type { Size } from '../../../protocol/screen/size.ts';
 import type { A11yNode } from '../../glass/a11y.ts';
 import { uiWindows } from '../../glass/ui-tree.ts';
 import { GLYPH_HEIGHT, GLYPH_WIDTH, glyph } from './bitmap-font.ts';
@@ -15,32 +16,82 @@ export interface Point {
   y: number;
 }
 
-/** An RGB canvas with clipping. */
+/** Where the display's picture lies on a canvas (the rest stays black: letterbox borders). */
+export interface Box {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+/**
+ * An RGB canvas that draws the display's coordinates: the display (`screen`, default the canvas's
+ * own size) scaled into `box` (default the whole canvas), so a picture of another size is drawn at
+ * that size rather than drawn full size and scaled. Drawing is clipped to the box.
+ */
 export class Canvas {
   readonly width: number;
   readonly height: number;
   readonly pixels: Uint8Array;
+  readonly #screen: Size;
+  readonly #box: Box;
+  readonly #sx: number;
+  readonly #sy: number;
 
-  constructor(width: number, height: number, background: Rgb) {
+  constructor(
+    width: number,
+    height: number,
+    background: Rgb | null,
+    screen: Size = { width, height },
+    box: Box = { x: 0, y: 0, width, height },
+  ) {
     this.width = width;
     this.height = height;
     this.pixels = new Uint8Array(width * height * 3);
-    this.fillRect(0, 0, width, height, background);
+    this.#screen = screen;
+    this.#box = box;
+    this.#sx = box.width / screen.width;
+    this.#sy = box.height / screen.height;
+    if (background !== null) this.fillRect(0, 0, screen.width, screen.height, background);
+  }
+
+  /** The same picture in a canvas of its own (drawing on one leaves the other as it was). */
+  copy(): Canvas {
+    const twin = new Canvas(this.width, this.height, null, this.#screen, this.#box);
+    twin.pixels.set(this.pixels);
+    return twin;
+  }
+
+  // A canvas pixel shows the display pixel under its centre (nearest neighbour): the first canvas
+  // column whose centre lies at or right of display pixel column floor(x), clipped to the box. At the
+  // display's own size that is floor(x).
+  #col(x: number): number {
+    const { x: left, width } = this.#box;
+    return left + Math.min(width, Math.max(0, Math.ceil(Math.floor(x) * this.#sx - 0.5)));
+  }
+
+  #row(y: number): number {
+    const { y: top, height } = this.#box;
+    return top + Math.min(height, Math.max(0, Math.ceil(Math.floor(y) * this.#sy - 0.5)));
   }
 
   fillRect(x: number, y: number, w: number, h: number, [r, g, b]: Rgb): void {
-    const x0 = Math.max(0, Math.floor(x));
-    const y0 = Math.max(0, Math.floor(y));
-    const x1 = Math.min(this.width, Math.floor(x + w));
-    const y1 = Math.min(this.height, Math.floor(y + h));
-    for (let yy = y0; yy < y1; yy++) {
-      let i = (yy * this.width + x0) * 3;
-      for (let xx = x0; xx < x1; xx++) {
-        this.pixels[i++] = r;
-        this.pixels[i++] = g;
-        this.pixels[i++] = b;
-      }
+    const x0 = this.#col(x);
+    const y0 = this.#row(y);
+    const x1 = this.#col(x + w);
+    const y1 = this.#row(y + h);
+    if (x1 <= x0 || y1 <= y0) return;
+    const px = this.pixels;
+    const stride = this.width * 3;
+    const start = (y0 * this.width + x0) * 3;
+    const end = start + (x1 - x0) * 3;
+    // The first row pixel by pixel, the others copied from it (one memmove a row).
+    for (let i = start; i < end; i += 3) {
+      px[i] = r;
+      px[i + 1] = g;
+      px[i + 2] = b;
     }
+    for (let row = start + stride; row < y1 * stride; row += stride) px.copyWithin(row, start, end);
   }
 
   strokeRect(x: number, y: number, w: number, h: number, line: number, color: Rgb): void {
@@ -50,14 +101,20 @@ export class Canvas {
     this.fillRect(x + w - line, y, line, h, color);
   }
 
-  /** A ring of radius `r` and thickness `line` around `c`. */
+  /** A ring of radius `r` and thickness `line` around `c` (the display pixels whose distance is in it). */
   ring(c: Point, r: number, line: number, color: Rgb): void {
     const [cr, cg, cb] = color;
+    const { x: bx, y: by } = this.#box;
     const outer = r * r;
     const inner = (r - line) * (r - line);
-    for (let y = Math.max(0, Math.floor(c.y - r)); y <= Math.min(this.height - 1, c.y + r); y++) {
-      for (let x = Math.max(0, Math.floor(c.x - r)); x <= Math.min(this.width - 1, c.x + r); x++) {
-        const d = (x - c.x) ** 2 + (y - c.y) ** 2;
+    const top = this.#row(c.y - r);
+    const bottom = Math.min(this.#row(c.y + r + 1), by + this.#box.height) - 1;
+    const left = this.#col(c.x - r);
+    const right = Math.min(this.#col(c.x + r + 1), bx + this.#box.width) - 1;
+    for (let y = top; y <= bottom; y++) {
+      const dy = Math.floor((y - by + 0.5) / this.#sy) - c.y;
+      for (let x = left; x <= right; x++) {
+        const d = (Math.floor((x - bx + 0.5) / this.#sx) - c.x) ** 2 + dy * dy;
         if (d > outer || d < inner) continue;
         const i = (y * this.width + x) * 3;
         this.pixels[i] = cr;
@@ -114,22 +171,52 @@ function drawNode(canvas: Canvas, node: A11yNode, depth: number): void {
   for (const child of node.children) drawNode(canvas, child, depth + 1);
 }
 
-/** The screen of `xml` at `size` with rings at `touches` (oldest first), as RGB pixels. */
-export function renderScreen(
-  size: { width: number; height: number },
-  xml: string,
-  touches: readonly Point[] = [],
-): Canvas {
-  const canvas = new Canvas(size.width, size.height, [18, 18, 22]);
+/** The box of a `picture` that shows a `display`: all of it (stretched), or its aspect ratio kept, centred. */
+export function fitBox(display: Size, picture: Size, fit: 'stretch' | 'letterbox'): Box {
+  if (fit === 'stretch') return { x: 0, y: 0, width: picture.width, height: picture.height };
+  const scale = Math.min(picture.width / display.width, picture.height / display.height);
+  const width = Math.max(1, Math.round(display.width * scale));
+  const height = Math.max(1, Math.round(display.height * scale));
+  return {
+    x: Math.floor((picture.width - width) / 2),
+    y: Math.floor((picture.height - height) / 2),
+    width,
+    height,
+  };
+}
+
+/**
+ * The screen of `xml` on a `display` without the touches, as RGB pixels: at the display's size, or
+ * drawn at `picture`'s size into `box` (black around it).
+ */
+export function renderUi(display: Size, xml: string, picture: Size = display, box?: Box): Canvas {
+  const canvas = new Canvas(
+    picture.width,
+    picture.height,
+    [18, 18, 22],
+    display,
+    box ?? fitBox(display, picture, 'stretch'),
+  );
   uiWindows(xml).forEach(({ root }, i) => {
     const [x, y, w, h] = root.bounds;
     canvas.fillRect(x, y, w, h, WINDOW_BACKGROUNDS[i % WINDOW_BACKGROUNDS.length] as Rgb);
     drawNode(canvas, root, 0);
   });
+  return canvas;
+}
+
+/** Rings at `touches` (oldest first), over what the canvas shows. */
+export function drawTouches(canvas: Canvas, touches: readonly Point[]): void {
   for (const t of touches) {
     canvas.ring(t, 48, 8, TOUCH);
     canvas.fillRect(t.x - 6, t.y - 6, 12, 12, TOUCH);
   }
+}
+
+/** The screen of `xml` at `size` with rings at `touches` (oldest first), as RGB pixels. */
+export function renderScreen(size: Size, xml: string, touches: readonly Point[] = []): Canvas {
+  const canvas = renderUi(size, xml);
+  drawTouches(canvas, touches);
   return canvas;
 }
 
