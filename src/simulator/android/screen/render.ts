@@ -220,7 +220,10 @@ export function renderScreen(size: Size, xml: string, touches: readonly Point[] 
   return canvas;
 }
 
-/** Where recorded input events touched the screen (`input tap`, touch plans, glass pointers). */
+/**
+ * Where recorded input events touched the screen (`input tap`, touch plans, glass pointer gestures,
+ * and the glass agent's streamed touches, each recorded with its point).
+ */
 export function touchPoints(events: ReadonlyArray<Record<string, unknown>>): Point[] {
   const points: Point[] = [];
   const num = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
@@ -228,7 +231,8 @@ export function touchPoints(events: ReadonlyArray<Record<string, unknown>>): Poi
     if (num(e['x']) && num(e['y'])) points.push({ x: e['x'], y: e['y'] });
     else if (num(e['x1']) && num(e['y1'])) points.push({ x: e['x1'], y: e['y1'] });
     else if (Array.isArray(e['gesture'])) {
-      // A glass agent pointer gesture (the live screen's and `POST …/pointer`'s input): where it went down.
+      // A glass agent pointer gesture (`POST …/pointer`, and the live screen with an agent that has no
+      // touch op): where it went down.
       const first = (e['gesture'] as Array<{ x?: unknown; y?: unknown }>)[0];
       if (first && num(first.x) && num(first.y)) points.push({ x: first.x, y: first.y });
     } else if (Array.isArray(e['pointers'])) {
