@@ -107,18 +107,26 @@ export function startLiveScreen(device: SimDeviceImpl, options: LiveScreenOption
       wakeIn(wait);
       return;
     }
+    let fed = false;
     if (encoder.ready && options.paused?.() !== true) {
       if (changed()) {
         shown = screenState(device);
         last = render();
         encoder.write(last);
-        pacer.fed(performance.now());
+        fed = true;
       } else if (options.repeat && last !== null) {
         encoder.write(last);
-        pacer.fed(performance.now());
+        fed = true;
       }
     }
-    wakeIn(interval);
+    if (fed) {
+      const now = performance.now();
+      pacer.fed(now);
+      // The next slot's start: repeats keep the rate although this step ran late in its slot.
+      wakeIn(pacer.wait(now));
+    } else {
+      wakeIn(interval);
+    }
   }
   // A change is drawn and encoded at once (once the input's own handler has finished), not at the
   // next repeat: the cap alone may hold it back.
