@@ -94,6 +94,20 @@ async function firstPicture(id: string, v: Viewer): Promise<void> {
   );
 }
 
+/**
+ * Every frame the viewer got decodes, the last shows the tap at (800, 600) on the display — (107, 80)
+ * in the 144×320 picture — and the release ends the view with lease-ended.
+ */
+async function decodesTapThenEnds(id: string, v: Viewer): Promise<void> {
+  const frames = v.frames();
+  const decoded = await decodeViewerPackets(frames, 144, 320);
+  expect(decoded.frames.length, decoded.log).toBe(frames.length);
+  expect(redNear(decoded, decoded.frames.length - 1, 107, 80, 6)).toBe(true);
+  await release(id);
+  await v.until(() => v.closed, 'the view closed');
+  expect(v.messages.at(-1)).toMatchObject({ type: 'end', reason: 'lease-ended' });
+}
+
 const device = () => sim.devices[0]!;
 const android = () => (device().android as SimAndroidHandle).device;
 /** The streamed touches the glass agent injected (`touch` op events, oldest first). */
@@ -272,14 +286,7 @@ describe('the live screen from the device itself (e2e)', () => {
       source: 'screenrecord',
     });
     expect(v.messages[1]).toMatchObject({ type: 'packet', key: true });
-    const frames = v.frames();
-    const decoded = await decodeViewerPackets(frames, 144, 320);
-    expect(decoded.frames.length, decoded.log).toBe(frames.length);
-    // (800, 600) on the display is (107, 80) in the picture.
-    expect(redNear(decoded, decoded.frames.length - 1, 107, 80, 6)).toBe(true);
-    await release(id);
-    await v.until(() => v.closed, 'the view closed');
-    expect(v.messages.at(-1)).toMatchObject({ type: 'end', reason: 'lease-ended' });
+    await decodesTapThenEnds(id, v);
   }, 120_000);
 
   it('an encoder that keeps crashing (screen-encoder-die-after-s): no end, screenrecord takes over, one decodable stream', async () => {
@@ -328,14 +335,7 @@ describe('the live screen from the device itself (e2e)', () => {
     for (let i = 1; i < starts.length; i++) {
       expect(shape(starts[i]), `start ${i} repeats the one before`).not.toBe(shape(starts[i - 1]));
     }
-    const frames = v.frames();
-    const decoded = await decodeViewerPackets(frames, 144, 320);
-    expect(decoded.frames.length, decoded.log).toBe(frames.length);
-    // (800, 600) on the display is (107, 80) in the picture.
-    expect(redNear(decoded, decoded.frames.length - 1, 107, 80, 6)).toBe(true);
-    await release(id);
-    await v.until(() => v.closed, 'the view closed');
-    expect(v.messages.at(-1)).toMatchObject({ type: 'end', reason: 'lease-ended' });
+    await decodesTapThenEnds(id, v);
   }, 180_000);
 
   it('recordings cut short (screenrecord-limit-s): the viewer crosses the restarts, decoding on, with one start', async () => {
