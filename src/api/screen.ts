@@ -40,7 +40,7 @@ export const ScreenInputSchema = z.discriminatedUnion('type', [
   z
     .object({
       type: z.literal('pointer'),
-      action: z.enum(['down', 'move', 'up']),
+      action: z.enum(['down', 'move', 'up', 'cancel']),
       x: pictureCoordinate,
       y: pictureCoordinate,
     })

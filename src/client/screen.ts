@@ -26,8 +26,11 @@ export interface ScreenOptions {
 
 /** An open live screen: its events as an async iterable, and input senders. */
 export interface ScreenConnection extends AsyncIterable<ScreenClientEvent> {
-  /** A pointer action at (x, y) in the picture's pixels (of the last `start`). */
-  pointer(action: 'down' | 'move' | 'up', x: number, y: number): void;
+  /**
+   * A pointer action at (x, y) in the picture's pixels (of the last `start`); `cancel` ends the
+   * finger without an up (no click).
+   */
+  pointer(action: 'down' | 'move' | 'up' | 'cancel', x: number, y: number): void;
   /** A key or chord, as `pressKeys` takes it (`enter`, `ctrl+a`). */
   key(key: string): void;
   /** Unicode text, typed into the focused field. */

@@ -54,7 +54,7 @@ export interface ScreenViewerSink {
 
 /** What a viewer sends. */
 export type ScreenInput =
-  | { type: 'pointer'; action: 'down' | 'move' | 'up'; x: number; y: number }
+  | { type: 'pointer'; action: 'down' | 'move' | 'up' | 'cancel'; x: number; y: number }
   | { type: 'key'; key: string }
   | { type: 'text'; text: string };
 
@@ -513,6 +513,7 @@ export class ScreenCapability {
         try {
           if (message.type === 'key') input.key(message.key);
           else if (message.type === 'text') input.text(message.text);
+          else if (message.action === 'cancel') input.pointer('cancel');
           else {
             let point: { x: number; y: number };
             try {

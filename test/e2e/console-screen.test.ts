@@ -207,6 +207,18 @@ describe('console live screen in chromium (e2e)', () => {
     // The input's effect is timed: input to the next changed picture (testsrc changes every frame).
     await expect.poll(() => page.locator('#live-stats').textContent(), DECODING).toMatch(/\d+ ms last/);
 
+    // The browser takes a pointer over (pointercancel, e.g. for a scroll): a cancel, not an up (a click).
+    const before = viewer.received.length;
+    await page.mouse.move(at(0.5, 0.25).x, at(0.5, 0.25).y);
+    await page.mouse.down();
+    await page.locator('#live-canvas').dispatchEvent('pointercancel', { pointerId: 1, isPrimary: true });
+    await page.mouse.up();
+    await expect.poll(() => viewer.received.length).toBeGreaterThanOrEqual(before + 2);
+    const cancelled = viewer.received.slice(before) as Array<{ action: string; x: number; y: number }>;
+    expect(cancelled.map((m) => m.action)).toEqual(['down', 'cancel']);
+    expect(Math.abs(cancelled[1]!.x - 360)).toBeLessThanOrEqual(1);
+    expect(Math.abs(cancelled[1]!.y - 320)).toBeLessThanOrEqual(1);
+
     const touch = await signIn(CLIENT_TOKEN, { hasTouch: true });
     const touched = await openScreen(touch);
     const tbox = (await touch.locator('#live-canvas').boundingBox())!;

@@ -530,6 +530,27 @@ describe('the live screen capability', () => {
     ]);
   });
 
+  it('a viewer’s cancel (the browser took the pointer over) ends the finger without an up: no click on the device', async () => {
+    const { room: r, opened, agent } = room();
+    const { a, sink } = await started(r, opened);
+    a.input({ type: 'pointer', action: 'down', x: 100, y: 100 });
+    a.input({ type: 'pointer', action: 'move', x: 110, y: 120 });
+    a.input({ type: 'pointer', action: 'cancel', x: 110, y: 120 });
+    await vi.waitFor(() => expect(agent).toHaveLength(3));
+    expect(agent).toEqual([
+      ['touch', { action: 'down', x: 150, y: 150 }],
+      ['touch', { action: 'move', x: 165, y: 180 }],
+      ['touch', { action: 'cancel' }],
+    ]);
+    // The finger is over: a move now has no finger, and a cancel with none down is nothing.
+    a.input({ type: 'pointer', action: 'cancel', x: 0, y: 0 });
+    a.input({ type: 'pointer', action: 'move', x: 5, y: 5 });
+    await vi.waitFor(() => expect(errorsOf(sink)).toHaveLength(1));
+    expect(errorsOf(sink)).toEqual([expect.stringContaining('without a pointer down')]);
+    expect(agent).toHaveLength(3);
+    a.leave();
+  });
+
   it('one finger per lease: a second viewer’s down while the first one’s is down is refused (CONFLICT); after the up it is taken', async () => {
     const { room: r, opened, agent } = room();
     const { a } = await started(r, opened);

@@ -205,6 +205,10 @@ describe('the viewer input messages', () => {
       x: 1,
       y: 2.5,
     });
+    // A cancel: the browser took the pointer over (pointercancel); the finger ends without a click.
+    expect(ScreenInputSchema.parse({ type: 'pointer', action: 'cancel', x: 1, y: 2 })).toMatchObject({
+      action: 'cancel',
+    });
     expect(ScreenInputSchema.parse({ type: 'key', key: 'ENTER' })).toEqual({ type: 'key', key: 'ENTER' });
     expect(ScreenInputSchema.parse({ type: 'text', text: 'Grüße' })).toEqual({ type: 'text', text: 'Grüße' });
     const bad = ScreenInputSchema.safeParse({ type: 'pointer', action: 'hover', x: 1, y: 1 });

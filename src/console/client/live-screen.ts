@@ -336,7 +336,9 @@ export function liveView(elements: LiveElements, lease: () => string): LiveView 
     if (e.pointerId !== pointerDown) return;
     pointerDown = null;
     if (picture === null) return;
-    send({ type: 'pointer', action: 'up', ...(e.type === 'pointercancel' ? lastPointer : at(e)) });
+    // The browser took the pointer over (a scroll, a gesture of its own): the finger ends, no click.
+    if (e.type === 'pointercancel') send({ type: 'pointer', action: 'cancel', ...lastPointer });
+    else send({ type: 'pointer', action: 'up', ...at(e) });
   };
   canvas.addEventListener('pointerup', up);
   canvas.addEventListener('pointercancel', up);

@@ -110,7 +110,7 @@ export type ScreenTextMessage =
  * The bridge checks them against its input contract (src/api/screen.ts, `ScreenInputSchema`).
  */
 export type ScreenInputMessage =
-  | { type: 'pointer'; action: 'down' | 'move' | 'up'; x: number; y: number }
+  | { type: 'pointer'; action: 'down' | 'move' | 'up' | 'cancel'; x: number; y: number }
   | { type: 'key'; key: string }
   | { type: 'text'; text: string };
 
