@@ -222,13 +222,14 @@ describe('console live screen on the real route in chromium (e2e)', () => {
     // The built-in screen's dialog: its "Folder name" EditText is [131,940][949,1066] on the
     // 1080×2400 display, showing `Trips & "ideas"` in a 5× font (30 display pixels a character)
     // from x = 141. A click near its left end focuses it (and the picture).
-    const pointers = () =>
+    // A click is a streamed touch: its up is the agent's last event of it.
+    const ups = () =>
       android()
         .inputEvents()
-        .filter((e) => e['type'] === 'glass-pointer').length;
-    const clicked = pointers();
+        .filter((e) => e['type'] === 'glass-touch' && e['action'] === 'up').length;
+    const clicked = ups();
     await page.mouse.click(box.x + (box.width * 200) / 1080, box.y + (box.height * 1003) / 2400);
-    await waitFor(() => pointers() > clicked, { what: 'the glass agent injected the click', ...SLOW });
+    await waitFor(() => ups() > clicked, { what: 'the glass agent injected the click', ...SLOW });
     expect(await page.evaluate('document.activeElement?.id')).toBe('live-canvas');
     // Where characters 16 to 20 of the field's text go, in the picture's pixels (576/1080 of the display).
     const scale = Number(await canvas().getAttribute('width')) / 1080;
