@@ -83,6 +83,19 @@ async function watchView(page: Page): Promise<void> {
 const viewChanges = (page: Page): Promise<{ changes: string[]; errors: string[] }> =>
   page.evaluate('({ changes: globalThis.__viewChanges, errors: globalThis.__pageErrors })');
 
+/** A lease of the bridge's simulated device for the client token; its id. */
+async function acquireLease(bridge: DeviceBridge): Promise<string> {
+  const acquired = await timedRequest(
+    bridge.app,
+    'POST',
+    '/v1/leases',
+    { waitSeconds: 30, ttlSeconds: 900 },
+    { token: CLIENT_TOKEN },
+  );
+  expect(acquired.status, JSON.stringify(acquired.body)).toBe(201);
+  return acquired.body['id'] as string;
+}
+
 /**
  * A key as a German keyboard delivers it (`ü` on the key US layouts call `[`): a trusted keydown
  * through the browser's input pipeline, as a keyboard's is. (Playwright types characters off the
@@ -141,15 +154,7 @@ describe('console live screen on the real route in chromium (e2e)', () => {
     await publishGlassA11y(bridge.services.store);
     served = await listenApp(bridge.app, { websockets: true });
     relay = await tcpRelay(served.url);
-    const acquired = await timedRequest(
-      bridge.app,
-      'POST',
-      '/v1/leases',
-      { waitSeconds: 30, ttlSeconds: 900 },
-      { token: CLIENT_TOKEN },
-    );
-    expect(acquired.status, JSON.stringify(acquired.body)).toBe(201);
-    leaseId = acquired.body['id'] as string;
+    leaseId = await acquireLease(bridge);
     // Signed in, and every page load and socket from here on, through the relay.
     page = await signIn(browser, relay.url, CLIENT_TOKEN, contexts);
   }, 120_000);
@@ -366,15 +371,7 @@ describe('console live screen from screenrecord, recordings cut short, in chromi
     // after 2 s, as some devices stop screenrecord well before its limit.
     device().setFault({ screenEncoderFail: true, screenrecordLimitS: 2 });
     served = await listenApp(bridge.app, { websockets: true });
-    const acquired = await timedRequest(
-      bridge.app,
-      'POST',
-      '/v1/leases',
-      { waitSeconds: 30, ttlSeconds: 900 },
-      { token: CLIENT_TOKEN },
-    );
-    expect(acquired.status, JSON.stringify(acquired.body)).toBe(201);
-    leaseId = acquired.body['id'] as string;
+    leaseId = await acquireLease(bridge);
     page = await signIn(browser, served.url, CLIENT_TOKEN, contexts);
   }, 120_000);
 
