@@ -1,5 +1,5 @@
 /**
- * Contract of the lease-scoped glass companion operations (seed 001): the clipboard, text input, key
+ * Contract of the lease-scoped glass companion operations (the glass contract): the clipboard, text input, key
  * chords and pointer gestures through the glass agent; the accessibility tree and `set_text` /
  * `click` on its nodes through the glass a11y service. Input is checked here, at the edge: text is
  * well-formed Unicode of bounded size, a chord one the agent knows (`parseKeyChord`), a gesture a
@@ -183,7 +183,7 @@ export const A11yTreeRawSchema = z
   .object({
     format: z.literal('raw'),
     ...treeServedFields,
-    tree: z.record(z.string(), z.unknown()).openapi({ description: "the service's tree as sent (seed 001)" }),
+    tree: z.record(z.string(), z.unknown()).openapi({ description: "the service's tree as sent (the glass contract)" }),
   })
   .openapi('A11yTreeRaw');
 

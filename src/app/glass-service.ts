@@ -1,5 +1,5 @@
 /**
- * Lease-scoped glass companion operations (seed 001): the use cases the glass routes call with a
+ * Lease-scoped glass companion operations (the glass contract): the use cases the glass routes call with a
  * scope `LeaseScopes.open` resolved (owner-aware like the snapshot's: a device driven elsewhere is
  * forwarded by the HTTP edge). The agent serves the clipboard, text, key chords and pointer
  * gestures; the a11y service the tree and `set_text` / `click` on its nodes (a click is a tap on

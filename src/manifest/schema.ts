@@ -1,5 +1,5 @@
 /**
- * The helper release manifest (DESIGN.md "Release manifest"; seed 000, provider contract): its zod
+ * The helper release manifest (DESIGN.md "Release manifest"; the helper contract): its zod
  * schema and a validator that reports every problem, each naming the field and the rule. Accepts the
  * agent-device manifest unchanged. Pure: no I/O.
  *

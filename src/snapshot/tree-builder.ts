@@ -16,7 +16,7 @@
  *   visible, non-empty and shows or does something (text, content-desc, clickable, long-clickable,
  *   scrollable, checkable), else the bounding box of its children's visible content (clipped to
  *   it): a transparent full-screen container holding one small search bar covers only the bar.
- *   `drawing-order` itself stays out of the nodes (private capture evidence, seed 000). Siblings are
+ *   `drawing-order` itself stays out of the nodes (private capture evidence in the snapshot helper contract). Siblings are
  *   the node children of one element: those of an unknown element are compared among themselves
  *   when it closes, then again with the enclosing node's other children.
  * - `hittable` = visible && non-empty bounds && !covered.

@@ -1,5 +1,5 @@
 /**
- * The glass a11y service on one device (seed 001): enabled in secure settings and restored
+ * The glass a11y service on one device (the glass contract): enabled in secure settings and restored
  * afterwards, even by another process after a crash.
  *
  * Enabling reads `enabled_accessibility_services` and `accessibility_enabled`, hands the prior

@@ -1,5 +1,5 @@
 /**
- * The glass a11y service's tree (seed 001) as the bridge serves it. The raw tree is outside input:
+ * The glass a11y service's tree (the glass contract) as the bridge serves it. The raw tree is outside input:
  * every node is checked (a JSON object; `ref` the node's pre-order index from 0 at the root, so a
  * ref the bridge hands out addresses the node the service will act on; `class` a string; `text` and
  * `desc` strings when present; `bounds` four finite numbers; the flags booleans when present) and a

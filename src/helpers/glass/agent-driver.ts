@@ -1,5 +1,5 @@
 /**
- * The glass agent on one device (seed 001): the dex jar pushed to its `devicePath` (skipped when the
+ * The glass agent on one device (the glass contract): the dex jar pushed to its `devicePath` (skipped when the
  * device already holds the same bytes; verified by sha256 after a push), started with
  * `CLASSPATH=<devicePath> app_process / <mainClass>` on a held shell stream, reached through a
  * forward `tcp:0` → `localabstract:<socketName>` owned by the lease in the forward ledger, and ready

@@ -1,5 +1,5 @@
 /**
- * The glass companions of one lease (seed 001) on the node that drives its device, started lazily
+ * The glass companions of one lease (the glass contract) on the node that drives its device, started lazily
  * by the first operation that needs them:
  *
  * - the agent (`glass-agent`, kind `app-process-jar`): the latest release's jar through the artifact

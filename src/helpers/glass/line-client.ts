@@ -1,5 +1,5 @@
 /**
- * The bridge's side of a glass line protocol (seed 001): one connection to the agent or the a11y
+ * The bridge's side of a glass line protocol (the glass contract): one connection to the agent or the a11y
  * service through a forward. Readiness is the `{"hello":{"proto":1}}` banner, never the connect (a
  * forward accepts connections with nothing listening and closes them). Every request carries an id
  * and its own deadline (30 s by default). A reply that is not a JSON object with an id the bridge

@@ -1,5 +1,5 @@
 /**
- * Snapshot chunk reassembly and interpretation of a one-shot helper run (seed 000, "Output Contract").
+ * Snapshot chunk reassembly and interpretation of a one-shot helper run (the snapshot helper contract, "Output Contract").
  *
  * The helper sends the XML as UTF-8 bytes cut into 2 KiB pieces, one status record per piece with
  * `outputFormat=uiautomator-xml`, `chunkIndex`, `chunkCount` and `payloadBase64` (padded, no wrap).

@@ -1,5 +1,5 @@
 /**
- * Shared vocabulary of the snapshot helper's wire contract (seed 000): protocol literals, the typed
+ * Shared vocabulary of the snapshot helper's wire contract (the snapshot helper contract): protocol literals, the typed
  * view of a final result / session header block, and the error constructors every protocol module
  * uses. Pure.
  *

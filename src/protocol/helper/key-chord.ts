@@ -1,5 +1,5 @@
 /**
- * Key chords of the glass agent (seed 001): "+"-joined, case-insensitive, modifiers first and one
+ * Key chords of the glass agent (the glass contract): "+"-joined, case-insensitive, modifiers first and one
  * key last ("ctrl+a", "shift+tab", "enter", "f5", "ctrl+shift+z"). Pure: the simulator's agent
  * parses chords with it as the device's agent does, and the bridge's key API (issue #9) is to
  * validate a chord with it before sending; it accepts exactly what the Java agent accepts, with the

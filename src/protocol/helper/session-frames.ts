@@ -1,5 +1,5 @@
 /**
- * Persistent-session frames of the snapshot helper (seed 000, "Persistent Session"): one request
+ * Persistent-session frames of the snapshot helper (the snapshot helper contract, "Persistent Session"): one request
  * line per connection, answered by a header block of `key=value` lines, a blank line, then the body
  * (the XML for `snapshot`, nothing for the other commands). Pure.
  */

@@ -1,6 +1,6 @@
 /**
  * `android-touch-plan-v1`: the planned-gesture payload of the snapshot helper's `gesture` mode
- * (seed 000, "One-Shot Modes"). Pure: types, validator, base64 codec and builders. Shared by the
+ * (the snapshot helper contract, "One-Shot Modes"). Pure: types, validator, base64 codec and builders. Shared by the
  * host driver (which encodes plans) and the simulator (which validates what it receives).
  *
  * Decisions the seed leaves open:

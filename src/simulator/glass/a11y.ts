@@ -1,5 +1,5 @@
 /**
- * The glass a11y service as a device runs it (seed 001, `localabstract:glass-a11y`): ping, the
+ * The glass a11y service as a device runs it (the glass contract, `localabstract:glass-a11y`): ping, the
  * active window's tree with pre-order refs, and `set_text` / `click` actions on a node of the tree
  * served on this connection, with the seed's refusals. One instance per connection: the served tree
  * belongs to it.
@@ -49,7 +49,7 @@ export interface GlassA11yHost {
 /** Deepest nesting serialized; deeper nodes are left out (accessibility trees are far shallower). */
 export const MAX_TREE_DEPTH = 256;
 
-/** The tree object of seed 001 and the nodes by ref (pre-order from 0 at the root). */
+/** The tree object of the glass contract and the nodes by ref (pre-order from 0 at the root). */
 export function serializeA11yTree(root: A11yNode): { tree: GlassValue; byRef: A11yNode[] } {
   const byRef: A11yNode[] = [];
   const node = (n: A11yNode, depth: number): Record<string, GlassValue> => {

@@ -1,5 +1,5 @@
 /**
- * The glass agent as a device runs it (seed 001, `localabstract:glass-agent`): ping, clipboard
+ * The glass agent as a device runs it (the glass contract, `localabstract:glass-agent`): ping, clipboard
  * get/set, pointer gestures, streamed touches (`touch`, our extension), key chords and Unicode text,
  * over the line protocol. The device model behind it (clipboard, input) is the host's; this class is
  * the protocol, one instance per connection (a streamed touch belongs to its connection: a finger
@@ -68,7 +68,7 @@ export function parseGesture(value: unknown): PointerSample[] {
 export interface GlassAgentQuirks {
   /**
    * 'refuse' (our agent, the contract streams): a chord naming an unknown key is an error reply.
-   * 'ignore' (seed 001's upstream agent): it is a silent success — ok:true, no key event.
+   * 'ignore' (the upstream glass agent): it is a silent success — ok:true, no key event.
    */
   unknownKey: 'refuse' | 'ignore';
   /** Whether the agent has the `touch` op (the glass contract's upstream agent does not: an unknown op). */

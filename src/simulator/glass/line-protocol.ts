@@ -1,5 +1,5 @@
 /**
- * The line protocol both glass components speak (seed 001), as the device side answers it: the
+ * The line protocol both glass components speak (the glass contract), as the device side answers it: the
  * `{"hello":{"proto":1}}` banner, then one reply line per request line. A request is a JSON object
  * with an integer id (|id| ≤ 2^53 - 1); anything else gets `{"id":-1,"ok":false,"error":"malformed
  * request"}`. Replies are written byte for byte as the Android components write them (org.json:
@@ -15,7 +15,7 @@
 import { GLASS_BANNER } from '../../protocol/glass/line-protocol.ts';
 import { parseStrictJson } from '../../strict-json.ts';
 
-/** The banner (seed 001), one definition for both sides. */
+/** The banner (the glass contract), one definition for both sides. */
 export const GLASS_HELLO = GLASS_BANNER;
 export const GLASS_MALFORMED = '{"id":-1,"ok":false,"error":"malformed request"}';
 

@@ -1,5 +1,5 @@
 /**
- * The emulated Android snapshot helper (seed 000): what `SnapshotInstrumentation` prints through
+ * The emulated Android snapshot helper (the snapshot helper contract): what `SnapshotInstrumentation` prints through
  * `am instrument` in its three one-shot modes (snapshot, viewport, gesture), or the persistent
  * session it starts on `-e sessionPort P`. The XML it "captures" is the device's uiautomator XML
  * cut to maxDepth/maxNodes. Device faults (chunk drop/duplicate/corrupt, crash, timeout) apply here.

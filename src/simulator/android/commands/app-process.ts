@@ -25,7 +25,7 @@ import { type CommandFn, resolvePath, stopOnHangUp } from '../context.ts';
 import { isTapGesture } from '../screen.ts';
 import { SCREEN_MAIN_CLASS, screenMain } from './screen-main.ts';
 
-/** Main classes the simulator runs as the glass agent (ours, and seed 001's upstream name). */
+/** Main classes the simulator runs as the glass agent (ours, and the upstream agent's). */
 export const GLASS_AGENT_MAIN_CLASSES: ReadonlySet<string> = new Set([
   'dev.devicebridge.glassagent.Main',
   'com.fixedwidth.glassagent.Main',
@@ -34,7 +34,7 @@ export const GLASS_AGENT_SOCKET = 'glass-agent';
 /** What InputManager throws at a shell uid whose injection the vendor ROM blocks. */
 export const INJECT_EVENTS_DENIED =
   'java.lang.SecurityException: Injecting input events requires the caller (or the source of the instrumentation, if any) to have the INJECT_EVENTS permission.';
-/** Seed 001's upstream agent, whose quirks the simulator keeps. */
+/** The upstream glass agent, whose quirks the simulator keeps. */
 const UPSTREAM_MAIN_CLASS = 'com.fixedwidth.glassagent.Main';
 /**
  * KEYCODE_DEL ("backspace") erases the code point before the cursor. The emulated cursor is always at
