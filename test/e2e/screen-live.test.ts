@@ -23,6 +23,7 @@ import type { SimAndroidHandle } from '../../src/simulator/android/index.ts';
 import { type Simulator, startSimulator } from '../../src/simulator/index.ts';
 import { CLIENT_TOKEN, SHELL_TOKEN, tempDir, writeTokensFile } from '../support/bridge.ts';
 import { freePort, GLASS_SCREEN_MAIN } from '../support/device-bed.ts';
+import { bearerJson } from '../support/fleet.ts';
 import { publishGlassA11y, publishGlassAgent } from '../support/glass.ts';
 import { changedNear, redNear } from '../support/screen.ts';
 import { connectViewer, decodeViewerPackets, Viewer } from '../support/screen-viewer.ts';
@@ -37,20 +38,8 @@ const viewers: Viewer[] = [];
 /** Leases a test acquired (released after it, if it did not). */
 const leases = new Set<string>();
 
-async function api(method: string, p: string, body?: unknown, token = CLIENT_TOKEN) {
-  const res = await fetch(`${node.url}${p}`, {
-    method,
-    headers: {
-      Authorization: `Bearer ${token}`,
-      ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    signal: AbortSignal.timeout(60_000),
-  });
-  const text = await res.text();
-  // biome-ignore lint/suspicious/noExplicitAny: tests read whatever fields the answer has
-  return { status: res.status, body: (text ? JSON.parse(text) : null) as Record<string, any> };
-}
+const api = (method: string, p: string, body?: unknown, token = CLIENT_TOKEN) =>
+  bearerJson(node.url, token, method, p, body);
 
 async function acquire(): Promise<string> {
   const lease = await api('POST', '/v1/leases', { ttlSeconds: 600 });

@@ -24,6 +24,7 @@ import { type Simulator, startSimulator } from '../../src/simulator/index.ts';
 import { CLIENT_TOKEN, OTHER_TENANT_TOKEN, tempDir, writeTokensFile } from '../support/bridge.ts';
 import { runCli } from '../support/cli.ts';
 import { type A11yTreeNode, flattenA11yTree, freePort } from '../support/device-bed.ts';
+import { bearerJson } from '../support/fleet.ts';
 import { publishGlassFixtures } from '../support/glass.ts';
 import { encodeTestStream, splitAccessUnits, TestScreenSource } from '../support/screen-source.ts';
 import { type ConnectOptions, connectViewer, Viewer } from '../support/screen-viewer.ts';
@@ -88,20 +89,8 @@ async function deviceEnv(dir: string): Promise<Record<string, string>> {
   return { DEVICEBRIDGE_DEVICES_FILE: file };
 }
 
-async function api(node: RunningNode, method: string, p: string, body?: unknown) {
-  const res = await fetch(`${node.url}${p}`, {
-    method,
-    headers: {
-      Authorization: `Bearer ${CLIENT_TOKEN}`,
-      ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    signal: AbortSignal.timeout(60_000),
-  });
-  const text = await res.text();
-  // biome-ignore lint/suspicious/noExplicitAny: tests read whatever fields the answer has
-  return { status: res.status, body: (text ? JSON.parse(text) : null) as Record<string, any> };
-}
+const api = (node: RunningNode, method: string, p: string, body?: unknown) =>
+  bearerJson(node.url, CLIENT_TOKEN, method, p, body);
 
 /** Every viewer opened (closed after each test). */
 const viewers: Viewer[] = [];

@@ -193,6 +193,28 @@ export async function httpJson(
   return { status: res.status, json: text ? JSON.parse(text) : null, ms: at - started, at };
 }
 
+/** One JSON call with a bearer token (60 s bound): the status and the parsed body (null when empty). */
+export async function bearerJson(
+  base: string,
+  token: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  // biome-ignore lint/suspicious/noExplicitAny: tests read whatever fields the answer has
+): Promise<{ status: number; body: Record<string, any> }> {
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers: {
+      Authorization: `Bearer ${token}`,
+      ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    signal: AbortSignal.timeout(60_000),
+  });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : null };
+}
+
 /** One JSON call to a bridge (30 s bound). */
 export const http = (url: string, method: string, path: string, body?: unknown): Promise<JsonAnswer> =>
   httpJson(url, method, path, body);
