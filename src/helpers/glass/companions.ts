@@ -16,6 +16,7 @@
  * served tree and takes the node's bounds from it. `close` stops both (the jar stays on the device),
  * after cancelling a finger a streamed touch (the agent's `touch` op) may have left down.
  */
+import { withDeadline } from '../../adb/deadline.ts';
 import type { ArtifactCache } from '../../artifacts/cache.ts';
 import type { ArtifactStore } from '../../artifacts/store.ts';
 import { BridgeError, isBridgeError } from '../../errors.ts';
@@ -331,22 +332,15 @@ export class LeaseCompanions {
     // A connection that ended took the finger with it (the agent cancels it): nothing to reconnect for.
     if (!this.#touchDown || running === null || !running.agent.connected) return;
     this.#touchDown = false;
-    let timer: NodeJS.Timeout | undefined;
     try {
-      await Promise.race([
+      await withDeadline(
         running.agent.request('touch', { action: 'cancel' }),
-        new Promise<never>((_resolve, reject) => {
-          timer = setTimeout(
-            () => reject(new Error(`no answer within ${TOUCH_RELEASE_MS} ms`)),
-            TOUCH_RELEASE_MS,
-          );
-        }),
-      ]);
+        { timeoutMs: TOUCH_RELEASE_MS },
+        'the glass agent',
+      );
       record.actions.push(`released the touch left down on ${this.serial}`);
     } catch (err) {
       record.failures.push(`releasing the touch left down on ${this.serial}: ${(err as Error).message}`);
-    } finally {
-      clearTimeout(timer);
     }
   }
 
